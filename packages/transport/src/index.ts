@@ -1,0 +1,7 @@
+export * from './errors.js'
+export * from './ids.js'
+export type * from './protocol.js'
+export * from './random.js'
+export * from './runtime/index.js'
+export * from './sim/index.js'
+export type * from './transport.js'

@@ -1,0 +1,36 @@
+import type { NodeId } from './ids.js'
+import type { TransportSignal } from './transport.js'
+
+/**
+ * What a protocol may do. It is the protocol's only window on the world:
+ * no sockets, no real timers, no wall clock, no Math.random.
+ */
+export interface Ctx<Msg, Ev = never> {
+  readonly self: NodeId
+  /** The other members, ascending by id. */
+  readonly peers: readonly NodeId[]
+  /** This node's local clock in ms (in the simulator: virtual time with this node's offset and drift). */
+  now(): number
+  send(to: NodeId, msg: Msg): void
+  /** Sends to every peer (not to self). */
+  broadcast(msg: Msg): void
+  /** Sets (or replaces) the one-shot timer `key` to fire in `ms` of local time. */
+  setTimer(key: string, ms: number): void
+  cancelTimer(key: string): void
+  /** Seeded uniform number in [0, 1). */
+  random(): number
+  /** Publishes an observable event (recorded in the simulator's trace). */
+  emit(event: Ev): void
+}
+
+/** A pure state machine: inputs in, effects out through `ctx`. */
+export interface Protocol<Msg, Req = never, Ev = never> {
+  start?(ctx: Ctx<Msg, Ev>): void
+  onMessage(from: NodeId, msg: Msg, ctx: Ctx<Msg, Ev>): void
+  onTimer?(key: string, ctx: Ctx<Msg, Ev>): void
+  onRequest?(req: Req, ctx: Ctx<Msg, Ev>): void
+  onSignal?(signal: TransportSignal, ctx: Ctx<Msg, Ev>): void
+}
+
+/** Builds a fresh instance (with fresh volatile state) for a node, e.g. after a restart. */
+export type ProtocolFactory<Msg, Req = never, Ev = never> = (self: NodeId) => Protocol<Msg, Req, Ev>

@@ -1,0 +1,180 @@
+import {
+  InvalidArgumentError,
+  type ProtocolError,
+  ProtocolError as ProtocolErrorClass,
+  type ProtocolPhase,
+} from '../errors.js'
+import { compareNodeIds, type NodeId } from '../ids.js'
+import type { Ctx, Protocol } from '../protocol.js'
+import { createRandom } from '../random.js'
+import type { Transport, TransportSignal, Unsubscribe } from '../transport.js'
+import {
+  type Clock,
+  realTimers,
+  systemClock,
+  type TimerHandle,
+  type TimerScheduler,
+} from './time.js'
+
+/** Hooks through which a host (the simulator's trace, a debugger) sees every effect. */
+export interface RuntimeObserver<Msg, Req, Ev> {
+  onTimerSet?(node: NodeId, key: string, ms: number): void
+  onTimerFire?(node: NodeId, key: string): void
+  onTimerCancel?(node: NodeId, key: string): void
+  onRequest?(node: NodeId, req: Req): void
+  onEmit?(node: NodeId, event: Ev): void
+  onSend?(node: NodeId, to: NodeId, msg: Msg): void
+}
+
+export interface RunProtocolOptions<Msg, Req, Ev> {
+  transport: Transport<Msg>
+  /** Every member of the group; `self` may be included, it is removed from `ctx.peers`. */
+  members: readonly NodeId[]
+  clock?: Clock
+  timers?: TimerScheduler
+  /** Seed or source for `ctx.random()`. Defaults to a random seed. */
+  random?: number | string | (() => number)
+  observer?: RuntimeObserver<Msg, Req, Ev>
+  /** Attached before `start` runs, so events emitted by `start` are seen. */
+  onEvent?: (event: Ev) => void
+  /** Attached before `start` runs; see `ProtocolHandle.onError`. */
+  onError?: (error: ProtocolError) => void
+}
+
+export interface ProtocolHandle<Req, Ev> {
+  readonly self: NodeId
+  readonly stopped: boolean
+  /** Feeds a local request (acquire, start election...) to the protocol. */
+  request(req: Req): void
+  onEvent(listener: (event: Ev) => void): Unsubscribe
+  /**
+   * Listens for a protocol that threw. The instance is stopped first.
+   * With no listener the error is thrown to whoever delivered the input, so it is never silent.
+   */
+  onError(listener: (error: ProtocolError) => void): Unsubscribe
+  /** Cancels every timer and detaches from the transport (which stays open). Idempotent. */
+  stop(): void
+}
+
+/** Connects a pure protocol to a transport, a clock and timers, and carries out its effects. */
+export function runProtocol<Msg, Req = never, Ev = never>(
+  protocol: Protocol<Msg, Req, Ev>,
+  options: RunProtocolOptions<Msg, Req, Ev>,
+): ProtocolHandle<Req, Ev> {
+  const { transport, observer } = options
+  const self = transport.self
+  const clock = options.clock ?? systemClock
+  const timers = options.timers ?? realTimers
+  const random = randomSource(options.random)
+  const peers = Object.freeze(
+    [...new Set(options.members)].filter((id) => id !== self).sort(compareNodeIds),
+  )
+  const pending = new Map<string, TimerHandle>()
+  const eventListeners = new Set<(event: Ev) => void>()
+  const errorListeners = new Set<(error: ProtocolError) => void>()
+  let stopped = false
+
+  const ctx: Ctx<Msg, Ev> = {
+    self,
+    peers,
+    now: () => clock.now(),
+    send(to, msg) {
+      observer?.onSend?.(self, to, msg)
+      transport.send(to, msg)
+    },
+    broadcast(msg) {
+      for (const peer of peers) ctx.send(peer, msg)
+    },
+    setTimer(key, ms) {
+      if (!(ms >= 0) || !Number.isFinite(ms)) {
+        throw new InvalidArgumentError(
+          `timer ${JSON.stringify(key)}: delay must be a finite number >= 0, got ${ms}`,
+        )
+      }
+      const old = pending.get(key)
+      if (old !== undefined) timers.cancel(old)
+      observer?.onTimerSet?.(self, key, ms)
+      pending.set(
+        key,
+        timers.schedule(ms, () => {
+          pending.delete(key)
+          if (stopped) return
+          observer?.onTimerFire?.(self, key)
+          guard('timer', key, () => protocol.onTimer?.(key, ctx))
+        }),
+      )
+    },
+    cancelTimer(key) {
+      const handle = pending.get(key)
+      if (handle === undefined) return
+      pending.delete(key)
+      timers.cancel(handle)
+      observer?.onTimerCancel?.(self, key)
+    },
+    random,
+    emit(event) {
+      observer?.onEmit?.(self, event)
+      for (const listener of eventListeners) listener(event)
+    },
+  }
+
+  const stop = () => {
+    if (stopped) return
+    stopped = true
+    for (const handle of pending.values()) timers.cancel(handle)
+    pending.clear()
+    offMessage()
+    offSignal?.()
+  }
+
+  const guard = (phase: ProtocolPhase, detail: string, body: () => void) => {
+    try {
+      body()
+    } catch (cause) {
+      const error = new ProtocolErrorClass(self, phase, detail, cause)
+      stop()
+      if (errorListeners.size === 0) throw error
+      for (const listener of errorListeners) listener(error)
+    }
+  }
+
+  const offMessage = transport.onMessage((from, msg) => {
+    if (stopped) return
+    guard('message', `from ${JSON.stringify(from)}`, () => protocol.onMessage(from, msg, ctx))
+  })
+  const offSignal = transport.onSignal?.((signal: TransportSignal) => {
+    if (stopped) return
+    guard('signal', signal.type, () => protocol.onSignal?.(signal, ctx))
+  })
+
+  const handle: ProtocolHandle<Req, Ev> = {
+    self,
+    get stopped() {
+      return stopped
+    },
+    request(req) {
+      if (stopped) return
+      observer?.onRequest?.(self, req)
+      guard('request', 'local request', () => protocol.onRequest?.(req, ctx))
+    },
+    onEvent(listener) {
+      eventListeners.add(listener)
+      return () => eventListeners.delete(listener)
+    },
+    onError(listener) {
+      errorListeners.add(listener)
+      return () => errorListeners.delete(listener)
+    },
+    stop,
+  }
+  if (options.onEvent) eventListeners.add(options.onEvent)
+  if (options.onError) errorListeners.add(options.onError)
+  guard('start', 'start', () => protocol.start?.(ctx))
+  return handle
+}
+
+function randomSource(option: number | string | (() => number) | undefined): () => number {
+  if (typeof option === 'function') return option
+  const seed = option ?? globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!
+  return createRandom(seed).next
+}

@@ -1,0 +1,80 @@
+/** Something scheduled at virtual time `t`; `seq` breaks ties in scheduling order, which keeps runs deterministic. */
+export interface Scheduled {
+  t: number
+  seq: number
+  cancelled: boolean
+}
+
+/** A binary min-heap on (t, seq). Cancelled entries are skipped lazily on pop. */
+export class EventQueue<E extends Scheduled> {
+  private heap: E[] = []
+  private nextSeq = 0
+
+  get size(): number {
+    return this.heap.length
+  }
+
+  /** Assigns `seq` and inserts. */
+  push(event: E): E {
+    event.seq = this.nextSeq++
+    const heap = this.heap
+    let i = heap.length
+    heap.push(event)
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      const p = heap[parent]!
+      if (p.t < event.t || (p.t === event.t && p.seq < event.seq)) break
+      heap[i] = p
+      i = parent
+    }
+    heap[i] = event
+    return event
+  }
+
+  /** The earliest live event, without removing it. */
+  peek(): E | undefined {
+    this.dropCancelled()
+    return this.heap[0]
+  }
+
+  pop(): E | undefined {
+    this.dropCancelled()
+    return this.removeTop()
+  }
+
+  clear(): void {
+    this.heap = []
+  }
+
+  private dropCancelled(): void {
+    while (this.heap.length > 0 && this.heap[0]!.cancelled) this.removeTop()
+  }
+
+  private removeTop(): E | undefined {
+    const heap = this.heap
+    const top = heap[0]
+    const last = heap.pop()
+    if (top === undefined || last === undefined || heap.length === 0) return top
+    const n = heap.length
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= n) break
+      const r = l + 1
+      let c = l
+      let child = heap[l]!
+      if (r < n) {
+        const right = heap[r]!
+        if (right.t < child.t || (right.t === child.t && right.seq < child.seq)) {
+          c = r
+          child = right
+        }
+      }
+      if (last.t < child.t || (last.t === child.t && last.seq < child.seq)) break
+      heap[i] = child
+      i = c
+    }
+    heap[i] = last
+    return top
+  }
+}

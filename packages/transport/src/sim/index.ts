@@ -1,0 +1,5 @@
+export * from './latency.js'
+export type { LinkSettings } from './links.js'
+export * from './network.js'
+export type { ClockSettings } from './node-clock.js'
+export * from './trace.js'

@@ -1,0 +1,681 @@
+import {
+  InvalidArgumentError,
+  type ProtocolError,
+  SimulationError,
+  TransportClosedError,
+  UnknownNodeError,
+} from '../errors.js'
+import { compareNodeIds, isNodeId, type NodeId } from '../ids.js'
+import type { ProtocolFactory } from '../protocol.js'
+import { createRandom, type Random } from '../random.js'
+import { type ProtocolHandle, type RuntimeObserver, runProtocol } from '../runtime/driver.js'
+import type { TimerScheduler } from '../runtime/time.js'
+import type { MessageHandler, Transport, Unsubscribe } from '../transport.js'
+import { EventQueue, type Scheduled } from './event-queue.js'
+import {
+  DEFAULT_LINK,
+  type LinkSettings,
+  type LinkState,
+  type ResolvedLink,
+  resolveLink,
+} from './links.js'
+import { type ClockSettings, NodeClock } from './node-clock.js'
+import { type DropReason, messageType, type TraceDocument, type TraceEvent } from './trace.js'
+
+export interface SimNetworkOptions extends LinkSettings {
+  /** Same seed, same run: every random choice of the network and of each node derives from it. Default 1. */
+  seed?: number | string
+  /** Record a trace (default true). Turn off for long runs and benchmarks. */
+  trace?: boolean
+  /** 'none' (default) hands the sender's object to the receiver; 'json' round-trips it, catching unserializable messages and shared mutation. */
+  copyMessages?: 'none' | 'json'
+}
+
+export interface RunOptions {
+  /** Stop before the first event later than this virtual time, and move the clock to it. */
+  until?: number
+  /** Give up (SimulationError) after this many events. Default 5,000,000. */
+  maxEvents?: number
+}
+
+export interface RunResult {
+  events: number
+  time: number
+  /** Nothing is left to happen. */
+  quiescent: boolean
+}
+
+export interface SimStats {
+  sent: number
+  delivered: number
+  duplicated: number
+  dropped: Record<DropReason, number>
+  /** Sent messages by their `type` field. */
+  byType: Record<string, number>
+  timersFired: number
+  events: number
+}
+
+type SimEvent = DeliverEvent | CallEvent
+
+interface DeliverEvent extends Scheduled {
+  kind: 'deliver'
+  id: number
+  from: SimNode
+  to: SimNode
+  msg: unknown
+  sentAt: number
+}
+
+interface CallEvent extends Scheduled {
+  kind: 'call'
+  node: SimNode | undefined
+  run: () => void
+}
+
+interface SimNode {
+  readonly id: NodeId
+  readonly transport: SimTransport<unknown>
+  readonly clock: NodeClock
+  readonly links: Map<NodeId, LinkState>
+  crashed: boolean
+  incarnation: number
+  group: number
+  members: readonly NodeId[]
+  factory: ProtocolFactory<unknown, unknown, unknown> | undefined
+  handle: ProtocolHandle<unknown, unknown> | undefined
+  /** Timers of the current incarnation, cancelled on crash. */
+  timers: Set<CallEvent>
+}
+
+export type EmitListener = (node: NodeId, event: unknown, time: number) => void
+
+/**
+ * A deterministic network simulator: virtual time, a seeded PRNG, per-link latency, loss,
+ * duplication and ordering, partitions, crashes and restarts, per-node clocks, and a trace.
+ * It is also a `Transport` factory (`addNode`) and a protocol host (`launch`).
+ */
+export class SimNetwork {
+  readonly seed: number | string
+  private readonly random: Random
+  private readonly queue = new EventQueue<SimEvent>()
+  private readonly nodes = new Map<NodeId, SimNode>()
+  private readonly overrides = new Map<NodeId, Map<NodeId, ResolvedLink>>()
+  private readonly emitListeners = new Set<EmitListener>()
+  private readonly copy: ((msg: unknown) => unknown) | undefined
+  private defaultLink: ResolvedLink
+  private readonly traceEvents: TraceEvent[] | undefined
+  private time = 0
+  private nextMessageId = 0
+  private partitioned = false
+  private failure: SimulationError | undefined
+  private readonly counters: SimStats
+
+  constructor(options: SimNetworkOptions = {}) {
+    this.seed = options.seed ?? 1
+    if (typeof this.seed !== 'string' && !Number.isFinite(this.seed)) {
+      throw new InvalidArgumentError(`seed must be a finite number or a string, got ${this.seed}`)
+    }
+    this.random = createRandom(`net/${this.seed}`)
+    this.defaultLink = resolveLink(DEFAULT_LINK, options, 'network')
+    this.traceEvents = options.trace === false ? undefined : []
+    this.copy = options.copyMessages === 'json' ? (m) => JSON.parse(JSON.stringify(m)) : undefined
+    this.counters = {
+      sent: 0,
+      delivered: 0,
+      duplicated: 0,
+      dropped: {
+        loss: 0,
+        partition: 0,
+        'receiver-crashed': 0,
+        'receiver-closed': 0,
+        'sender-crashed': 0,
+      },
+      byType: {},
+      timersFired: 0,
+      events: 0,
+    }
+  }
+
+  /** Virtual time in ms. */
+  get now(): number {
+    return this.time
+  }
+
+  get stats(): SimStats {
+    return structuredClone(this.counters)
+  }
+
+  /** Ids of every node, ascending. */
+  get nodeIds(): NodeId[] {
+    return [...this.nodes.keys()].sort(compareNodeIds)
+  }
+
+  /** Events still scheduled (messages in flight, timers, planned actions). */
+  get pending(): number {
+    return this.queue.size
+  }
+
+  // ---- nodes -------------------------------------------------------------------------------
+
+  /** Adds a node and returns its transport (for raw use; `launch` runs protocols). */
+  addNode<Msg = unknown>(id: NodeId, clock: ClockSettings = {}): Transport<Msg> {
+    if (!isNodeId(id))
+      throw new InvalidArgumentError(
+        `node id must be a finite number or a string, got ${String(id)}`,
+      )
+    if (this.nodes.has(id))
+      throw new InvalidArgumentError(`node ${JSON.stringify(id)} already exists`)
+    const node: SimNode = {
+      id,
+      transport: undefined as unknown as SimTransport<unknown>,
+      clock: new NodeClock(),
+      links: new Map(),
+      crashed: false,
+      incarnation: 0,
+      group: -1,
+      members: [],
+      factory: undefined,
+      handle: undefined,
+      timers: new Set(),
+    }
+    ;(node as { transport: SimTransport<unknown> }).transport = new SimTransport(this, node)
+    node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
+    this.nodes.set(id, node)
+    return node.transport as Transport<Msg>
+  }
+
+  /** The transport of an existing node. */
+  transport<Msg = unknown>(id: NodeId): Transport<Msg> {
+    return this.node(id, 'transport()').transport as Transport<Msg>
+  }
+
+  /**
+   * Adds the nodes (if new) and starts a protocol instance on each, in id order, at the current
+   * virtual time. Every instance sees the others as `ctx.peers`. The factory is kept for restarts.
+   */
+  launch<Msg, Req = never, Ev = never>(
+    ids: readonly NodeId[],
+    factory: ProtocolFactory<Msg, Req, Ev>,
+  ): void {
+    if (ids.length === 0) throw new InvalidArgumentError('launch needs at least one node id')
+    const members = [...new Set(ids)].sort(compareNodeIds)
+    for (const id of members) {
+      if (!this.nodes.has(id)) this.addNode(id)
+      const node = this.nodes.get(id)!
+      if (node.handle && !node.handle.stopped) {
+        throw new InvalidArgumentError(`node ${JSON.stringify(id)} already runs a protocol`)
+      }
+      node.members = members
+      node.factory = factory as ProtocolFactory<unknown, unknown, unknown>
+    }
+    for (const id of members) this.startProtocol(this.nodes.get(id)!)
+    this.throwFailure()
+  }
+
+  /** Feeds a local request to a node's protocol at the current virtual time (or at `at`). */
+  request<Req>(id: NodeId, req: Req, at?: number): void {
+    const node = this.node(id, 'request()')
+    this.schedule(at ?? this.time, undefined, () => {
+      if (node.crashed || !node.handle || node.handle.stopped) {
+        this.record({ t: this.time, type: 'request', node: id, req, dropped: true })
+        return
+      }
+      node.handle.request(req)
+    })
+  }
+
+  /** Runs `action` at virtual time `t` (fault plans: crash at 50 ms, heal at 200 ms...). */
+  at(t: number, action: () => void): void {
+    if (!(t >= this.time) || !Number.isFinite(t)) {
+      throw new InvalidArgumentError(
+        `at(): time must be finite and not in the past (now ${this.time}), got ${t}`,
+      )
+    }
+    this.schedule(t, undefined, action)
+  }
+
+  /** Listens to every event a protocol emits, with the node and the virtual time. */
+  onEmit(listener: EmitListener): Unsubscribe {
+    this.emitListeners.add(listener)
+    return () => this.emitListeners.delete(listener)
+  }
+
+  /** This node's local clock reading now. */
+  clockOf(id: NodeId): number {
+    return this.node(id, 'clockOf()').clock.read(this.time)
+  }
+
+  // ---- faults ------------------------------------------------------------------------------
+
+  /** Changes a node's physical clock from now on. */
+  setClock(id: NodeId, settings: ClockSettings): void {
+    const node = this.node(id, 'setClock()')
+    node.clock.set(this.time, settings, `node ${JSON.stringify(id)}`)
+    this.record({
+      t: this.time,
+      type: 'clock',
+      node: id,
+      offset: node.clock.offsetAt(this.time),
+      drift: node.clock.drift,
+    })
+  }
+
+  /** Changes every link that has no per-link settings. */
+  setDefaultLink(settings: LinkSettings): void {
+    this.defaultLink = resolveLink(this.defaultLink.settings, settings, 'default link')
+    for (const node of this.nodes.values()) {
+      for (const state of node.links.values())
+        if (!state.overridden) state.config = this.defaultLink
+    }
+  }
+
+  /** Changes the directed link from -> to (and to -> from unless `oneWay`). */
+  setLink(
+    from: NodeId,
+    to: NodeId,
+    settings: LinkSettings,
+    options: { oneWay?: boolean } = {},
+  ): void {
+    this.node(from, 'setLink()')
+    this.node(to, 'setLink()')
+    this.overrideLink(from, to, settings)
+    if (!options.oneWay) this.overrideLink(to, from, settings)
+  }
+
+  /**
+   * Splits the network: nodes in different groups cannot reach each other; nodes not listed form
+   * one more group. A message is judged when it is sent: what was already in flight arrives.
+   */
+  partition(...groups: NodeId[][]): void {
+    const seen = new Set<NodeId>()
+    for (const node of this.nodes.values()) node.group = -1
+    groups.forEach((group, index) => {
+      for (const id of group) {
+        if (seen.has(id))
+          throw new InvalidArgumentError(`partition(): node ${JSON.stringify(id)} is in two groups`)
+        seen.add(id)
+        this.node(id, 'partition()').group = index
+      }
+    })
+    this.partitioned = true
+    this.record({ t: this.time, type: 'partition', groups: groups.map((g) => [...g]) })
+  }
+
+  /** Removes every partition. */
+  heal(): void {
+    for (const node of this.nodes.values()) node.group = -1
+    this.partitioned = false
+    this.record({ t: this.time, type: 'heal' })
+  }
+
+  /** Stops a node: its protocol instance and timers are gone; messages to it are dropped. */
+  crash(id: NodeId): void {
+    const node = this.node(id, 'crash()')
+    if (node.crashed) return
+    node.crashed = true
+    node.handle?.stop()
+    node.handle = undefined
+    for (const timer of node.timers) timer.cancelled = true
+    node.timers.clear()
+    this.record({ t: this.time, type: 'crash', node: id })
+  }
+
+  /** Brings a crashed node back with a fresh protocol instance (volatile state is lost). */
+  restart(id: NodeId): void {
+    const node = this.node(id, 'restart()')
+    if (!node.crashed)
+      throw new InvalidArgumentError(`restart(): node ${JSON.stringify(id)} is not crashed`)
+    node.crashed = false
+    node.incarnation++
+    this.record({ t: this.time, type: 'restart', node: id })
+    if (node.factory) this.startProtocol(node)
+  }
+
+  isCrashed(id: NodeId): boolean {
+    return this.node(id, 'isCrashed()').crashed
+  }
+
+  // ---- running -----------------------------------------------------------------------------
+
+  /** Processes the next event. Returns false when nothing is left. */
+  step(): boolean {
+    const event = this.queue.pop()
+    if (event === undefined) return false
+    this.process(event)
+    return true
+  }
+
+  /** Runs to quiescence, or until a virtual time. */
+  run(options: RunOptions = {}): RunResult {
+    const until = options.until ?? Number.POSITIVE_INFINITY
+    const maxEvents = options.maxEvents ?? 5_000_000
+    let events = 0
+    for (;;) {
+      const next = this.queue.peek()
+      if (next === undefined || next.t > until) break
+      if (events >= maxEvents) {
+        throw new SimulationError(
+          `run() did not quiesce within ${maxEvents} events: the protocol keeps itself busy (periodic timers?); use run({ until }) or raise maxEvents`,
+          this.seed,
+          this.time,
+        )
+      }
+      this.queue.pop()
+      this.process(next)
+      events++
+    }
+    if (until !== Number.POSITIVE_INFINITY && until > this.time) this.time = until
+    return { events, time: this.time, quiescent: this.queue.peek() === undefined }
+  }
+
+  /** Runs for `ms` more of virtual time. */
+  runFor(ms: number, maxEvents?: number): RunResult {
+    return this.run({ until: this.time + ms, ...(maxEvents === undefined ? {} : { maxEvents }) })
+  }
+
+  /**
+   * Runs with virtual time mapped onto real time (for demos): `speed` 2 runs twice as fast as real.
+   * Resolves at quiescence or at `until`; rejects with the signal's reason when aborted.
+   */
+  async runRealtime(
+    options: RunOptions & { speed?: number; signal?: AbortSignal } = {},
+  ): Promise<RunResult> {
+    const speed = options.speed ?? 1
+    if (!(speed > 0))
+      throw new InvalidArgumentError(`runRealtime(): speed must be > 0, got ${speed}`)
+    const until = options.until ?? Number.POSITIVE_INFINITY
+    const startReal = performance.now()
+    const startVirtual = this.time
+    let events = 0
+    for (;;) {
+      options.signal?.throwIfAborted()
+      const next = this.queue.peek()
+      if (next === undefined || next.t > until) break
+      const wait = startReal + (next.t - startVirtual) / speed - performance.now()
+      // Short naps, so requests added meanwhile are not served late.
+      if (wait > 0) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 20)))
+        continue
+      }
+      this.queue.pop()
+      this.process(next)
+      events++
+    }
+    if (until !== Number.POSITIVE_INFINITY && until > this.time) this.time = until
+    return { events, time: this.time, quiescent: this.queue.peek() === undefined }
+  }
+
+  // ---- trace -------------------------------------------------------------------------------
+
+  /** The events recorded so far (empty when tracing is off). */
+  get trace(): readonly TraceEvent[] {
+    return this.traceEvents ?? []
+  }
+
+  traceDocument(): TraceDocument {
+    return {
+      format: 'sd-trace',
+      version: 1,
+      seed: this.seed,
+      nodes: this.nodeIds,
+      events: [...this.trace],
+    }
+  }
+
+  // ---- internals used by SimTransport --------------------------------------------------------
+
+  /** @internal */
+  sendFrom(from: SimNode, to: NodeId, msg: unknown): void {
+    const target = this.nodes.get(to)
+    if (target === undefined) throw new UnknownNodeError(to, `send from ${JSON.stringify(from.id)}`)
+    const id = ++this.nextMessageId
+    const counters = this.counters
+    counters.sent++
+    const type = messageType(msg)
+    counters.byType[type] = (counters.byType[type] ?? 0) + 1
+    const payload = this.copy ? this.copy(msg) : msg
+    const traced = this.traceEvents
+    traced?.push({ t: this.time, type: 'send', id, from: from.id, to, msg: payload })
+    if (from.crashed) {
+      this.drop(id, from, target, 'sender-crashed')
+      return
+    }
+    if (this.partitioned && from.group !== target.group) {
+      this.drop(id, from, target, 'partition')
+      return
+    }
+    const link = this.linkState(from, target)
+    const config = link.config
+    const rand = this.random.next
+    if (config.loss > 0 && rand() < config.loss) {
+      this.drop(id, from, target, 'loss')
+      return
+    }
+    this.scheduleDelivery(link, id, from, target, payload)
+    if (config.duplicate > 0 && rand() < config.duplicate) {
+      counters.duplicated++
+      traced?.push({ t: this.time, type: 'duplicate', id, from: from.id, to })
+      this.scheduleDelivery(link, id, from, target, payload)
+    }
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private node(id: NodeId, where: string): SimNode {
+    const node = this.nodes.get(id)
+    if (node === undefined) throw new UnknownNodeError(id, where)
+    return node
+  }
+
+  private overrideLink(from: NodeId, to: NodeId, settings: LinkSettings): void {
+    let row = this.overrides.get(from)
+    if (!row) {
+      row = new Map()
+      this.overrides.set(from, row)
+    }
+    const base = row.get(to)?.settings ?? this.defaultLink.settings
+    const resolved = resolveLink(
+      base,
+      settings,
+      `link ${JSON.stringify(from)} -> ${JSON.stringify(to)}`,
+    )
+    row.set(to, resolved)
+    const state = this.nodes.get(from)!.links.get(to)
+    if (state) {
+      state.config = resolved
+      state.overridden = true
+    }
+  }
+
+  private linkState(from: SimNode, to: SimNode): LinkState {
+    let state = from.links.get(to.id)
+    if (state === undefined) {
+      const override = this.overrides.get(from.id)?.get(to.id)
+      state = {
+        config: override ?? this.defaultLink,
+        overridden: override !== undefined,
+        lastArrival: 0,
+      }
+      from.links.set(to.id, state)
+    }
+    return state
+  }
+
+  private scheduleDelivery(
+    link: LinkState,
+    id: number,
+    from: SimNode,
+    to: SimNode,
+    msg: unknown,
+  ): void {
+    const config = link.config
+    let t = this.time + config.sample(this.random.next, from.id, to.id)
+    if (config.fifo) {
+      if (t < link.lastArrival) t = link.lastArrival
+      link.lastArrival = t
+    }
+    this.queue.push({
+      kind: 'deliver',
+      t,
+      seq: 0,
+      cancelled: false,
+      id,
+      from,
+      to,
+      msg,
+      sentAt: this.time,
+    })
+  }
+
+  private drop(id: number, from: SimNode, to: SimNode, reason: DropReason): void {
+    this.counters.dropped[reason]++
+    this.traceEvents?.push({ t: this.time, type: 'drop', id, from: from.id, to: to.id, reason })
+  }
+
+  private schedule(t: number, node: SimNode | undefined, run: () => void): CallEvent {
+    const event: CallEvent = { kind: 'call', t, seq: 0, cancelled: false, node, run }
+    this.queue.push(event)
+    return event
+  }
+
+  private process(event: SimEvent): void {
+    this.time = event.t
+    this.counters.events++
+    if (event.kind === 'deliver') {
+      const { to } = event
+      if (to.crashed) this.drop(event.id, event.from, to, 'receiver-crashed')
+      else if (to.transport.closed) this.drop(event.id, event.from, to, 'receiver-closed')
+      else {
+        this.counters.delivered++
+        this.traceEvents?.push({
+          t: this.time,
+          type: 'deliver',
+          id: event.id,
+          from: event.from.id,
+          to: to.id,
+          sentAt: event.sentAt,
+        })
+        this.guardRaw(to, () => to.transport.deliver(event.from.id, event.msg))
+      }
+    } else {
+      event.node?.timers.delete(event)
+      this.guardRaw(event.node, event.run)
+    }
+    this.throwFailure()
+  }
+
+  /** Exceptions from raw handlers or scheduled actions also stop the run, with the seed. */
+  private guardRaw(node: SimNode | undefined, body: () => void): void {
+    try {
+      body()
+    } catch (cause) {
+      if (this.failure) return
+      const message = cause instanceof Error ? cause.message : String(cause)
+      if (node) this.record({ t: this.time, type: 'error', node: node.id, message })
+      this.failure = new SimulationError(
+        node
+          ? `node ${JSON.stringify(node.id)} failed: ${message}`
+          : `a scheduled action failed: ${message}`,
+        this.seed,
+        this.time,
+        node?.id,
+        cause,
+      )
+    }
+  }
+
+  private throwFailure(): void {
+    if (this.failure) throw this.failure
+  }
+
+  private startProtocol(node: SimNode): void {
+    const factory = node.factory!
+    const scheduler: TimerScheduler = {
+      schedule: (ms, fire) => {
+        const timer = this.schedule(this.time + node.clock.toTrue(ms), node, () => {
+          this.counters.timersFired++
+          fire()
+        })
+        node.timers.add(timer)
+        return timer
+      },
+      cancel: (handle) => {
+        const timer = handle as CallEvent
+        timer.cancelled = true
+        node.timers.delete(timer)
+      },
+    }
+    this.record({ t: this.time, type: 'start', node: node.id })
+    node.handle = runProtocol(factory(node.id), {
+      transport: node.transport,
+      members: node.members,
+      clock: { now: () => node.clock.read(this.time) },
+      timers: scheduler,
+      random: createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next,
+      observer: this.traceEvents ? this.observer : undefined,
+      onEvent: (event) => {
+        for (const listener of this.emitListeners) listener(node.id, event, this.time)
+      },
+      onError: (error: ProtocolError) => {
+        this.record({ t: this.time, type: 'error', node: node.id, message: error.message })
+        this.failure ??= new SimulationError(error.message, this.seed, this.time, node.id, error)
+      },
+    })
+  }
+
+  private readonly observer: RuntimeObserver<unknown, unknown, unknown> = {
+    onTimerSet: (node, key, ms) => this.record({ t: this.time, type: 'timer-set', node, key, ms }),
+    onTimerFire: (node, key) => this.record({ t: this.time, type: 'timer-fire', node, key }),
+    onTimerCancel: (node, key) => this.record({ t: this.time, type: 'timer-cancel', node, key }),
+    onRequest: (node, req) => this.record({ t: this.time, type: 'request', node, req }),
+    onEmit: (node, event) => this.record({ t: this.time, type: 'emit', node, event }),
+  }
+
+  private record(event: TraceEvent): void {
+    this.traceEvents?.push(event)
+  }
+}
+
+/** The transport face of a simulated node. */
+class SimTransport<Msg> implements Transport<Msg> {
+  private handlers: MessageHandler<Msg>[] = []
+  private isClosed = false
+
+  constructor(
+    private readonly net: SimNetwork,
+    private readonly node: SimNode,
+  ) {}
+
+  get self(): NodeId {
+    return this.node.id
+  }
+
+  get closed(): boolean {
+    return this.isClosed
+  }
+
+  send(to: NodeId, msg: Msg): void {
+    if (this.isClosed) throw new TransportClosedError(this.node.id, `send to ${JSON.stringify(to)}`)
+    this.net.sendFrom(this.node, to, msg)
+  }
+
+  onMessage(handler: MessageHandler<Msg>): Unsubscribe {
+    if (this.isClosed) throw new TransportClosedError(this.node.id, 'add a message handler')
+    this.handlers = [...this.handlers, handler]
+    return () => {
+      this.handlers = this.handlers.filter((h) => h !== handler)
+    }
+  }
+
+  async close(): Promise<void> {
+    this.isClosed = true
+    this.handlers = []
+  }
+
+  /** @internal called by the network on delivery */
+  deliver(from: NodeId, msg: unknown): void {
+    const handlers = this.handlers
+    for (let i = 0; i < handlers.length; i++) handlers[i]!(from, msg as Msg)
+  }
+}

@@ -1,0 +1,49 @@
+import { InvalidArgumentError } from '../errors.js'
+
+/** A node's physical clock: local = base + (t - t0) * (1 + drift), t being virtual (true) time. */
+export interface ClockSettings {
+  /** Offset from true time in ms, applied now. */
+  offset?: number
+  /** Rate error: 1e-6 gains 1 ms every 1000 s. Must be in (-1, 1). */
+  drift?: number
+}
+
+export class NodeClock {
+  private t0 = 0
+  private base = 0
+  private rate = 1
+
+  read(t: number): number {
+    return this.base + (t - this.t0) * this.rate
+  }
+
+  /** Local ms to true ms, for timers: a fast clock fires its timers early. */
+  toTrue(localMs: number): number {
+    return localMs / this.rate
+  }
+
+  get drift(): number {
+    return this.rate - 1
+  }
+
+  offsetAt(t: number): number {
+    return this.read(t) - t
+  }
+
+  /** Applies new settings at true time t; an omitted offset keeps the reading continuous. */
+  set(t: number, settings: ClockSettings, where: string): void {
+    const { offset, drift } = settings
+    if (offset !== undefined && (typeof offset !== 'number' || !Number.isFinite(offset))) {
+      throw new InvalidArgumentError(
+        `${where}: clock offset must be a finite number, got ${offset}`,
+      )
+    }
+    if (drift !== undefined && (typeof drift !== 'number' || !(drift > -1 && drift < 1))) {
+      throw new InvalidArgumentError(`${where}: clock drift must be in (-1, 1), got ${drift}`)
+    }
+    const reading = offset === undefined ? this.read(t) : t + offset
+    this.t0 = t
+    this.base = reading
+    if (drift !== undefined) this.rate = 1 + drift
+  }
+}

@@ -1,0 +1,54 @@
+import type { NodeId } from '../ids.js'
+
+/** Why the simulator did not deliver a message. */
+export type DropReason =
+  | 'loss'
+  | 'partition'
+  /** the receiver was down when the message arrived */
+  | 'receiver-crashed'
+  /** the receiver's transport was closed */
+  | 'receiver-closed'
+  /** the sender was down (a raw transport used while its node is crashed) */
+  | 'sender-crashed'
+
+/**
+ * One thing that happened in a simulation. `t` is virtual time in ms. Messages carry `id`,
+ * shared by their send, their deliveries (a duplicate delivers the same id twice) and their drop.
+ * Plain JSON: the playground and the visualizer read it.
+ */
+export type TraceEvent =
+  | { t: number; type: 'send'; id: number; from: NodeId; to: NodeId; msg: unknown }
+  | { t: number; type: 'deliver'; id: number; from: NodeId; to: NodeId; sentAt: number }
+  | { t: number; type: 'drop'; id: number; from: NodeId; to: NodeId; reason: DropReason }
+  | { t: number; type: 'duplicate'; id: number; from: NodeId; to: NodeId }
+  | { t: number; type: 'timer-set'; node: NodeId; key: string; ms: number }
+  | { t: number; type: 'timer-fire'; node: NodeId; key: string }
+  | { t: number; type: 'timer-cancel'; node: NodeId; key: string }
+  | { t: number; type: 'request'; node: NodeId; req: unknown; dropped?: true }
+  | { t: number; type: 'emit'; node: NodeId; event: unknown }
+  | { t: number; type: 'start'; node: NodeId }
+  | { t: number; type: 'crash'; node: NodeId }
+  | { t: number; type: 'restart'; node: NodeId }
+  | { t: number; type: 'partition'; groups: NodeId[][] }
+  | { t: number; type: 'heal' }
+  | { t: number; type: 'clock'; node: NodeId; offset: number; drift: number }
+  | { t: number; type: 'error'; node: NodeId; message: string }
+
+/** The whole trace file: `sd run --trace FILE` writes this. */
+export interface TraceDocument {
+  format: 'sd-trace'
+  version: 1
+  seed: number | string
+  nodes: NodeId[]
+  events: TraceEvent[]
+}
+
+/** The `type` of a message for counting: its string `type` field if it has one. */
+export function messageType(msg: unknown): string {
+  if (msg !== null && typeof msg === 'object') {
+    const type = (msg as { type?: unknown }).type
+    if (typeof type === 'string') return type
+    return Array.isArray(msg) ? 'array' : 'object'
+  }
+  return typeof msg
+}

@@ -1,0 +1,2 @@
+export * from './compliance.js'
+export * from './settle.js'

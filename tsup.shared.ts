@@ -1,0 +1,16 @@
+import { defineConfig, type Options } from 'tsup'
+
+/** One build recipe for every package: ESM + CJS + .d.ts, Node 20, from src/. */
+export function packageBuild(entry: Record<string, string> = { index: 'src/index.ts' }) {
+  const options: Options = {
+    entry,
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+    platform: 'node',
+    tsconfig: 'tsconfig.build.json',
+  }
+  return defineConfig(options)
+}
