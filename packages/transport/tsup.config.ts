@@ -1,3 +1,7 @@
 import { packageBuild } from '../../tsup.shared'
 
-export default packageBuild({ index: 'src/index.ts', testing: 'src/testing/index.ts' })
+export default packageBuild({
+  index: 'src/index.ts',
+  udp: 'src/udp/index.ts',
+  testing: 'src/testing/index.ts',
+})

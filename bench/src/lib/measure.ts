@@ -1,0 +1,58 @@
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+export interface RateOptions {
+  /** Samples taken; the median is reported. Default 7. */
+  samples?: number
+  /** Each sample repeats `batch` until at least this long. Default 150 ms. */
+  minSampleMs?: number
+}
+
+/**
+ * Operations per second of `batch` (which performs and returns a number of operations),
+ * as the median of several timed samples after a warm-up.
+ */
+export function opsPerSecond(batch: () => number, options: RateOptions = {}): { median: number; samples: number[] } {
+  const samples = options.samples ?? 7
+  const minMs = options.minSampleMs ?? 150
+  for (let warm = performance.now(); performance.now() - warm < minMs; ) batch()
+  const rates: number[] = []
+  for (let s = 0; s < samples; s++) {
+    let ops = 0
+    const start = performance.now()
+    let elapsed = 0
+    while (elapsed < minMs) {
+      ops += batch()
+      elapsed = performance.now() - start
+    }
+    rates.push((ops * 1000) / elapsed)
+  }
+  return { median: median(rates), samples: rates }
+}
+
+/**
+ * Interleaves two contenders sample by sample (A, B, A, B...) so that noise on a shared machine
+ * hits both alike. Returns each one's median ops/s.
+ */
+export function compareRates(
+  a: () => number,
+  b: () => number,
+  options: RateOptions = {},
+): { a: number; b: number; aSamples: number[]; bSamples: number[] } {
+  const samples = options.samples ?? 7
+  const aSamples: number[] = []
+  const bSamples: number[] = []
+  for (let s = 0; s < samples; s++) {
+    aSamples.push(opsPerSecond(a, { ...options, samples: 1 }).median)
+    bSamples.push(opsPerSecond(b, { ...options, samples: 1 }).median)
+  }
+  return { a: median(aSamples), b: median(bSamples), aSamples, bSamples }
+}
