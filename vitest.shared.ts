@@ -9,6 +9,7 @@ export const sdAliases = [
     find: /^@sd\/transport\/testing$/,
     replacement: `${root}packages/transport/src/testing/index.ts`,
   },
+  { find: /^@sd\/transport\/udp$/, replacement: `${root}packages/transport/src/udp/index.ts` },
   { find: /^@sd\/([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` },
 ]
 
