@@ -1,4 +1,4 @@
-import { packageBuild } from '../../tsup.shared'
+import { packageBuild } from '../../tsup.shared.ts'
 
 export default packageBuild({
   index: 'src/index.ts',

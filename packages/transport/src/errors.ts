@@ -50,7 +50,7 @@ export class ProtocolError extends SdError {
   constructor(node: NodeId, phase: ProtocolPhase, detail: string, cause: unknown) {
     super(
       'ERR_PROTOCOL',
-      `protocol on node ${JSON.stringify(node)} threw while handling ${phase} (${detail}): ${describe(cause)}`,
+      `protocol on node ${JSON.stringify(node)} threw while handling ${phase}${detail === phase ? '' : ` (${detail})`}: ${describe(cause)}`,
       { cause },
     )
     this.node = node

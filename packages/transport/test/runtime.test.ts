@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest'
+import {
+  type Ctx,
+  type MessageHandler,
+  type NodeId,
+  ProtocolError,
+  runProtocol,
+  type TimerScheduler,
+  type Transport,
+} from '../src/index.js'
+
+/** A transport whose inbound side the test drives by hand, and whose sends it records. */
+function handTransport(self: NodeId) {
+  const handlers: MessageHandler<unknown>[] = []
+  const sent: Array<{ to: NodeId; msg: unknown }> = []
+  const transport: Transport<unknown> = {
+    self,
+    closed: false,
+    send: (to, msg) => void sent.push({ to, msg }),
+    onMessage(h) {
+      handlers.push(h)
+      return () => handlers.splice(handlers.indexOf(h), 1)
+    },
+    close: async () => {},
+  }
+  return { transport, sent, deliver: (from: NodeId, msg: unknown) => handlers.forEach((h) => h(from, msg)), handlers }
+}
+
+/** Timers the test fires by hand. */
+function handTimers() {
+  const live = new Map<number, { ms: number; fire: () => void }>()
+  let next = 0
+  const timers: TimerScheduler = {
+    schedule(ms, fire) {
+      live.set(++next, { ms, fire })
+      return next
+    },
+    cancel: (h) => void live.delete(h as number),
+  }
+  return { timers, live, fireAll: () => [...live.entries()].forEach(([h, t]) => (live.delete(h), t.fire())) }
+}
+
+describe('runProtocol', () => {
+  it('hands the protocol its id, sorted peers without itself, the clock and seeded randomness', () => {
+    const { transport } = handTransport(2)
+    let seen: { self: NodeId; peers: readonly NodeId[]; now: number; r: number[] } | undefined
+    runProtocol(
+      {
+        start(ctx: Ctx<unknown>) {
+          seen = { self: ctx.self, peers: ctx.peers, now: ctx.now(), r: [ctx.random(), ctx.random()] }
+        },
+        onMessage() {},
+      },
+      { transport, members: [3, 2, 'x', 1, 3], clock: { now: () => 1234 }, random: 5 },
+    )
+    expect(seen).toMatchObject({ self: 2, peers: [1, 3, 'x'], now: 1234 })
+    const again: number[] = []
+    runProtocol({ start: (ctx: Ctx<unknown>) => void again.push(ctx.random(), ctx.random()), onMessage() {} }, {
+      transport: handTransport(9).transport,
+      members: [],
+      random: 5,
+    })
+    expect(seen!.r).toEqual(again)
+  })
+
+  it('setTimer replaces a timer of the same key; cancelTimer and stop cancel', () => {
+    const { transport } = handTransport('a')
+    const { timers, live, fireAll } = handTimers()
+    const fired: string[] = []
+    const handle = runProtocol(
+      {
+        start(ctx: Ctx<unknown>) {
+          ctx.setTimer('x', 10)
+          ctx.setTimer('x', 20)
+          ctx.setTimer('y', 5)
+          ctx.setTimer('z', 5)
+          ctx.cancelTimer('y')
+        },
+        onMessage() {},
+        onTimer: (key: string) => void fired.push(key),
+      },
+      { transport, members: ['a'], timers },
+    )
+    expect([...live.values()].map((t) => t.ms).sort()).toEqual([20, 5])
+    fireAll()
+    expect(fired.sort()).toEqual(['x', 'z'])
+    runProtocol({ start: (ctx: Ctx<unknown>) => ctx.setTimer('w', 1), onMessage() {} }, { transport, members: [], timers })
+    expect(live.size).toBe(1)
+    handle.stop()
+    handle.stop()
+    expect(handle.stopped).toBe(true)
+  })
+
+  it('routes messages and requests, and delivers events to listeners attached before start', () => {
+    const { transport, sent, deliver } = handTransport('me')
+    const events: string[] = []
+    const handle = runProtocol<string, string, string>(
+      {
+        start: (ctx) => ctx.emit('started'),
+        onMessage: (from, msg, ctx) => ctx.send(from, `echo ${msg}`),
+        onRequest: (req, ctx) => ctx.broadcast(req),
+      },
+      { transport, members: ['me', 'p', 'q'], onEvent: (e) => events.push(e) },
+    )
+    deliver('p', 'hi')
+    handle.request('to all')
+    expect(sent).toEqual([
+      { to: 'p', msg: 'echo hi' },
+      { to: 'p', msg: 'to all' },
+      { to: 'q', msg: 'to all' },
+    ])
+    expect(events).toEqual(['started'])
+  })
+
+  it('a throwing protocol is stopped and reported; with no listener the error surfaces', () => {
+    const { transport, deliver, handlers } = handTransport('n')
+    const errors: ProtocolError[] = []
+    const handle = runProtocol(
+      {
+        onMessage() {
+          throw new TypeError('bad state')
+        },
+      },
+      { transport, members: [], onError: (e) => errors.push(e) },
+    )
+    deliver('m', 1)
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toBeInstanceOf(ProtocolError)
+    expect(errors[0]!.message).toMatch(/node "n" threw while handling message \(from "m"\): bad state/)
+    expect(handle.stopped).toBe(true)
+    expect(handlers).toHaveLength(0) // detached from the transport
+
+    const loud = handTransport('l')
+    runProtocol({ onMessage: () => { throw new Error('nobody listens') } }, { transport: loud.transport, members: [] })
+    expect(() => loud.deliver('m', 1)).toThrow(ProtocolError)
+  })
+})
