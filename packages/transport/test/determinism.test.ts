@@ -54,9 +54,27 @@ describe('determinism', () => {
 
   it('the trace is plain JSON with the documented envelope', () => {
     const doc = JSON.parse(run(7))
-    expect(doc).toMatchObject({ format: 'sd-trace', version: 1, seed: 7, nodes: [1, 2, 3, 4, 5, 6] })
+    expect(doc).toMatchObject({
+      format: 'sd-trace',
+      version: 1,
+      seed: 7,
+      nodes: [1, 2, 3, 4, 5, 6],
+    })
     const types = new Set(doc.events.map((e: { type: string }) => e.type))
-    for (const t of ['send', 'deliver', 'drop', 'timer-set', 'timer-fire', 'emit', 'start', 'crash', 'restart', 'partition', 'heal', 'clock']) {
+    for (const t of [
+      'send',
+      'deliver',
+      'drop',
+      'timer-set',
+      'timer-fire',
+      'emit',
+      'start',
+      'crash',
+      'restart',
+      'partition',
+      'heal',
+      'clock',
+    ]) {
       expect(types, `trace has ${t}`).toContain(t)
     }
     const times = doc.events.map((e: { t: number }) => e.t)

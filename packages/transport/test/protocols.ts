@@ -3,14 +3,23 @@ import type { Ctx, NodeId, Protocol } from '../src/index.js'
 /** Test protocols: small, observable, and deliberately dumb. */
 
 /** Answers every ping with a pong, and counts what it saw. */
-export class Echo implements Protocol<{ type: 'ping' | 'pong'; n: number }, { to: NodeId; n: number }, string> {
+export class Echo
+  implements Protocol<{ type: 'ping' | 'pong'; n: number }, { to: NodeId; n: number }, string>
+{
   received: Array<{ from: NodeId; n: number; type: string }> = []
-  onMessage(from: NodeId, msg: { type: 'ping' | 'pong'; n: number }, ctx: Ctx<{ type: 'ping' | 'pong'; n: number }, string>) {
+  onMessage(
+    from: NodeId,
+    msg: { type: 'ping' | 'pong'; n: number },
+    ctx: Ctx<{ type: 'ping' | 'pong'; n: number }, string>,
+  ) {
     this.received.push({ from, ...msg })
     if (msg.type === 'ping') ctx.send(from, { type: 'pong', n: msg.n })
     else ctx.emit(`pong ${msg.n} from ${String(from)}`)
   }
-  onRequest(req: { to: NodeId; n: number }, ctx: Ctx<{ type: 'ping' | 'pong'; n: number }, string>) {
+  onRequest(
+    req: { to: NodeId; n: number },
+    ctx: Ctx<{ type: 'ping' | 'pong'; n: number }, string>,
+  ) {
     ctx.send(req.to, { type: 'ping', n: req.n })
   }
 }

@@ -23,7 +23,12 @@ function handTransport(self: NodeId) {
     },
     close: async () => {},
   }
-  return { transport, sent, deliver: (from: NodeId, msg: unknown) => handlers.forEach((h) => h(from, msg)), handlers }
+  return {
+    transport,
+    sent,
+    deliver: (from: NodeId, msg: unknown) => handlers.forEach((h) => h(from, msg)),
+    handlers,
+  }
 }
 
 /** Timers the test fires by hand. */
@@ -37,7 +42,11 @@ function handTimers() {
     },
     cancel: (h) => void live.delete(h as number),
   }
-  return { timers, live, fireAll: () => [...live.entries()].forEach(([h, t]) => (live.delete(h), t.fire())) }
+  return {
+    timers,
+    live,
+    fireAll: () => [...live.entries()].forEach(([h, t]) => (live.delete(h), t.fire())),
+  }
 }
 
 describe('runProtocol', () => {
@@ -47,7 +56,12 @@ describe('runProtocol', () => {
     runProtocol(
       {
         start(ctx: Ctx<unknown>) {
-          seen = { self: ctx.self, peers: ctx.peers, now: ctx.now(), r: [ctx.random(), ctx.random()] }
+          seen = {
+            self: ctx.self,
+            peers: ctx.peers,
+            now: ctx.now(),
+            r: [ctx.random(), ctx.random()],
+          }
         },
         onMessage() {},
       },
@@ -55,11 +69,14 @@ describe('runProtocol', () => {
     )
     expect(seen).toMatchObject({ self: 2, peers: [1, 3, 'x'], now: 1234 })
     const again: number[] = []
-    runProtocol({ start: (ctx: Ctx<unknown>) => void again.push(ctx.random(), ctx.random()), onMessage() {} }, {
-      transport: handTransport(9).transport,
-      members: [],
-      random: 5,
-    })
+    runProtocol(
+      { start: (ctx: Ctx<unknown>) => void again.push(ctx.random(), ctx.random()), onMessage() {} },
+      {
+        transport: handTransport(9).transport,
+        members: [],
+        random: 5,
+      },
+    )
     expect(seen!.r).toEqual(again)
   })
 
@@ -84,7 +101,10 @@ describe('runProtocol', () => {
     expect([...live.values()].map((t) => t.ms).sort()).toEqual([20, 5])
     fireAll()
     expect(fired.sort()).toEqual(['x', 'z'])
-    runProtocol({ start: (ctx: Ctx<unknown>) => ctx.setTimer('w', 1), onMessage() {} }, { transport, members: [], timers })
+    runProtocol(
+      { start: (ctx: Ctx<unknown>) => ctx.setTimer('w', 1), onMessage() {} },
+      { transport, members: [], timers },
+    )
     expect(live.size).toBe(1)
     handle.stop()
     handle.stop()
@@ -126,12 +146,21 @@ describe('runProtocol', () => {
     deliver('m', 1)
     expect(errors).toHaveLength(1)
     expect(errors[0]).toBeInstanceOf(ProtocolError)
-    expect(errors[0]!.message).toMatch(/node "n" threw while handling message \(from "m"\): bad state/)
+    expect(errors[0]!.message).toMatch(
+      /node "n" threw while handling message \(from "m"\): bad state/,
+    )
     expect(handle.stopped).toBe(true)
     expect(handlers).toHaveLength(0) // detached from the transport
 
     const loud = handTransport('l')
-    runProtocol({ onMessage: () => { throw new Error('nobody listens') } }, { transport: loud.transport, members: [] })
+    runProtocol(
+      {
+        onMessage: () => {
+          throw new Error('nobody listens')
+        },
+      },
+      { transport: loud.transport, members: [] },
+    )
     expect(() => loud.deliver('m', 1)).toThrow(ProtocolError)
   })
 })

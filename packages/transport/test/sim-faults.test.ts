@@ -42,7 +42,9 @@ describe('loss', () => {
       const stats = net.stats
       expect(stats.delivered + stats.dropped.loss).toBe(1000)
       expect(got.length).toBe(stats.delivered)
-      expect(net.trace.filter((e) => e.type === 'drop' && e.reason === 'loss').length).toBe(stats.dropped.loss)
+      expect(net.trace.filter((e) => e.type === 'drop' && e.reason === 'loss').length).toBe(
+        stats.dropped.loss,
+      )
       // what arrives is still in order and without duplicates
       expect(got).toEqual([...got].sort((x, y) => x - y))
       expect(new Set(got).size).toBe(got.length)
@@ -68,9 +70,12 @@ describe('duplication', () => {
     forSeeds((seed) => {
       const net = network(seed, { duplicate: 0.1 })
       const got = blast(net, 1000)
-      const duplicated = new Set(net.trace.filter((e) => e.type === 'duplicate').map((e) => (e as { id: number }).id))
+      const duplicated = new Set(
+        net.trace.filter((e) => e.type === 'duplicate').map((e) => (e as { id: number }).id),
+      )
       const deliveries = new Map<number, number>()
-      for (const e of net.trace) if (e.type === 'deliver') deliveries.set(e.id, (deliveries.get(e.id) ?? 0) + 1)
+      for (const e of net.trace)
+        if (e.type === 'deliver') deliveries.set(e.id, (deliveries.get(e.id) ?? 0) + 1)
       for (const [id, count] of deliveries) expect(count).toBe(duplicated.has(id) ? 2 : 1)
       expect(got.length).toBe(1000 + duplicated.size)
       total += 1000
@@ -122,7 +127,9 @@ describe('ordering', () => {
 
 describe('latency models', () => {
   const arrivals = (net: SimNetwork) =>
-    net.trace.filter((e): e is Extract<TraceEvent, { type: 'deliver' }> => e.type === 'deliver').map((e) => e.t - e.sentAt)
+    net.trace
+      .filter((e): e is Extract<TraceEvent, { type: 'deliver' }> => e.type === 'deliver')
+      .map((e) => e.t - e.sentAt)
 
   it('fixed, uniform, exponential and custom latencies have the documented shape', () => {
     forSeeds((seed) => {

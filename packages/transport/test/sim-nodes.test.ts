@@ -31,7 +31,9 @@ describe('crash and restart', () => {
     net.runFor(25)
     expect(instances).toHaveLength(2)
     expect(instances[1]!.ticks).toBe(2) // fresh state, fresh timers
-    const kinds = net.trace.filter((e) => e.type === 'crash' || e.type === 'restart' || e.type === 'start').map((e) => e.type)
+    const kinds = net.trace
+      .filter((e) => e.type === 'crash' || e.type === 'restart' || e.type === 'start')
+      .map((e) => e.type)
     expect(kinds).toEqual(['start', 'crash', 'restart', 'start'])
   })
 
@@ -99,7 +101,9 @@ describe('bad input gets a typed error', () => {
     expect(() => new SimNetwork({ loss: 1.5 })).toThrow(/probability in \[0, 1\]/)
     expect(() => new SimNetwork({ duplicate: -0.1 })).toThrow(InvalidArgumentError)
     expect(() => new SimNetwork({ latency: { kind: 'uniform', min: 5, max: 1 } })).toThrow(/below/)
-    expect(() => new SimNetwork({ latency: { kind: 'exponential', mean: Number.NaN } })).toThrow(InvalidArgumentError)
+    expect(() => new SimNetwork({ latency: { kind: 'exponential', mean: Number.NaN } })).toThrow(
+      InvalidArgumentError,
+    )
     const net = new SimNetwork()
     net.addNode('a')
     net.addNode('b')
@@ -159,7 +163,10 @@ describe('bad input gets a typed error', () => {
   it('a protocol timer with a bad delay is a protocol error', () => {
     const net = new SimNetwork()
     expect(() =>
-      net.launch(['x'], () => ({ start: (ctx: Ctx<never>) => ctx.setTimer('t', -1), onMessage() {} })),
+      net.launch(['x'], () => ({
+        start: (ctx: Ctx<never>) => ctx.setTimer('t', -1),
+        onMessage() {},
+      })),
     ).toThrow(/node "x" threw while handling start: timer "t": delay must be a finite number >= 0/)
   })
 })

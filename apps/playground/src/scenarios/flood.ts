@@ -1,0 +1,101 @@
+import { type Ctx, type NodeId, SimNetwork } from '@sd/transport'
+import type { Scenario } from '../scenario.js'
+
+type Rumour = { type: 'rumour'; id: number }
+
+/** Flooding: on first receipt of a rumour, deliver it and forward it to every peer but the sender. */
+function flooder(origin: NodeId, rumours: readonly number[], every: number) {
+  return (self: NodeId) => {
+    const seen = new Set<number>()
+    return {
+      start(ctx: Ctx<Rumour, { delivered: number }>) {
+        if (self === origin) ctx.setTimer('next', 0)
+      },
+      onTimer(_key: string, ctx: Ctx<Rumour, { delivered: number }>) {
+        const id = rumours[seen.size]
+        if (id === undefined) return
+        seen.add(id)
+        ctx.emit({ delivered: id })
+        ctx.broadcast({ type: 'rumour', id })
+        if (seen.size < rumours.length) ctx.setTimer('next', every)
+      },
+      onMessage(from: NodeId, msg: Rumour, ctx: Ctx<Rumour, { delivered: number }>) {
+        if (seen.has(msg.id)) return
+        seen.add(msg.id)
+        ctx.emit({ delivered: msg.id })
+        for (const peer of ctx.peers) if (peer !== from) ctx.send(peer, msg)
+      },
+    }
+  }
+}
+
+/**
+ * Node 1 floods three rumours, 50 ms apart, over lossy links (10%). The upper half of the nodes
+ * is cut off from 40 ms to 90 ms, so rumour 2 cannot reach it; rumours 1 and 3 reach every live
+ * node through redundant paths. `--crash` takes nodes down from the start.
+ */
+export const flood: Scenario = {
+  name: 'flood',
+  title: 'flooding broadcast over lossy links, with a partition and crashes',
+  defaultN: 5,
+  minN: 2,
+  maxN: 64,
+  run({ n, seed, crash }) {
+    const ids = Array.from({ length: n }, (_, i) => i + 1)
+    const rumours = [1, 2, 3]
+    const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 10 }, loss: 0.1 })
+    net.launch(ids, flooder(1, rumours, 50))
+    for (const id of crash) net.crash(id)
+    const far = ids.filter((id) => id > Math.ceil(n / 2))
+    net.at(40, () =>
+      net.partition(
+        ids.filter((id) => !far.includes(id)),
+        far,
+      ),
+    )
+    net.at(90, () => net.heal())
+
+    const delivered = new Map<NodeId, number[]>(ids.map((id) => [id, []]))
+    const violations: string[] = []
+    net.onEmit((node, event, t) => {
+      const id = (event as { delivered: number }).delivered
+      const list = delivered.get(node)!
+      if (list.includes(id)) violations.push(`node ${node} delivered rumour ${id} twice`)
+      list.push(id)
+      if (id === 2 && far.includes(node) && t < 90) {
+        violations.push(`node ${node} got rumour 2 across the partition at ${t} ms`)
+      }
+    })
+    net.run()
+
+    const live = ids.filter((id) => !crash.includes(id))
+    const reach = rumours.map((id) => ({
+      rumour: id,
+      reached: live.filter((node) => delivered.get(node)!.includes(id)),
+      missed: live.filter((node) => !delivered.get(node)!.includes(id)),
+    }))
+    for (const node of crash) {
+      if (delivered.get(node)!.length > 0)
+        violations.push(`crashed node ${node} delivered a rumour`)
+    }
+    const stats = net.stats
+    return {
+      net,
+      violations,
+      result: {
+        origin: 1,
+        partitioned: far,
+        partitionWindowMs: [40, 90],
+        reach,
+        perNode: Object.fromEntries(delivered),
+      },
+      summary: [
+        ...reach.map(
+          (r) =>
+            `rumour ${r.rumour}: reached ${r.reached.length}/${live.length} live nodes${r.missed.length ? ` (missed: ${r.missed.join(', ')})` : ''}`,
+        ),
+        `messages: ${stats.sent} sent, ${stats.delivered} delivered, ${stats.dropped.loss} lost, ${stats.dropped.partition} cut by the partition, ${stats.dropped['receiver-crashed']} to crashed nodes`,
+      ],
+    }
+  },
+}
