@@ -27,7 +27,11 @@ for (const file of files) {
   const bench = (await import(pathToFileURL(`${here}src/${file}`).href)).default as Benchmark
   console.error(`running ${file}...`)
   for (const raw of await bench()) {
-    const result: BenchResult & { machine: string; date: string } = { ...withRatio(raw), machine, date }
+    const result: BenchResult & { machine: string; date: string } = {
+      ...withRatio(raw),
+      machine,
+      date,
+    }
     writeFileSync(`${here}results/${result.name}.json`, `${JSON.stringify(result, null, 2)}\n`)
     rows.push([
       result.name,

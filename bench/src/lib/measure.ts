@@ -20,7 +20,10 @@ export interface RateOptions {
  * Operations per second of `batch` (which performs and returns a number of operations),
  * as the median of several timed samples after a warm-up.
  */
-export function opsPerSecond(batch: () => number, options: RateOptions = {}): { median: number; samples: number[] } {
+export function opsPerSecond(
+  batch: () => number,
+  options: RateOptions = {},
+): { median: number; samples: number[] } {
   const samples = options.samples ?? 7
   const minMs = options.minSampleMs ?? 150
   for (let warm = performance.now(); performance.now() - warm < minMs; ) batch()

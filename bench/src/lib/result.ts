@@ -20,6 +20,8 @@ export type Benchmark = () => Promise<BenchResult[]>
 /** Ratio that reads "how many times better than the baseline". */
 export function withRatio(result: BenchResult): BenchResult {
   if (!result.baseline || result.baseline.value === 0 || result.value === 0) return result
-  const ratio = result.lowerIsBetter ? result.baseline.value / result.value : result.value / result.baseline.value
+  const ratio = result.lowerIsBetter
+    ? result.baseline.value / result.value
+    : result.value / result.baseline.value
   return { ...result, ratio: Math.round(ratio * 1000) / 1000 }
 }

@@ -26,7 +26,9 @@ function handTransport(self: NodeId) {
   return {
     transport,
     sent,
-    deliver: (from: NodeId, msg: unknown) => handlers.forEach((h) => h(from, msg)),
+    deliver: (from: NodeId, msg: unknown) => {
+      for (const h of [...handlers]) h(from, msg)
+    },
     handlers,
   }
 }
@@ -45,7 +47,12 @@ function handTimers() {
   return {
     timers,
     live,
-    fireAll: () => [...live.entries()].forEach(([h, t]) => (live.delete(h), t.fire())),
+    fireAll: () => {
+      for (const [h, t] of [...live.entries()]) {
+        live.delete(h)
+        t.fire()
+      }
+    },
   }
 }
 
