@@ -1,0 +1,130 @@
+import { EventEmitter } from 'node:events'
+import { type Ctx, type NodeId, SimNetwork } from '@sd/transport'
+import { median, opsPerSecond } from './lib/measure.js'
+import type { BenchResult } from './lib/result.js'
+
+type Ball = { type: 'ball'; left: number }
+
+/** Two nodes bounce a ball `hits` times. */
+function pingPong(hits: number) {
+  return (self: NodeId) => ({
+    start(ctx: Ctx<Ball>) {
+      if (self === 1) ctx.send(2, { type: 'ball', left: hits })
+    },
+    onMessage(from: NodeId, msg: Ball, ctx: Ctx<Ball>) {
+      if (msg.left > 1) ctx.send(from, { type: 'ball', left: msg.left - 1 })
+    },
+  })
+}
+
+/** Every node sends to every other node, `rounds` times; a round ends when all n-1 arrived. */
+function allToAll(rounds: number) {
+  return () => {
+    let round = 0
+    let got = 0
+    return {
+      start(ctx: Ctx<number>) {
+        ctx.broadcast(0)
+      },
+      onMessage(_from: NodeId, _msg: number, ctx: Ctx<number>) {
+        if (++got === ctx.peers.length) {
+          got = 0
+          if (++round < rounds) ctx.broadcast(round)
+        }
+      },
+    }
+  }
+}
+
+/** The baseline: what one writes by hand without a simulator, an EventEmitter pair and a microtask per message. */
+async function emitterPingPong(hits: number): Promise<number> {
+  const a = new EventEmitter()
+  const b = new EventEmitter()
+  const start = performance.now()
+  await new Promise<void>((done) => {
+    a.on('ball', (left: number) => (left > 1 ? queueMicrotask(() => b.emit('ball', left - 1)) : done()))
+    b.on('ball', (left: number) => (left > 1 ? queueMicrotask(() => a.emit('ball', left - 1)) : done()))
+    queueMicrotask(() => b.emit('ball', hits))
+  })
+  return (hits * 1000) / (performance.now() - start)
+}
+
+function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) throw new Error('run the benchmarks with node --expose-gc')
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+export default async function simBench(): Promise<BenchResult[]> {
+  const hits = 200_000
+  const sim = () => {
+    const net = new SimNetwork({ seed: 1, trace: false })
+    net.launch([1, 2], pingPong(hits))
+    net.run()
+    return net.stats.delivered
+  }
+  // Interleave the two contenders so machine noise hits both alike.
+  const simRates: number[] = []
+  const baseRates: number[] = []
+  for (let i = 0; i < 7; i++) {
+    simRates.push(opsPerSecond(sim, { samples: 1, minSampleMs: 300 }).median)
+    baseRates.push(await emitterPingPong(hits))
+  }
+
+  const n = 100
+  const rounds = 10
+  const wide = opsPerSecond(
+    () => {
+      const net = new SimNetwork({ seed: 1, trace: false, latency: { kind: 'uniform', min: 1, max: 5 } })
+      net.launch(
+        Array.from({ length: n }, (_, i) => i),
+        allToAll(rounds),
+      )
+      net.run()
+      return net.stats.delivered
+    },
+    { samples: 5, minSampleMs: 300 },
+  )
+
+  const inFlight = 1_000_000
+  const memory = (trace: boolean) => {
+    const before = heapAfterGc()
+    const net = new SimNetwork({ seed: 1, trace, latency: 1000 })
+    const tx = net.addNode('a')
+    net.addNode('b')
+    for (let i = 0; i < inFlight; i++) tx.send('b', { type: 'm', i })
+    const used = heapAfterGc() - before
+    if (net.pending !== inFlight) throw new Error('messages left the queue early')
+    return used / 2 ** 20
+  }
+  const memoryNoTrace = median([memory(false), memory(false), memory(false)])
+  const memoryTrace = memory(true)
+
+  return [
+    {
+      name: 'sim.pingpong.deliveries',
+      unit: 'deliveries/s',
+      value: median(simRates),
+      baseline: { name: 'EventEmitter + queueMicrotask ping-pong (no simulator)', value: median(baseRates) },
+      params: { nodes: 2, hits, trace: false, target: 1_000_000 },
+      extra: { samples: simRates, baselineSamples: baseRates },
+    },
+    {
+      name: 'sim.all-to-all.n100.deliveries',
+      unit: 'deliveries/s',
+      value: wide.median,
+      params: { nodes: n, rounds, deliveriesPerRun: n * (n - 1) * rounds, trace: false },
+      extra: { samples: wide.samples },
+    },
+    {
+      name: 'sim.memory.1m-in-flight',
+      unit: 'MiB heap',
+      value: memoryNoTrace,
+      lowerIsBetter: true,
+      params: { messagesInFlight: inFlight, trace: false, target: 300 },
+      extra: { withTraceMiB: memoryTrace },
+    },
+  ]
+}
