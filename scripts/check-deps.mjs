@@ -21,20 +21,35 @@ for (const dir of readdirSync(join(root, 'packages'))) {
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'))
   const allowed = ALLOWED[pkg.name]
   if (!allowed) {
-    problems.push(`${pkgPath}: ${pkg.name} is not in the dependency rules of scripts/check-deps.mjs`)
+    problems.push(
+      `${pkgPath}: ${pkg.name} is not in the dependency rules of scripts/check-deps.mjs`,
+    )
     continue
   }
-  const declared = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies })
+  const declared = Object.keys({
+    ...pkg.dependencies,
+    ...pkg.peerDependencies,
+    ...pkg.optionalDependencies,
+  })
   for (const dep of declared.filter((d) => d.startsWith('@sd/'))) {
-    if (!allowed.includes(dep)) problems.push(`${pkg.name} must not depend on ${dep} (allowed: ${allowed.join(', ') || 'nothing of ours'})`)
+    if (!allowed.includes(dep))
+      problems.push(
+        `${pkg.name} must not depend on ${dep} (allowed: ${allowed.join(', ') || 'nothing of ours'})`,
+      )
   }
   for (const file of sources(join(root, 'packages', dir, 'src'))) {
     if (/\.(test|bench)\.ts$/.test(file)) continue
     const text = readFileSync(file, 'utf8')
-    for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*['"](@sd\/[a-z-]+)(?:\/[^'"]*)?['"]/g)) {
+    for (const [, spec] of text.matchAll(
+      /(?:from|import)\s*\(?\s*['"](@sd\/[a-z-]+)(?:\/[^'"]*)?['"]/g,
+    )) {
       if (spec === pkg.name) continue
-      if (!allowed.includes(spec)) problems.push(`${file.slice(root.length)} imports ${spec}, which ${pkg.name} may not use`)
-      else if (!declared.includes(spec)) problems.push(`${file.slice(root.length)} imports ${spec}, missing from ${pkg.name}'s dependencies`)
+      if (!allowed.includes(spec))
+        problems.push(`${file.slice(root.length)} imports ${spec}, which ${pkg.name} may not use`)
+      else if (!declared.includes(spec))
+        problems.push(
+          `${file.slice(root.length)} imports ${spec}, missing from ${pkg.name}'s dependencies`,
+        )
     }
   }
 }
@@ -43,7 +58,8 @@ for (const dir of readdirSync(join(root, 'packages'))) {
 for (const dir of readdirSync(join(root, 'packages'))) {
   const pkg = JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8'))
   for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })) {
-    if (dep === '@sd/playground' || dep === '@sd/bench' || dep.startsWith('@sd/app')) problems.push(`${pkg.name} must not depend on ${dep}`)
+    if (dep === '@sd/playground' || dep === '@sd/bench' || dep.startsWith('@sd/app'))
+      problems.push(`${pkg.name} must not depend on ${dep}`)
   }
 }
 

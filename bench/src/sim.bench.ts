@@ -42,8 +42,12 @@ async function emitterPingPong(hits: number): Promise<number> {
   const b = new EventEmitter()
   const start = performance.now()
   await new Promise<void>((done) => {
-    a.on('ball', (left: number) => (left > 1 ? queueMicrotask(() => b.emit('ball', left - 1)) : done()))
-    b.on('ball', (left: number) => (left > 1 ? queueMicrotask(() => a.emit('ball', left - 1)) : done()))
+    a.on('ball', (left: number) =>
+      left > 1 ? queueMicrotask(() => b.emit('ball', left - 1)) : done(),
+    )
+    b.on('ball', (left: number) =>
+      left > 1 ? queueMicrotask(() => a.emit('ball', left - 1)) : done(),
+    )
     queueMicrotask(() => b.emit('ball', hits))
   })
   return (hits * 1000) / (performance.now() - start)
@@ -77,7 +81,11 @@ export default async function simBench(): Promise<BenchResult[]> {
   const rounds = 10
   const wide = opsPerSecond(
     () => {
-      const net = new SimNetwork({ seed: 1, trace: false, latency: { kind: 'uniform', min: 1, max: 5 } })
+      const net = new SimNetwork({
+        seed: 1,
+        trace: false,
+        latency: { kind: 'uniform', min: 1, max: 5 },
+      })
       net.launch(
         Array.from({ length: n }, (_, i) => i),
         allToAll(rounds),
@@ -107,7 +115,10 @@ export default async function simBench(): Promise<BenchResult[]> {
       name: 'sim.pingpong.deliveries',
       unit: 'deliveries/s',
       value: median(simRates),
-      baseline: { name: 'EventEmitter + queueMicrotask ping-pong (no simulator)', value: median(baseRates) },
+      baseline: {
+        name: 'EventEmitter + queueMicrotask ping-pong (no simulator)',
+        value: median(baseRates),
+      },
       params: { nodes: 2, hits, trace: false, target: 1_000_000 },
       extra: { samples: simRates, baselineSamples: baseRates },
     },

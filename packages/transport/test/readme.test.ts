@@ -4,7 +4,9 @@ import { describe, it } from 'vitest'
 // The README's runnable examples (the ```ts blocks that assert something) run as tests,
 // so the documentation cannot drift from the code.
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => code.includes('assert'))
+const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+  .map((m) => m[1]!)
+  .filter((code) => code.includes('assert'))
 const dir = new URL('./.readme/', import.meta.url)
 
 describe('README examples', () => {
