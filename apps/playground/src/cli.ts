@@ -159,9 +159,6 @@ function parseIds(text: string, n: number): NodeId[] {
 }
 
 function isParseArgsError(error: unknown): boolean {
-  return (
-    error instanceof TypeError &&
-    typeof (error as { code?: unknown }).code === 'string' &&
-    String((error as { code: string }).code).startsWith('ERR_PARSE_ARGS')
-  )
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
 }

@@ -46,7 +46,7 @@ export const flood: Scenario = {
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 10 }, loss: 0.1 })
     net.launch(ids, flooder(1, rumours, 50))
     for (const id of crash) net.crash(id)
-    const far = ids.filter((id) => id > Math.ceil(n / 2))
+    const far: NodeId[] = ids.filter((id) => id > Math.ceil(n / 2))
     net.at(40, () =>
       net.partition(
         ids.filter((id) => !far.includes(id)),
