@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Reads a test log (vitest output of every package, as turbo prints it) from stdin and prints
+// one closing line with the totals: "N passed, N failed, N skipped".
+import { readFileSync } from 'node:fs'
+
+const log = readFileSync(0, 'utf8').replace(/\x1b\[[0-9;]*m/g, '')
+const totals = { passed: 0, failed: 0, skipped: 0 }
+for (const line of log.split('\n')) {
+  const tests = line.match(/\bTests\s+(.*)$/)
+  if (!tests) continue
+  for (const [, count, kind] of tests[1].matchAll(/(\d+) (passed|failed|skipped)/g))
+    totals[kind] += Number(count)
+}
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`)
