@@ -1,2 +1,14 @@
-/** The package name, exported so the stub entry is a real module until the algorithms land. */
-export const packageName = '@sd/clocks' as const
+export * from './causal-delivery.js'
+export * from './causality.js'
+export * from './codec.js'
+export * from './compare.js'
+export * from './cuts.js'
+export * from './errors.js'
+export * from './hlc.js'
+export * from './ids.js'
+export * from './lamport.js'
+export type * from './protocol.js'
+export * from './shiviz.js'
+export * from './total-order.js'
+export * from './vector-dense.js'
+export * from './vector-sparse.js'

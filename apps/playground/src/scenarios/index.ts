@@ -1,8 +1,18 @@
 import type { Scenario } from '../scenario.js'
+import { causalOrder } from './causal-order.js'
 import { flood } from './flood.js'
+import { lamport } from './lamport.js'
+import { make } from './make.js'
+import { totalOrder } from './total-order.js'
+import { vector } from './vector.js'
 
 /** Every scenario `sd list` shows, in tour order. Add new ones here. */
 export const scenarios: Scenario[] = [
   flood,
   // @sd/clocks scenarios (lamport, vector, causal-order, total-order, make) go below.
+  lamport,
+  vector,
+  causalOrder,
+  totalOrder,
+  make,
 ]

@@ -1,0 +1,177 @@
+import { InvalidClockArgumentError } from './errors.js'
+import { compareNodeIds, type NodeId } from './ids.js'
+import { compareLamport, LamportClock, type LamportTimestamp } from './lamport.js'
+import type { ClockProtocol, ProtocolContext } from './protocol.js'
+
+/** What travels: a broadcast or an acknowledgement, each with its Lamport time and a per-link sequence number. */
+export type TotalOrderMessage<P> =
+  | { type: 'to-msg'; link: number; time: number; payload: P }
+  | { type: 'to-ack'; link: number; time: number; of: LamportTimestamp }
+
+export interface TotalOrderRequest<P> {
+  type: 'broadcast'
+  payload: P
+}
+
+/** A message handed to the application; `index` is its position in the one agreed sequence. */
+export interface TotalOrderDelivery<P> {
+  index: number
+  /** The (T, pid) timestamp that places it in the total order. */
+  timestamp: LamportTimestamp
+  payload: P
+}
+
+export type TotalOrderEvent<P> =
+  | { type: 'broadcast'; timestamp: LamportTimestamp; payload: P }
+  | ({ type: 'deliver' } & TotalOrderDelivery<P>)
+  | { type: 'malformed'; from: NodeId; reason: string }
+
+interface Queued<P> {
+  timestamp: LamportTimestamp
+  payload: P
+}
+
+/**
+ * Totally ordered broadcast with Lamport timestamps and acknowledgements (Lamport 1978): a
+ * broadcast is stamped (T, pid) and queued by every member, each of which acknowledges it to all.
+ * A member delivers the head of its queue once every other member has sent it something stamped
+ * at or after the head in the (T, pid) order: on FIFO links nothing earlier can still arrive.
+ * Every member delivers the same sequence. n(n - 1) messages per broadcast (n - 1 copies, then
+ * n - 1 acks from each receiver). Links may reorder (a per-link sequence number restores FIFO) but
+ * must not lose messages, and a crashed member blocks delivery: this algorithm is not fault tolerant.
+ */
+export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
+  TotalOrderMessage<P>,
+  TotalOrderRequest<P>,
+  TotalOrderEvent<P>
+> {
+  type Ctx = ProtocolContext<TotalOrderMessage<P>, TotalOrderEvent<P>>
+  let clock: LamportClock | undefined
+  let peers: readonly NodeId[] = []
+  const queue: Queued<P>[] = []
+  /** The latest (T, pid) heard from each peer. */
+  const latest = new Map<NodeId, LamportTimestamp>()
+  const nextOut = new Map<NodeId, number>()
+  const nextIn = new Map<NodeId, number>()
+  const early = new Map<NodeId, Map<number, TotalOrderMessage<P>>>()
+  let delivered = 0
+
+  const init = (ctx: Ctx) => {
+    if (!clock) {
+      clock = new LamportClock({ pid: ctx.self })
+      peers = [...ctx.peers].sort(compareNodeIds)
+    }
+    return clock
+  }
+
+  const sendAll = (ctx: Ctx, make: (link: number) => TotalOrderMessage<P>) => {
+    for (const peer of peers) {
+      const link = nextOut.get(peer) ?? 0
+      nextOut.set(peer, link + 1)
+      ctx.send(peer, make(link))
+    }
+  }
+
+  const insert = (item: Queued<P>) => {
+    // Binary search: the queue stays sorted by (T, pid).
+    let lo = 0
+    let hi = queue.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (compareLamport(queue[mid]!.timestamp, item.timestamp) < 0) lo = mid + 1
+      else hi = mid
+    }
+    queue.splice(lo, 0, item)
+  }
+
+  const tryDeliver = (ctx: Ctx) => {
+    for (;;) {
+      const head = queue[0]
+      if (head === undefined) return
+      for (const peer of peers) {
+        const seen = latest.get(peer)
+        if (seen === undefined || compareLamport(seen, head.timestamp) < 0) return
+      }
+      queue.shift()
+      ctx.emit({
+        type: 'deliver',
+        index: delivered++,
+        timestamp: head.timestamp,
+        payload: head.payload,
+      })
+    }
+  }
+
+  const handle = (from: NodeId, msg: TotalOrderMessage<P>, ctx: Ctx) => {
+    const c = init(ctx)
+    c.receive(msg.time)
+    const seen = latest.get(from)
+    const stamp = { time: msg.time, pid: from }
+    if (seen === undefined || compareLamport(seen, stamp) < 0) latest.set(from, stamp)
+    if (msg.type === 'to-msg') {
+      insert({ timestamp: stamp, payload: msg.payload })
+      const time = c.send()
+      sendAll(ctx, (link) => ({ type: 'to-ack', link, time, of: stamp }))
+    }
+    tryDeliver(ctx)
+  }
+
+  return {
+    start(ctx) {
+      init(ctx)
+    },
+    onRequest(req, ctx) {
+      const c = init(ctx)
+      if (req === null || typeof req !== 'object' || req.type !== 'broadcast') {
+        throw new InvalidClockArgumentError(
+          `total order broadcast: unknown request ${JSON.stringify(req)}; expected { type: 'broadcast', payload }`,
+        )
+      }
+      const time = c.send()
+      const timestamp = { time, pid: ctx.self }
+      ctx.emit({ type: 'broadcast', timestamp, payload: req.payload })
+      insert({ timestamp, payload: req.payload })
+      sendAll(ctx, (link) => ({ type: 'to-msg', link, time, payload: req.payload }))
+      tryDeliver(ctx)
+    },
+    onMessage(from, msg, ctx) {
+      init(ctx)
+      const reason = malformed(msg, peers, from)
+      if (reason !== undefined) {
+        ctx.emit({ type: 'malformed', from, reason })
+        return
+      }
+      // Per-link FIFO: hold what arrives early, drop duplicates.
+      const expected = nextIn.get(from) ?? 0
+      if (msg.link < expected) return
+      let held = early.get(from)
+      if (msg.link > expected) {
+        if (!held) {
+          held = new Map()
+          early.set(from, held)
+        }
+        held.set(msg.link, msg)
+        return
+      }
+      handle(from, msg, ctx)
+      let next = expected + 1
+      for (let m = held?.get(next); m !== undefined; m = held?.get(next)) {
+        held!.delete(next)
+        handle(from, m, ctx)
+        next++
+      }
+      nextIn.set(from, next)
+    },
+  }
+}
+
+function malformed(msg: unknown, peers: readonly NodeId[], from: NodeId): string | undefined {
+  if (!peers.includes(from)) return `${JSON.stringify(from)} is not a member of the group`
+  if (msg === null || typeof msg !== 'object') return 'not an object'
+  const m = msg as Record<string, unknown>
+  if (m.type !== 'to-msg' && m.type !== 'to-ack')
+    return `unknown message type ${JSON.stringify(m.type)}`
+  if (!Number.isSafeInteger(m.link) || (m.link as number) < 0) return 'bad link sequence number'
+  if (!Number.isSafeInteger(m.time) || (m.time as number) < 0) return 'bad Lamport time'
+  return undefined
+}
