@@ -1,0 +1,119 @@
+/**
+ * UDP adapter vs bare node:dgram, ping-pong on loopback (one message in flight), side by side:
+ * samples of each contender are interleaved so machine noise hits all alike.
+ */
+import { randomBytes } from 'node:crypto'
+import { createUdpTransport, type UdpTransport } from '@sd/transport/udp'
+import { median, percentile } from './lib/measure.js'
+import type { BenchResult } from './lib/result.js'
+import { type PingPongRun, rawPingPong, transportPingPong } from './lib/udp-pingpong.js'
+
+// Many short interleaved samples: load from other processes drifts, and hits all contenders alike.
+const sampleMs = 500
+const rounds = 9
+const warmUpMs = 600
+const message = { type: 'ping', n: 12345, from: 'a' }
+const messageBytes = Buffer.byteLength(JSON.stringify(message))
+
+interface Mode {
+  name: string
+  reliable: boolean
+  key?: Buffer
+}
+const modes: Mode[] = [
+  { name: 'unreliable', reliable: false },
+  { name: 'reliable', reliable: true },
+  { name: 'reliable-auth', reliable: true, key: randomBytes(32) },
+]
+
+async function pair(mode: Mode): Promise<[UdpTransport, UdpTransport]> {
+  const a = await createUdpTransport({ id: 'a', reliable: mode.reliable, key: mode.key })
+  const b = await createUdpTransport({ id: 'b', reliable: mode.reliable, key: mode.key })
+  a.setPeer('b', { host: '127.0.0.1', port: b.address.port })
+  b.setPeer('a', { host: '127.0.0.1', port: a.address.port })
+  return [a, b]
+}
+
+const rate = (run: PingPongRun) => (run.roundTrips * 1000) / run.elapsedMs
+
+export default async function udpBench(): Promise<BenchResult[]> {
+  const pairs = await Promise.all(modes.map(pair))
+  const rawRates: number[] = []
+  const rawLatencies: number[] = []
+  const bytesRates: number[] = []
+  const rates = modes.map(() => [] as number[])
+  const latencies = modes.map(() => [] as number[])
+  // Warm-up: JIT and the handshakes.
+  await rawPingPong(warmUpMs, message, 'json')
+  await rawPingPong(warmUpMs, message, 'bytes')
+  for (const [a, b] of pairs) await transportPingPong(a, b, warmUpMs, message)
+  for (let round = 0; round < rounds; round++) {
+    const raw = await rawPingPong(sampleMs, message, 'json')
+    rawRates.push(rate(raw))
+    rawLatencies.push(...raw.latenciesUs)
+    bytesRates.push(rate(await rawPingPong(sampleMs / 2, message, 'bytes')))
+    for (const [i, [a, b]] of pairs.entries()) {
+      const run = await transportPingPong(a, b, sampleMs, message)
+      rates[i]!.push(rate(run))
+      latencies[i]!.push(...run.latenciesUs)
+    }
+  }
+  const stats = pairs.map(([a, b]) => ({ a: a.stats, b: b.stats }))
+  await Promise.all(pairs.flat().map((t) => t.close()))
+
+  const baseline = { name: 'raw node:dgram', value: median(rawRates) }
+  const latency = (values: number[]) => ({
+    p50Us: Math.round(percentile(values, 50) * 10) / 10,
+    p99Us: Math.round(percentile(values, 99) * 10) / 10,
+  })
+  const rawLatency = latency(rawLatencies)
+  // Where the time goes: microseconds each layer adds to one round trip (two messages).
+  const usPerRoundTrip = (rate: number) => 1e6 / rate
+  const rawUs = usPerRoundTrip(baseline.value)
+  const modeUs = rates.map((r) => usPerRoundTrip(median(r)))
+  const round1 = (x: number) => Math.round(x * 10) / 10
+  return modes.map((mode, i) => {
+    const s = stats[i]!
+    return {
+      name: `udp.pingpong.${mode.name}`,
+      unit: 'msgs/s',
+      value: median(rates[i]!),
+      baseline,
+      params: {
+        mode: mode.name,
+        inFlight: 1,
+        messageBytes,
+        baseline:
+          'two bare node:dgram sockets exchanging the same JSON message (JSON.parse on receipt, JSON.stringify to send)',
+        sampleMs,
+        samples: rounds,
+        transport: 'loopback 127.0.0.1, both ends in one process',
+      },
+      extra: {
+        ...latency(latencies[i]!),
+        baselineP50Us: rawLatency.p50Us,
+        baselineP99Us: rawLatency.p99Us,
+        samples: rates[i]!.map(Math.round),
+        baselineSamples: rawRates.map(Math.round),
+        // Median of the per-round ratios (each mode against the raw sample taken just before it).
+        pairedRatio:
+          Math.round(median(rates[i]!.map((r, round) => r / rawRates[round]!)) * 1000) / 1000,
+        // The floor: the same ping-pong echoing bytes untouched (no message handling at all).
+        rawBytesEchoMsgsPerS: Math.round(median(bytesRates)),
+        ratioVsRawBytesEcho: Math.round((median(rates[i]!) / median(bytesRates)) * 1000) / 1000,
+        datagramsPerRoundTrip:
+          Math.round(
+            ((s.a.datagramsSent + s.b.datagramsSent) / Math.max(1, s.a.messagesDelivered)) * 100,
+          ) / 100,
+        retransmissions: s.a.retransmissions + s.b.retransmissions,
+        standaloneAcks: s.a.acksSent + s.b.acksSent,
+        usPerRoundTrip: round1(modeUs[i]!),
+        baselineUsPerRoundTrip: round1(rawUs),
+        overheadUsPerRoundTrip: round1(modeUs[i]! - rawUs),
+        // Against the previous mode: unreliable vs raw = codec, header, dispatch; reliable vs
+        // unreliable = sequence numbers, acks, timers; reliable-auth vs reliable = HMAC and replay window.
+        addedUsVsPreviousMode: round1(modeUs[i]! - (i === 0 ? rawUs : modeUs[i - 1]!)),
+      },
+    }
+  })
+}

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { pollUntil } from '../testing/index.js'
+import { createUdpTransport, type UdpTransport } from './index.js'
+import { ChaosProxy } from './test-support/chaos-proxy.js'
+
+const open: Array<{ close(): Promise<void> }> = []
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((x) => x.close()))
+})
+
+async function pairThroughProxy(seed: number, key?: string) {
+  const retransmit = { initialRtoMs: 20, minRtoMs: 5, maxRtoMs: 200, maxAttempts: 40 }
+  const a = await createUdpTransport<{ i: number }>({ id: 'a', key, retransmit })
+  const b = await createUdpTransport<{ i: number }>({ id: 'b', key, retransmit })
+  open.push(a, b)
+  const proxy = await ChaosProxy.start(
+    { host: '127.0.0.1', port: a.address.port },
+    { host: '127.0.0.1', port: b.address.port },
+    { seed, loss: 0.2, duplicate: 0.1, reorder: 0.1, delayMs: [0, 2], reorderDelayMs: 6 },
+  )
+  open.push(proxy)
+  a.setPeer('b', { host: '127.0.0.1', port: proxy.portForA })
+  b.setPeer('a', { host: '127.0.0.1', port: proxy.portForB })
+  return { a, b, proxy }
+}
+
+function inbox(t: UdpTransport<{ i: number }>): number[] {
+  const got: number[] = []
+  t.onMessage((_from, msg) => got.push(msg.i))
+  return got
+}
+
+describe('reliable link through a chaos proxy (20% loss, 10% duplication, 10% reordering)', () => {
+  for (const [seed, key] of [
+    [1, undefined],
+    [2, undefined],
+    [3, 'chaos-shared-key-0123456789'],
+  ] as const) {
+    it(`delivers every message exactly once and in order, both ways (seed ${seed}${key ? ', authenticated' : ''})`, async () => {
+      const { a, b, proxy } = await pairThroughProxy(seed, key)
+      const atA = inbox(a)
+      const atB = inbox(b)
+      const count = 1500
+      // Sent in bursts, as an application would, so queues fill and drain under loss.
+      for (let i = 0; i < count; i++) {
+        a.send('b', { i })
+        b.send('a', { i })
+        if (i % 100 === 99) await new Promise((r) => setTimeout(r, 5))
+      }
+      try {
+        await pollUntil(() => atA.length >= count && atB.length >= count, 'all messages', 20_000)
+      } finally {
+        console.log(
+          `seed ${seed}: proxy ${JSON.stringify(proxy.counts)}; a retransmissions ${a.stats.retransmissions}, b dropped ${JSON.stringify(nonZero(b.stats.dropped))}`,
+        )
+      }
+      await new Promise((r) => setTimeout(r, 50)) // late duplicates must not show up
+      const expected = [...Array(count).keys()]
+      expect(atB).toEqual(expected)
+      expect(atA).toEqual(expected)
+      expect(proxy.counts.lost).toBeGreaterThan(count * 0.2)
+      expect(proxy.counts.duplicated).toBeGreaterThan(0)
+      expect(proxy.counts.reordered).toBeGreaterThan(0)
+      const drops = b.stats.dropped
+      expect(drops.duplicate + drops.replayed).toBeGreaterThan(0)
+      expect(a.stats.peersUnreachable + b.stats.peersUnreachable).toBe(0)
+    })
+  }
+})
+
+function nonZero(record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v > 0))
+}

@@ -1,0 +1,95 @@
+import type { FragmentInfo } from './wire/header.js'
+
+/** Cuts a payload into pieces of at most `room` bytes (views, no copies). */
+export function splitPayload(payload: Uint8Array, room: number): Uint8Array[] {
+  const parts: Uint8Array[] = []
+  for (let at = 0; at < payload.length; at += room) parts.push(payload.subarray(at, at + room))
+  return parts
+}
+
+export type ReassemblyFailure = 'malformed' | 'oversized' | 'duplicate'
+
+interface Partial {
+  count: number
+  parts: Map<number, Uint8Array>
+  bytes: number
+  startedAt: number
+}
+
+export interface ReassemblerOptions {
+  maxMessageBytes: number
+  /** Partial messages kept at once; a new one beyond this evicts the oldest. */
+  maxPartial: number
+  /** A partial message older than this is discarded (Infinity on reliable links, which never give up silently). */
+  timeoutMs: number
+  /** Told about each partial message thrown away by eviction or timeout. */
+  onDiscard: (reason: 'reassembly-overflow' | 'reassembly-timeout') => void
+}
+
+/**
+ * Rebuilds fragmented messages of one sender. Memory is bounded by
+ * `maxPartial * maxMessageBytes`: fragments are kept in maps sized by what arrived, not by `count`.
+ */
+export class Reassembler {
+  private readonly partials = new Map<number, Partial>()
+
+  constructor(private readonly options: ReassemblerOptions) {}
+
+  get pending(): number {
+    return this.partials.size
+  }
+
+  /** Returns the whole message once its last fragment arrives, a failure, or undefined while waiting. */
+  add(
+    frag: FragmentInfo,
+    part: Uint8Array,
+    now: number,
+  ): Uint8Array | ReassemblyFailure | undefined {
+    const { maxMessageBytes, maxPartial } = this.options
+    let partial = this.partials.get(frag.msgId)
+    if (partial === undefined) {
+      if (this.partials.size >= maxPartial) {
+        // Map iteration order is insertion order: the first key is the oldest.
+        const oldest = this.partials.keys().next().value as number
+        this.partials.delete(oldest)
+        this.options.onDiscard('reassembly-overflow')
+      }
+      partial = { count: frag.count, parts: new Map(), bytes: 0, startedAt: now }
+      this.partials.set(frag.msgId, partial)
+    } else if (partial.count !== frag.count) {
+      this.partials.delete(frag.msgId)
+      return 'malformed'
+    }
+    if (partial.parts.has(frag.index)) return 'duplicate'
+    partial.bytes += part.length
+    if (partial.bytes > maxMessageBytes) {
+      this.partials.delete(frag.msgId)
+      return 'oversized'
+    }
+    partial.parts.set(frag.index, part)
+    if (partial.parts.size < partial.count) return undefined
+    this.partials.delete(frag.msgId)
+    const whole = new Uint8Array(partial.bytes)
+    let at = 0
+    for (let i = 0; i < partial.count; i++) {
+      const piece = partial.parts.get(i)!
+      whole.set(piece, at)
+      at += piece.length
+    }
+    return whole
+  }
+
+  /** Discards partial messages older than the timeout. */
+  expire(now: number): void {
+    for (const [id, partial] of this.partials) {
+      if (now - partial.startedAt >= this.options.timeoutMs) {
+        this.partials.delete(id)
+        this.options.onDiscard('reassembly-timeout')
+      }
+    }
+  }
+
+  clear(): void {
+    this.partials.clear()
+  }
+}

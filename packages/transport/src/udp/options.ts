@@ -1,0 +1,122 @@
+import { InvalidArgumentError } from '../errors.js'
+import type { NodeId } from '../ids.js'
+import type { PeerAddress } from './address.js'
+import type { Codec } from './codec.js'
+import type { ResolvedRetransmit, RetransmitOptions } from './rtt.js'
+
+/** Everything `createUdpTransport` accepts. Only `id` is required. */
+export interface UdpTransportOptions<Msg = unknown> {
+  /** This node's id: a finite number or a string of at most 255 UTF-8 bytes. */
+  id: NodeId
+  /** Where to listen. Default 127.0.0.1, port 0 (any free port; read it from `transport.address`). */
+  bind?: { host?: string; port?: number }
+  /**
+   * The address book: id -> 'host:port' | '[v6]:port' | { host, port }. Object keys are string ids;
+   * use a Map or [id, address] pairs for numeric ids. Change it later with `setPeer` / `removePeer`.
+   */
+  peers?:
+    | Record<string, PeerAddress>
+    | ReadonlyMap<NodeId, PeerAddress>
+    | Iterable<readonly [NodeId, PeerAddress]>
+  /** Reliable FIFO link (default true). false: datagrams may be lost, duplicated (without a key) or reordered. */
+  reliable?: boolean
+  /** Shared secret (>= 16 bytes): every datagram carries HMAC-SHA256 and replays are refused. */
+  key?: string | Uint8Array
+  /** How messages become bytes. Default `jsonCodec`. */
+  codec?: Codec<Msg>
+  /** Largest datagram sent or accepted, header and MAC included. Default 1200 (fits the IPv6 minimum MTU). */
+  maxDatagramBytes?: number
+  /** Largest encoded message; bigger ones are fragmented up to this, beyond it `send` throws. Default 1 MiB. */
+  maxMessageBytes?: number
+  retransmit?: RetransmitOptions
+  /** Data datagrams in flight per peer before waiting for acknowledgements. Default 256. */
+  sendWindow?: number
+  /** Early (out-of-order) datagrams buffered per peer. Default 1024. Keep it >= the peers' sendWindow. */
+  receiveWindow?: number
+  /** Unacknowledged messages per peer; beyond either limit `send` throws BackpressureError. */
+  sendQueue?: { maxMessages?: number; maxBytes?: number }
+  /** Unreliable mode: partial fragmented messages kept per peer, and how long. Defaults 16 and 5000 ms. */
+  reassembly?: { maxPartial?: number; timeoutMs?: number }
+  /** Socket receive buffer in bytes (the OS may cap it). Default 1 MiB. */
+  socketBufferBytes?: number
+}
+
+export interface ResolvedOptions {
+  reliable: boolean
+  maxDatagramBytes: number
+  maxMessageBytes: number
+  retransmit: ResolvedRetransmit
+  sendWindow: number
+  receiveWindow: number
+  maxQueuedMessages: number
+  maxQueuedBytes: number
+  maxPartial: number
+  reassemblyTimeoutMs: number
+  socketBufferBytes: number
+}
+
+function int(
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  name: string,
+): number {
+  const v = value ?? fallback
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new InvalidArgumentError(`${name} must be an integer in ${min}..${max}, got ${v}`)
+  }
+  return v
+}
+
+function num(
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  name: string,
+): number {
+  const v = value ?? fallback
+  if (!(v >= min && v <= max))
+    throw new InvalidArgumentError(`${name} must be in ${min}..${max}, got ${v}`)
+  return v
+}
+
+export function resolveOptions(options: UdpTransportOptions<never>): ResolvedOptions {
+  const r = options.retransmit ?? {}
+  const minRtoMs = num(r.minRtoMs, 10, 1, 60_000, 'retransmit.minRtoMs')
+  const maxRtoMs = num(r.maxRtoMs, 2000, minRtoMs, 600_000, 'retransmit.maxRtoMs')
+  const retransmit: ResolvedRetransmit = {
+    minRtoMs,
+    maxRtoMs,
+    initialRtoMs: num(r.initialRtoMs, 100, minRtoMs, maxRtoMs, 'retransmit.initialRtoMs'),
+    maxAttempts: int(r.maxAttempts, 10, 1, 1000, 'retransmit.maxAttempts'),
+    jitter: num(r.jitter, 0.2, 0, 0.9, 'retransmit.jitter'),
+  }
+  const maxDatagramBytes = int(options.maxDatagramBytes, 1200, 1200, 65_507, 'maxDatagramBytes')
+  return {
+    reliable: options.reliable ?? true,
+    maxDatagramBytes,
+    maxMessageBytes: int(options.maxMessageBytes, 1 << 20, 1, 256 << 20, 'maxMessageBytes'),
+    retransmit,
+    sendWindow: int(options.sendWindow, 256, 1, 65_536, 'sendWindow'),
+    receiveWindow: int(options.receiveWindow, 1024, 1, 65_536, 'receiveWindow'),
+    maxQueuedMessages: int(
+      options.sendQueue?.maxMessages,
+      4096,
+      1,
+      1 << 24,
+      'sendQueue.maxMessages',
+    ),
+    maxQueuedBytes: int(options.sendQueue?.maxBytes, 16 << 20, 1, 2 ** 40, 'sendQueue.maxBytes'),
+    maxPartial: int(options.reassembly?.maxPartial, 16, 1, 4096, 'reassembly.maxPartial'),
+    reassemblyTimeoutMs: num(
+      options.reassembly?.timeoutMs,
+      5000,
+      1,
+      3_600_000,
+      'reassembly.timeoutMs',
+    ),
+    socketBufferBytes: int(options.socketBufferBytes, 1 << 20, 0, 1 << 30, 'socketBufferBytes'),
+  }
+}

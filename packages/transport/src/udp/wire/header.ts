@@ -1,0 +1,276 @@
+import { InvalidArgumentError } from '../../errors.js'
+import { isNodeId, type NodeId } from '../../ids.js'
+
+/**
+ * Wire format, version 1 (big-endian; see docs/udp.md for the byte-by-byte table).
+ *
+ *   0  magic "sd" (0x73 0x64)      2  version          3  type      4  flags
+ *   5  source incarnation u32      9  destination incarnation u32 (0 = unknown)
+ *  13  packet number u48          19  source id field  ..  destination id field
+ *   .. body (by type)              .. HMAC-SHA256 trailer (32 bytes) when flags has MAC
+ */
+export const WIRE_VERSION = 1
+export const MAGIC_0 = 0x73
+export const MAGIC_1 = 0x64
+export const FIXED_HEADER_BYTES = 19
+export const MAC_BYTES = 32
+export const FRAGMENT_FIELDS_BYTES = 8
+
+export const PacketType = {
+  /** Reliable data: seq, base, piggybacked ack and sack, then the payload. */
+  Data: 1,
+  /** Acknowledgement only: ack, sack. */
+  Ack: 2,
+  /** Unreliable data: just the payload. */
+  Unreliable: 3,
+  /** Handshake challenge: nonce. */
+  Hello: 4,
+  /** Handshake answer: the echoed nonce. */
+  HelloReply: 5,
+} as const
+export type PacketType = (typeof PacketType)[keyof typeof PacketType]
+
+export const Flag = { Mac: 0x01, Fragment: 0x02 } as const
+const KNOWN_FLAGS = Flag.Mac | Flag.Fragment
+
+const ID_NUMBER = 0
+const ID_STRING = 1
+
+export interface FragmentInfo {
+  /** Identifies the message among the sender's fragmented messages. */
+  msgId: number
+  index: number
+  count: number
+}
+
+/** The header fields a sender chooses. Ids travel as pre-encoded fields (see `encodeIdField`). */
+export interface OutgoingHeader {
+  type: PacketType
+  srcInc: number
+  dstInc: number
+  pn: number
+  srcIdField: Uint8Array
+  dstIdField: Uint8Array
+  /** Data: sequence number. */
+  seq?: number
+  /** Data: lowest sequence number the sender may still retransmit (lets the receiver skip abandoned ones). */
+  base?: number
+  /** Data, Ack: next sequence number expected from the peer. */
+  ack?: number
+  /** Data, Ack: bit i set = seq ack+1+i already received. */
+  sack?: number
+  /** Hello, HelloReply. */
+  nonce?: number
+  frag?: FragmentInfo
+}
+
+export interface Datagram {
+  type: PacketType
+  flags: number
+  srcInc: number
+  dstInc: number
+  pn: number
+  from: NodeId
+  to: NodeId
+  seq: number
+  base: number
+  ack: number
+  sack: number
+  nonce: number
+  frag: FragmentInfo | undefined
+  payload: Uint8Array
+  /** Bytes covered by the MAC (everything before the trailer). */
+  signedLength: number
+  mac: Uint8Array | undefined
+}
+
+export type DecodeFailure = 'truncated' | 'malformed' | 'bad-version'
+
+/** Encodes an id as kind u8, length u8, bytes. Computed once per peer, not per datagram. */
+export function encodeIdField(id: NodeId): Buffer {
+  if (!isNodeId(id))
+    throw new InvalidArgumentError(`node id must be a finite number or a string, got ${String(id)}`)
+  if (typeof id === 'number') {
+    const field = Buffer.allocUnsafe(10)
+    field[0] = ID_NUMBER
+    field[1] = 8
+    field.writeDoubleBE(id, 2)
+    return field
+  }
+  const bytes = Buffer.from(id, 'utf8')
+  // Lone surrogates do not survive UTF-8: the peer would see another id.
+  if (bytes.toString('utf8') !== id) {
+    throw new InvalidArgumentError(`node id ${JSON.stringify(id)} is not well-formed Unicode`)
+  }
+  if (bytes.length > 255) {
+    throw new InvalidArgumentError(
+      `node id ${JSON.stringify(id.slice(0, 40))}... is ${bytes.length} bytes in UTF-8; the wire allows at most 255`,
+    )
+  }
+  const field = Buffer.allocUnsafe(2 + bytes.length)
+  field[0] = ID_STRING
+  field[1] = bytes.length
+  bytes.copy(field, 2)
+  return field
+}
+
+/** Bytes of the type-specific body before the payload. */
+export function bodyBytes(type: PacketType, fragmented: boolean): number {
+  const frag = fragmented ? FRAGMENT_FIELDS_BYTES : 0
+  switch (type) {
+    case PacketType.Data:
+      return 16 + frag
+    case PacketType.Ack:
+      return 8
+    case PacketType.Unreliable:
+      return frag
+    default:
+      return 4
+  }
+}
+
+/** Builds a whole datagram; when `macBytes` > 0 the trailer is left for the signer to fill. */
+export function encodeDatagram(
+  h: OutgoingHeader,
+  payload: Uint8Array | undefined,
+  macBytes: number,
+): Buffer {
+  const fragmented = h.frag !== undefined
+  const head = FIXED_HEADER_BYTES + h.srcIdField.length + h.dstIdField.length
+  const payloadBytes = payload?.length ?? 0
+  const total = head + bodyBytes(h.type, fragmented) + payloadBytes + macBytes
+  const buf = Buffer.allocUnsafe(total)
+  buf[0] = MAGIC_0
+  buf[1] = MAGIC_1
+  buf[2] = WIRE_VERSION
+  buf[3] = h.type
+  buf[4] = (macBytes > 0 ? Flag.Mac : 0) | (fragmented ? Flag.Fragment : 0)
+  buf.writeUInt32BE(h.srcInc >>> 0, 5)
+  buf.writeUInt32BE(h.dstInc >>> 0, 9)
+  buf.writeUIntBE(h.pn, 13, 6)
+  buf.set(h.srcIdField, FIXED_HEADER_BYTES)
+  buf.set(h.dstIdField, FIXED_HEADER_BYTES + h.srcIdField.length)
+  let at = head
+  switch (h.type) {
+    case PacketType.Data:
+      buf.writeUInt32BE((h.seq ?? 0) >>> 0, at)
+      buf.writeUInt32BE((h.base ?? 0) >>> 0, at + 4)
+      buf.writeUInt32BE((h.ack ?? 0) >>> 0, at + 8)
+      buf.writeUInt32BE((h.sack ?? 0) >>> 0, at + 12)
+      at += 16
+      break
+    case PacketType.Ack:
+      buf.writeUInt32BE((h.ack ?? 0) >>> 0, at)
+      buf.writeUInt32BE((h.sack ?? 0) >>> 0, at + 4)
+      at += 8
+      break
+    case PacketType.Hello:
+    case PacketType.HelloReply:
+      buf.writeUInt32BE((h.nonce ?? 0) >>> 0, at)
+      at += 4
+      break
+  }
+  if (h.frag !== undefined) {
+    buf.writeUInt32BE(h.frag.msgId >>> 0, at)
+    buf.writeUInt16BE(h.frag.index, at + 4)
+    buf.writeUInt16BE(h.frag.count, at + 6)
+    at += FRAGMENT_FIELDS_BYTES
+  }
+  if (payload !== undefined) buf.set(payload, at)
+  return buf
+}
+
+function readId(buf: Buffer, at: number): { id: NodeId; next: number } | DecodeFailure {
+  if (at + 2 > buf.length) return 'truncated'
+  const kind = buf[at]!
+  const length = buf[at + 1]!
+  const next = at + 2 + length
+  if (next > buf.length) return 'truncated'
+  if (kind === ID_NUMBER) {
+    if (length !== 8) return 'malformed'
+    const id = buf.readDoubleBE(at + 2)
+    return Number.isFinite(id) ? { id, next } : 'malformed'
+  }
+  if (kind === ID_STRING) return { id: buf.toString('utf8', at + 2, next), next }
+  return 'malformed'
+}
+
+/**
+ * Parses a datagram without trusting it: every length is checked against the buffer.
+ * Never throws; returns why it could not parse instead. The payload is a view into `buf`.
+ */
+export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
+  if (buf.length < 3) return 'truncated'
+  if (buf[0] !== MAGIC_0 || buf[1] !== MAGIC_1) return 'malformed'
+  if (buf[2] !== WIRE_VERSION) return 'bad-version'
+  if (buf.length < FIXED_HEADER_BYTES) return 'truncated'
+  const type = buf[3]!
+  if (type < PacketType.Data || type > PacketType.HelloReply) return 'malformed'
+  const flags = buf[4]!
+  if ((flags & ~KNOWN_FLAGS) !== 0) return 'malformed'
+  const fragmented = (flags & Flag.Fragment) !== 0
+  if (fragmented && type !== PacketType.Data && type !== PacketType.Unreliable) return 'malformed'
+  if (buf.readUInt32BE(5) === 0) return 'malformed'
+  const src = readId(buf, FIXED_HEADER_BYTES)
+  if (typeof src === 'string') return src
+  const dst = readId(buf, src.next)
+  if (typeof dst === 'string') return dst
+  const macBytes = (flags & Flag.Mac) !== 0 ? MAC_BYTES : 0
+  const end = buf.length - macBytes
+  let at = dst.next
+  if (at + bodyBytes(type as PacketType, fragmented) > end) return 'truncated'
+  let seq = 0
+  let base = 0
+  let ack = 0
+  let sack = 0
+  let nonce = 0
+  switch (type) {
+    case PacketType.Data:
+      seq = buf.readUInt32BE(at)
+      base = buf.readUInt32BE(at + 4)
+      ack = buf.readUInt32BE(at + 8)
+      sack = buf.readUInt32BE(at + 12)
+      at += 16
+      break
+    case PacketType.Ack:
+      ack = buf.readUInt32BE(at)
+      sack = buf.readUInt32BE(at + 4)
+      at += 8
+      break
+    case PacketType.Hello:
+    case PacketType.HelloReply:
+      nonce = buf.readUInt32BE(at)
+      at += 4
+      break
+  }
+  let frag: FragmentInfo | undefined
+  if (fragmented) {
+    frag = {
+      msgId: buf.readUInt32BE(at),
+      index: buf.readUInt16BE(at + 4),
+      count: buf.readUInt16BE(at + 6),
+    }
+    at += FRAGMENT_FIELDS_BYTES
+    if (frag.count < 2 || frag.index >= frag.count) return 'malformed'
+  }
+  const hasPayload = type === PacketType.Data || type === PacketType.Unreliable
+  if (!hasPayload && at !== end) return 'malformed'
+  return {
+    type: type as PacketType,
+    flags,
+    srcInc: buf.readUInt32BE(5),
+    dstInc: buf.readUInt32BE(9),
+    pn: buf.readUIntBE(13, 6),
+    from: src.id,
+    to: dst.id,
+    seq,
+    base,
+    ack,
+    sack,
+    nonce,
+    frag,
+    payload: buf.subarray(at, end),
+    signedLength: end,
+    mac: macBytes > 0 ? buf.subarray(end) : undefined,
+  }
+}
