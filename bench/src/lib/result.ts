@@ -7,7 +7,10 @@ export interface BenchResult {
   value: number
   /** What a user would pick instead, measured in the same run. */
   baseline?: { name: string; value: number }
-  /** value / baseline.value (or the inverse for lower-is-better units, see `lowerIsBetter`). */
+  /**
+   * value / baseline.value (or the inverse for lower-is-better units, see `lowerIsBetter`), unless
+   * the benchmark sets it itself, e.g. as the median of ratios paired sample by sample.
+   */
   ratio?: number
   lowerIsBetter?: boolean
   params?: Record<string, unknown>
@@ -19,6 +22,7 @@ export type Benchmark = () => Promise<BenchResult[]>
 
 /** Ratio that reads "how many times better than the baseline". */
 export function withRatio(result: BenchResult): BenchResult {
+  if (result.ratio !== undefined) return result // the benchmark computed its own (e.g. paired) ratio
   if (!result.baseline || result.baseline.value === 0 || result.value === 0) return result
   const ratio = result.lowerIsBetter
     ? result.baseline.value / result.value
