@@ -59,6 +59,18 @@ export class ProtocolError extends SdError {
   }
 }
 
+/** A local request reached a protocol instance that was stopped (by `stop()`, a crash or an error). */
+export class ProtocolStoppedError extends SdError {
+  readonly node: NodeId
+  constructor(node: NodeId) {
+    super(
+      'ERR_PROTOCOL_STOPPED',
+      `protocol on node ${JSON.stringify(node)} is stopped: the request was not handled; start a new instance`,
+    )
+    this.node = node
+  }
+}
+
 /** A simulated run failed; `seed` replays it exactly. */
 export class SimulationError extends SdError {
   readonly seed: number | string

@@ -4,6 +4,7 @@ import {
   type MessageHandler,
   type NodeId,
   ProtocolError,
+  ProtocolStoppedError,
   runProtocol,
   type TimerScheduler,
   type Transport,
@@ -158,6 +159,7 @@ describe('runProtocol', () => {
     )
     expect(handle.stopped).toBe(true)
     expect(handlers).toHaveLength(0) // detached from the transport
+    expect(() => handle.request(undefined as never)).toThrow(ProtocolStoppedError)
 
     const loud = handTransport('l')
     runProtocol(

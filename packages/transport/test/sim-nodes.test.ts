@@ -197,6 +197,9 @@ describe('running', () => {
     expect(got).toEqual(['at 50'])
     expect(net.now).toBe(60)
     expect(() => net.at(10, () => {})).toThrow(/past/)
+    expect(() => net.request('a', 'late', 10)).toThrow(
+      /request\(\): time must be finite and not in the past/,
+    )
   })
 
   it('real-time mode maps virtual time onto the wall clock and can be aborted', async () => {

@@ -3,6 +3,7 @@ import {
   type ProtocolError,
   ProtocolError as ProtocolErrorClass,
   type ProtocolPhase,
+  ProtocolStoppedError,
 } from '../errors.js'
 import { compareNodeIds, type NodeId } from '../ids.js'
 import type { Ctx, Protocol } from '../protocol.js'
@@ -153,7 +154,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       return stopped
     },
     request(req) {
-      if (stopped) return
+      if (stopped) throw new ProtocolStoppedError(self)
       observer?.onRequest?.(self, req)
       guard('request', 'local request', () => protocol.onRequest?.(req, ctx))
     },

@@ -216,6 +216,7 @@ export class SimNetwork {
   /** Feeds a local request to a node's protocol at the current virtual time (or at `at`). */
   request<Req>(id: NodeId, req: Req, at?: number): void {
     const node = this.node(id, 'request()')
+    if (at !== undefined) this.checkFuture(at, 'request()')
     this.schedule(at ?? this.time, undefined, () => {
       if (node.crashed || !node.handle || node.handle.stopped) {
         this.record({ t: this.time, type: 'request', node: id, req, dropped: true })
@@ -227,11 +228,7 @@ export class SimNetwork {
 
   /** Runs `action` at virtual time `t` (fault plans: crash at 50 ms, heal at 200 ms...). */
   at(t: number, action: () => void): void {
-    if (!(t >= this.time) || !Number.isFinite(t)) {
-      throw new InvalidArgumentError(
-        `at(): time must be finite and not in the past (now ${this.time}), got ${t}`,
-      )
-    }
+    this.checkFuture(t, 'at()')
     this.schedule(t, undefined, action)
   }
 
@@ -461,6 +458,15 @@ export class SimNetwork {
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /** Virtual time only moves forward: refuse a plan for the past. */
+  private checkFuture(t: number, where: string): void {
+    if (!(t >= this.time) || !Number.isFinite(t)) {
+      throw new InvalidArgumentError(
+        `${where}: time must be finite and not in the past (now ${this.time} ms), got ${t}`,
+      )
+    }
+  }
 
   private node(id: NodeId, where: string): SimNode {
     const node = this.nodes.get(id)
