@@ -50,4 +50,22 @@ describe('HMAC-SHA256 in JavaScript', () => {
     }
     expect(() => new Authenticator('short')).toThrow(/at least 16/)
   })
+
+  it('the node:crypto engine signs exactly like the JS engine, and rejects flipped bits too', () => {
+    const key = 'a-shared-key-of-enough-length'
+    const js = new Authenticator(key, 'js')
+    const native = new Authenticator(key, 'node-crypto')
+    for (const size of [0, 1, 55, 56, 64, 100, 1168]) {
+      const a = Buffer.alloc(size + 32, size % 251)
+      const b = Buffer.from(a)
+      js.sign(a)
+      native.sign(b)
+      expect(b.equals(a), `size ${size}`).toBe(true)
+      expect(native.verify(a, size)).toBe(true)
+      a[size >> 1]! ^= 0x80
+      expect(native.verify(a, size)).toBe(false)
+      expect(js.verify(a, size)).toBe(false)
+    }
+    expect(() => new Authenticator(key, 'md5' as never)).toThrow(/hmacEngine/)
+  })
 })

@@ -22,6 +22,12 @@ export interface UdpTransportOptions<Msg = unknown> {
   reliable?: boolean
   /** Shared secret (>= 16 bytes): every datagram carries HMAC-SHA256 and replays are refused. */
   key?: string | Uint8Array
+  /**
+   * Who computes the HMAC. 'js' (default): an allocation-free SHA-256 in JavaScript with the key's
+   * pad states precomputed, about twice as fast as node:crypto on datagram-sized inputs and tested
+   * against it. 'node-crypto': node:crypto's createHmac. Both produce the same MACs, so a group may mix them.
+   */
+  hmacEngine?: 'js' | 'node-crypto'
   /** How messages become bytes. Default `jsonCodec`. */
   codec?: Codec<Msg>
   /** Largest datagram sent or accepted, header and MAC included. Default 1200 (fits the IPv6 minimum MTU). */

@@ -86,7 +86,8 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     this.selfField = encodeIdField(options.id)
     this.options = resolved
     this.codec = options.codec ?? (jsonCodec as Codec<Msg>)
-    this.auth = options.key === undefined ? undefined : new Authenticator(options.key)
+    this.auth =
+      options.key === undefined ? undefined : new Authenticator(options.key, options.hmacEngine)
     this.macBytes = this.auth ? MAC_BYTES : 0
     this.incarnation = randomInt(1, 0x1_0000_0000)
     for (const [id, address] of peerEntries(options.peers)) this.setPeer(id, address)

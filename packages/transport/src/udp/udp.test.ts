@@ -396,6 +396,22 @@ describe('UDP transport: hostile input', () => {
     expect(atPlain).toEqual([])
   })
 
+  it('a node on the node:crypto HMAC engine talks with one on the JS engine', async () => {
+    const key = 'the-group-secret-key'
+    const a = await node({ id: 'a', key, hmacEngine: 'node-crypto' })
+    const b = await node({ id: 'b', key, peers: { a: `127.0.0.1:${a.address.port}` } })
+    a.setPeer('b', `127.0.0.1:${b.address.port}`)
+    const atA = inbox(a)
+    const atB = inbox(b)
+    for (let i = 0; i < 20; i++) {
+      a.send('b', i)
+      b.send('a', -i - 1)
+    }
+    await pollUntil(() => atA.length === 20 && atB.length === 20)
+    expect(atB).toEqual([...Array(20).keys()])
+    expect(a.stats.dropped['bad-mac'] + b.stats.dropped['bad-mac']).toBe(0)
+  })
+
   it('an exception in a message handler neither stops delivery nor escapes into the socket', async () => {
     const { a, b, atB } = await pair()
     const errors: unknown[] = []
