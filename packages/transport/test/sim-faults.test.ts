@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { type NodeId, SimNetwork, type TraceEvent } from '../src/index.js'
+import { forSeeds, seedList } from './seeds.js'
 
-const SEEDS = Number(process.env.SD_SEEDS ?? 30)
-const seeds = [...Array(SEEDS).keys()].map((i) => i + 1)
-
-/** Runs `body` for every seed and names the seed that failed, so it replays. */
-function forSeeds(body: (seed: number) => void) {
-  for (const seed of seeds) {
-    try {
-      body(seed)
-    } catch (error) {
-      throw new Error(`failed with seed ${seed}: ${(error as Error).message}`, { cause: error })
-    }
-  }
-}
+const seeds = seedList(30)
 
 /** Sends `count` numbered messages a -> b and returns what b received, in order. */
 function blast(net: SimNetwork, count: number, from: NodeId = 'a', to: NodeId = 'b'): number[] {
@@ -36,7 +25,7 @@ describe('loss', () => {
   it('drops about the configured fraction, and accounts for every message', () => {
     let sent = 0
     let lost = 0
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const net = network(seed, { loss: 0.2 })
       const got = blast(net, 1000)
       const stats = net.stats
@@ -56,7 +45,7 @@ describe('loss', () => {
   })
 
   it('loses nothing with loss 0 and everything with loss 1', () => {
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       expect(blast(network(seed), 200)).toHaveLength(200)
       expect(blast(network(seed, { loss: 1 }), 200)).toHaveLength(0)
     })
@@ -67,7 +56,7 @@ describe('duplication', () => {
   it('delivers a duplicated message exactly twice, at about the configured rate', () => {
     let total = 0
     let dups = 0
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const net = network(seed, { duplicate: 0.1 })
       const got = blast(net, 1000)
       const duplicated = new Set(
@@ -90,14 +79,14 @@ describe('ordering', () => {
   const latency = { kind: 'uniform', min: 1, max: 50 } as const
 
   it('keeps send order on FIFO links despite random latency', () => {
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       expect(blast(network(seed, { latency, fifo: true }), 300)).toEqual([...Array(300).keys()])
     })
   })
 
   it('reorders on non-FIFO links, but still delivers everything once', () => {
     let reordered = 0
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const got = blast(network(seed, { latency, fifo: false }), 300)
       expect([...got].sort((x, y) => x - y)).toEqual([...Array(300).keys()])
       if (got.some((v, i) => i > 0 && v < got[i - 1]!)) reordered++
@@ -106,7 +95,7 @@ describe('ordering', () => {
   })
 
   it('can be set per link: one FIFO link, one reordering link', () => {
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const net = new SimNetwork({ seed, latency, fifo: false })
       for (const id of ['a', 'b', 'c']) net.addNode(id)
       net.setLink('a', 'b', { fifo: true }, { oneWay: true })
@@ -132,7 +121,7 @@ describe('latency models', () => {
       .map((e) => e.t - e.sentAt)
 
   it('fixed, uniform, exponential and custom latencies have the documented shape', () => {
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const fixed = network(seed, { latency: 7 })
       blast(fixed, 50)
       expect(new Set(arrivals(fixed))).toEqual(new Set([7]))
@@ -161,7 +150,7 @@ describe('latency models', () => {
 
 describe('partitions', () => {
   it('drops messages across groups, keeps them within, and heals', () => {
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 5 } })
       for (const id of [1, 2, 3, 4]) net.addNode(id)
       const inbox = new Map<NodeId, unknown[]>()

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { type Ctx, createRandom, type NodeId, SimNetwork } from '../src/index.js'
+import { forSeeds, seedList } from './seeds.js'
 
-const SEEDS = Number(process.env.SD_SEEDS ?? 50)
-
-function forSeeds(body: (seed: number) => void) {
-  for (let seed = 1; seed <= SEEDS; seed++) {
-    try {
-      body(seed)
-    } catch (error) {
-      throw new Error(`failed with seed ${seed}: ${(error as Error).message}`, { cause: error })
-    }
-  }
-}
+const seeds = seedList(50)
 
 type Beat = { type: 'beat'; from: NodeId }
 
@@ -37,7 +28,7 @@ function heartbeats(
 
 describe('crashes over many seeds', () => {
   it('a node is silent while down (no timer, no delivery, no send) and works again after restart', () => {
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const rand = createRandom(`plan/${seed}`)
       const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 8 } })
       const log: Array<{ node: NodeId; t: number; what: 'tick' | 'heard' }> = []
@@ -67,7 +58,7 @@ describe('crashes over many seeds', () => {
 
 describe('clock drift over many seeds', () => {
   it('every node reads offset + (1 + drift) * t, and its timers fire every period / (1 + drift)', () => {
-    forSeeds((seed) => {
+    forSeeds(seeds, (seed) => {
       const rand = createRandom(`clocks/${seed}`)
       const net = new SimNetwork({ seed })
       const settings = new Map<NodeId, { offset: number; drift: number }>()

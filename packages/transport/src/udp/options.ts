@@ -61,32 +61,20 @@ export interface ResolvedOptions {
   socketBufferBytes: number
 }
 
-function int(
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-  name: string,
-): number {
-  const v = value ?? fallback
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new InvalidArgumentError(`${name} must be an integer in ${min}..${max}, got ${v}`)
+/** A number option: its value or default, checked against [min, max] (and integrality for `int`). */
+function ranged(integer: boolean) {
+  return (value: number | undefined, fallback: number, min: number, max: number, name: string) => {
+    const v = value ?? fallback
+    if (!(v >= min && v <= max) || (integer && !Number.isInteger(v))) {
+      throw new InvalidArgumentError(
+        `${name} must be ${integer ? 'an integer ' : ''}in ${min}..${max}, got ${v}`,
+      )
+    }
+    return v
   }
-  return v
 }
-
-function num(
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-  name: string,
-): number {
-  const v = value ?? fallback
-  if (!(v >= min && v <= max))
-    throw new InvalidArgumentError(`${name} must be in ${min}..${max}, got ${v}`)
-  return v
-}
+const int = ranged(true)
+const num = ranged(false)
 
 export function resolveOptions(options: UdpTransportOptions<never>): ResolvedOptions {
   const r = options.retransmit ?? {}
