@@ -1,5 +1,8 @@
 import type { NodeId, TraceEvent } from '@sd/transport'
 import { messageType } from '@sd/transport'
+import { drawEvent } from './cells.js'
+import { chooseLayout, fullViewWidth, GAP, type Layout, timeLabel } from './layout.js'
+import { displayWidth, padToWidth, truncateToWidth, wrapToWidth } from './width.js'
 
 export interface DiagramOptions {
   nodes: readonly NodeId[]
@@ -7,93 +10,90 @@ export interface DiagramOptions {
   annotate?: ((event: TraceEvent) => string | undefined) | undefined
   /** Rows shown at most; the rest is counted. */
   maxRows?: number
-  /** Column width per node. */
+  /** Terminal columns the diagram should fit in (default 100). */
   width?: number
+  /** Lines a cell may take in the full view; the rest is cut (…). Default 2. */
+  cellLines?: number
 }
+
+/** Continuation lines of a cell are indented by this much, so they read as the row above's. */
+const INDENT = 2
+const UP = '│'
+const DOWN = '┊'
 
 /**
  * A space-time diagram in text: one column per node, time going down, one row per event.
  * A send shows `→2 #5 ping` (to node 2, message 5), its delivery `←1 #5 ping` on the receiver.
+ * Every column keeps its width: a cell too long for its column goes on indented lines under its
+ * row (full view) or is cut (compact view, chosen when the full one does not fit `width`).
+ * Partitions and heals are rows across the whole diagram.
  */
 export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOptions): string {
-  const width = options.width ?? 18
+  const { nodes } = options
+  const width = options.width ?? 100
   const maxRows = options.maxRows ?? 400
-  const columns = new Map(options.nodes.map((id, i) => [id, i]))
+  const lastTime = trace.reduce((max, e) => Math.max(max, e.t), 0)
+  const layout = chooseLayout(nodes.length, width, lastTime)
+  const cellLines = layout.compact ? 1 : (options.cellLines ?? 2)
+  const known = new Set(nodes)
+  const down = new Set<NodeId>()
   const types = new Map<number, string>()
-  const lines: string[] = []
-  const header = `${'t (ms)'.padStart(9)}  ${options.nodes.map((id) => fit(`node ${String(id)}`, width)).join('')}`
-  lines.push(header, '-'.repeat(header.length))
+
+  const line = (time: string, cell: (id: NodeId) => string) =>
+    `${time}${' '.repeat(GAP)}${nodes.map((id) => padToWidth(cell(id), layout.column)).join('')}`.trimEnd()
+  const inner = layout.column - 1
+  const lines = [
+    line(timeLabel(layout), (id) =>
+      truncateToWidth(layout.compact ? String(id) : `node ${String(id)}`, inner),
+    ),
+    '-'.repeat(layout.total),
+  ]
   let shown = 0
   let hidden = 0
   for (const event of trace) {
     if (event.type === 'send') types.set(event.id, messageType(event.msg))
-    const cell = describe(event, types)
-    if (cell === undefined) continue
-    const [node, text] = cell
-    const column = columns.get(node)
-    if (column === undefined) continue
+    const drawn = drawEvent(event, types, options.annotate?.(event), layout.compact)
+    if (drawn === undefined || (drawn.kind === 'cell' && !known.has(drawn.node))) continue
     if (shown >= maxRows) {
       hidden++
       continue
     }
-    const note = options.annotate?.(event)
-    lines.push(
-      `${event.t.toFixed(3).padStart(9)}  ${row(options.nodes.length, column, note ? `${text} ${note}` : text, width)}`,
-    )
     shown++
+    const time = event.t.toFixed(layout.decimals).padStart(layout.timeWidth)
+    if (drawn.kind === 'marker') {
+      lines.push(marker(time, drawn.text, layout))
+      continue
+    }
+    if (event.type === 'restart') down.delete(drawn.node)
+    const texts = wrapToWidth(drawn.text, inner, cellLines, inner - INDENT)
+    texts.forEach((text, i) => {
+      const own = i === 0 ? text : ' '.repeat(INDENT) + text
+      const stamp = i === 0 ? time : ' '.repeat(layout.timeWidth)
+      lines.push(line(stamp, (id) => (id === drawn.node ? own : down.has(id) ? DOWN : UP)))
+    })
+    if (event.type === 'crash') down.add(drawn.node)
   }
   if (hidden > 0) lines.push(`… ${hidden} more events (write them all with --trace FILE)`)
+  lines.push(...notes(layout, fullViewWidth(nodes.length, lastTime), width))
   return lines.join('\n')
 }
 
-function describe(event: TraceEvent, types: Map<number, string>): [NodeId, string] | undefined {
-  switch (event.type) {
-    case 'send':
-      return [event.from, `→${String(event.to)} #${event.id} ${types.get(event.id)}`]
-    case 'deliver':
-      return [event.to, `←${String(event.from)} #${event.id} ${types.get(event.id) ?? ''}`]
-    case 'drop':
-      return [event.from, `✕ #${event.id} ${event.reason}`]
-    case 'duplicate':
-      return [event.from, `⧉ #${event.id} duplicated`]
-    case 'timer-fire':
-      return [event.node, `⏰ ${event.key}`]
-    case 'emit':
-      return [event.node, `★ ${short(event.event)}`]
-    case 'request':
-      return [event.node, `▶ ${short(event.req)}${event.dropped ? ' (dropped: down)' : ''}`]
-    case 'crash':
-      return [event.node, '💥 crash']
-    case 'restart':
-      return [event.node, '↻ restart']
-    case 'error':
-      return [event.node, `‼ ${event.message}`]
-    default:
-      return undefined
-  }
+/** A row across every column: `── partition {1,2} | {3} ─────`. */
+function marker(time: string, text: string, layout: Layout): string {
+  const room = layout.total - layout.timeWidth - GAP
+  const label = truncateToWidth(`── ${text} `, room)
+  return `${time}${' '.repeat(GAP)}${label}${'─'.repeat(Math.max(2, room - displayWidth(label)))}`
 }
 
-function short(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value)
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text
-}
-
-function fit(text: string, width: number): string {
-  return text.length >= width ? text : text + ' '.repeat(width - text.length)
-}
-
-/** One row: the event's text in its column, `│` elsewhere; a long text runs over the columns to its right. */
-function row(columns: number, column: number, text: string, width: number): string {
-  const span = Math.ceil((text.length + 1) / width)
-  let line = ''
-  for (let i = 0; i < columns; ) {
-    if (i === column) {
-      line += fit(text, span * width)
-      i += span
-    } else {
-      line += fit('│', width)
-      i++
-    }
-  }
-  return line.trimEnd()
+/** Why the diagram looks the way it does, when it is not the full view. */
+function notes(layout: Layout, fullWidth: number, width: number): string[] {
+  if (!layout.compact) return []
+  const lines = [
+    `compact view, columns of ${layout.column}: the full view needs ${fullWidth} columns (--width ${fullWidth}); --trace FILE has every detail`,
+  ]
+  if (!layout.fits)
+    lines.push(
+      `this diagram is ${layout.total} columns wide, more than ${width}: fewer nodes (--n) fit`,
+    )
+  return lines
 }

@@ -1,0 +1,91 @@
+import type { NodeId, TraceEvent } from '@sd/transport'
+
+/** What a trace event becomes on the diagram: text in one node's column, or a full-width marker. */
+export type Drawn =
+  | { kind: 'cell'; node: NodeId; text: string }
+  | { kind: 'marker'; text: string }
+  | undefined
+
+/**
+ * The drawing of `event`. `types` maps message ids to their type (filled from sends), `note` is
+ * the scenario's annotation. The note comes before any raw JSON: it is what the reader wants.
+ * Compact cells drop the message type and the words, keeping symbol, peer and message id.
+ */
+export function drawEvent(
+  event: TraceEvent,
+  types: ReadonlyMap<number, string>,
+  note: string | undefined,
+  compact: boolean,
+): Drawn {
+  const cell = (node: NodeId, ...parts: (string | undefined)[]): Drawn => ({
+    kind: 'cell',
+    node,
+    text: parts.filter((p) => p !== undefined && p !== '').join(compact ? '' : ' '),
+  })
+  const gap = compact ? ' ' : ''
+  const withNote = note === undefined ? undefined : `${gap}${note}`
+  switch (event.type) {
+    case 'send':
+      return cell(event.from, `→${String(event.to)}`, `#${event.id}`, kind(event.id), withNote)
+    case 'deliver':
+      return cell(event.to, `←${String(event.from)}`, `#${event.id}`, kind(event.id), withNote)
+    case 'drop':
+      return cell(event.from, '✕', `#${event.id}`, compact ? undefined : event.reason, withNote)
+    case 'duplicate':
+      return cell(event.from, '⧉', `#${event.id}`, compact ? undefined : 'duplicated')
+    case 'timer-fire':
+      return cell(event.node, '⏰', event.key, withNote)
+    case 'emit':
+      return cell(event.node, '★', note, rawUnlessCompact(event.event, note))
+    case 'request':
+      return cell(
+        event.node,
+        '▶',
+        note,
+        rawUnlessCompact(event.req, note),
+        event.dropped ? '(dropped: down)' : undefined,
+      )
+    case 'crash':
+      return cell(event.node, compact ? '💥' : '💥 crash', withNote)
+    case 'restart':
+      return cell(event.node, compact ? '↻' : '↻ restart', withNote)
+    case 'error':
+      return cell(event.node, '‼', event.message)
+    case 'partition':
+      return { kind: 'marker', text: `partition ${event.groups.map(group).join(' | ')}` }
+    case 'heal':
+      return { kind: 'marker', text: 'heal' }
+    default:
+      return undefined
+  }
+
+  function kind(id: number): string | undefined {
+    return compact ? undefined : types.get(id)
+  }
+  function rawUnlessCompact(value: unknown, note: string | undefined): string | undefined {
+    return compact && note !== undefined ? undefined : raw(value)
+  }
+}
+
+/** A value as JSON, clipped: the trace file (--trace) has it whole. */
+function raw(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return text.length > 48 ? `${text.slice(0, 47)}…` : text
+}
+
+/** A group of a partition, runs of 3 or more consecutive ids written as ranges: {1..32}. */
+export function group(ids: readonly NodeId[]): string {
+  const parts: string[] = []
+  for (let i = 0; i < ids.length; ) {
+    let j = i
+    while (isNext(ids[j], ids[j + 1])) j++
+    parts.push(j - i >= 2 ? `${String(ids[i])}..${String(ids[j])}` : String(ids[i]))
+    if (j - i === 1) parts.push(String(ids[j]))
+    i = j + 1
+  }
+  return `{${parts.join(',')}}`
+}
+
+function isNext(a: NodeId | undefined, b: NodeId | undefined): boolean {
+  return typeof a === 'number' && typeof b === 'number' && b === a + 1
+}

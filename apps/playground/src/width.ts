@@ -1,0 +1,124 @@
+/**
+ * Terminal display width. JavaScript's `length` counts UTF-16 units, but a terminal gives an
+ * emoji such as ⏰ or 💥 two columns, a CJK ideograph two, and a combining accent none. Columns of
+ * the diagram are padded by these rules, so rows line up whatever symbols a cell holds.
+ */
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' })
+
+/** Emoji drawn as pictures by default, and keycaps or symbols that asked for it with VS16 (U+FE0F). */
+const EMOJI = /\p{Emoji_Presentation}|\p{Emoji}\uFE0F|\p{Regional_Indicator}/u
+/** Clusters that draw nothing: control and format characters, or marks with no base. */
+const INVISIBLE = /^[\p{Cc}\p{Cf}\p{M}]+$/u
+
+/** East Asian Wide and Fullwidth blocks (the emoji among them are caught by EMOJI). */
+const WIDE: readonly [number, number][] = [
+  [0x1100, 0x115f], // Hangul Jamo initials
+  [0x2e80, 0x303e], // CJK radicals, Kangxi, CJK symbols and punctuation
+  [0x3041, 0x33ff], // Kana, Bopomofo, Hangul compatibility, CJK compatibility
+  [0x3400, 0x4dbf], // CJK extension A
+  [0x4e00, 0x9fff], // CJK unified ideographs
+  [0xa000, 0xa4cf], // Yi
+  [0xa960, 0xa97f], // Hangul Jamo extended A
+  [0xac00, 0xd7a3], // Hangul syllables
+  [0xf900, 0xfaff], // CJK compatibility ideographs
+  [0xfe10, 0xfe19], // vertical forms
+  [0xfe30, 0xfe6f], // CJK compatibility forms, small forms
+  [0xff00, 0xff60], // fullwidth forms
+  [0xffe0, 0xffe6], // fullwidth signs
+  [0x20000, 0x2fffd], // CJK extensions B and later
+  [0x30000, 0x3fffd],
+]
+
+function isWide(codePoint: number): boolean {
+  return WIDE.some(([from, to]) => codePoint >= from && codePoint <= to)
+}
+
+/** Columns one grapheme cluster (what the reader sees as one character) takes. */
+function clusterWidth(cluster: string): number {
+  if (INVISIBLE.test(cluster)) return 0
+  if (EMOJI.test(cluster) || isWide(cluster.codePointAt(0)!)) return 2
+  return 1
+}
+
+/** The grapheme clusters of `text`, each with its width in columns. */
+function clusters(text: string): { text: string; width: number }[] {
+  return Array.from(segmenter.segment(text), ({ segment }) => ({
+    text: segment,
+    width: clusterWidth(segment),
+  }))
+}
+
+/** How many terminal columns `text` takes. */
+export function displayWidth(text: string): number {
+  let width = 0
+  for (const c of clusters(text)) width += c.width
+  return width
+}
+
+/** `text` padded with spaces to `width` columns (unchanged if already as wide). */
+export function padToWidth(text: string, width: number): string {
+  const missing = width - displayWidth(text)
+  return missing > 0 ? text + ' '.repeat(missing) : text
+}
+
+/** `text` cut to at most `width` columns, ending in `…` when something was cut. */
+export function truncateToWidth(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text
+  if (width <= 0) return ''
+  let out = ''
+  let used = 0
+  for (const c of clusters(text)) {
+    if (used + c.width > width - 1) break
+    out += c.text
+    used += c.width
+  }
+  return `${out.trimEnd()}…`
+}
+
+/**
+ * `text` broken into lines of at most `width` columns (`laterWidth` after the first line, for a
+ * hanging indent), at spaces where possible (a word longer than a line is split). At most
+ * `maxLines` lines: the last one ends in `…` if text was left over.
+ */
+export function wrapToWidth(
+  text: string,
+  width: number,
+  maxLines = Number.POSITIVE_INFINITY,
+  laterWidth = width,
+): string[] {
+  const lines: string[] = []
+  let rest = text.trim()
+  const widthOf = (line: number) => (line === 0 ? width : laterWidth)
+  while (rest.length > 0 && lines.length < maxLines) {
+    const room = widthOf(lines.length)
+    if (displayWidth(rest) <= room) {
+      lines.push(rest)
+      rest = ''
+      break
+    }
+    const head = headOfWidth(rest, room)
+    // Break at the last space unless that leaves a stub of a line (`▶` alone): then split the word.
+    const space = head.lastIndexOf(' ')
+    const cut = space > 0 && displayWidth(head.slice(0, space)) * 2 >= room ? space : head.length
+    lines.push(rest.slice(0, cut).trimEnd())
+    rest = rest.slice(cut).trimStart()
+  }
+  if (rest.length > 0 && lines.length > 0) {
+    const last = lines.length - 1
+    lines[last] = truncateToWidth(`${lines[last]} ${rest}`, widthOf(last))
+  }
+  return lines
+}
+
+/** The longest prefix of `text` (whole clusters, at least one) that fits in `width` columns. */
+function headOfWidth(text: string, width: number): string {
+  let out = ''
+  let used = 0
+  for (const c of clusters(text)) {
+    if (out && used + c.width > width) break
+    out += c.text
+    used += c.width
+  }
+  return out
+}
