@@ -26,6 +26,10 @@ export interface Scenario {
   name: string
   /** One line for `sd list`. */
   title: string
+  /** A few sentences for `sd run <name> --help`: what the run shows and what it checks. */
+  description: string
+  /** When `--crash` takes effect, for `--help`. Without it the scenario refuses `--crash`. */
+  crashes?: string
   defaultN: number
   minN: number
   maxN: number

@@ -27,6 +27,9 @@ interface Delivered {
 export const causalOrder: Scenario = {
   name: 'causal-order',
   title: 'causal-order broadcast over reordering links: replies never overtake what they answer',
+  description:
+    'Causal-order broadcast over links that reorder (1 to 80 ms). A few broadcasts start at random times and a third of the deliveries trigger a reply, so replies race the messages they answer; the buffer holds a reply until what it answers is delivered. Checks that no member delivers out of causal order and that every live member delivers everything.',
+  crashes: 'crashed nodes are down from the start (t=0): they neither broadcast nor deliver',
   defaultN: 3,
   minN: 2,
   maxN: 16,
@@ -95,7 +98,8 @@ export const causalOrder: Scenario = {
     })
     net.launch(ids, () => causalBroadcast<string>())
     for (const id of crash) net.crash(id)
-    for (let i = 0; i < Math.max(2, n); i++)
+    // With every node down there is no one to start a broadcast.
+    for (let i = 0; live.length > 0 && i < Math.max(2, n); i++)
       broadcast(live[Math.floor(random() * live.length)]!, Math.floor(random() * 30))
     net.run()
 
@@ -132,7 +136,9 @@ export const causalOrder: Scenario = {
         perNode: Object.fromEntries(delivered),
       },
       summary: [
-        `${all.length} broadcasts, ${held} deliveries held back until their causal past arrived`,
+        live.length === 0
+          ? 'every node is down: nothing was broadcast'
+          : `${all.length} broadcasts, ${held} deliveries held back until their causal past arrived`,
         ...live.map((id) => `node ${id} delivered: ${delivered.get(id)!.join(' ')}`),
       ],
     }

@@ -37,6 +37,9 @@ function flooder(origin: NodeId, rumours: readonly number[], every: number) {
 export const flood: Scenario = {
   name: 'flood',
   title: 'flooding broadcast over lossy links, with a partition and crashes',
+  description:
+    'Node 1 floods three rumours, 50 ms apart, over links that lose 10% of messages. The upper half of the nodes is cut off from 40 ms to 90 ms, so rumour 2 cannot reach it, while rumours 1 and 3 reach every live node through redundant paths. Checks that no node delivers a rumour twice and that none crosses the partition.',
+  crashes: 'crashed nodes are down from the start (t=0); a crashed node 1 floods nothing',
   defaultN: 5,
   minN: 2,
   maxN: 64,

@@ -145,6 +145,9 @@ export function eventJSON(e: ClockedEvent, extra: Record<string, unknown> = {}) 
 export const lamport: Scenario = {
   name: 'lamport',
   title: 'Lamport clocks on a random execution: clock condition and the total order (T, pid)',
+  description:
+    'Every node performs six steps at random intervals: an internal event or a send to a random peer, over links that reorder (2 to 40 ms). Each event is labelled with its Lamport clock C. Checks the clock condition (a -> b implies C(a) < C(b)) against the true happened-before, shows the total order (T, pid), and counts the concurrent pairs the scalar clock orders anyway.',
+  crashes: 'crashed nodes are down from the start (t=0): they take no step',
   defaultN: 3,
   minN: 2,
   maxN: 32,

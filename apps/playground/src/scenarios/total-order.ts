@@ -19,6 +19,10 @@ export const totalOrder: Scenario = {
   name: 'total-order',
   title:
     'total-order broadcast (Lamport timestamps + acks): every member delivers the same sequence',
+  description:
+    'Totally ordered broadcast with Lamport timestamps and acknowledgements. In two rounds (t=0 and t=20 ms) several members broadcast at the same instant over reordering links (2 to 30 ms); every member must deliver the same sequence, in (T, pid) order.',
+  crashes:
+    'crashed members are down from the start (t=0): they never acknowledge, so delivery blocks (the algorithm is not fault tolerant), but no member may deliver out of order',
   defaultN: 3,
   minN: 2,
   maxN: 16,
@@ -80,7 +84,8 @@ export const totalOrder: Scenario = {
     net.run()
 
     const violations: string[] = []
-    const reference = sequences.get(live[0]!)!
+    // With every member down nothing is broadcast: the reference is the empty sequence.
+    const reference = live.length > 0 ? sequences.get(live[0]!)! : []
     for (const id of live) {
       const seq = sequences.get(id)!
       const common = Math.min(seq.length, reference.length)
@@ -112,9 +117,11 @@ export const totalOrder: Scenario = {
       },
       summary: [
         ...live.map((id) => `node ${id} delivered: ${sequences.get(id)!.join(' ') || '(nothing)'}`),
-        blocked
-          ? `crashed member(s) ${crash.join(', ')} never acknowledge: delivery is blocked (Lamport's total order is not fault tolerant), but no member delivered out of order`
-          : `all ${live.length} members delivered the same ${reference.length} messages in (T, pid) order; ${n * (n - 1)} messages per broadcast`,
+        live.length === 0
+          ? 'every member is down: nothing was broadcast'
+          : blocked
+            ? `crashed member(s) ${crash.join(', ')} never acknowledge: delivery is blocked (Lamport's total order is not fault tolerant), but no member delivered out of order`
+            : `all ${live.length} members delivered the same ${reference.length} messages in (T, pid) order; ${n * (n - 1)} messages per broadcast`,
       ],
     }
   },

@@ -10,6 +10,9 @@ import { annotator, type ClockedEvent, eventJSON, randomExecution } from './lamp
 export const vector: Scenario = {
   name: 'vector',
   title: 'vector clocks on a random execution: strong clock condition, concurrency, #(e), cuts',
+  description:
+    'The random execution of the lamport scenario, labelled with vector clocks. Checks against the true happened-before: the strong clock condition both ways, the O(1) concurrency test, #(e) = sum of V(e) - 1, and the consistent-cut test on random frontiers.',
+  crashes: 'crashed nodes are down from the start (t=0): they take no step',
   defaultN: 3,
   minN: 2,
   maxN: 32,
