@@ -1,10 +1,17 @@
 #!/usr/bin/env node
-// Enforces the package dependency DAG of DESIGN.md section 2: what each @sd package may depend on,
-// checked both in package.json and in the imports its sources actually make.
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+// The workspace dependency rules, checked against package.json files and the imports files make:
+//   1. a package's runtime sources use only the @sd packages it may depend on (RUNTIME_RULES),
+//      declared in dependencies;
+//   2. every other file of every workspace (tests, examples, scripts, the apps, the bench) declares
+//      each @sd package it imports, in dependencies or devDependencies. Tests, tsconfig paths and
+//      vitest aliases reach sibling sources without a declaration, but turbo builds its task graph
+//      and cache keys from package.json only: an undeclared import is a stale cache hit waiting;
+//   3. @sd dependencies are `workspace:*`, no package depends on an app or the bench, and the
+//      workspace graph (devDependencies included) has no cycle, which turbo would refuse.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
 
-const ALLOWED = {
+const RUNTIME_RULES = {
   '@sd/transport': [],
   '@sd/clocks': [],
   '@sd/timesync': ['@sd/transport'],
@@ -12,67 +19,128 @@ const ALLOWED = {
   '@sd/deadlock': ['@sd/transport'],
   '@sd/mutex': ['@sd/transport', '@sd/clocks'],
 }
+const RUNTIME_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies']
+const SOURCE_FILE = /\.(?:[cm]?ts|tsx|[cm]?js)$/
+const TEST_ONLY = /\.(?:test|bench)\.[cm]?ts$|\/test-support\//
+const IMPORT = /(?:\bfrom|\bimport|\brequire\s*\()\s*\(?\s*['"](@sd\/[a-z0-9-]+)(?:\/[^'"]*)?['"]/g
 
 const root = new URL('..', import.meta.url).pathname
 const problems = []
+const workspaces = listWorkspaces()
+const byName = new Map(workspaces.map((w) => [w.pkg.name, w]))
+let filesChecked = 0
 
-for (const dir of readdirSync(join(root, 'packages'))) {
-  const pkgPath = join(root, 'packages', dir, 'package.json')
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'))
-  const allowed = ALLOWED[pkg.name]
-  if (!allowed) {
-    problems.push(
-      `${pkgPath}: ${pkg.name} is not in the dependency rules of scripts/check-deps.mjs`,
-    )
+for (const { dir, pkg } of workspaces) {
+  const isLibrary = dir.startsWith('packages/')
+  const allowed = RUNTIME_RULES[pkg.name]
+  if (isLibrary && !allowed) {
+    problems.push(`${pkg.name} (${dir}) has no entry in RUNTIME_RULES of scripts/check-deps.mjs`)
     continue
   }
-  const declared = Object.keys({
-    ...pkg.dependencies,
-    ...pkg.peerDependencies,
-    ...pkg.optionalDependencies,
-  })
-  for (const dep of declared.filter((d) => d.startsWith('@sd/'))) {
-    if (!allowed.includes(dep))
-      problems.push(
-        `${pkg.name} must not depend on ${dep} (allowed: ${allowed.join(', ') || 'nothing of ours'})`,
-      )
+  const runtimeDeps = sdNames(RUNTIME_FIELDS.map((field) => pkg[field]))
+  const allDeps = sdNames([...RUNTIME_FIELDS.map((field) => pkg[field]), pkg.devDependencies])
+
+  for (const field of [...RUNTIME_FIELDS, 'devDependencies']) {
+    for (const [dep, spec] of Object.entries(pkg[field] ?? {})) {
+      if (!dep.startsWith('@sd/')) continue
+      const target = byName.get(dep)
+      if (!target) problems.push(`${pkg.name}: ${field} names ${dep}, which is no workspace`)
+      else if (spec !== 'workspace:*')
+        problems.push(`${pkg.name}: ${field} ${dep} is "${spec}", expected "workspace:*"`)
+      if (isLibrary && target && !target.dir.startsWith('packages/'))
+        problems.push(`${pkg.name} must not depend on ${dep} (an app or the bench)`)
+      if (isLibrary && RUNTIME_FIELDS.includes(field) && !allowed.includes(dep))
+        problems.push(`${pkg.name} must not depend on ${dep} (${describe(allowed)})`)
+    }
   }
-  for (const file of sources(join(root, 'packages', dir, 'src'))) {
-    if (/\.(test|bench)\.ts$/.test(file)) continue
-    const text = readFileSync(file, 'utf8')
-    for (const [, spec] of text.matchAll(
-      /(?:from|import)\s*\(?\s*['"](@sd\/[a-z-]+)(?:\/[^'"]*)?['"]/g,
-    )) {
-      if (spec === pkg.name) continue
-      if (!allowed.includes(spec))
-        problems.push(`${file.slice(root.length)} imports ${spec}, which ${pkg.name} may not use`)
-      else if (!declared.includes(spec))
+
+  for (const file of sourceFiles(join(root, dir))) {
+    filesChecked++
+    const path = relative(root, file)
+    const runtime = isLibrary && path.startsWith(`${dir}/src/`) && !TEST_ONLY.test(path)
+    for (const [, dep] of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      if (dep === pkg.name) continue
+      if (!byName.has(dep)) problems.push(`${path} imports ${dep}, which is no workspace`)
+      else if (runtime && !allowed.includes(dep))
         problems.push(
-          `${file.slice(root.length)} imports ${spec}, missing from ${pkg.name}'s dependencies`,
+          `${path} imports ${dep}, which ${pkg.name} may not use (${describe(allowed)})`,
+        )
+      else if (runtime && !runtimeDeps.has(dep))
+        problems.push(`${path} imports ${dep}, missing from ${pkg.name}'s dependencies`)
+      else if (!allDeps.has(dep))
+        problems.push(
+          `${path} imports ${dep}, missing from ${dir}/package.json (add "${dep}": "workspace:*" to devDependencies)`,
         )
     }
   }
 }
 
-// No package may depend on an app or on the bench.
-for (const dir of readdirSync(join(root, 'packages'))) {
-  const pkg = JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8'))
-  for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })) {
-    if (dep === '@sd/playground' || dep === '@sd/bench' || dep.startsWith('@sd/app'))
-      problems.push(`${pkg.name} must not depend on ${dep}`)
-  }
-}
+const cycle = findCycle()
+if (cycle) problems.push(`workspace dependency cycle: ${cycle.join(' -> ')}`)
 
 if (problems.length > 0) {
-  console.error(`dependency rules broken:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  const unique = [...new Set(problems)]
+  console.error(`dependency rules broken:\n${unique.map((p) => `  - ${p}`).join('\n')}`)
   process.exit(1)
 }
-console.log('dependency rules: ok')
+console.log(`dependency rules: ok (${workspaces.length} workspaces, ${filesChecked} files)`)
 
-function* sources(dir) {
+function describe(allowed) {
+  return `allowed: ${allowed.join(', ') || 'nothing of ours'}`
+}
+
+function sdNames(maps) {
+  return new Set(maps.flatMap((m) => Object.keys(m ?? {})).filter((d) => d.startsWith('@sd/')))
+}
+
+/** The workspaces of pnpm-workspace.yaml; its entries are `dir` or `dir/*`. */
+function listWorkspaces() {
+  const yaml = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
+  const section = yaml.split(/^packages:\s*$/m)[1]?.split(/^\S/m)[0] ?? ''
+  const patterns = [...section.matchAll(/^\s+-\s+['"]?([^'"\s]+)['"]?\s*$/gm)].map((m) => m[1])
+  const dirs = patterns.flatMap((pattern) => {
+    if (!pattern.endsWith('/*')) return [pattern]
+    const parent = pattern.slice(0, -2)
+    return readdirSync(join(root, parent)).map((name) => `${parent}/${name}`)
+  })
+  return dirs
+    .filter((dir) => existsSync(join(root, dir, 'package.json')))
+    .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) }))
+}
+
+/** Every source file below `dir`, skipping installed, built and hidden (generated) folders. */
+function* sourceFiles(dir) {
   for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue
     const path = join(dir, name)
-    if (statSync(path).isDirectory()) yield* sources(path)
-    else if (path.endsWith('.ts')) yield path
+    if (statSync(path).isDirectory()) yield* sourceFiles(path)
+    else if (SOURCE_FILE.test(name) && !name.endsWith('.d.ts')) yield path
   }
+}
+
+/** A cycle among workspaces through any dependency field, as a list of names, or undefined. */
+function findCycle() {
+  const state = new Map() // name -> 'visiting' | 'done'
+  const stack = []
+  const visit = (name) => {
+    if (state.get(name) === 'done') return undefined
+    if (state.get(name) === 'visiting') return [...stack.slice(stack.indexOf(name)), name]
+    state.set(name, 'visiting')
+    stack.push(name)
+    const { pkg } = byName.get(name)
+    const deps = sdNames([...RUNTIME_FIELDS.map((f) => pkg[f]), pkg.devDependencies])
+    for (const dep of deps) {
+      if (!byName.has(dep)) continue
+      const found = visit(dep)
+      if (found) return found
+    }
+    stack.pop()
+    state.set(name, 'done')
+    return undefined
+  }
+  for (const name of byName.keys()) {
+    const found = visit(name)
+    if (found) return found
+  }
+  return undefined
 }
