@@ -1,3 +1,9 @@
+/**
+ * The mark every copy of this package puts on its errors. `Symbol.for` keys are shared by all
+ * module copies (CJS and ESM builds, two installed versions), where `instanceof` is not.
+ */
+const CLOCK_ERROR_MARK = Symbol.for('@sd/clocks.error')
+
 /** Base class of every error `@sd/clocks` throws: `code` is stable and machine-readable. */
 export class ClockError extends Error {
   readonly code: string
@@ -5,6 +11,7 @@ export class ClockError extends Error {
     super(message, options)
     this.code = code
     this.name = new.target.name
+    Object.defineProperty(this, CLOCK_ERROR_MARK, { value: true })
   }
 }
 
@@ -66,4 +73,31 @@ export class ClockDecodeError extends ClockError {
     )
     this.offset = offset
   }
+}
+
+/** The error class behind each stable code. */
+export interface ClockErrorsByCode {
+  ERR_CLOCK_ARGUMENT: InvalidClockArgumentError
+  ERR_CLOCK_SIZE_MISMATCH: ClockSizeMismatchError
+  ERR_CLOCK_OVERFLOW: ClockOverflowError
+  ERR_CLOCK_SKEW: ClockSkewError
+  ERR_CLOCK_DECODE: ClockDecodeError
+}
+
+export type ClockErrorCode = keyof ClockErrorsByCode
+
+/**
+ * Whether `error` was thrown by `@sd/clocks` (any copy of it: `instanceof` fails when the CJS and
+ * the ESM build are both loaded, or two versions are), and, given `code`, whether it has that code.
+ */
+export function isClockError<C extends ClockErrorCode>(
+  error: unknown,
+  code: C,
+): error is ClockErrorsByCode[C]
+export function isClockError(error: unknown, code?: string): error is ClockError
+export function isClockError(error: unknown, code?: string): error is ClockError {
+  if (typeof error !== 'object' || error === null) return false
+  if ((error as Record<symbol, unknown>)[CLOCK_ERROR_MARK] !== true) return false
+  const actual = (error as { code?: unknown }).code
+  return typeof actual === 'string' && (code === undefined || actual === code)
 }

@@ -1,5 +1,11 @@
 import type { NodeId } from './ids.js'
 
+/**
+ * The mark every copy of this package puts on its errors. `Symbol.for` keys are shared by all
+ * module copies (CJS and ESM builds, two installed versions), where `instanceof` is not.
+ */
+const SD_ERROR_MARK = Symbol.for('@sd/transport.error')
+
 /** Base class of every error sd throws: `code` is stable and machine-readable. */
 export class SdError extends Error {
   readonly code: string
@@ -7,6 +13,7 @@ export class SdError extends Error {
     super(message, options)
     this.code = code
     this.name = new.target.name
+    Object.defineProperty(this, SD_ERROR_MARK, { value: true })
   }
 }
 
@@ -123,6 +130,37 @@ export class PeerUnreachableError extends SdError {
     )
     this.peer = peer
   }
+}
+
+/** The error class behind each stable code of this entry (the UDP adapter adds its own codes). */
+export interface SdErrorsByCode {
+  ERR_UNKNOWN_NODE: UnknownNodeError
+  ERR_TRANSPORT_CLOSED: TransportClosedError
+  ERR_INVALID_ARGUMENT: InvalidArgumentError
+  ERR_PROTOCOL: ProtocolError
+  ERR_PROTOCOL_STOPPED: ProtocolStoppedError
+  ERR_SIMULATION: SimulationError
+  ERR_CODEC: CodecError
+  ERR_MESSAGE_TOO_LARGE: MessageTooLargeError
+  ERR_PEER_UNREACHABLE: PeerUnreachableError
+}
+
+export type SdErrorCode = keyof SdErrorsByCode
+
+/**
+ * Whether `error` was thrown by sd (any copy of this package: `instanceof` fails when the CJS and
+ * the ESM build are both loaded, or two versions are), and, given `code`, whether it has that code.
+ */
+export function isSdError<C extends SdErrorCode>(
+  error: unknown,
+  code: C,
+): error is SdErrorsByCode[C]
+export function isSdError(error: unknown, code?: string): error is SdError
+export function isSdError(error: unknown, code?: string): error is SdError {
+  if (typeof error !== 'object' || error === null) return false
+  if ((error as Record<symbol, unknown>)[SD_ERROR_MARK] !== true) return false
+  const actual = (error as { code?: unknown }).code
+  return typeof actual === 'string' && (code === undefined || actual === code)
 }
 
 function describe(cause: unknown): string {
