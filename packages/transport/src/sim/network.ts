@@ -38,6 +38,16 @@ export interface RunOptions {
   maxEvents?: number
 }
 
+/**
+ * The part of an `AbortSignal` that `runRealtime` uses, declared here so the main entry
+ * type-checks without DOM or Node types; a real `AbortSignal` fits.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean
+  readonly reason?: unknown
+  throwIfAborted(): void
+}
+
 export interface RunResult {
   events: number
   time: number
@@ -376,7 +386,7 @@ export class SimNetwork {
    * Resolves at quiescence or at `until`; rejects with the signal's reason when aborted.
    */
   async runRealtime(
-    options: RunOptions & { speed?: number; signal?: AbortSignal } = {},
+    options: RunOptions & { speed?: number; signal?: AbortSignalLike } = {},
   ): Promise<RunResult> {
     const speed = options.speed ?? 1
     if (!(speed > 0))
