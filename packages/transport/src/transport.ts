@@ -21,6 +21,9 @@ export interface Transport<Msg = unknown> {
   send(to: NodeId, msg: Msg): void
   onMessage(handler: MessageHandler<Msg>): Unsubscribe
   onSignal?(handler: (signal: TransportSignal) => void): Unsubscribe
-  /** Frees what the transport holds. Idempotent. */
-  close(): Promise<void>
+  /**
+   * Frees what the transport holds. Idempotent. Adapters may resolve with a report of their own
+   * (the UDP adapter says which messages were never acknowledged).
+   */
+  close(): Promise<unknown>
 }

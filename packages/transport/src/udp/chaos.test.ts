@@ -3,7 +3,7 @@ import { pollUntil } from '../testing/index.js'
 import { createUdpTransport, type UdpTransport } from './index.js'
 import { ChaosProxy } from './test-support/chaos-proxy.js'
 
-const open: Array<{ close(): Promise<void> }> = []
+const open: Array<{ close(): Promise<unknown> }> = []
 afterEach(async () => {
   await Promise.all(open.splice(0).map((x) => x.close()))
 })

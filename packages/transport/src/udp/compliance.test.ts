@@ -19,7 +19,7 @@ for (const keyed of [false, true]) {
       },
       settle: (done, what) => pollUntil(done, what, 10_000),
       async teardown() {
-        await Promise.all(created.map((t) => t.close()))
+        await Promise.all(created.map((t) => t.close({ graceful: false })))
       },
     }
   })

@@ -1,10 +1,11 @@
 // `@sd/transport/udp`: the UDP adapter. Kept out of the main entry so the core stays free of node:dgram.
 export type { PeerAddress, UdpAddress } from './address.js'
-export { type Codec, jsonCodec } from './codec.js'
+export { type Codec, createJsonCodec, type JsonCodecOptions, jsonCodec } from './codec.js'
 export { createUdpTransport } from './create.js'
+export type { LinkInfo } from './engine.js'
 export { AddressError, BackpressureError } from './errors.js'
 export type { UdpTransportOptions } from './options.js'
 export type { RetransmitOptions } from './rtt.js'
 export { DROP_REASONS, type UdpDropEvent, type UdpDropReason, type UdpStats } from './stats.js'
-export { UdpTransport } from './udp-transport.js'
+export { type UdpCloseOptions, type UdpCloseReport, UdpTransport } from './udp-transport.js'
 export { WIRE_VERSION } from './wire/header.js'

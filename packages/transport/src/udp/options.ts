@@ -41,7 +41,10 @@ export interface UdpTransportOptions<Msg = unknown> {
   receiveWindow?: number
   /** Unacknowledged messages per peer; beyond either limit `send` throws BackpressureError. */
   sendQueue?: { maxMessages?: number; maxBytes?: number }
-  /** Unreliable mode: partial fragmented messages kept per peer, and how long. Defaults 16 and 5000 ms. */
+  /**
+   * Unreliable mode: partial fragmented messages kept per peer, and how long. Defaults 8 and 5000 ms.
+   * Each partial is charged at most 2 x maxMessageBytes (payload plus a fixed cost per fragment).
+   */
   reassembly?: { maxPartial?: number; timeoutMs?: number }
   /** Socket receive buffer in bytes (the OS may cap it). Default 1 MiB. */
   socketBufferBytes?: number
@@ -103,7 +106,7 @@ export function resolveOptions(options: UdpTransportOptions<never>): ResolvedOpt
       'sendQueue.maxMessages',
     ),
     maxQueuedBytes: int(options.sendQueue?.maxBytes, 16 << 20, 1, 2 ** 40, 'sendQueue.maxBytes'),
-    maxPartial: int(options.reassembly?.maxPartial, 16, 1, 4096, 'reassembly.maxPartial'),
+    maxPartial: int(options.reassembly?.maxPartial, 8, 1, 4096, 'reassembly.maxPartial'),
     reassemblyTimeoutMs: num(
       options.reassembly?.timeoutMs,
       5000,

@@ -32,4 +32,10 @@ export class ReplayWindow {
     this.highest = -1
     this.seen.fill(0)
   }
+
+  /** Starts over with every number up to `pn` counted as seen (a link confirmed at packet `pn`). */
+  resetAt(pn: number): void {
+    this.highest = pn
+    this.seen.fill(1)
+  }
 }

@@ -1,12 +1,15 @@
 /** Retransmission timing of the reliable link. */
 export interface RetransmitOptions {
-  /** Timeout before the first RTT sample. Default 100 ms. */
+  /** Probe timeout before the first round-trip sample. Default 100 ms. */
   initialRtoMs?: number
-  /** Floor of the timeout. Default 10 ms. */
+  /** Floor of the probe timeout. Default 10 ms. */
   minRtoMs?: number
-  /** Ceiling of the timeout, backoff included. Default 2000 ms. */
+  /** Ceiling of the probe timeout, backoff included. Default 2000 ms. */
   maxRtoMs?: number
-  /** Transmissions of one datagram (first send included) before the peer is declared unreachable. Default 10. */
+  /**
+   * Consecutive timeouts without any acknowledgement (the handshake's too) before the peer is
+   * declared unreachable. Default 10 (about 13 s with the other defaults).
+   */
   maxAttempts?: number
   /** Each timeout is multiplied by a random factor in [1 - jitter, 1 + jitter]. Default 0.2. */
   jitter?: number
@@ -14,43 +17,54 @@ export interface RetransmitOptions {
 
 export type ResolvedRetransmit = Required<RetransmitOptions>
 
+/** Timer granularity assumed for loss detection, ms. */
+const GRANULARITY_MS = 1
+
 /**
- * RTT estimate and retransmission timeout as in RFC 6298 (Jacobson/Karels):
- * srtt and rttvar from samples taken only on datagrams sent once (Karn), doubled per attempt.
+ * Round-trip estimate (RFC 6298's smoothing). Samples come from packet numbers, which are never
+ * reused, so a sample never includes a retransmission timeout (the ambiguity Karn's rule avoids).
  */
 export class RttEstimator {
-  private srtt = 0
-  private rttvar = 0
+  srtt = 0
+  rttvar = 0
+  latest = 0
   private hasSample = false
-  private rto: number
 
-  constructor(private readonly options: ResolvedRetransmit) {
-    this.rto = options.initialRtoMs
-  }
+  constructor(private readonly options: ResolvedRetransmit) {}
 
   sample(ms: number): void {
+    const rtt = Math.max(0, ms)
+    this.latest = rtt
     if (!this.hasSample) {
-      this.srtt = ms
-      this.rttvar = ms / 2
+      this.srtt = rtt
+      this.rttvar = rtt / 2
       this.hasSample = true
     } else {
-      this.rttvar = 0.75 * this.rttvar + 0.25 * Math.abs(this.srtt - ms)
-      this.srtt = 0.875 * this.srtt + 0.125 * ms
+      this.rttvar = 0.75 * this.rttvar + 0.25 * Math.abs(this.srtt - rtt)
+      this.srtt = 0.875 * this.srtt + 0.125 * rtt
     }
-    this.rto = Math.min(
-      this.options.maxRtoMs,
-      Math.max(this.options.minRtoMs, this.srtt + 4 * this.rttvar),
-    )
   }
 
-  /** Timeout for the given attempt (1 = first transmission): exponential backoff with jitter. */
-  timeout(attempt: number): number {
+  /** The probe timeout before backoff: srtt + 4 rttvar within [minRtoMs, maxRtoMs]. */
+  base(): number {
+    const { initialRtoMs, minRtoMs, maxRtoMs } = this.options
+    if (!this.hasSample) return initialRtoMs
+    return Math.min(maxRtoMs, Math.max(minRtoMs, this.srtt + 4 * this.rttvar))
+  }
+
+  /** Timeout after `backoff` expirations without progress; `unit` in [0, 1) draws the jitter. */
+  timeout(backoff: number, unit: number): number {
     const { maxRtoMs, jitter } = this.options
-    const backed = Math.min(maxRtoMs, this.rto * 2 ** Math.min(attempt - 1, 30))
-    return backed * (1 + jitter * (2 * Math.random() - 1))
+    const backed = Math.min(maxRtoMs, this.base() * 2 ** Math.min(backoff, 30))
+    return backed * (1 + jitter * (2 * unit - 1))
   }
 
-  get current(): number {
-    return this.rto
+  /** How long a packet below the largest acknowledged may stay unacknowledged before it counts as lost. */
+  lossDelay(): number {
+    return Math.max(GRANULARITY_MS, (9 / 8) * Math.max(this.srtt, this.latest))
+  }
+
+  get hasSamples(): boolean {
+    return this.hasSample
   }
 }

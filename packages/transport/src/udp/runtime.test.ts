@@ -39,7 +39,7 @@ const open: UdpTransport<Msg>[] = []
 const handles: ProtocolHandle<never, Ev>[] = []
 afterEach(async () => {
   for (const h of handles.splice(0)) h.stop()
-  await Promise.all(open.splice(0).map((t) => t.close()))
+  await Promise.all(open.splice(0).map((t) => t.close({ graceful: false })))
 })
 
 describe('the runtime over UDP', () => {

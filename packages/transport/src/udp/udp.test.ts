@@ -22,7 +22,7 @@ import { encodeDatagram, encodeIdField, MAC_BYTES, PacketType } from './wire/hea
 
 const open: UdpTransport<unknown>[] = []
 afterEach(async () => {
-  await Promise.all(open.splice(0).map((t) => t.close()))
+  await Promise.all(open.splice(0).map((t) => t.close({ graceful: false })))
 })
 
 async function node<Msg = unknown>(options: UdpTransportOptions<Msg>): Promise<UdpTransport<Msg>> {
@@ -65,7 +65,7 @@ describe('UDP transport: sockets and the address book', () => {
     const t = await node({ id: 'x' })
     expect(t.address.port).toBeGreaterThan(0)
     expect(t.address.family).toBe('IPv4')
-    expect(t.incarnation).toBeGreaterThan(0)
+    expect(t.peers).toEqual([])
   })
 
   it('refuses a port already in use with a typed error', async () => {
@@ -151,18 +151,26 @@ describe('UDP transport: sockets and the address book', () => {
   it('close frees the socket and every timer, and is idempotent', async () => {
     const t = await createUdpTransport({ id: 'x', peers: { y: `127.0.0.1:${await deadPort()}` } })
     const port = t.address.port
-    const internals = t as unknown as {
-      peerStates: Map<string, { timer: unknown }>
-      flushHandle: unknown
-      sweepTimer: unknown
-    }
+    const internals = t as unknown as { timer: unknown; flushHandle: unknown; sweepTimer: unknown }
     t.send('y', 'never answered') // arms the handshake retransmission timer
     t.send('x', 'to self') // schedules the end-of-tick flush
-    expect(internals.peerStates.get('y')!.timer).toBeDefined()
+    expect(internals.timer).toBeDefined()
     expect(internals.flushHandle).toBeDefined()
-    await Promise.all([t.close(), t.close()])
+    const [report, again2] = await Promise.all([
+      t.close({ graceful: false }),
+      t.close({ graceful: false }),
+    ])
+    expect(again2).toBe(report)
+    expect(report).toEqual({
+      graceful: false,
+      abandonedMessages: 2,
+      abandoned: [
+        { peer: 'x', messages: 1 },
+        { peer: 'y', messages: 1 },
+      ],
+    })
     expect(t.closed).toBe(true)
-    expect(internals.peerStates.get('y')!.timer).toBeUndefined()
+    expect(internals.timer).toBeUndefined()
     expect(internals.flushHandle).toBeUndefined()
     expect(internals.sweepTimer).toBeUndefined()
     expect(() => t.send('y', 1)).toThrow(TransportClosedError)
@@ -201,8 +209,8 @@ describe('UDP transport: messages larger than a datagram', () => {
     const fragment = encodeDatagram(
       {
         type: PacketType.Unreliable,
-        srcInc: a.incarnation,
-        dstInc: b.incarnation,
+        srcInc: a.linkInfo('b')!.incarnation,
+        dstInc: b.linkInfo('a')!.incarnation,
         pn: 1e6,
         srcIdField: encodeIdField('a'),
         dstIdField: encodeIdField('b'),
@@ -336,8 +344,8 @@ describe('UDP transport: hostile input', () => {
     let pn = 500 // ahead of a's own packet numbers, yet within the replay window
     const header = (over: Partial<Parameters<typeof encodeDatagram>[0]> = {}) => ({
       type: PacketType.Unreliable,
-      srcInc: a.incarnation,
-      dstInc: b.incarnation,
+      srcInc: a.linkInfo('b')!.incarnation,
+      dstInc: b.linkInfo('a')!.incarnation,
       pn: pn++,
       srcIdField: encodeIdField('a'),
       dstIdField: encodeIdField('b'),

@@ -7,6 +7,7 @@ import type { RemoteInfo } from 'node:dgram'
 import type { NodeId } from '../../ids.js'
 import { Authenticator } from '../auth.js'
 import type { UdpTransport } from '../udp-transport.js'
+import { encodableAckRanges } from '../wire/ack-block.js'
 import {
   encodeDatagram,
   encodeIdField,
@@ -50,8 +51,7 @@ export function validDatagram(r: Rand, t: CorpusTarget): Buffer {
     dstIdField: encodeIdField(r() < 0.95 ? t.id : 'someone-else'),
     seq: r() < 0.5 ? int(r, 0, 40) : int(r, 0, 3000),
     base: r() < 0.8 ? 0 : int(r, 0, 3000),
-    ack: int(r, 0, 50),
-    sack: int(r, 0, 0xffffffff),
+    ack: r() < 0.5 ? undefined : randomAckRanges(r),
     nonce: int(r, 0, 0xffffffff),
   }
   if ((type === PacketType.Data || type === PacketType.Unreliable) && r() < 0.3) {
@@ -129,4 +129,17 @@ export function inject(t: UdpTransport<unknown>, buf: Buffer): void {
     ...fakeRemote,
     size: buf.length,
   })
+}
+
+/** Plausible or absurd acknowledgement ranges (highest first, as the wire wants them). */
+function randomAckRanges(r: Rand): number[] {
+  let hi = int(r, 0, r() < 0.9 ? 60 : 0xffff_ffff)
+  const ranges: number[] = []
+  const count = int(r, 1, r() < 0.9 ? 3 : 17)
+  for (let k = 0; k < count && hi >= 0; k++) {
+    const lo = Math.max(0, hi - int(r, 0, 10))
+    ranges.push(hi, lo)
+    hi = lo - 2 - int(r, 0, 5)
+  }
+  return encodableAckRanges(ranges)
 }

@@ -1,15 +1,25 @@
 import { InvalidArgumentError } from '../../errors.js'
 import { isNodeId, type NodeId } from '../../ids.js'
+import {
+  type AckRanges,
+  ackBlockBytes,
+  MAX_ACK_BLOCK_BYTES,
+  readAckBlock,
+  writeAckBlock,
+} from './ack-block.js'
 
 /**
- * Wire format, version 1 (big-endian; see docs/udp.md for the byte-by-byte table).
+ * Wire format, version 2 (big-endian; the package README has the byte-by-byte table).
  *
  *   0  magic "sd" (0x73 0x64)      2  version          3  type      4  flags
  *   5  source incarnation u32      9  destination incarnation u32 (0 = unknown)
  *  13  packet number u48          19  source id field  ..  destination id field
  *   .. body (by type)              .. HMAC-SHA256 trailer (32 bytes) when flags has MAC
+ *
+ * Incarnations and packet numbers belong to one link (one pair of nodes): a node that forgets a
+ * peer and meets it again starts a new link, which the peer sees as a restart.
  */
-export const WIRE_VERSION = 1
+export const WIRE_VERSION = 2
 export const MAGIC_0 = 0x73
 export const MAGIC_1 = 0x64
 export const FIXED_HEADER_BYTES = 19
@@ -17,9 +27,9 @@ export const MAC_BYTES = 32
 export const FRAGMENT_FIELDS_BYTES = 8
 
 export const PacketType = {
-  /** Reliable data: seq, base, piggybacked ack and sack, then the payload. */
+  /** Reliable data: seq, base, an optional piggybacked ack block, then the payload. */
   Data: 1,
-  /** Acknowledgement only: ack, sack. */
+  /** Acknowledgement only: an ack block. */
   Ack: 2,
   /** Unreliable data: just the payload. */
   Unreliable: 3,
@@ -30,8 +40,8 @@ export const PacketType = {
 } as const
 export type PacketType = (typeof PacketType)[keyof typeof PacketType]
 
-export const Flag = { Mac: 0x01, Fragment: 0x02 } as const
-const KNOWN_FLAGS = Flag.Mac | Flag.Fragment
+export const Flag = { Mac: 0x01, Fragment: 0x02, Ack: 0x04 } as const
+const KNOWN_FLAGS = Flag.Mac | Flag.Fragment | Flag.Ack
 
 const ID_NUMBER = 0
 const ID_STRING = 1
@@ -55,10 +65,8 @@ export interface OutgoingHeader {
   seq?: number
   /** Data: lowest sequence number the sender may still retransmit (lets the receiver skip abandoned ones). */
   base?: number
-  /** Data, Ack: next sequence number expected from the peer. */
-  ack?: number
-  /** Data, Ack: bit i set = seq ack+1+i already received. */
-  sack?: number
+  /** Data (optional), Ack: packet numbers received from the peer (see ack-block.ts), already trimmed. */
+  ack?: AckRanges
   /** Hello, HelloReply. */
   nonce?: number
   frag?: FragmentInfo
@@ -74,8 +82,7 @@ export interface Datagram {
   to: NodeId
   seq: number
   base: number
-  ack: number
-  sack: number
+  ack: AckRanges | undefined
   nonce: number
   frag: FragmentInfo | undefined
   payload: Uint8Array
@@ -114,20 +121,23 @@ export function encodeIdField(id: NodeId): Buffer {
   return field
 }
 
-/** Bytes of the type-specific body before the payload. */
+/** Most bytes of the type-specific body before the payload (an ack block counted at its largest). */
 export function bodyBytes(type: PacketType, fragmented: boolean): number {
   const frag = fragmented ? FRAGMENT_FIELDS_BYTES : 0
   switch (type) {
     case PacketType.Data:
-      return 16 + frag
+      return DATA_FIELDS_BYTES + MAX_ACK_BLOCK_BYTES + frag
     case PacketType.Ack:
-      return 8
+      return MAX_ACK_BLOCK_BYTES
     case PacketType.Unreliable:
       return frag
     default:
-      return 4
+      return NONCE_BYTES
   }
 }
+
+const DATA_FIELDS_BYTES = 8
+const NONCE_BYTES = 4
 
 /** Builds a whole datagram; when `macBytes` > 0 the trailer is left for the signer to fill. */
 export function encodeDatagram(
@@ -137,14 +147,23 @@ export function encodeDatagram(
 ): Buffer {
   const fragmented = h.frag !== undefined
   const head = FIXED_HEADER_BYTES + h.srcIdField.length + h.dstIdField.length
-  const payloadBytes = payload?.length ?? 0
-  const total = head + bodyBytes(h.type, fragmented) + payloadBytes + macBytes
+  // Only data and acknowledgements carry an ack block.
+  const ack = h.type === PacketType.Data || h.type === PacketType.Ack ? h.ack : undefined
+  const ackBytes = ack === undefined ? 0 : ackBlockBytes(ack)
+  let body = fragmented ? FRAGMENT_FIELDS_BYTES : 0
+  if (h.type === PacketType.Data) body += DATA_FIELDS_BYTES + ackBytes
+  else if (h.type === PacketType.Ack) body += ackBytes
+  else if (h.type === PacketType.Hello || h.type === PacketType.HelloReply) body += NONCE_BYTES
+  const total = head + body + (payload?.length ?? 0) + macBytes
   const buf = Buffer.allocUnsafe(total)
   buf[0] = MAGIC_0
   buf[1] = MAGIC_1
   buf[2] = WIRE_VERSION
   buf[3] = h.type
-  buf[4] = (macBytes > 0 ? Flag.Mac : 0) | (fragmented ? Flag.Fragment : 0)
+  buf[4] =
+    (macBytes > 0 ? Flag.Mac : 0) |
+    (fragmented ? Flag.Fragment : 0) |
+    (ack !== undefined ? Flag.Ack : 0)
   buf.writeUInt32BE(h.srcInc >>> 0, 5)
   buf.writeUInt32BE(h.dstInc >>> 0, 9)
   buf.writeUIntBE(h.pn, 13, 6)
@@ -155,21 +174,15 @@ export function encodeDatagram(
     case PacketType.Data:
       buf.writeUInt32BE((h.seq ?? 0) >>> 0, at)
       buf.writeUInt32BE((h.base ?? 0) >>> 0, at + 4)
-      buf.writeUInt32BE((h.ack ?? 0) >>> 0, at + 8)
-      buf.writeUInt32BE((h.sack ?? 0) >>> 0, at + 12)
-      at += 16
-      break
-    case PacketType.Ack:
-      buf.writeUInt32BE((h.ack ?? 0) >>> 0, at)
-      buf.writeUInt32BE((h.sack ?? 0) >>> 0, at + 4)
-      at += 8
+      at += DATA_FIELDS_BYTES
       break
     case PacketType.Hello:
     case PacketType.HelloReply:
       buf.writeUInt32BE((h.nonce ?? 0) >>> 0, at)
-      at += 4
+      at += NONCE_BYTES
       break
   }
+  if (ack !== undefined) at = writeAckBlock(buf, at, ack)
   if (h.frag !== undefined) {
     buf.writeUInt32BE(h.frag.msgId >>> 0, at)
     buf.writeUInt16BE(h.frag.index, at + 4)
@@ -210,6 +223,8 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   if ((flags & ~KNOWN_FLAGS) !== 0) return 'malformed'
   const fragmented = (flags & Flag.Fragment) !== 0
   if (fragmented && type !== PacketType.Data && type !== PacketType.Unreliable) return 'malformed'
+  const acked = (flags & Flag.Ack) !== 0
+  if (acked !== (type === PacketType.Ack) && type !== PacketType.Data) return 'malformed'
   if (buf.readUInt32BE(5) === 0) return 'malformed'
   const src = readId(buf, FIXED_HEADER_BYTES)
   if (typeof src === 'string') return src
@@ -218,40 +233,41 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   const macBytes = (flags & Flag.Mac) !== 0 ? MAC_BYTES : 0
   const end = buf.length - macBytes
   let at = dst.next
-  if (at + bodyBytes(type as PacketType, fragmented) > end) return 'truncated'
   let seq = 0
   let base = 0
-  let ack = 0
-  let sack = 0
   let nonce = 0
   switch (type) {
     case PacketType.Data:
+      if (at + DATA_FIELDS_BYTES > end) return 'truncated'
       seq = buf.readUInt32BE(at)
       base = buf.readUInt32BE(at + 4)
-      ack = buf.readUInt32BE(at + 8)
-      sack = buf.readUInt32BE(at + 12)
-      at += 16
-      break
-    case PacketType.Ack:
-      ack = buf.readUInt32BE(at)
-      sack = buf.readUInt32BE(at + 4)
-      at += 8
+      at += DATA_FIELDS_BYTES
       break
     case PacketType.Hello:
     case PacketType.HelloReply:
+      if (at + NONCE_BYTES > end) return 'truncated'
       nonce = buf.readUInt32BE(at)
-      at += 4
+      at += NONCE_BYTES
       break
+  }
+  let ack: AckRanges | undefined
+  if (acked) {
+    const block = readAckBlock(buf, at, end)
+    if (typeof block === 'string') return block
+    ack = block.ranges
+    at = block.next
   }
   let frag: FragmentInfo | undefined
   if (fragmented) {
+    if (at + FRAGMENT_FIELDS_BYTES > end) return 'truncated'
     frag = {
       msgId: buf.readUInt32BE(at),
       index: buf.readUInt16BE(at + 4),
       count: buf.readUInt16BE(at + 6),
     }
     at += FRAGMENT_FIELDS_BYTES
-    if (frag.count < 2 || frag.index >= frag.count) return 'malformed'
+    // Every fragment carries at least one byte: empty ones would cost memory and carry nothing.
+    if (frag.count < 2 || frag.index >= frag.count || at === end) return 'malformed'
   }
   const hasPayload = type === PacketType.Data || type === PacketType.Unreliable
   if (!hasPayload && at !== end) return 'malformed'
@@ -266,7 +282,6 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
     seq,
     base,
     ack,
-    sack,
     nonce,
     frag,
     payload: buf.subarray(at, end),

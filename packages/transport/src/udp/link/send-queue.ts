@@ -1,4 +1,4 @@
-import type { FragmentInfo } from './wire/header.js'
+import type { FragmentInfo } from '../wire/header.js'
 
 /** Signed distance a - b between 32-bit sequence numbers (serial number arithmetic, RFC 1982). */
 export function seqDiff(a: number, b: number): number {
@@ -10,7 +10,7 @@ export interface OutMessage {
   payload: Uint8Array
 }
 
-/** What travels in one data datagram. */
+/** What travels in one data datagram, however many times it is transmitted. */
 export interface OutSegment {
   seq: number
   payload: Uint8Array
@@ -18,24 +18,35 @@ export interface OutSegment {
   message: OutMessage
   /** The last segment of its message: when it is acknowledged, the whole message is. */
   last: boolean
-  attempts: number
-  firstSentAt: number
-  deadline: number
-  /** The receiver holds it out of order: do not retransmit. */
-  sacked: boolean
+  acked: boolean
+  /** Transmissions of it not yet acknowledged nor declared lost. */
+  outstanding: number
+  /** Declared lost and waiting in the retransmission queue. */
+  queued: boolean
+}
+
+export function newSegment(
+  payload: Uint8Array,
+  frag: FragmentInfo | undefined,
+  message: OutMessage,
+  last: boolean,
+): OutSegment {
+  return { seq: 0, payload, frag, message, last, acked: false, outstanding: 0, queued: false }
 }
 
 /**
- * Sending half of a reliable FIFO link to one peer incarnation: sequence numbers,
- * a bounded flight window, cumulative and selective acknowledgements. Timers live in the transport.
+ * The sending half of a reliable FIFO link to one peer incarnation: sequence numbers, a bounded
+ * window of segments in flight, and the count of unacknowledged messages and bytes that
+ * backpressure is measured on. Which transmission was acknowledged or lost is LossRecovery's business.
  */
-export class SendLink {
+export class SendQueue {
   nextSeq = 0
-  /** Sent, not yet cumulatively acknowledged, ascending by seq. */
+  /** Sent and not yet acknowledged in order, ascending by seq (acknowledged ones may sit behind a hole). */
   inFlight: OutSegment[] = []
   /** Accepted by send, not yet given a sequence number (window full or handshake pending). */
   waiting: OutSegment[] = []
-  /** Messages and payload bytes not yet acknowledged: what backpressure is measured on. */
+  /** Declared lost: sent again before anything new. */
+  lost: OutSegment[] = []
   messages = 0
   bytes = 0
 
@@ -61,18 +72,29 @@ export class SendLink {
     return segment
   }
 
-  /**
-   * Applies an acknowledgement: everything below `ack` arrived; bit i of `sack` = ack+1+i arrived.
-   * Returns an RTT sample (ms) from a segment sent only once, or -1. Acks beyond what was sent are ignored.
-   */
-  acknowledge(ack: number, sack: number, now: number): number {
-    if (seqDiff(ack, this.nextSeq) > 0) return -1
-    let rtt = -1
+  /** The next segment declared lost that still needs sending. */
+  nextLost(): OutSegment | undefined {
+    let segment = this.lost.shift()
+    while (segment !== undefined && segment.acked) {
+      segment.queued = false
+      segment = this.lost.shift()
+    }
+    if (segment !== undefined) segment.queued = false
+    return segment
+  }
+
+  /** The oldest segment not yet acknowledged (what a probe carries). */
+  oldestUnacked(): OutSegment | undefined {
+    for (const segment of this.inFlight) if (!segment.acked) return segment
+    return undefined
+  }
+
+  /** Drops the acknowledged prefix of the flight, settling the messages it completes. */
+  release(): boolean {
     const flight = this.inFlight
     let done = 0
-    while (done < flight.length && seqDiff(flight[done]!.seq, ack) < 0) {
+    while (done < flight.length && flight[done]!.acked) {
       const segment = flight[done]!
-      if (segment.attempts === 1) rtt = now - segment.firstSentAt
       if (segment.last) {
         this.messages--
         this.bytes -= segment.message.payload.length
@@ -80,21 +102,7 @@ export class SendLink {
       done++
     }
     if (done > 0) this.inFlight = done === flight.length ? [] : flight.slice(done)
-    if (sack !== 0) {
-      for (const segment of this.inFlight) {
-        const bit = seqDiff(segment.seq, ack) - 1
-        if (bit >= 0 && bit < 32 && (sack >>> bit) & 1) segment.sacked = true
-      }
-    }
-    return rtt
-  }
-
-  /** Earliest retransmission deadline, or Infinity. */
-  nextDeadline(): number {
-    let at = Number.POSITIVE_INFINITY
-    for (const segment of this.inFlight)
-      if (!segment.sacked && segment.deadline < at) at = segment.deadline
-    return at
+    return done > 0
   }
 
   /** Forgets everything queued; returns the number of messages that were not acknowledged. */
@@ -102,6 +110,7 @@ export class SendLink {
     const dropped = this.messages
     this.inFlight = []
     this.waiting = []
+    this.lost = []
     this.messages = 0
     this.bytes = 0
     return dropped
@@ -109,14 +118,15 @@ export class SendLink {
 
   /**
    * For a peer that restarted: every unacknowledged message, in order, to be re-cut and resent
-   * from sequence number 0 to the new incarnation. Resets the link.
+   * from sequence number 0 to the new incarnation. Resets the queue.
    */
   takeUnacknowledged(): OutMessage[] {
     const out: OutMessage[] = []
-    let previous: OutMessage | undefined
+    const seen = new Set<OutMessage>()
     for (const segment of [...this.inFlight, ...this.waiting]) {
-      if (segment.message !== previous) out.push(segment.message)
-      previous = segment.message
+      if (segment.acked || seen.has(segment.message)) continue
+      seen.add(segment.message)
+      out.push(segment.message)
     }
     this.abandon()
     this.nextSeq = 0
@@ -125,7 +135,7 @@ export class SendLink {
 }
 
 /**
- * Receiving half: delivers in sequence order exactly once, buffering at most `window`
+ * The receiving half: delivers in sequence order exactly once, buffering at most `window`
  * segments that arrive early. Anything further ahead is refused (the sender retransmits it).
  */
 export class ReceiveLink<T> {
@@ -146,7 +156,7 @@ export class ReceiveLink<T> {
     onSkip: (count: number) => void,
   ): 'duplicate' | 'out-of-window' | undefined {
     const gap = seqDiff(base, this.expected)
-    if (gap > 0 && gap <= 0x7fffffff) {
+    if (gap > 0) {
       for (const key of this.early.keys()) if (seqDiff(key, base) < 0) this.early.delete(key)
       this.expected = base >>> 0
       onSkip(gap)
@@ -171,12 +181,10 @@ export class ReceiveLink<T> {
     return undefined
   }
 
-  /** Bit i set = expected+1+i is buffered. */
-  sack(): number {
-    if (this.early.size === 0) return 0
-    let bits = 0
-    for (let i = 0; i < 32; i++) if (this.early.has((this.expected + 1 + i) >>> 0)) bits |= 1 << i
-    return bits >>> 0
+  /** Whether `seq` would be taken (delivered, held or recognised as a duplicate) rather than refused. */
+  admits(seq: number, base: number): boolean {
+    const from = seqDiff(base, this.expected) > 0 ? base : this.expected
+    return seqDiff(seq, from) < this.window
   }
 
   get buffered(): number {

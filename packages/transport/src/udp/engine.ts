@@ -1,0 +1,609 @@
+import { InvalidArgumentError, MessageTooLargeError } from '../errors.js'
+import type { NodeId } from '../ids.js'
+import type { TransportSignal } from '../transport.js'
+import type { UdpAddress } from './address.js'
+import type { Authenticator } from './auth.js'
+import { BackpressureError } from './errors.js'
+import { Reassembler, splitPayload } from './fragments.js'
+import {
+  createPeerLink,
+  type Incoming,
+  type PeerLink,
+  RETIRED_INCARNATIONS,
+  seenRecently,
+} from './link/peer-link.js'
+import { newSegment, type OutMessage, type OutSegment } from './link/send-queue.js'
+import type { ResolvedOptions } from './options.js'
+import { createStats, type UdpDropReason, type UdpStats } from './stats.js'
+import {
+  bodyBytes,
+  type Datagram,
+  decodeDatagram,
+  encodeDatagram,
+  encodeIdField,
+  FIXED_HEADER_BYTES,
+  type FragmentInfo,
+  MAC_BYTES,
+  type OutgoingHeader,
+  PacketType,
+} from './wire/header.js'
+
+/** Fragment count travels in 16 bits. */
+const MAX_FRAGMENTS = 0xffff
+
+/** Where the engine's effects go. The socket driver implements it; so does the simulator harness. */
+export interface EngineSink {
+  /** Put this datagram on the wire to `address`. */
+  transmit(address: UdpAddress, datagram: Buffer): void
+  /** A whole message from `from`, in order (reliable) or as it came (unreliable). */
+  deliver(from: NodeId, payload: Uint8Array, source: unknown): void
+  signal(signal: TransportSignal): void
+  /** A datagram was dropped (already counted in `stats`); for listeners. */
+  dropped(reason: UdpDropReason, bytes: number, from: NodeId | undefined, source: unknown): void
+  /** Call `onTimer` no later than `at`. */
+  wake(at: number): void
+  /** Call `flush` once the current batch of input is handled (acknowledgements are owed). */
+  flushSoon(): void
+}
+
+/** Randomness the engine needs: unpredictable on real networks, seeded in the simulator. */
+export interface EngineEntropy {
+  /** A uniform non-zero 32-bit integer (incarnations, handshake nonces). */
+  u32(): number
+  /** A uniform number in [0, 1) (timer jitter). */
+  unit(): number
+}
+
+/** What one link looks like now, for diagnostics and tests. */
+export interface LinkInfo {
+  /** Our incarnation on this link. */
+  incarnation: number
+  /** The peer's confirmed incarnation, 0 while unknown. */
+  peerIncarnation: number
+  /** Smoothed round trip, ms (0 before the first sample). */
+  srttMs: number
+  /** Messages accepted by send and not yet acknowledged. */
+  queuedMessages: number
+  /** Transmissions in flight, not yet acknowledged nor declared lost. */
+  packetsInFlight: number
+}
+
+/**
+ * The UDP link layer as a pure state machine: datagrams, sends and clock readings in; datagrams,
+ * deliveries, signals and timer deadlines out, through an `EngineSink`. No socket, no timer, no
+ * clock and no global randomness inside, so the simulator can drive it deterministically.
+ */
+export class LinkEngine {
+  readonly stats: UdpStats = createStats()
+  private readonly links = new Map<NodeId, PeerLink>()
+  private readonly owed = new Set<PeerLink>()
+  private readonly selfField: Buffer
+  private readonly macBytes: number
+  private wakeAt = Number.POSITIVE_INFINITY
+  private stopped = false
+
+  constructor(
+    readonly self: NodeId,
+    private readonly options: ResolvedOptions,
+    private readonly auth: Authenticator | undefined,
+    private readonly sink: EngineSink,
+    private readonly entropy: EngineEntropy,
+  ) {
+    this.selfField = encodeIdField(self)
+    this.macBytes = auth ? MAC_BYTES : 0
+  }
+
+  // ---- address book ----
+
+  get peerIds(): NodeId[] {
+    return [...this.links.keys()]
+  }
+
+  hasPeer(id: NodeId): boolean {
+    return this.links.has(id)
+  }
+
+  /** Adds a peer (a new link), or moves an existing one to a new address (its link is kept). */
+  setPeer(id: NodeId, address: UdpAddress): void {
+    const existing = this.links.get(id)
+    if (existing) {
+      existing.address = address
+      return
+    }
+    const idField = encodeIdField(id)
+    const o = this.options
+    const reassembly = new Reassembler({
+      maxMessageBytes: o.maxMessageBytes,
+      maxPartial: o.reliable ? 1 : o.maxPartial,
+      timeoutMs: o.reliable ? Number.POSITIVE_INFINITY : o.reassemblyTimeoutMs,
+      onDiscard: (reason) => this.drop(reason, 0, id, undefined),
+    })
+    this.links.set(
+      id,
+      createPeerLink({
+        id,
+        idField,
+        address,
+        room: this.payloadRoom(idField, false),
+        fragmentRoom: this.payloadRoom(idField, true), // fails early if the ids leave no room
+        localInc: this.entropy.u32(),
+        receiveWindow: o.receiveWindow,
+        reassembly,
+        retransmit: o.retransmit,
+      }),
+    )
+  }
+
+  /** Forgets a peer; what was queued for it is abandoned (and counted). */
+  removePeer(id: NodeId): boolean {
+    const link = this.links.get(id)
+    if (link === undefined) return false
+    this.stats.messagesAbandoned += link.queue.abandon()
+    this.owed.delete(link)
+    this.links.delete(id)
+    return true
+  }
+
+  linkInfo(id: NodeId): LinkInfo | undefined {
+    const link = this.links.get(id)
+    if (link === undefined) return undefined
+    return {
+      incarnation: link.localInc,
+      peerIncarnation: link.inc,
+      srttMs: link.rtt.srtt,
+      queuedMessages: link.queue.messages,
+      packetsInFlight: link.recovery.inFlight,
+    }
+  }
+
+  /** Messages accepted by send and not yet acknowledged, over every peer. */
+  unacknowledged(): number {
+    let total = 0
+    for (const link of this.links.values()) total += link.queue.messages
+    return total
+  }
+
+  /** Gives up everything still queued; returns what was abandoned, by peer. */
+  abandonAll(): Array<{ peer: NodeId; messages: number }> {
+    const out: Array<{ peer: NodeId; messages: number }> = []
+    for (const link of this.links.values()) {
+      const messages = link.queue.abandon()
+      link.recovery.reset()
+      if (messages > 0) out.push({ peer: link.id, messages })
+      this.stats.messagesAbandoned += messages
+    }
+    return out
+  }
+
+  /** Stops for good: later input is ignored. */
+  stop(): void {
+    this.stopped = true
+    this.owed.clear()
+    for (const link of this.links.values()) link.reassembly.clear()
+  }
+
+  // ---- sending ----
+
+  /**
+   * Queues `payload` for peer `to` (which must be in the address book). Throws MessageTooLargeError
+   * or BackpressureError (nothing queued).
+   */
+  send(to: NodeId, payload: Uint8Array, now: number): void {
+    const link = this.links.get(to)
+    if (link === undefined) throw new InvalidArgumentError(`no link to ${JSON.stringify(to)}`)
+    const o = this.options
+    if (payload.length > o.maxMessageBytes) {
+      throw new MessageTooLargeError(payload.length, o.maxMessageBytes)
+    }
+    const queueing = o.reliable || link.inc === 0
+    if (queueing) {
+      const q = link.queue
+      if (q.messages + 1 > o.maxQueuedMessages) {
+        throw new BackpressureError(to, q.messages, q.bytes, `${o.maxQueuedMessages} messages`)
+      }
+      if (q.bytes + payload.length > o.maxQueuedBytes) {
+        throw new BackpressureError(to, q.messages, q.bytes, `${o.maxQueuedBytes} bytes`)
+      }
+    }
+    const message: OutMessage = { payload }
+    const segments = this.segment(link, message)
+    this.stats.messagesSent++
+    if (!queueing) {
+      for (const segment of segments) this.transmitUnreliable(link, segment)
+      return
+    }
+    link.queue.enqueue(message, segments)
+    this.pump(link, now)
+  }
+
+  /** Payload bytes that fit in one datagram to this peer. */
+  private payloadRoom(idField: Uint8Array, fragmented: boolean): number {
+    const overhead =
+      FIXED_HEADER_BYTES +
+      this.selfField.length +
+      idField.length +
+      bodyBytes(this.options.reliable ? PacketType.Data : PacketType.Unreliable, fragmented) +
+      this.macBytes
+    const room = this.options.maxDatagramBytes - overhead
+    if (room < 64) {
+      throw new InvalidArgumentError(
+        `ids leave only ${room} payload bytes per datagram: use shorter ids or a larger maxDatagramBytes`,
+      )
+    }
+    return room
+  }
+
+  /** Cuts a message into datagram-sized segments (one when it fits). */
+  private segment(link: PeerLink, message: OutMessage): OutSegment[] {
+    const payload = message.payload
+    if (payload.length <= link.room) return [newSegment(payload, undefined, message, true)]
+    const parts = splitPayload(payload, link.fragmentRoom)
+    if (parts.length > MAX_FRAGMENTS) {
+      throw new MessageTooLargeError(payload.length, MAX_FRAGMENTS * link.fragmentRoom)
+    }
+    const msgId = link.nextMsgId
+    link.nextMsgId = (link.nextMsgId + 1) >>> 0
+    return parts.map((part, index) =>
+      newSegment(part, { msgId, index, count: parts.length }, message, index === parts.length - 1),
+    )
+  }
+
+  /** Sends what is lost, then what the window allows; or starts the handshake while the peer is unknown. */
+  private pump(link: PeerLink, now: number): void {
+    if (link.inc === 0) {
+      if (link.queue.waiting.length > 0) this.startHandshake(link, now)
+      return
+    }
+    const queue = link.queue
+    if (!this.options.reliable) {
+      const waiting = queue.waiting
+      queue.abandon()
+      for (const segment of waiting) this.transmitUnreliable(link, segment)
+      return
+    }
+    for (let segment = queue.nextLost(); segment; segment = queue.nextLost()) {
+      this.stats.retransmissions++
+      this.transmitData(link, segment, now)
+    }
+    const window = this.options.sendWindow
+    for (let segment = queue.launch(window); segment; segment = queue.launch(window)) {
+      this.transmitData(link, segment, now)
+    }
+    this.rearm(link)
+  }
+
+  private header(link: PeerLink, type: PacketType): OutgoingHeader {
+    const pn = link.nextPn
+    link.nextPn = pn + 1 // 48 bits: centuries at a million datagrams per second
+    return {
+      type,
+      srcInc: link.localInc,
+      dstInc: link.inc,
+      pn,
+      srcIdField: this.selfField,
+      dstIdField: link.idField,
+    }
+  }
+
+  private transmitData(link: PeerLink, segment: OutSegment, now: number): void {
+    const h = this.header(link, PacketType.Data)
+    h.seq = segment.seq
+    h.base = link.queue.base()
+    if (link.acks.owed) {
+      h.ack = link.acks.block()
+      link.acks.owed = false // piggybacked
+    }
+    h.frag = segment.frag
+    this.emit(link, encodeDatagram(h, segment.payload, this.macBytes))
+    link.recovery.onSent(h.pn, segment, now, this.entropy.unit())
+  }
+
+  private transmitUnreliable(link: PeerLink, segment: OutSegment): void {
+    const h = this.header(link, PacketType.Unreliable)
+    h.frag = segment.frag
+    this.emit(link, encodeDatagram(h, segment.payload, this.macBytes))
+  }
+
+  private transmitControl(link: PeerLink, type: PacketType, nonce: number, dstInc: number): void {
+    const h = this.header(link, type)
+    h.dstInc = dstInc
+    if (type === PacketType.Ack) {
+      h.ack = link.acks.block()
+      link.acks.owed = false
+      this.stats.acksSent++
+    } else {
+      h.nonce = nonce
+    }
+    this.emit(link, encodeDatagram(h, undefined, this.macBytes))
+  }
+
+  private emit(link: PeerLink, datagram: Buffer): void {
+    this.auth?.sign(datagram)
+    this.stats.datagramsSent++
+    this.stats.bytesSent += datagram.length
+    this.sink.transmit(link.address, datagram)
+  }
+
+  // ---- handshake and incarnations ----
+
+  /** Challenges the peer for its current incarnation (idempotent while one is outstanding). */
+  private startHandshake(link: PeerLink, now: number): void {
+    if (link.helloNonce !== 0) return
+    link.helloNonce = this.entropy.u32()
+    link.helloAttempts = 1
+    this.stats.handshakes++
+    this.sendHello(link, now)
+  }
+
+  private sendHello(link: PeerLink, now: number): void {
+    link.helloDeadline = now + link.rtt.timeout(link.helloAttempts - 1, this.entropy.unit())
+    this.transmitControl(link, PacketType.Hello, link.helloNonce, link.inc)
+    this.rearm(link)
+  }
+
+  /**
+   * Adopts `inc` as the peer's incarnation; a different one than before means it restarted (or
+   * forgot us). `confirmedAt` is the packet number of the handshake answer that proved it: with a
+   * key, nothing older from that incarnation is accepted afterwards.
+   */
+  private commit(link: PeerLink, inc: number, now: number, confirmedAt: number | undefined): void {
+    link.helloNonce = 0
+    link.helloAttempts = 0
+    link.helloDeadline = Number.POSITIVE_INFINITY
+    const restarted = link.inc !== 0
+    if (restarted) {
+      link.retired.push(link.inc)
+      if (link.retired.length > RETIRED_INCARNATIONS) link.retired.shift()
+      // New incarnation, new link: what it had not acknowledged is re-cut and resent from seq 0.
+      const unacknowledged = link.queue.takeUnacknowledged()
+      for (const message of unacknowledged) {
+        link.queue.enqueue(message, this.segment(link, message))
+      }
+      link.recovery.reset()
+      link.recv.reset()
+      link.acks.reset()
+      link.reassembly.clear()
+      this.owed.delete(link)
+      this.stats.peerRestarts++
+    }
+    link.inc = inc
+    if (confirmedAt !== undefined) {
+      link.replay.resetAt(confirmedAt)
+    } else {
+      link.replay.reset()
+      for (const seen of link.unconfirmed) if (seen.inc === inc) link.replay.accept(seen.pn)
+    }
+    link.unconfirmed = []
+    if (restarted) this.sink.signal({ type: 'peer-restarted', peer: link.id })
+    if (this.links.get(link.id) === link && !this.stopped) this.pump(link, now)
+    this.rearm(link)
+  }
+
+  // ---- timers ----
+
+  /** Recomputes the link's deadline and asks to be woken for it when it is the earliest. */
+  private rearm(link: PeerLink): void {
+    const hello = link.helloNonce !== 0 ? link.helloDeadline : Number.POSITIVE_INFINITY
+    const at = Math.min(link.recovery.deadline(), hello)
+    link.deadline = at
+    if (at < this.wakeAt) {
+      this.wakeAt = at
+      this.sink.wake(at)
+    }
+  }
+
+  /** Time has come (the sink's wake-up): runs every link's due timers. */
+  onTimer(now: number): void {
+    if (this.stopped) return
+    this.wakeAt = Number.POSITIVE_INFINITY
+    let next = Number.POSITIVE_INFINITY
+    for (const link of this.links.values()) {
+      if (link.deadline <= now) this.expire(link, now)
+      if (link.deadline < next) next = link.deadline
+    }
+    if (next < this.wakeAt) {
+      this.wakeAt = next
+      this.sink.wake(next)
+    }
+  }
+
+  private expire(link: PeerLink, now: number) {
+    const { maxAttempts } = this.options.retransmit
+    if (link.helloNonce !== 0 && link.helloDeadline <= now) {
+      if (link.helloAttempts >= maxAttempts) return this.giveUp(link)
+      link.helloAttempts++
+      this.sendHello(link, now)
+    }
+    const recovery = link.recovery
+    if (recovery.lossTime <= now) {
+      recovery.detectLost(now, link.queue.lost)
+      this.pump(link, now)
+    } else if (recovery.ptoAt <= now) {
+      const probe = link.queue.oldestUnacked()
+      if (probe === undefined) {
+        recovery.pruneAcked(this.entropy.unit())
+      } else {
+        if (recovery.ptoCount + 1 >= maxAttempts) return this.giveUp(link)
+        recovery.onProbeTimeout(this.entropy.unit())
+        this.stats.retransmissions++
+        this.transmitData(link, probe, now)
+      }
+    }
+    this.rearm(link)
+  }
+
+  /** Retries ran out: drop what is queued for the peer and say so. Later sends start afresh. */
+  private giveUp(link: PeerLink): void {
+    link.helloNonce = 0
+    link.helloDeadline = Number.POSITIVE_INFINITY
+    const dropped = link.queue.abandon()
+    link.recovery.reset()
+    link.deadline = Number.POSITIVE_INFINITY
+    this.stats.peersUnreachable++
+    this.stats.messagesAbandoned += dropped
+    this.sink.signal({ type: 'peer-unreachable', peer: link.id, dropped })
+  }
+
+  /** End of a batch of input: acknowledgements that found no data to ride on go alone. */
+  flush(): void {
+    if (this.stopped) return
+    for (const link of this.owed) {
+      if (link.acks.owed && link.inc !== 0 && this.links.get(link.id) === link) {
+        this.transmitControl(link, PacketType.Ack, 0, link.inc)
+      }
+    }
+    this.owed.clear()
+  }
+
+  /** Unreliable mode: discards partial messages older than the reassembly timeout. */
+  expireReassembly(now: number): void {
+    for (const link of this.links.values()) link.reassembly.expire(now)
+  }
+
+  // ---- receiving ----
+
+  /** One datagram from the network; `source` is passed back with drops and deliveries. */
+  receive(buf: Buffer, now: number, source?: unknown): void {
+    if (this.stopped) return
+    this.stats.datagramsReceived++
+    this.stats.bytesReceived += buf.length
+    try {
+      this.accept(buf, now, source)
+    } catch {
+      // A bug of ours must not become a crash: the datagram is lost, and counted.
+      this.stats.internalErrors++
+      this.drop('malformed', buf.length, undefined, source)
+    }
+  }
+
+  /** Counts a dropped datagram (or message) and tells the sink. */
+  drop(reason: UdpDropReason, bytes: number, from: NodeId | undefined, source: unknown): void {
+    this.stats.dropped[reason]++
+    this.stats.droppedTotal++
+    this.sink.dropped(reason, bytes, from, source)
+  }
+
+  private accept(buf: Buffer, now: number, source: unknown) {
+    const size = buf.length
+    if (size > this.options.maxDatagramBytes) return this.drop('oversized', size, undefined, source)
+    const d = decodeDatagram(buf)
+    if (typeof d === 'string') return this.drop(d, size, undefined, source)
+    // Nothing in the header is trusted before the MAC checks out.
+    if (this.auth) {
+      if (d.mac === undefined) return this.drop('unauthenticated', size, undefined, source)
+      if (!this.auth.verify(buf, d.signedLength))
+        return this.drop('bad-mac', size, undefined, source)
+    } else if (d.mac !== undefined) {
+      return this.drop('bad-mac', size, undefined, source)
+    }
+    if (d.to !== this.self) return this.drop('wrong-destination', size, d.from, source)
+    const link = this.links.get(d.from)
+    if (link === undefined) return this.drop('unknown-sender', size, d.from, source)
+    if (link.retired.includes(d.srcInc)) return this.drop('stale-incarnation', size, d.from, source)
+    const known = d.srcInc === link.inc
+    // Replay protection needs the key: without it anyone can forge packet numbers and poison the window.
+    if (this.auth && (known ? !link.replay.accept(d.pn) : seenRecently(link, d.srcInc, d.pn))) {
+      return this.drop('replayed', size, d.from, source)
+    }
+
+    if (d.type === PacketType.Hello) {
+      // Every challenge is answered: the answer is no larger than the challenge and goes to the
+      // address book, so answering cannot amplify, and no flood can starve a real peer's handshake.
+      this.transmitControl(link, PacketType.HelloReply, d.nonce, d.srcInc)
+      // A new incarnation talking to us: confirm it with our own challenge before resetting anything.
+      if (!known && link.inc !== 0) this.startHandshake(link, now)
+      return
+    }
+    if (d.type === PacketType.HelloReply) {
+      if (d.dstInc !== link.localInc || link.helloNonce === 0 || d.nonce !== link.helloNonce) {
+        return this.drop('unsolicited', size, d.from, source)
+      }
+      if (!known) return this.commit(link, d.srcInc, now, d.pn)
+      link.helloNonce = 0
+      link.helloAttempts = 0
+      this.pump(link, now)
+      this.rearm(link)
+      return
+    }
+    // Data and acks must be meant for this very link of ours.
+    if (d.dstInc !== link.localInc) {
+      this.drop('stale-incarnation', size, d.from, source)
+      this.startHandshake(link, now) // so the peer learns our incarnation
+      return
+    }
+    if (!known) {
+      if (link.inc !== 0) {
+        // Possibly a restart, possibly a late datagram: only a fresh handshake answer decides.
+        this.drop('stale-incarnation', size, d.from, source)
+        this.startHandshake(link, now)
+        return
+      }
+      // First contact: it learned our incarnation from our answer to its challenge.
+      this.commit(link, d.srcInc, now, undefined)
+    }
+    switch (d.type) {
+      case PacketType.Data:
+        return this.receiveData(link, d, now, source)
+      case PacketType.Ack:
+        return this.receiveAck(link, d.ack!, now)
+      case PacketType.Unreliable:
+        return this.receivePayload(link, d.payload, d.frag, now, source)
+    }
+  }
+
+  private receiveAck(link: PeerLink, ranges: number[], now: number): void {
+    if (!this.options.reliable) return
+    const recovery = link.recovery
+    const newly = recovery.onAck(ranges, link.nextPn - 1, now, this.entropy.unit(), link.queue.lost)
+    if (newly < 0) return // names packets never sent: ignored
+    link.queue.release()
+    this.pump(link, now)
+  }
+
+  private receiveData(link: PeerLink, d: Datagram, now: number, source: unknown) {
+    if (!this.options.reliable) {
+      // Mixed modes in one group: accept the payload, skip the link.
+      return this.receivePayload(link, d.payload, d.frag, now, source)
+    }
+    if (d.ack !== undefined) this.receiveAck(link, d.ack, now)
+    const size = d.signedLength
+    // Refused content is not acknowledged, so the sender sends it again.
+    if (!link.recv.admits(d.seq, d.base)) return this.drop('out-of-window', size, link.id, source)
+    link.acks.record(d.pn)
+    link.acks.owed = true
+    this.owed.add(link)
+    const incoming: Incoming = { payload: d.payload, frag: d.frag }
+    const refused = link.recv.receive(
+      d.seq,
+      d.base,
+      incoming,
+      (item) => this.receivePayload(link, item.payload, item.frag, now, source),
+      (count) => {
+        this.stats.skipped += count
+        link.reassembly.clear()
+      },
+    )
+    if (refused) this.drop(refused, size, link.id, source)
+    // A handler that answered at once has carried the ack on its data; otherwise it goes alone.
+    if (link.acks.owed && !this.stopped) this.sink.flushSoon()
+  }
+
+  /** A payload in order (or unreliable): reassemble, then hand it out. */
+  private receivePayload(
+    link: PeerLink,
+    payload: Uint8Array,
+    frag: FragmentInfo | undefined,
+    now: number,
+    source: unknown,
+  ) {
+    if (this.stopped) return
+    let bytes = payload
+    if (frag !== undefined) {
+      const whole = link.reassembly.add(frag, payload, now)
+      if (whole === undefined) return
+      if (typeof whole === 'string') return this.drop(whole, payload.length, link.id, source)
+      bytes = whole
+    }
+    this.sink.deliver(link.id, bytes, source)
+  }
+}

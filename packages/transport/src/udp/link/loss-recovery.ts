@@ -1,0 +1,153 @@
+import type { RttEstimator } from '../rtt.js'
+import type { AckRanges } from '../wire/ack-block.js'
+import type { OutSegment } from './send-queue.js'
+
+/** A packet counts as lost once this many later packet numbers were acknowledged (as in QUIC and TCP). */
+export const PACKET_THRESHOLD = 3
+
+interface SentPacket {
+  pn: number
+  sentAt: number
+  segment: OutSegment
+}
+
+/**
+ * Loss detection and the probe timer of one link, after QUIC's recovery (RFC 9002), simplified:
+ * - every transmission has its own packet number, so acknowledgements name transmissions;
+ * - a packet is lost when PACKET_THRESHOLD later ones were acknowledged, or when it stayed
+ *   unacknowledged for 9/8 of the round trip while a later one was;
+ * - when nothing is acknowledged for a probe timeout, one probe is sent and the timeout doubles:
+ *   a timeout never resends the whole window.
+ * Pure: time comes in as arguments, the jitter as a number in [0, 1).
+ */
+export class LossRecovery {
+  /** Data packets in flight, ascending by packet number. */
+  private sent: SentPacket[] = []
+  largestAcked = -1
+  /** Consecutive probe timeouts without an acknowledgement. */
+  ptoCount = 0
+  /** When the earliest packet below the largest acknowledged counts as lost by time. */
+  lossTime = Number.POSITIVE_INFINITY
+  /** When the probe timer fires (Infinity when nothing is in flight). */
+  ptoAt = Number.POSITIVE_INFINITY
+  private lastSentAt = 0
+
+  constructor(private readonly rtt: RttEstimator) {}
+
+  get inFlight(): number {
+    return this.sent.length
+  }
+
+  onSent(pn: number, segment: OutSegment, now: number, jitterUnit: number): void {
+    this.sent.push({ pn, sentAt: now, segment })
+    segment.outstanding++
+    this.lastSentAt = now
+    this.armPto(jitterUnit)
+  }
+
+  /**
+   * Applies an acknowledgement. Pushes segments found lost onto `lost`. Returns how many segments
+   * it acknowledged for the first time, or -1 when it names packets never sent (ignored).
+   */
+  onAck(
+    ranges: AckRanges,
+    largestSent: number,
+    now: number,
+    jitterUnit: number,
+    lost: OutSegment[],
+  ): number {
+    const largest = ranges[0]!
+    if (largest > largestSent) return -1
+    let newly = 0
+    let any = false
+    let sample = -1
+    const kept: SentPacket[] = []
+    let k = ranges.length - 2 // lowest range first, as packets ascend
+    for (const packet of this.sent) {
+      while (k >= 0 && ranges[k]! < packet.pn) k -= 2
+      if (k >= 0 && ranges[k + 1]! <= packet.pn) {
+        any = true
+        packet.segment.outstanding--
+        if (!packet.segment.acked) {
+          packet.segment.acked = true
+          newly++
+        }
+        if (packet.pn === largest) sample = now - packet.sentAt
+      } else if (packet.segment.acked) {
+        packet.segment.outstanding-- // another copy was acknowledged: nothing to wait for
+      } else {
+        kept.push(packet)
+      }
+    }
+    this.sent = kept
+    if (largest > this.largestAcked) this.largestAcked = largest
+    if (sample >= 0) this.rtt.sample(sample)
+    if (any) this.ptoCount = 0
+    this.detectLost(now, lost)
+    this.armPto(jitterUnit)
+    return newly
+  }
+
+  /** Declares lost what the thresholds say; pushes segments that need sending again onto `lost`. */
+  detectLost(now: number, lost: OutSegment[]): void {
+    const delay = this.rtt.lossDelay()
+    this.lossTime = Number.POSITIVE_INFINITY
+    let kept: SentPacket[] | undefined
+    for (let i = 0; i < this.sent.length; i++) {
+      const packet = this.sent[i]!
+      if (packet.pn > this.largestAcked) {
+        if (kept !== undefined) for (let j = i; j < this.sent.length; j++) kept.push(this.sent[j]!)
+        break
+      }
+      if (this.largestAcked - packet.pn >= PACKET_THRESHOLD || packet.sentAt <= now - delay) {
+        kept ??= this.sent.slice(0, i)
+        const segment = packet.segment
+        segment.outstanding--
+        if (!segment.acked && segment.outstanding === 0 && !segment.queued) {
+          segment.queued = true
+          lost.push(segment)
+        }
+      } else {
+        kept?.push(packet)
+        this.lossTime = Math.min(this.lossTime, packet.sentAt + delay)
+      }
+    }
+    if (kept !== undefined) this.sent = kept
+  }
+
+  /** The probe timer fired: one more expiration; the caller sends one probe. */
+  onProbeTimeout(jitterUnit: number): void {
+    this.ptoCount++
+    this.armPto(jitterUnit)
+  }
+
+  /** Forgets packets whose segment another copy already delivered; true when nothing is left in flight. */
+  pruneAcked(jitterUnit: number): boolean {
+    this.sent = this.sent.filter((packet) => {
+      if (!packet.segment.acked) return true
+      packet.segment.outstanding--
+      return false
+    })
+    this.armPto(jitterUnit)
+    return this.sent.length === 0
+  }
+
+  deadline(): number {
+    return Math.min(this.lossTime, this.ptoAt)
+  }
+
+  reset(): void {
+    this.sent = []
+    this.largestAcked = -1
+    this.ptoCount = 0
+    this.lossTime = Number.POSITIVE_INFINITY
+    this.ptoAt = Number.POSITIVE_INFINITY
+  }
+
+  private armPto(jitterUnit: number): void {
+    this.ptoAt =
+      this.sent.length === 0
+        ? Number.POSITIVE_INFINITY
+        : this.lastSentAt + this.rtt.timeout(this.ptoCount, jitterUnit)
+  }
+}
