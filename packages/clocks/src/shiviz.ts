@@ -26,36 +26,93 @@ export interface ShiVizOptions {
 /**
  * Writes the GoVector format: a line `host {"A":1, "B":3}` then a line with the event. Checks
  * what ShiViz checks, so a bad log fails here with a clear message instead of in the browser:
- * host names without white space, the host present in its own clock, and its own entry going
- * 1, 2, 3... over its events.
+ * host names without white space (nor control characters), the host present in its own clock,
+ * its own entry going 1, 2, 3... over its events, and every other entry naming a host that has
+ * at least that many events in the log. Line terminators and control characters in event text
+ * are written as escapes (`\n`, `\u2028`...): ShiViz would end the event there, and the rest of
+ * the text could pass for an event of its own.
  */
 export function toShiVizLog(entries: Iterable<ShiVizEntry>, options: ShiVizOptions = {}): string {
   const lines: string[] = options.header ? [SHIVIZ_REGEX, ''] : []
-  const lastLocal = new Map<string, number>()
+  const eventsOf = new Map<string, number>()
+  const logged: { host: string; clock: Readonly<Record<string, number>> }[] = []
   for (const entry of entries) {
     const host = String(entry.host)
-    if (host === '' || /\s/.test(host)) {
+    if (host === '' || /\s/.test(host) || hasControlCharacter(host)) {
       throw new InvalidClockArgumentError(
-        `ShiViz host names cannot be empty or contain white space, got ${JSON.stringify(host)}`,
+        `ShiViz host names cannot be empty or contain white space or control characters, got ${JSON.stringify(host)}`,
       )
     }
     const clock = entry.clock instanceof SparseVectorClock ? entry.clock.toObject() : entry.clock
     const own = clock[host]
-    const expected = (lastLocal.get(host) ?? 0) + 1
+    const expected = (eventsOf.get(host) ?? 0) + 1
     if (own !== expected) {
       throw new InvalidClockArgumentError(
         `ShiViz needs each host's own clock entry to count its events 1, 2, 3...: host ${host} has ${own ?? 'no entry'} where ${expected} was expected (tick by d = 1 once per logged event)`,
       )
     }
-    lastLocal.set(host, own)
+    eventsOf.set(host, own)
+    logged.push({ host, clock })
     const body = Object.entries(clock)
       .filter(([, v]) => v > 0)
+      // Keys with a value are hosts of the log (checked below), so JSON.stringify keeps them on one line.
       .map(([k, v]) => `${JSON.stringify(k)}:${v}`)
       .join(', ')
     lines.push(`${host} {${body}}`)
-    lines.push(entry.event.replace(/\r?\n/g, ' '))
+    lines.push(escapeLineText(entry.event))
   }
+  checkOtherHosts(logged, eventsOf)
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`
+}
+
+/**
+ * ShiViz refuses a clock entry for a host that logs no event, or a value beyond the events that
+ * host logs: each entry must point at an event of the log.
+ */
+function checkOtherHosts(
+  logged: readonly { host: string; clock: Readonly<Record<string, number>> }[],
+  eventsOf: ReadonlyMap<string, number>,
+): void {
+  logged.forEach(({ host, clock }, index) => {
+    for (const [other, value] of Object.entries(clock)) {
+      if (!(value > 0) || other === host) continue
+      const count = eventsOf.get(other)
+      if (count === undefined) {
+        throw new InvalidClockArgumentError(
+          `ShiViz refuses a clock entry for a host with no events: event ${index + 1} of the log (host ${host}) has ${JSON.stringify(other)}: ${value}, but no event of ${JSON.stringify(other)} is logged (log its events too, or leave it out of the clock)`,
+        )
+      }
+      if (value > count) {
+        throw new InvalidClockArgumentError(
+          `ShiViz refuses a clock entry beyond the events of its host: event ${index + 1} of the log (host ${host}) has ${JSON.stringify(other)}: ${value}, but ${JSON.stringify(other)} logs only ${count} event${count === 1 ? '' : 's'}`,
+        )
+      }
+    }
+  })
+}
+
+/** C0 and C1 controls (line feed, carriage return, NEL...), DEL, and the Unicode line and paragraph separators. */
+function isControlOrLineBreak(code: number): boolean {
+  return code <= 0x1f || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (isControlOrLineBreak(text.charCodeAt(i))) return true
+  return false
+}
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' }
+
+/** Event text on one line that every reader (ShiViz, editors, terminals) keeps as one line. */
+function escapeLineText(text: string): string {
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    out += isControlOrLineBreak(code)
+      ? (SHORT_ESCAPES[text[i]!] ?? `\\u${code.toString(16).padStart(4, '0')}`)
+      : text[i]
+  }
+  return out
 }
 
 /**
