@@ -22,6 +22,9 @@ export function drawEvent(
     node,
     text: parts.filter((p) => p !== undefined && p !== '').join(compact ? '' : ' '),
   })
+  // Raw JSON after a note starts a line of its own: the note stays whole on the row.
+  const afterNote = (value: unknown) =>
+    note === undefined ? raw(value) : compact ? undefined : `\n${raw(value)}`
   const gap = compact ? ' ' : ''
   const withNote = note === undefined ? undefined : `${gap}${note}`
   switch (event.type) {
@@ -36,14 +39,14 @@ export function drawEvent(
     case 'timer-fire':
       return cell(event.node, '⏰', event.key, withNote)
     case 'emit':
-      return cell(event.node, '★', note, rawUnlessCompact(event.event, note))
+      return cell(event.node, '★', note, afterNote(event.event))
     case 'request':
       return cell(
         event.node,
         '▶',
-        note,
-        rawUnlessCompact(event.req, note),
         event.dropped ? '(dropped: down)' : undefined,
+        note,
+        afterNote(event.req),
       )
     case 'crash':
       return cell(event.node, compact ? '💥' : '💥 crash', withNote)
@@ -61,9 +64,6 @@ export function drawEvent(
 
   function kind(id: number): string | undefined {
     return compact ? undefined : types.get(id)
-  }
-  function rawUnlessCompact(value: unknown, note: string | undefined): string | undefined {
-    return compact && note !== undefined ? undefined : raw(value)
   }
 }
 

@@ -89,7 +89,7 @@ function marker(time: string, text: string, layout: Layout): string {
 function notes(layout: Layout, fullWidth: number, width: number): string[] {
   if (!layout.compact) return []
   const lines = [
-    `compact view, columns of ${layout.column}: the full view needs ${fullWidth} columns (--width ${fullWidth}); --trace FILE has every detail`,
+    `compact view: columns of ${layout.column}; the full view needs --width ${fullWidth} (--trace FILE has every detail)`,
   ]
   if (!layout.fits)
     lines.push(

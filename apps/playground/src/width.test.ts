@@ -39,8 +39,12 @@ describe('padding, truncation and wrapping by columns', () => {
 
   it('wraps at spaces, splits long words, and limits the number of lines', () => {
     expect(wrapToWidth('hello V=[1,0,0] m1.1', 10)).toEqual(['hello', 'V=[1,0,0]', 'm1.1'])
-    // Breaking at the space would leave a stub (`▶` alone on its line): the word is split instead.
+    // The word after the space would not fit on a line either: it is split, not moved down.
     expect(wrapToWidth('▶ {"type":"broadcast"}', 10)).toEqual(['▶ {"type":', '"broadcast', '"}'])
+    // A line break is always honoured; lines past the limit are cut with an ellipsis.
+    expect(wrapToWidth('note\n{"raw":1}', 20)).toEqual(['note', '{"raw":1}'])
+    expect(wrapToWidth('a\nb\nc', 20, 2)).toEqual(['a', 'b c'])
+    expect(wrapToWidth('a\nbbbbbb\nc', 6, 2)).toEqual(['a', 'bbbbb…'])
     // A hanging indent: later lines are narrower.
     expect(wrapToWidth('abcdef ghijkl mnopqr', 6, 3, 4)).toEqual(['abcdef', 'ghij', 'kl…'])
     expect(wrapToWidth('{"type":"broadcast"}', 8)).toEqual(['{"type":', '"broadca', 'st"}'])

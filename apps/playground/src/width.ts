@@ -78,8 +78,8 @@ export function truncateToWidth(text: string, width: number): string {
 
 /**
  * `text` broken into lines of at most `width` columns (`laterWidth` after the first line, for a
- * hanging indent), at spaces where possible (a word longer than a line is split). At most
- * `maxLines` lines: the last one ends in `…` if text was left over.
+ * hanging indent), at spaces where possible (a word longer than a line is split) and always at
+ * `\n`. At most `maxLines` lines: the last one ends in `…` if text was left over.
  */
 export function wrapToWidth(
   text: string,
@@ -87,28 +87,31 @@ export function wrapToWidth(
   maxLines = Number.POSITIVE_INFINITY,
   laterWidth = width,
 ): string[] {
-  const lines: string[] = []
-  let rest = text.trim()
   const widthOf = (line: number) => (line === 0 ? width : laterWidth)
-  while (rest.length > 0 && lines.length < maxLines) {
-    const room = widthOf(lines.length)
-    if (displayWidth(rest) <= room) {
-      lines.push(rest)
-      rest = ''
-      break
+  const lines: string[] = []
+  for (const paragraph of text.split('\n')) {
+    let rest = paragraph.trim()
+    while (rest.length > 0) {
+      const room = widthOf(lines.length)
+      if (displayWidth(rest) <= room) {
+        lines.push(rest)
+        break
+      }
+      const head = headOfWidth(rest, room)
+      // Break at the last space if the word after it fits on a line of its own; otherwise split
+      // the word where the line ends (a long JSON would leave `▶` alone on its line).
+      const space = head.lastIndexOf(' ')
+      const word = rest.slice(space + 1).split(' ')[0]!
+      const cut = space > 0 && displayWidth(word) <= laterWidth ? space : head.length
+      lines.push(rest.slice(0, cut).trimEnd())
+      rest = rest.slice(cut).trimStart()
     }
-    const head = headOfWidth(rest, room)
-    // Break at the last space unless that leaves a stub of a line (`▶` alone): then split the word.
-    const space = head.lastIndexOf(' ')
-    const cut = space > 0 && displayWidth(head.slice(0, space)) * 2 >= room ? space : head.length
-    lines.push(rest.slice(0, cut).trimEnd())
-    rest = rest.slice(cut).trimStart()
   }
-  if (rest.length > 0 && lines.length > 0) {
-    const last = lines.length - 1
-    lines[last] = truncateToWidth(`${lines[last]} ${rest}`, widthOf(last))
-  }
-  return lines
+  if (lines.length <= maxLines) return lines
+  const kept = lines.slice(0, maxLines)
+  const last = kept.length - 1
+  if (last >= 0) kept[last] = truncateToWidth(`${kept[last]} ${lines[last + 1]}`, widthOf(last))
+  return kept
 }
 
 /** The longest prefix of `text` (whole clusters, at least one) that fits in `width` columns. */
