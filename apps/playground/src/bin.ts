@@ -9,4 +9,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 process.exitCode = main(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
+  columns: process.stdout.isTTY ? process.stdout.columns : undefined,
+  errColumns: process.stderr.isTTY ? process.stderr.columns : undefined,
 })

@@ -1,48 +1,53 @@
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import type { NodeId } from '@sd/transport'
+import { defaults, joinNegativeValues, parseRun, parseWidth, type RunRequest } from './args.js'
 import { renderDiagram } from './diagram.js'
+import { faultLines } from './faults.js'
+import { LEGEND_HINT, legendText } from './legend.js'
 import { messageCounts, summarize } from './report.js'
-import type { Scenario } from './scenario.js'
 import { scenarios } from './scenarios/index.js'
+import { scenarioHelp, USAGE, UsageError } from './usage.js'
+import { version } from './version.js'
 
 export interface Io {
   out(text: string): void
   err(text: string): void
+  /** Width of stdout when it is a terminal (undefined otherwise: the diagram then takes 100). */
+  columns?: number | undefined
+  /** Width of stderr when it is a terminal (the diagram goes there with `--trace -`). */
+  errColumns?: number | undefined
 }
 
-const USAGE = `usage:
-  sd list                         list the scenarios
-  sd run <scenario> [options]     run one scenario in the simulator
-  sd tour                         run every scenario with its defaults (the demo)
+/** Exit codes: scripts and CI rely on them. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
 
-options of run:
-  --n N          number of nodes (each scenario has its range)
-  --seed S       integer seed; the same seed replays the same run (default 1)
-  --crash IDS    comma-separated node ids to crash (each scenario says when)
-  --json         print one JSON summary instead of the diagram
-  --trace FILE   write the full trace (JSON) to FILE
-  --rows N       rows of the diagram shown at most (default 400)`
-
-class UsageError extends Error {}
-
-/** Runs the `sd` command; returns the exit code (0 ok, 1 failure, 2 bad arguments). */
+/** Runs the `sd` command; returns the exit code (0 ok, 1 violations or failure, 2 bad arguments). */
 export function main(argv: readonly string[], io: Io): number {
   try {
     const [command, ...rest] = argv
     switch (command) {
       case 'list':
-        if (rest.length > 0) throw new UsageError(`list takes no arguments`)
+        noArguments(command, rest)
         return list(io)
       case 'run':
         return run(rest, io)
       case 'tour':
         return tour(rest, io)
+      case 'legend':
+      case '--legend':
+        noArguments(command, rest)
+        io.out(legendText())
+        return EXIT.ok
+      case 'version':
+      case '--version':
+        noArguments(command, rest)
+        io.out(`sd ${version()}`)
+        return EXIT.ok
       case 'help':
       case '--help':
       case '-h':
         io.out(USAGE)
-        return 0
+        return EXIT.ok
       case undefined:
         throw new UsageError('missing command')
       default:
@@ -51,111 +56,96 @@ export function main(argv: readonly string[], io: Io): number {
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       io.err(`sd: ${(error as Error).message}\n${USAGE}`)
-      return 2
+      return EXIT.usage
     }
     io.err(`sd: ${error instanceof Error ? error.message : String(error)}`)
-    return 1
+    return EXIT.failed
   }
+}
+
+function noArguments(command: string, rest: readonly string[]): void {
+  if (rest.length > 0) throw new UsageError(`${command} takes no arguments`)
 }
 
 function list(io: Io): number {
   const width = Math.max(...scenarios.map((s) => s.name.length))
   for (const s of scenarios)
     io.out(`${s.name.padEnd(width)}  ${s.title} (n ${s.minN}..${s.maxN}, default ${s.defaultN})`)
-  return 0
+  return EXIT.ok
 }
 
 function run(args: readonly string[], io: Io): number {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      n: { type: 'string' },
-      seed: { type: 'string' },
-      crash: { type: 'string' },
-      json: { type: 'boolean' },
-      trace: { type: 'string' },
-      rows: { type: 'string' },
-    },
-  })
-  if (positionals.length !== 1)
-    throw new UsageError(
-      positionals.length
-        ? `run takes one scenario, got ${positionals.join(' ')}`
-        : 'run needs a scenario name (see sd list)',
-    )
-  const scenario = find(positionals[0]!)
-  const n = values.n === undefined ? scenario.defaultN : integer('--n', values.n)
-  if (n < scenario.minN || n > scenario.maxN)
-    throw new UsageError(
-      `--n for ${scenario.name} must be in ${scenario.minN}..${scenario.maxN}, got ${n}`,
-    )
-  const seed = values.seed === undefined ? 1 : integer('--seed', values.seed)
-  const crash = values.crash === undefined ? [] : parseIds(values.crash, n)
-  const rows = values.rows === undefined ? 400 : integer('--rows', values.rows)
+  const request = parseRun(args)
+  if ('help' in request) {
+    io.out(request.scenario ? scenarioHelp(request.scenario) : USAGE)
+    return EXIT.ok
+  }
+  return execute(request, io)
+}
 
+/** Runs a checked request; 1 when an invariant was violated. */
+function execute(request: RunRequest, io: Io): number {
+  const { scenario, n, seed, crash } = request
   const outcome = scenario.run({ n, seed, crash })
   const summary = summarize(scenario.name, seed, outcome)
-  if (values.trace !== undefined)
-    writeFileSync(values.trace, `${JSON.stringify(outcome.net.traceDocument())}\n`)
-  if (values.json) {
+  const code = summary.violations.length > 0 ? EXIT.failed : EXIT.ok
+  const traceJson = `${JSON.stringify(outcome.net.traceDocument())}`
+  if (request.trace !== undefined && request.trace !== '-')
+    writeFileSync(request.trace, `${traceJson}\n`)
+  if (request.json) {
     io.out(JSON.stringify(summary))
-    return 0
+    return code
   }
-  io.out(
-    `${scenario.name}: ${scenario.title} — n=${n}, seed=${seed}${crash.length ? `, crash=${crash.join(',')}` : ''}\n`,
+  // With `--trace -` stdout carries the trace alone; everything for humans goes to stderr.
+  const toStdout = request.trace !== '-'
+  const show = (text: string) => (toStdout ? io.out(text) : io.err(text))
+  if (!toStdout) io.out(traceJson)
+  show(
+    `${scenario.name}: ${scenario.title} — n=${n}, seed=${seed}${crash.length ? `, crash=${crash.join(',')}` : ''}`,
   )
-  io.out(
+  for (const line of faultLines(summary.faults, crash)) show(line)
+  show('')
+  show(
     renderDiagram(outcome.net.trace, {
       nodes: outcome.net.nodeIds,
       annotate: outcome.annotate,
-      maxRows: rows,
+      maxRows: request.rows,
+      width: request.width ?? (toStdout ? io.columns : io.errColumns) ?? 100,
     }),
   )
-  io.out('')
-  io.out(messageCounts(summary))
-  for (const line of outcome.summary ?? []) io.out(line)
-  io.out(
+  show(request.legend ? `\n${legendText()}` : LEGEND_HINT)
+  show('')
+  show(messageCounts(summary))
+  for (const line of outcome.summary ?? []) show(line)
+  show(
     summary.violations.length
       ? `VIOLATIONS:\n${summary.violations.map((v) => `  - ${v}`).join('\n')}`
       : 'invariants: all held',
   )
-  if (values.trace !== undefined) io.out(`trace written to ${values.trace}`)
-  return 0
+  if (request.trace !== undefined && toStdout) show(`trace written to ${request.trace}`)
+  return code
 }
 
+/** Every scenario with its defaults; 1 if any of them reported a violation. */
 function tour(args: readonly string[], io: Io): number {
-  if (args.length > 0) throw new UsageError('tour takes no arguments')
+  const { values } = parseArgs({
+    args: joinNegativeValues(args, { width: { type: 'string' } }),
+    strict: true,
+    options: { width: { type: 'string' } },
+  })
+  const width = parseWidth(values.width)
+  const failed: string[] = []
   for (const scenario of scenarios) {
     io.out(`\n=== ${scenario.name} ===`)
-    const code = run([scenario.name, '--rows', '60'], io)
-    if (code !== 0) return code
+    if (execute({ ...defaults(scenario), rows: 60, width }, io) !== EXIT.ok)
+      failed.push(scenario.name)
   }
-  return 0
-}
-
-function find(name: string): Scenario {
-  const scenario = scenarios.find((s) => s.name === name)
-  if (!scenario)
-    throw new UsageError(
-      `unknown scenario ${JSON.stringify(name)}; known: ${scenarios.map((s) => s.name).join(', ')}`,
-    )
-  return scenario
-}
-
-function integer(flag: string, text: string): number {
-  if (!/^-?\d+$/.test(text))
-    throw new UsageError(`${flag} takes an integer, got ${JSON.stringify(text)}`)
-  return Number(text)
-}
-
-function parseIds(text: string, n: number): NodeId[] {
-  return text.split(',').map((part) => {
-    const id = integer('--crash', part.trim())
-    if (id < 1 || id > n) throw new UsageError(`--crash: node ${id} is not in 1..${n}`)
-    return id
-  })
+  io.out(
+    failed.length
+      ? `\ntour: violations in ${failed.join(', ')}`
+      : `\ntour: ${scenarios.length} scenarios, every invariant held`,
+  )
+  return failed.length ? EXIT.failed : EXIT.ok
 }
 
 function isParseArgsError(error: unknown): boolean {

@@ -1,4 +1,5 @@
 import type { NodeId } from '@sd/transport'
+import { type Fault, faultsOf } from './faults.js'
 import type { ScenarioRun } from './scenario.js'
 
 /** The `--json` summary of a run: the contract every scenario shares. */
@@ -10,6 +11,8 @@ export interface RunSummary {
   virtualTimeMs: number
   result: Record<string, unknown>
   violations: string[]
+  /** Crashes, restarts, partitions and heals, in time order, as the trace recorded them. */
+  faults: Fault[]
 }
 
 export function summarize(scenario: string, seed: number, run: ScenarioRun): RunSummary {
@@ -22,6 +25,7 @@ export function summarize(scenario: string, seed: number, run: ScenarioRun): Run
     virtualTimeMs: run.net.now,
     result: run.result,
     violations: run.violations,
+    faults: faultsOf(run.net.trace),
   }
 }
 
