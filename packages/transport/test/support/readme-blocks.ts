@@ -1,0 +1,36 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+
+/** A fenced TypeScript block of a Markdown file, where it starts (offset) and its first code line. */
+export interface CodeBlock {
+  code: string
+  offset: number
+  line: number
+}
+
+/** Every ```ts block of `markdown`, in order. */
+export function typescriptBlocks(markdown: string): CodeBlock[] {
+  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => ({
+    code: m[1]!,
+    offset: m.index,
+    line: markdown.slice(0, m.index).split('\n').length + 1,
+  }))
+}
+
+/** A block that declares vitest suites (it must be loaded while the test file is collected). */
+export function isTestSuite(block: CodeBlock): boolean {
+  return /from '(vitest|@sd\/transport\/testing)'/.test(block.code)
+}
+
+const dir = new URL('../.readme/', import.meta.url)
+
+/**
+ * Writes a block to test/.readme/ (git-ignored) and imports it, which runs it: the examples
+ * assert their own results with node:assert, so a wrong one throws. Inside test/, `@sd/*`
+ * resolves to the sources.
+ */
+export async function runBlock(name: string, block: CodeBlock): Promise<void> {
+  mkdirSync(dir, { recursive: true })
+  const file = new URL(`${name}.ts`, dir)
+  writeFileSync(file, block.code)
+  await import(file.href)
+}
