@@ -11,6 +11,19 @@ describe('README examples', () => {
     expect(examples.length).toBeGreaterThanOrEqual(5)
   })
 
+  it('every TypeScript block of README.md is one of those files, so every block runs', () => {
+    const sources = new Set(
+      examples.map((f) => readFileSync(new URL(`examples/${f}`, root), 'utf8').trim()),
+    )
+    const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1]!.trim())
+    expect(blocks.length).toBe(examples.length)
+    for (const block of blocks) {
+      expect(sources.has(block), `a README block that is not a file of examples/:\n${block}`).toBe(
+        true,
+      )
+    }
+  })
+
   it.each(examples)('%s is quoted verbatim in README.md and runs', async (file) => {
     const source = readFileSync(new URL(`examples/${file}`, root), 'utf8').trim()
     expect(
