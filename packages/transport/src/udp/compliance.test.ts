@@ -17,7 +17,7 @@ for (const keyed of [false, true]) {
             if (other !== t) t.setPeer(other.self, { host: '127.0.0.1', port: other.address.port })
         return created
       },
-      settle: (done, what) => pollUntil(done, what, 10_000),
+      settle: (done, what) => pollUntil(done, what),
       async teardown() {
         await Promise.all(created.map((t) => t.close({ graceful: false })))
       },

@@ -30,6 +30,11 @@ import {
 
 /** Fragment count travels in 16 bits. */
 const MAX_FRAGMENTS = 0xffff
+/**
+ * Within one batch of input, an acknowledgement leaves after this many data datagrams instead of
+ * waiting for the end of the batch: one lost acknowledgement must not stall a whole window.
+ */
+const ACK_EVERY = 8
 
 /** Where the engine's effects go. The socket driver implements it; so does the simulator harness. */
 export interface EngineSink {
@@ -265,8 +270,12 @@ export class LinkEngine {
       this.stats.retransmissions++
       this.transmitData(link, segment, now)
     }
-    const window = this.options.sendWindow
-    for (let segment = queue.launch(window); segment; segment = queue.launch(window)) {
+    const { sendWindow, receiveWindow } = this.options
+    for (
+      let segment = queue.launch(sendWindow, receiveWindow);
+      segment;
+      segment = queue.launch(sendWindow, receiveWindow)
+    ) {
       this.transmitData(link, segment, now)
     }
     this.rearm(link)
@@ -289,10 +298,7 @@ export class LinkEngine {
     const h = this.header(link, PacketType.Data)
     h.seq = segment.seq
     h.base = link.queue.base()
-    if (link.acks.owed) {
-      h.ack = link.acks.block()
-      link.acks.owed = false // piggybacked
-    }
+    if (link.acks.owed) h.ack = link.acks.block() // piggybacked
     h.frag = segment.frag
     this.emit(link, encodeDatagram(h, segment.payload, this.macBytes))
     link.recovery.onSent(h.pn, segment, now, this.entropy.unit())
@@ -309,7 +315,6 @@ export class LinkEngine {
     h.dstInc = dstInc
     if (type === PacketType.Ack) {
       h.ack = link.acks.block()
-      link.acks.owed = false
       this.stats.acksSent++
     } else {
       h.nonce = nonce
@@ -556,6 +561,7 @@ export class LinkEngine {
     const recovery = link.recovery
     const newly = recovery.onAck(ranges, link.nextPn - 1, now, this.entropy.unit(), link.queue.lost)
     if (newly < 0) return // names packets never sent: ignored
+    link.queue.acknowledged(newly)
     link.queue.release()
     this.pump(link, now)
   }
@@ -570,7 +576,6 @@ export class LinkEngine {
     // Refused content is not acknowledged, so the sender sends it again.
     if (!link.recv.admits(d.seq, d.base)) return this.drop('out-of-window', size, link.id, source)
     link.acks.record(d.pn)
-    link.acks.owed = true
     this.owed.add(link)
     const incoming: Incoming = { payload: d.payload, frag: d.frag }
     const refused = link.recv.receive(
@@ -584,8 +589,11 @@ export class LinkEngine {
       },
     )
     if (refused) this.drop(refused, size, link.id, source)
-    // A handler that answered at once has carried the ack on its data; otherwise it goes alone.
-    if (link.acks.owed && !this.stopped) this.sink.flushSoon()
+    // A handler that answered at once has carried the ack on its data; otherwise it goes alone,
+    // now if many datagrams wait for it, else at the end of the batch.
+    if (!link.acks.owed || this.stopped) return
+    if (link.acks.unreported >= ACK_EVERY) this.transmitControl(link, PacketType.Ack, 0, link.inc)
+    else this.sink.flushSoon()
   }
 
   /** A payload in order (or unreliable): reassemble, then hand it out. */

@@ -63,7 +63,7 @@ describe('real OS processes over UDP', () => {
     }
     for (const c of all) for (const o of all) if (o !== c) tell(c, { send: { to: o.id, count } })
     const received = () => reports.filter((r) => r.event === 'received')
-    await pollUntil(() => received().length === 3, 'reports from the three processes', 15_000)
+    await pollUntil(() => received().length === 3, 'reports from the three processes')
     for (const r of received()) {
       expect(r.outOfOrder).toBe(0)
       expect(Object.values(r.counts as Record<string, number>)).toEqual([count, count])

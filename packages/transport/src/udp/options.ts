@@ -35,9 +35,12 @@ export interface UdpTransportOptions<Msg = unknown> {
   /** Largest encoded message; bigger ones are fragmented up to this, beyond it `send` throws. Default 1 MiB. */
   maxMessageBytes?: number
   retransmit?: RetransmitOptions
-  /** Data datagrams in flight per peer before waiting for acknowledgements. Default 256. */
+  /** Unacknowledged data datagrams in flight per peer before waiting. Default 256. */
   sendWindow?: number
-  /** Early (out-of-order) datagrams buffered per peer. Default 1024. Keep it >= the peers' sendWindow. */
+  /**
+   * Early (out-of-order) datagrams buffered per peer. Default 1024. A sender never lets its flight
+   * span more sequence numbers than its own receiveWindow: give every node of a group the same one.
+   */
   receiveWindow?: number
   /** Unacknowledged messages per peer; beyond either limit `send` throws BackpressureError. */
   sendQueue?: { maxMessages?: number; maxBytes?: number }

@@ -11,7 +11,7 @@ export interface RetransmitOptions {
    * declared unreachable. Default 10 (about 13 s with the other defaults).
    */
   maxAttempts?: number
-  /** Each timeout is multiplied by a random factor in [1 - jitter, 1 + jitter]. Default 0.2. */
+  /** Each timeout is lengthened by a random factor in [1, 1 + jitter], so peers do not fire in step. Default 0.2. */
   jitter?: number
 }
 
@@ -45,18 +45,23 @@ export class RttEstimator {
     }
   }
 
-  /** The probe timeout before backoff: srtt + 4 rttvar within [minRtoMs, maxRtoMs]. */
+  /**
+   * The probe timeout before backoff: srtt plus a margin of 4 rttvar, at least a quarter of srtt
+   * (a steady round trip drives rttvar to 0, and a timeout at srtt itself would fire on every
+   * round), within [minRtoMs, maxRtoMs].
+   */
   base(): number {
     const { initialRtoMs, minRtoMs, maxRtoMs } = this.options
     if (!this.hasSample) return initialRtoMs
-    return Math.min(maxRtoMs, Math.max(minRtoMs, this.srtt + 4 * this.rttvar))
+    const margin = Math.max(4 * this.rttvar, this.srtt / 4, GRANULARITY_MS)
+    return Math.min(maxRtoMs, Math.max(minRtoMs, this.srtt + margin))
   }
 
   /** Timeout after `backoff` expirations without progress; `unit` in [0, 1) draws the jitter. */
   timeout(backoff: number, unit: number): number {
     const { maxRtoMs, jitter } = this.options
     const backed = Math.min(maxRtoMs, this.base() * 2 ** Math.min(backoff, 30))
-    return backed * (1 + jitter * (2 * unit - 1))
+    return backed * (1 + jitter * unit)
   }
 
   /** How long a packet below the largest acknowledged may stay unacknowledged before it counts as lost. */

@@ -220,7 +220,7 @@ describe('UDP transport: messages larger than a datagram', () => {
       0,
     )
     await sendRaw(fragment, b.address.port)
-    await pollUntil(() => b.stats.dropped['reassembly-timeout'] === 1, 'reassembly timeout', 3000)
+    await pollUntil(() => b.stats.dropped['reassembly-timeout'] === 1, 'reassembly timeout')
   })
 })
 
@@ -233,7 +233,7 @@ describe('UDP transport: reliability limits', () => {
     })
     const seen = signals(t)
     for (let i = 0; i < 5; i++) t.send('b', i)
-    await pollUntil(() => seen.length > 0, 'peer-unreachable', 3000)
+    await pollUntil(() => seen.length > 0, 'peer-unreachable')
     expect(seen).toEqual([{ type: 'peer-unreachable', peer: 'b', dropped: 5 }])
     expect(t.stats.messagesAbandoned).toBe(5)
   })
@@ -248,7 +248,7 @@ describe('UDP transport: reliability limits', () => {
     a.setPeer('b', `127.0.0.1:${await deadPort()}`)
     a.send('b', 'lost-1')
     a.send('b', 'lost-2')
-    await pollUntil(() => seen.length === 1, 'peer-unreachable', 3000)
+    await pollUntil(() => seen.length === 1, 'peer-unreachable')
     expect(seen[0]).toEqual({ type: 'peer-unreachable', peer: 'b', dropped: 2 })
     // Back to the right address: b skips what a gave up on, and FIFO goes on.
     a.setPeer('b', `127.0.0.1:${b.address.port}`)

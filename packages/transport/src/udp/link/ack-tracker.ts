@@ -13,8 +13,12 @@ export class AckTracker {
   private ranges: AckRanges = []
   /** Something arrived that the peer must hear about. */
   owed = false
+  /** Data datagrams recorded since the last acknowledgement left. */
+  unreported = 0
 
   record(pn: number): void {
+    this.owed = true
+    this.unreported++
     const r = this.ranges
     if (r.length === 0 || pn > r[0]! + 1) {
       r.unshift(pn, pn)
@@ -47,13 +51,16 @@ export class AckTracker {
     if (r.length < 2 * MAX_TRACKED_RANGES) r.push(pn, pn) // older than everything remembered
   }
 
-  /** What an acknowledgement sent now carries, or undefined when nothing arrived yet. */
+  /** What an acknowledgement sent now carries (and forgets what was owed), or undefined when nothing arrived yet. */
   block(): AckRanges | undefined {
+    this.owed = false
+    this.unreported = 0
     return this.ranges.length === 0 ? undefined : encodableAckRanges(this.ranges)
   }
 
   reset(): void {
     this.ranges = []
     this.owed = false
+    this.unreported = 0
   }
 }

@@ -99,7 +99,9 @@ export class LossRecovery {
         if (kept !== undefined) for (let j = i; j < this.sent.length; j++) kept.push(this.sent[j]!)
         break
       }
-      if (this.largestAcked - packet.pn >= PACKET_THRESHOLD || packet.sentAt <= now - delay) {
+      // One expression for "lost by time" and for the timer, so the timer never fires on nothing.
+      const lostAt = packet.sentAt + delay
+      if (this.largestAcked - packet.pn >= PACKET_THRESHOLD || lostAt <= now) {
         kept ??= this.sent.slice(0, i)
         const segment = packet.segment
         segment.outstanding--
@@ -109,7 +111,7 @@ export class LossRecovery {
         }
       } else {
         kept?.push(packet)
-        this.lossTime = Math.min(this.lossTime, packet.sentAt + delay)
+        this.lossTime = Math.min(this.lossTime, lostAt)
       }
     }
     if (kept !== undefined) this.sent = kept

@@ -47,6 +47,8 @@ export class SendQueue {
   waiting: OutSegment[] = []
   /** Declared lost: sent again before anything new. */
   lost: OutSegment[] = []
+  /** Segments in flight not yet acknowledged (what the window limits). */
+  unacked = 0
   messages = 0
   bytes = 0
 
@@ -61,21 +63,32 @@ export class SendQueue {
     return this.inFlight[0]?.seq ?? this.nextSeq
   }
 
-  /** Moves the next waiting segment into flight, or returns undefined when the window is full. */
-  launch(window: number): OutSegment | undefined {
-    if (this.inFlight.length >= window) return undefined
+  /**
+   * Moves the next waiting segment into flight, or returns undefined when `window` segments are
+   * unacknowledged or the flight spans `span` sequence numbers (what the receiver can buffer).
+   * Counting unacknowledged segments rather than the span keeps new data flowing past a hole,
+   * and new data is what reveals a lost retransmission without waiting for a timeout.
+   */
+  launch(window: number, span: number): OutSegment | undefined {
+    if (this.unacked >= window || seqDiff(this.nextSeq, this.base()) >= span) return undefined
     const segment = this.waiting.shift()
     if (segment === undefined) return undefined
     segment.seq = this.nextSeq
     this.nextSeq = (this.nextSeq + 1) >>> 0
     this.inFlight.push(segment)
+    this.unacked++
     return segment
+  }
+
+  /** `count` segments in flight were acknowledged for the first time. */
+  acknowledged(count: number): void {
+    this.unacked -= count
   }
 
   /** The next segment declared lost that still needs sending. */
   nextLost(): OutSegment | undefined {
     let segment = this.lost.shift()
-    while (segment !== undefined && segment.acked) {
+    while (segment?.acked) {
       segment.queued = false
       segment = this.lost.shift()
     }
@@ -111,6 +124,7 @@ export class SendQueue {
     this.inFlight = []
     this.waiting = []
     this.lost = []
+    this.unacked = 0
     this.messages = 0
     this.bytes = 0
     return dropped
@@ -123,8 +137,10 @@ export class SendQueue {
   takeUnacknowledged(): OutMessage[] {
     const out: OutMessage[] = []
     const seen = new Set<OutMessage>()
+    // Acknowledged segments still in flight sit behind a hole: the receiver held them without
+    // delivering, and a receiver that restarted has lost them. Only the released prefix is delivered.
     for (const segment of [...this.inFlight, ...this.waiting]) {
-      if (segment.acked || seen.has(segment.message)) continue
+      if (seen.has(segment.message)) continue
       seen.add(segment.message)
       out.push(segment.message)
     }

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest'
+import { forSeeds, seedList } from '../../../test/seeds.js'
+import { createRandom } from '../../random.js'
+import { RttEstimator } from '../rtt.js'
+import {
+  ackBlockBytes,
+  encodableAckRanges,
+  MAX_ACK_RANGES,
+  readAckBlock,
+  writeAckBlock,
+} from '../wire/ack-block.js'
+import { AckTracker } from './ack-tracker.js'
+import { LossRecovery } from './loss-recovery.js'
+import { newSegment, ReceiveLink, SendQueue, seqDiff } from './send-queue.js'
+
+const retransmit = { initialRtoMs: 100, minRtoMs: 10, maxRtoMs: 2000, maxAttempts: 10, jitter: 0 }
+
+/** Every packet number the ranges cover. */
+function covered(ranges: number[]): Set<number> {
+  const out = new Set<number>()
+  for (let k = 0; k < ranges.length; k += 2)
+    for (let pn = ranges[k + 1]!; pn <= ranges[k]!; pn++) out.add(pn)
+  return out
+}
+
+describe('acknowledgement ranges', () => {
+  it('the tracker acknowledges exactly what arrived, and the block survives the wire', () => {
+    forSeeds(seedList(200), (seed) => {
+      const r = createRandom(seed).next
+      const tracker = new AckTracker()
+      const arrived = new Set<number>()
+      for (let i = 0; i < 60; i++) {
+        const pn = Math.floor(r() * 120)
+        tracker.record(pn)
+        arrived.add(pn)
+      }
+      const ranges = tracker.block()!
+      const buf = Buffer.alloc(ackBlockBytes(ranges))
+      expect(writeAckBlock(buf, 0, ranges)).toBe(buf.length)
+      const read = readAckBlock(buf, 0, buf.length)
+      if (typeof read === 'string') throw new Error(read)
+      expect(read.ranges).toEqual(ranges)
+      // Everything acknowledged arrived; what is left out is only the oldest, beyond the range cap.
+      const acked = covered(read.ranges)
+      for (const pn of acked) expect(arrived.has(pn)).toBe(true)
+      const lowest = read.ranges[read.ranges.length - 1]!
+      for (const pn of arrived) if (pn >= lowest) expect(acked.has(pn)).toBe(true)
+      expect(read.ranges.length / 2 - 1).toBeLessThanOrEqual(MAX_ACK_RANGES)
+    })
+  })
+
+  it('refuses blocks that claim numbers below zero or more ranges than allowed', () => {
+    const buf = Buffer.alloc(9 + 4)
+    buf.writeUIntBE(5, 0, 6)
+    buf.writeUInt16BE(6, 6) // 6 below 5
+    expect(readAckBlock(buf, 0, 9)).toBe('malformed')
+    buf.writeUInt16BE(0, 6)
+    buf[8] = MAX_ACK_RANGES + 1
+    expect(readAckBlock(buf, 0, buf.length)).toBe('malformed')
+    buf[8] = 1
+    buf.writeUInt16BE(10, 9) // a gap that runs below zero
+    expect(readAckBlock(buf, 0, buf.length)).toBe('malformed')
+  })
+
+  it('a first run longer than 16 bits is shortened, never misencoded', () => {
+    expect(encodableAckRanges([200_000, 0])).toEqual([200_000, 200_000 - 0xffff])
+  })
+})
+
+describe('loss recovery', () => {
+  it('a round-trip sample after a timeout measures the probe, not the timeout (Karn)', () => {
+    const rtt = new RttEstimator(retransmit)
+    const recovery = new LossRecovery(rtt)
+    const segment = newSegment(new Uint8Array(1), undefined, { payload: new Uint8Array(1) }, true)
+    recovery.onSent(0, segment, 0, 0) // lost on the way
+    expect(recovery.ptoAt).toBe(100) // no sample yet: the initial timeout
+    recovery.onProbeTimeout(0)
+    recovery.onSent(1, segment, 100, 0) // the probe
+    const lost: (typeof segment)[] = []
+    expect(recovery.onAck([1, 1], 1, 110, 0, lost)).toBe(1)
+    expect(rtt.srtt).toBe(10) // not 110
+    expect(recovery.ptoCount).toBe(0)
+    expect(lost).toEqual([])
+  })
+
+  it('declares a packet lost once three later ones are acknowledged, and only once', () => {
+    const rtt = new RttEstimator(retransmit)
+    const recovery = new LossRecovery(rtt)
+    const payload = { payload: new Uint8Array(1) }
+    const segments = [0, 1, 2, 3, 4].map(() =>
+      newSegment(new Uint8Array(1), undefined, payload, true),
+    )
+    for (const [pn, s] of segments.entries()) recovery.onSent(pn, s, 0, 0)
+    const lost: typeof segments = []
+    recovery.onAck([2, 1], 4, 10, 0, lost) // two later ones: not yet (a reordering, perhaps)
+    expect(lost).toEqual([])
+    recovery.onAck([3, 3], 4, 10, 0, lost)
+    expect(lost).toEqual([segments[0]])
+    recovery.onAck([4, 1], 4, 11, 0, lost)
+    expect(lost).toEqual([segments[0]])
+  })
+
+  it('ignores acknowledgements of packets never sent', () => {
+    const recovery = new LossRecovery(new RttEstimator(retransmit))
+    const s = newSegment(new Uint8Array(1), undefined, { payload: new Uint8Array(1) }, true)
+    recovery.onSent(0, s, 0, 0)
+    expect(recovery.onAck([7, 0], 0, 5, 0, [])).toBe(-1)
+    expect(s.acked).toBe(false)
+  })
+})
+
+describe('send queue and receive link', () => {
+  it('compares sequence numbers across the 32-bit wrap', () => {
+    expect(seqDiff(0, 0xffffffff)).toBe(1)
+    expect(seqDiff(0xffffffff, 0)).toBe(-1)
+  })
+
+  it('limits the window by unacknowledged segments and the span by what the receiver buffers', () => {
+    const q = new SendQueue()
+    for (let i = 0; i < 10; i++) {
+      const m = { payload: new Uint8Array(1) }
+      q.enqueue(m, [newSegment(m.payload, undefined, m, true)])
+    }
+    expect([q.launch(2, 4), q.launch(2, 4), q.launch(2, 4)].map((s) => s?.seq)).toEqual([
+      0,
+      1,
+      undefined,
+    ])
+    q.inFlight[1]!.acked = true // held behind a hole
+    q.acknowledged(1)
+    expect(q.launch(2, 4)?.seq).toBe(2)
+    q.inFlight[2]!.acked = true
+    q.acknowledged(1)
+    expect(q.launch(2, 4)?.seq).toBe(3)
+    q.inFlight[3]!.acked = true
+    q.acknowledged(1)
+    expect(q.launch(2, 4)).toBeUndefined() // span 0..3 is full while 0 is missing
+    expect(q.release()).toBe(false)
+    // A restart must resend what sits behind the hole too: the receiver never delivered it.
+    expect(q.takeUnacknowledged()).toHaveLength(10)
+  })
+
+  it('delivers in order across the wrap, buffers early ones, refuses duplicates and far-ahead ones', () => {
+    const link = new ReceiveLink<number>(4)
+    link.expected = 0xfffffffe
+    const out: number[] = []
+    const deliver = (n: number) => out.push(n)
+    const skip = () => {}
+    expect(link.receive(0, 0xfffffffe, 3, deliver, skip)).toBeUndefined()
+    expect(link.receive(0xfffffffe, 0xfffffffe, 1, deliver, skip)).toBeUndefined()
+    expect(link.receive(0xfffffffe, 0xfffffffe, 1, deliver, skip)).toBe('duplicate')
+    expect(link.admits(5, 0xfffffffe)).toBe(false)
+    expect(link.receive(0xffffffff, 0xfffffffe, 2, deliver, skip)).toBeUndefined()
+    expect(out).toEqual([1, 2, 3])
+    expect(link.expected).toBe(1)
+  })
+})

@@ -1,0 +1,146 @@
+/**
+ * Runs LinkEngine nodes inside the deterministic simulator: datagrams are simulator messages
+ * (so loss, duplication, reordering, delay, partitions and crashes come from SimNetwork), timers
+ * are simulator timers and randomness is the node's seeded stream. No socket, no wall clock.
+ */
+import type { NodeId } from '../../ids.js'
+import type { Ctx, Protocol } from '../../protocol.js'
+import { SimNetwork, type SimNetworkOptions } from '../../sim/index.js'
+import type { TransportSignal } from '../../transport.js'
+import { Authenticator } from '../auth.js'
+import { LinkEngine } from '../engine.js'
+import { BackpressureError } from '../errors.js'
+import { resolveOptions, type UdpTransportOptions } from '../options.js'
+import type { UdpDropReason } from '../stats.js'
+
+export type EngineOptions = Omit<UdpTransportOptions<never>, 'id' | 'peers' | 'codec' | 'bind'>
+
+/** What a node hands the harness: messages in the order delivered, signals, drops. */
+export interface NodeLog {
+  delivered: Array<{ from: NodeId; text: string }>
+  signals: TransportSignal[]
+  drops: UdpDropReason[]
+  /** Every datagram this node put on the wire, in order (for replay attacks). */
+  transmitted: Array<{ to: NodeId; datagram: Buffer }>
+}
+
+type Request = { type: 'send'; to: NodeId; text: string } | { type: 'inject'; datagram: Buffer }
+
+/** A simulator with one LinkEngine per node, and a log per node that survives restarts. */
+export class SimLinks {
+  readonly net: SimNetwork
+  readonly logs = new Map<NodeId, NodeLog>()
+  private readonly engines = new Map<NodeId, LinkEngine>()
+  /** Messages the application still wants to send, per node, in order (backpressure retries). */
+  private readonly backlog = new Map<NodeId, Array<{ to: NodeId; text: string }>>()
+
+  constructor(
+    readonly ids: NodeId[],
+    options: EngineOptions & { key?: string } = {},
+    simOptions: SimNetworkOptions = {},
+  ) {
+    this.net = new SimNetwork({ trace: false, ...simOptions })
+    const resolved = resolveOptions({ id: 'sim', ...options })
+    for (const id of ids) {
+      this.logs.set(id, { delivered: [], signals: [], drops: [], transmitted: [] })
+      this.backlog.set(id, [])
+    }
+    this.net.launch<Buffer, Request>(ids, (self) => this.protocol(self, resolved, options.key))
+  }
+
+  engine(id: NodeId): LinkEngine {
+    return this.engines.get(id)!
+  }
+
+  log(id: NodeId): NodeLog {
+    return this.logs.get(id)!
+  }
+
+  /** The application at `from` sends `text` to `to` at virtual time `at` (default now). */
+  send(from: NodeId, to: NodeId, text: string, at?: number): void {
+    this.net.request<Request>(from, { type: 'send', to, text }, at)
+  }
+
+  /** A datagram arrives at `to` from nowhere in particular (an attacker), at `at`. */
+  inject(to: NodeId, datagram: Buffer, at?: number): void {
+    this.net.request<Request>(to, { type: 'inject', datagram }, at)
+  }
+
+  texts(at: NodeId, from: NodeId): string[] {
+    return this.log(at)
+      .delivered.filter((d) => d.from === from)
+      .map((d) => d.text)
+  }
+
+  private protocol(
+    self: NodeId,
+    options: ReturnType<typeof resolveOptions>,
+    key: string | undefined,
+  ): Protocol<Buffer, Request> {
+    const log = this.log(self)
+    const backlog = this.backlog.get(self)!
+    let ctx!: Ctx<Buffer>
+    let engine!: LinkEngine
+    const pushBacklog = () => {
+      while (backlog.length > 0) {
+        const next = backlog[0]!
+        try {
+          engine.send(next.to, Buffer.from(next.text), ctx.now())
+        } catch (error) {
+          if (!(error instanceof BackpressureError)) throw error
+          ctx.setTimer('backlog', 1)
+          return
+        }
+        backlog.shift()
+      }
+    }
+    return {
+      start: (c) => {
+        ctx = c
+        engine = new LinkEngine(
+          self,
+          options,
+          key === undefined ? undefined : new Authenticator(key),
+          {
+            transmit: (address, datagram) => {
+              const to = address.host === 'n' ? address.port : address.host
+              log.transmitted.push({ to, datagram })
+              ctx.send(to, datagram)
+            },
+            deliver: (from, payload) => {
+              log.delivered.push({ from, text: Buffer.from(payload).toString('utf8') })
+            },
+            signal: (signal) => log.signals.push(signal),
+            dropped: (reason) => log.drops.push(reason),
+            wake: (at) => ctx.setTimer('wake', Math.max(0, at - ctx.now())),
+            flushSoon: () => ctx.setTimer('flush', 0),
+          },
+          {
+            u32: () => 1 + Math.floor(ctx.random() * 0xffff_fffe),
+            unit: () => ctx.random(),
+          },
+        )
+        this.engines.set(self, engine)
+        for (const peer of c.peers) engine.setPeer(peer, addressOf(peer))
+      },
+      onMessage: (_from, datagram) => {
+        engine.receive(datagram, ctx.now())
+      },
+      onTimer: (key) => {
+        if (key === 'wake') engine.onTimer(ctx.now())
+        else if (key === 'flush') engine.flush()
+        else if (key === 'backlog') pushBacklog()
+      },
+      onRequest: (req) => {
+        if (req.type === 'inject') return engine.receive(req.datagram, ctx.now())
+        backlog.push({ to: req.to, text: req.text })
+        if (backlog.length === 1) pushBacklog()
+      },
+    }
+  }
+}
+
+/** Simulated nodes are addressed by id: strings in `host`, numbers in `port`. */
+export function addressOf(id: NodeId): { host: string; port: number } {
+  return typeof id === 'number' ? { host: 'n', port: id } : { host: id, port: 1 }
+}
