@@ -13,13 +13,18 @@ export const sdAliases = [
   { find: /^@sd\/([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` },
 ]
 
+const HANG_BACKSTOP_MS = 10 * 60_000
+
 export function packageTestConfig() {
   return defineConfig({
     resolve: { alias: sdAliases },
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      testTimeout: 30_000,
-      hookTimeout: 30_000,
+      // Tests are bounded by iteration counts, not time; this is only a backstop that names a hung
+      // test (a peer that never answers). Ten minutes, far beyond the slowest test on a loaded
+      // machine, so slowness alone never fails a run. Long soak runs can pass --testTimeout=0.
+      testTimeout: HANG_BACKSTOP_MS,
+      hookTimeout: HANG_BACKSTOP_MS,
     },
   })
 }
