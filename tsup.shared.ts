@@ -11,6 +11,8 @@ export function packageBuild(entry: Record<string, string> = { index: 'src/index
     target: 'node20',
     platform: 'node',
     tsconfig: 'tsconfig.build.json',
+    // tsup 8 strips `node:` by default; keep imports as written (`node:dgram`, not a bare `dgram`).
+    removeNodeProtocol: false,
   }
   return defineConfig(options)
 }
