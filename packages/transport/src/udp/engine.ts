@@ -18,6 +18,7 @@ import { createStats, type UdpDropReason, type UdpStats } from './stats.js'
 import {
   bodyBytes,
   type Datagram,
+  decodeBundle,
   decodeDatagram,
   encodeDatagram,
   encodeIdField,
@@ -86,6 +87,7 @@ export class LinkEngine {
   private readonly macBytes: number
   private wakeAt = Number.POSITIVE_INFINITY
   private stopped = false
+  private readonly jitter: () => number
 
   constructor(
     readonly self: NodeId,
@@ -96,6 +98,7 @@ export class LinkEngine {
   ) {
     this.selfField = encodeIdField(self)
     this.macBytes = auth ? MAC_BYTES : 0
+    this.jitter = () => this.entropy.unit()
   }
 
   // ---- address book ----
@@ -271,10 +274,11 @@ export class LinkEngine {
       this.transmitData(link, segment, now)
     }
     const { sendWindow, receiveWindow } = this.options
+    const room = link.room
     for (
-      let segment = queue.launch(sendWindow, receiveWindow);
+      let segment = queue.launch(sendWindow, receiveWindow, room);
       segment;
-      segment = queue.launch(sendWindow, receiveWindow)
+      segment = queue.launch(sendWindow, receiveWindow, room)
     ) {
       this.transmitData(link, segment, now)
     }
@@ -300,8 +304,9 @@ export class LinkEngine {
     h.base = link.queue.base()
     if (link.acks.owed) h.ack = link.acks.block() // piggybacked
     h.frag = segment.frag
+    h.bundle = segment.bundled !== undefined
     this.emit(link, encodeDatagram(h, segment.payload, this.macBytes))
-    link.recovery.onSent(h.pn, segment, now, this.entropy.unit())
+    link.recovery.onSent(h.pn, segment, now, this.jitter)
   }
 
   private transmitUnreliable(link: PeerLink, segment: OutSegment): void {
@@ -426,10 +431,10 @@ export class LinkEngine {
     } else if (recovery.ptoAt <= now) {
       const probe = link.queue.oldestUnacked()
       if (probe === undefined) {
-        recovery.pruneAcked(this.entropy.unit())
+        recovery.pruneAcked(now, this.jitter)
       } else {
         if (recovery.ptoCount + 1 >= maxAttempts) return this.giveUp(link)
-        recovery.onProbeTimeout(this.entropy.unit())
+        recovery.onProbeTimeout(now, this.jitter)
         this.stats.retransmissions++
         this.transmitData(link, probe, now)
       }
@@ -552,14 +557,14 @@ export class LinkEngine {
       case PacketType.Ack:
         return this.receiveAck(link, d.ack!, now)
       case PacketType.Unreliable:
-        return this.receivePayload(link, d.payload, d.frag, now, source)
+        return this.receivePayload(link, d.payload, d.frag, false, now, source)
     }
   }
 
   private receiveAck(link: PeerLink, ranges: number[], now: number): void {
     if (!this.options.reliable) return
     const recovery = link.recovery
-    const newly = recovery.onAck(ranges, link.nextPn - 1, now, this.entropy.unit(), link.queue.lost)
+    const newly = recovery.onAck(ranges, link.nextPn - 1, now, this.jitter, link.queue.lost)
     if (newly < 0) return // names packets never sent: ignored
     link.queue.acknowledged(newly)
     link.queue.release()
@@ -569,7 +574,7 @@ export class LinkEngine {
   private receiveData(link: PeerLink, d: Datagram, now: number, source: unknown) {
     if (!this.options.reliable) {
       // Mixed modes in one group: accept the payload, skip the link.
-      return this.receivePayload(link, d.payload, d.frag, now, source)
+      return this.receivePayload(link, d.payload, d.frag, d.bundle, now, source)
     }
     if (d.ack !== undefined) this.receiveAck(link, d.ack, now)
     const size = d.signedLength
@@ -577,12 +582,12 @@ export class LinkEngine {
     if (!link.recv.admits(d.seq, d.base)) return this.drop('out-of-window', size, link.id, source)
     link.acks.record(d.pn)
     this.owed.add(link)
-    const incoming: Incoming = { payload: d.payload, frag: d.frag }
+    const incoming: Incoming = { payload: d.payload, frag: d.frag, bundle: d.bundle }
     const refused = link.recv.receive(
       d.seq,
       d.base,
       incoming,
-      (item) => this.receivePayload(link, item.payload, item.frag, now, source),
+      (item) => this.receivePayload(link, item.payload, item.frag, item.bundle, now, source),
       (count) => {
         this.stats.skipped += count
         link.reassembly.clear()
@@ -596,15 +601,25 @@ export class LinkEngine {
     else this.sink.flushSoon()
   }
 
-  /** A payload in order (or unreliable): reassemble, then hand it out. */
+  /** A payload in order (or unreliable): reassemble or unbundle, then hand it out. */
   private receivePayload(
     link: PeerLink,
     payload: Uint8Array,
     frag: FragmentInfo | undefined,
+    bundle: boolean,
     now: number,
     source: unknown,
   ) {
     if (this.stopped) return
+    if (bundle) {
+      const parts = decodeBundle(payload)
+      if (parts === undefined) return this.drop('malformed', payload.length, link.id, source)
+      for (const part of parts) {
+        if (this.stopped || this.links.get(link.id) !== link) return
+        this.sink.deliver(link.id, part, source)
+      }
+      return
+    }
     let bytes = payload
     if (frag !== undefined) {
       const whole = link.reassembly.add(frag, payload, now)

@@ -9,10 +9,14 @@ import {
   readAckBlock,
   writeAckBlock,
 } from '../wire/ack-block.js'
+import { decodeBundle } from '../wire/header.js'
 import { AckTracker } from './ack-tracker.js'
 import { LossRecovery } from './loss-recovery.js'
 import { newSegment, ReceiveLink, SendQueue, seqDiff } from './send-queue.js'
 
+const noJitter = () => 0
+/** A room too small for any bundle. */
+const NO_BUNDLES = 0
 const retransmit = { initialRtoMs: 100, minRtoMs: 10, maxRtoMs: 2000, maxAttempts: 10, jitter: 0 }
 
 /** Every packet number the ranges cover. */
@@ -72,12 +76,12 @@ describe('loss recovery', () => {
     const rtt = new RttEstimator(retransmit)
     const recovery = new LossRecovery(rtt)
     const segment = newSegment(new Uint8Array(1), undefined, { payload: new Uint8Array(1) }, true)
-    recovery.onSent(0, segment, 0, 0) // lost on the way
+    recovery.onSent(0, segment, 0, noJitter) // lost on the way
     expect(recovery.ptoAt).toBe(100) // no sample yet: the initial timeout
-    recovery.onProbeTimeout(0)
-    recovery.onSent(1, segment, 100, 0) // the probe
+    recovery.onProbeTimeout(100, noJitter)
+    recovery.onSent(1, segment, 100, noJitter) // the probe
     const lost: (typeof segment)[] = []
-    expect(recovery.onAck([1, 1], 1, 110, 0, lost)).toBe(1)
+    expect(recovery.onAck([1, 1], 1, 110, noJitter, lost)).toBe(1)
     expect(rtt.srtt).toBe(10) // not 110
     expect(recovery.ptoCount).toBe(0)
     expect(lost).toEqual([])
@@ -90,21 +94,21 @@ describe('loss recovery', () => {
     const segments = [0, 1, 2, 3, 4].map(() =>
       newSegment(new Uint8Array(1), undefined, payload, true),
     )
-    for (const [pn, s] of segments.entries()) recovery.onSent(pn, s, 0, 0)
+    for (const [pn, s] of segments.entries()) recovery.onSent(pn, s, 0, noJitter)
     const lost: typeof segments = []
-    recovery.onAck([2, 1], 4, 10, 0, lost) // two later ones: not yet (a reordering, perhaps)
+    recovery.onAck([2, 1], 4, 10, noJitter, lost) // two later ones: not yet (a reordering, perhaps)
     expect(lost).toEqual([])
-    recovery.onAck([3, 3], 4, 10, 0, lost)
+    recovery.onAck([3, 3], 4, 10, noJitter, lost)
     expect(lost).toEqual([segments[0]])
-    recovery.onAck([4, 1], 4, 11, 0, lost)
+    recovery.onAck([4, 1], 4, 11, noJitter, lost)
     expect(lost).toEqual([segments[0]])
   })
 
   it('ignores acknowledgements of packets never sent', () => {
     const recovery = new LossRecovery(new RttEstimator(retransmit))
     const s = newSegment(new Uint8Array(1), undefined, { payload: new Uint8Array(1) }, true)
-    recovery.onSent(0, s, 0, 0)
-    expect(recovery.onAck([7, 0], 0, 5, 0, [])).toBe(-1)
+    recovery.onSent(0, s, 0, noJitter)
+    expect(recovery.onAck([7, 0], 0, 5, noJitter, [])).toBe(-1)
     expect(s.acked).toBe(false)
   })
 })
@@ -121,23 +125,47 @@ describe('send queue and receive link', () => {
       const m = { payload: new Uint8Array(1) }
       q.enqueue(m, [newSegment(m.payload, undefined, m, true)])
     }
-    expect([q.launch(2, 4), q.launch(2, 4), q.launch(2, 4)].map((s) => s?.seq)).toEqual([
-      0,
-      1,
-      undefined,
-    ])
+    expect(
+      [q.launch(2, 4, NO_BUNDLES), q.launch(2, 4, NO_BUNDLES), q.launch(2, 4, NO_BUNDLES)].map(
+        (s) => s?.seq,
+      ),
+    ).toEqual([0, 1, undefined])
     q.inFlight[1]!.acked = true // held behind a hole
     q.acknowledged(1)
-    expect(q.launch(2, 4)?.seq).toBe(2)
+    expect(q.launch(2, 4, NO_BUNDLES)?.seq).toBe(2)
     q.inFlight[2]!.acked = true
     q.acknowledged(1)
-    expect(q.launch(2, 4)?.seq).toBe(3)
+    expect(q.launch(2, 4, NO_BUNDLES)?.seq).toBe(3)
     q.inFlight[3]!.acked = true
     q.acknowledged(1)
-    expect(q.launch(2, 4)).toBeUndefined() // span 0..3 is full while 0 is missing
+    expect(q.launch(2, 4, NO_BUNDLES)).toBeUndefined() // span 0..3 is full while 0 is missing
     expect(q.release()).toBe(false)
     // A restart must resend what sits behind the hole too: the receiver never delivered it.
     expect(q.takeUnacknowledged()).toHaveLength(10)
+  })
+
+  it('bundles whole messages that waited together, up to the room, and settles them together', () => {
+    const q = new SendQueue()
+    const sizes = [100, 100, 100, 2000, 100]
+    for (const size of sizes) {
+      const m = { payload: new Uint8Array(size).fill(size & 0xff) }
+      // The 2000-byte message stands for a fragment: it never joins a bundle.
+      q.enqueue(m, [
+        newSegment(m.payload, size > 1000 ? { msgId: 1, index: 0, count: 2 } : undefined, m, true),
+      ])
+    }
+    const first = q.launch(8, 64, 250)! // room for two bundled 100-byte messages (2 + 100 each)
+    expect(first.bundled).toHaveLength(2)
+    expect(decodeBundle(first.payload)!.map((p) => p.length)).toEqual([100, 100])
+    const second = q.launch(8, 64, 250)!
+    expect(second.bundled).toBeUndefined() // alone: a fragment follows it
+    expect(q.launch(8, 64, 250)!.frag).toBeDefined()
+    expect(q.messages).toBe(5)
+    first.acked = true
+    q.acknowledged(1)
+    q.release()
+    expect(q.messages).toBe(3)
+    expect(q.takeUnacknowledged().map((m) => m.payload.length)).toEqual([100, 2000, 100])
   })
 
   it('delivers in order across the wrap, buffers early ones, refuses duplicates and far-ahead ones', () => {

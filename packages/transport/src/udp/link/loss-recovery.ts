@@ -18,7 +18,7 @@ interface SentPacket {
  *   unacknowledged for 9/8 of the round trip while a later one was;
  * - when nothing is acknowledged for a probe timeout, one probe is sent and the timeout doubles:
  *   a timeout never resends the whole window.
- * Pure: time comes in as arguments, the jitter as a number in [0, 1).
+ * Pure: time comes in as arguments, the jitter from a function returning numbers in [0, 1).
  */
 export class LossRecovery {
   /** Data packets in flight, ascending by packet number. */
@@ -30,7 +30,6 @@ export class LossRecovery {
   lossTime = Number.POSITIVE_INFINITY
   /** When the probe timer fires (Infinity when nothing is in flight). */
   ptoAt = Number.POSITIVE_INFINITY
-  private lastSentAt = 0
 
   constructor(private readonly rtt: RttEstimator) {}
 
@@ -38,11 +37,15 @@ export class LossRecovery {
     return this.sent.length
   }
 
-  onSent(pn: number, segment: OutSegment, now: number, jitterUnit: number): void {
+  /**
+   * A data packet left. The probe timer starts when nothing was in flight and otherwise keeps
+   * running (it restarts on progress, as RFC 6298's retransmission timer does), so a steady
+   * stream of sends costs no timer arithmetic.
+   */
+  onSent(pn: number, segment: OutSegment, now: number, jitter: () => number): void {
     this.sent.push({ pn, sentAt: now, segment })
     segment.outstanding++
-    this.lastSentAt = now
-    this.armPto(jitterUnit)
+    if (this.ptoAt === Number.POSITIVE_INFINITY) this.armPto(now, jitter)
   }
 
   /**
@@ -53,7 +56,7 @@ export class LossRecovery {
     ranges: AckRanges,
     largestSent: number,
     now: number,
-    jitterUnit: number,
+    jitter: () => number,
     lost: OutSegment[],
   ): number {
     const largest = ranges[0]!
@@ -61,9 +64,12 @@ export class LossRecovery {
     let newly = 0
     let any = false
     let sample = -1
-    const kept: SentPacket[] = []
+    // Compacts `sent` in place: acknowledgements arrive per datagram, so no copy per call.
+    const sent = this.sent
+    let kept = 0
     let k = ranges.length - 2 // lowest range first, as packets ascend
-    for (const packet of this.sent) {
+    for (let i = 0; i < sent.length; i++) {
+      const packet = sent[i]!
       while (k >= 0 && ranges[k]! < packet.pn) k -= 2
       if (k >= 0 && ranges[k + 1]! <= packet.pn) {
         any = true
@@ -76,15 +82,19 @@ export class LossRecovery {
       } else if (packet.segment.acked) {
         packet.segment.outstanding-- // another copy was acknowledged: nothing to wait for
       } else {
-        kept.push(packet)
+        sent[kept++] = packet
       }
     }
-    this.sent = kept
+    sent.length = kept
     if (largest > this.largestAcked) this.largestAcked = largest
     if (sample >= 0) this.rtt.sample(sample)
-    if (any) this.ptoCount = 0
     this.detectLost(now, lost)
-    this.armPto(jitterUnit)
+    if (any) {
+      this.ptoCount = 0
+      this.armPto(now, jitter)
+    } else if (this.sent.length === 0) {
+      this.ptoAt = Number.POSITIVE_INFINITY
+    }
     return newly
   }
 
@@ -115,22 +125,23 @@ export class LossRecovery {
       }
     }
     if (kept !== undefined) this.sent = kept
+    if (this.sent.length === 0) this.ptoAt = Number.POSITIVE_INFINITY
   }
 
-  /** The probe timer fired: one more expiration; the caller sends one probe. */
-  onProbeTimeout(jitterUnit: number): void {
+  /** The probe timer fired: one more expiration, a longer timeout; the caller sends one probe. */
+  onProbeTimeout(now: number, jitter: () => number): void {
     this.ptoCount++
-    this.armPto(jitterUnit)
+    this.armPto(now, jitter)
   }
 
   /** Forgets packets whose segment another copy already delivered; true when nothing is left in flight. */
-  pruneAcked(jitterUnit: number): boolean {
+  pruneAcked(now: number, jitter: () => number): boolean {
     this.sent = this.sent.filter((packet) => {
       if (!packet.segment.acked) return true
       packet.segment.outstanding--
       return false
     })
-    this.armPto(jitterUnit)
+    this.armPto(now, jitter)
     return this.sent.length === 0
   }
 
@@ -146,10 +157,10 @@ export class LossRecovery {
     this.ptoAt = Number.POSITIVE_INFINITY
   }
 
-  private armPto(jitterUnit: number): void {
+  private armPto(from: number, jitter: () => number): void {
     this.ptoAt =
       this.sent.length === 0
         ? Number.POSITIVE_INFINITY
-        : this.lastSentAt + this.rtt.timeout(this.ptoCount, jitterUnit)
+        : from + this.rtt.timeout(this.ptoCount, jitter())
   }
 }

@@ -16,6 +16,7 @@ export const UNCONFIRMED_MEMORY = 64
 export interface Incoming {
   payload: Uint8Array
   frag: FragmentInfo | undefined
+  bundle: boolean
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FragmentInfo } from '../wire/header.js'
+import { bundledBytes, encodeBundle, type FragmentInfo } from '../wire/header.js'
 
 /** Signed distance a - b between 32-bit sequence numbers (serial number arithmetic, RFC 1982). */
 export function seqDiff(a: number, b: number): number {
@@ -23,6 +23,8 @@ export interface OutSegment {
   outstanding: number
   /** Declared lost and waiting in the retransmission queue. */
   queued: boolean
+  /** A bundle: the whole messages it carries, in order (`message` is the first). */
+  bundled?: OutMessage[]
 }
 
 export function newSegment(
@@ -68,15 +70,37 @@ export class SendQueue {
    * unacknowledged or the flight spans `span` sequence numbers (what the receiver can buffer).
    * Counting unacknowledged segments rather than the span keeps new data flowing past a hole,
    * and new data is what reveals a lost retransmission without waiting for a timeout.
+   * Whole messages that waited together leave together, bundled into one segment of at most `room` bytes.
    */
-  launch(window: number, span: number): OutSegment | undefined {
+  launch(window: number, span: number, room: number): OutSegment | undefined {
     if (this.unacked >= window || seqDiff(this.nextSeq, this.base()) >= span) return undefined
-    const segment = this.waiting.shift()
+    let segment = this.waiting.shift()
     if (segment === undefined) return undefined
+    if (segment.frag === undefined && this.waiting.length > 0) segment = this.bundle(segment, room)
     segment.seq = this.nextSeq
     this.nextSeq = (this.nextSeq + 1) >>> 0
     this.inFlight.push(segment)
     this.unacked++
+    return segment
+  }
+
+  /** `first` and the whole messages waiting behind it that fit in `room`, as one segment. */
+  private bundle(first: OutSegment, room: number): OutSegment {
+    let total = bundledBytes(first.payload.length)
+    let count = 0
+    for (const next of this.waiting) {
+      if (next.frag !== undefined || total + bundledBytes(next.payload.length) > room) break
+      total += bundledBytes(next.payload.length)
+      count++
+    }
+    if (count === 0) return first
+    const members = [first, ...this.waiting.splice(0, count)]
+    const payload = encodeBundle(
+      members.map((m) => m.payload),
+      total,
+    )
+    const segment = newSegment(payload, undefined, first.message, true)
+    segment.bundled = members.map((m) => m.message)
     return segment
   }
 
@@ -108,14 +132,20 @@ export class SendQueue {
     let done = 0
     while (done < flight.length && flight[done]!.acked) {
       const segment = flight[done]!
-      if (segment.last) {
-        this.messages--
-        this.bytes -= segment.message.payload.length
+      if (segment.bundled) {
+        for (const message of segment.bundled) this.settle(message)
+      } else if (segment.last) {
+        this.settle(segment.message)
       }
       done++
     }
     if (done > 0) this.inFlight = done === flight.length ? [] : flight.slice(done)
     return done > 0
+  }
+
+  private settle(message: OutMessage): void {
+    this.messages--
+    this.bytes -= message.payload.length
   }
 
   /** Forgets everything queued; returns the number of messages that were not acknowledged. */
@@ -140,9 +170,11 @@ export class SendQueue {
     // Acknowledged segments still in flight sit behind a hole: the receiver held them without
     // delivering, and a receiver that restarted has lost them. Only the released prefix is delivered.
     for (const segment of [...this.inFlight, ...this.waiting]) {
-      if (seen.has(segment.message)) continue
-      seen.add(segment.message)
-      out.push(segment.message)
+      for (const message of segment.bundled ?? [segment.message]) {
+        if (seen.has(message)) continue
+        seen.add(message)
+        out.push(message)
+      }
     }
     this.abandon()
     this.nextSeq = 0

@@ -27,6 +27,8 @@ export type AckRanges = number[]
  * and runs that fit 16 bits (a longer first run is shortened; older numbers were acknowledged before).
  */
 export function encodableAckRanges(ranges: AckRanges): AckRanges {
+  // The common case (one run, short enough) needs no copy: the writer reads it at once.
+  if (ranges.length === 2 && ranges[0]! - ranges[1]! <= U16) return ranges
   const largest = ranges[0]!
   if (largest - ranges[1]! > U16) return [largest, largest - U16]
   const out: AckRanges = [largest, ranges[1]!]

@@ -40,8 +40,12 @@ export const PacketType = {
 } as const
 export type PacketType = (typeof PacketType)[keyof typeof PacketType]
 
-export const Flag = { Mac: 0x01, Fragment: 0x02, Ack: 0x04 } as const
-const KNOWN_FLAGS = Flag.Mac | Flag.Fragment | Flag.Ack
+/**
+ * Mac: a 32-byte HMAC trailer. Fragment: fragment fields follow. Ack: an ack block follows.
+ * Bundle (data only, never with Fragment): the payload is several messages, each behind a u16 length.
+ */
+export const Flag = { Mac: 0x01, Fragment: 0x02, Ack: 0x04, Bundle: 0x08 } as const
+const KNOWN_FLAGS = Flag.Mac | Flag.Fragment | Flag.Ack | Flag.Bundle
 
 const ID_NUMBER = 0
 const ID_STRING = 1
@@ -70,6 +74,8 @@ export interface OutgoingHeader {
   /** Hello, HelloReply. */
   nonce?: number
   frag?: FragmentInfo
+  /** Data: the payload is a bundle of messages (see `Flag.Bundle`). */
+  bundle?: boolean
 }
 
 export interface Datagram {
@@ -85,6 +91,7 @@ export interface Datagram {
   ack: AckRanges | undefined
   nonce: number
   frag: FragmentInfo | undefined
+  bundle: boolean
   payload: Uint8Array
   /** Bytes covered by the MAC (everything before the trailer). */
   signedLength: number
@@ -163,7 +170,8 @@ export function encodeDatagram(
   buf[4] =
     (macBytes > 0 ? Flag.Mac : 0) |
     (fragmented ? Flag.Fragment : 0) |
-    (ack !== undefined ? Flag.Ack : 0)
+    (ack !== undefined ? Flag.Ack : 0) |
+    (h.bundle === true && h.type === PacketType.Data ? Flag.Bundle : 0)
   buf.writeUInt32BE(h.srcInc >>> 0, 5)
   buf.writeUInt32BE(h.dstInc >>> 0, 9)
   buf.writeUIntBE(h.pn, 13, 6)
@@ -223,6 +231,8 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   if ((flags & ~KNOWN_FLAGS) !== 0) return 'malformed'
   const fragmented = (flags & Flag.Fragment) !== 0
   if (fragmented && type !== PacketType.Data && type !== PacketType.Unreliable) return 'malformed'
+  const bundle = (flags & Flag.Bundle) !== 0
+  if (bundle && (type !== PacketType.Data || fragmented)) return 'malformed'
   const acked = (flags & Flag.Ack) !== 0
   if (acked !== (type === PacketType.Ack) && type !== PacketType.Data) return 'malformed'
   if (buf.readUInt32BE(5) === 0) return 'malformed'
@@ -284,8 +294,43 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
     ack,
     nonce,
     frag,
+    bundle,
     payload: buf.subarray(at, end),
     signedLength: end,
     mac: macBytes > 0 ? buf.subarray(end) : undefined,
   }
+}
+
+/** Bytes a message takes inside a bundle. */
+export function bundledBytes(payloadLength: number): number {
+  return BUNDLE_LENGTH_BYTES + payloadLength
+}
+
+const BUNDLE_LENGTH_BYTES = 2
+
+/** Writes messages as one bundle payload: u16 length, bytes, repeated. */
+export function encodeBundle(payloads: readonly Uint8Array[], total: number): Buffer {
+  const out = Buffer.allocUnsafe(total)
+  let at = 0
+  for (const p of payloads) {
+    out.writeUInt16BE(p.length, at)
+    out.set(p, at + BUNDLE_LENGTH_BYTES)
+    at += BUNDLE_LENGTH_BYTES + p.length
+  }
+  return out
+}
+
+/** Splits a bundle payload (views, no copies), or returns undefined when the lengths do not add up. */
+export function decodeBundle(payload: Uint8Array): Uint8Array[] | undefined {
+  const parts: Uint8Array[] = []
+  let at = 0
+  while (at < payload.length) {
+    if (at + BUNDLE_LENGTH_BYTES > payload.length) return undefined
+    const length = (payload[at]! << 8) | payload[at + 1]!
+    const start = at + BUNDLE_LENGTH_BYTES
+    if (start + length > payload.length) return undefined
+    parts.push(payload.subarray(start, start + length))
+    at = start + length
+  }
+  return parts.length >= 2 ? parts : undefined
 }

@@ -1,0 +1,466 @@
+/**
+ * Shared by the defect regression tests: transports that are always closed, a capture proxy,
+ * an attacker socket, forged datagrams, heap measurement, and the post-fix API the tests expect.
+ * The only file here that knows the wire format: a format change touches this file alone.
+ */
+import { createSocket, type Socket } from 'node:dgram'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { Worker } from 'node:worker_threads'
+import { afterEach } from 'vitest'
+import type { NodeId } from '../../ids.js'
+import { pollUntil } from '../../testing/index.js'
+import type { TransportSignal } from '../../transport.js'
+import { Authenticator } from '../auth.js'
+import * as udpEntry from '../index.js'
+import {
+  createUdpTransport,
+  type UdpStats,
+  type UdpTransport,
+  type UdpTransportOptions,
+} from '../index.js'
+import type { FragmentInfo } from '../wire/header.js'
+import {
+  decodeDatagram,
+  encodeDatagram,
+  encodeIdField,
+  MAC_BYTES,
+  type OutgoingHeader,
+  PacketType,
+} from '../wire/header.js'
+
+export { pollUntil }
+
+export const LOOPBACK = '127.0.0.1'
+
+// ---- resources that every test closes, even when it fails ----
+
+const open: Array<() => Promise<unknown>> = []
+
+/** Registers an afterEach that closes every transport, proxy and socket the test opened. */
+export function closeEverythingAfterEach(): void {
+  afterEach(async () => {
+    const closers = open.splice(0).reverse()
+    await Promise.allSettled(closers.map((close) => close()))
+  })
+}
+
+/** A transport on loopback, closed at once (nothing graceful) after the test. */
+export async function node<Msg = unknown>(
+  options: UdpTransportOptions<Msg>,
+): Promise<UdpTransport<Msg>> {
+  const t = await createUdpTransport<Msg>(options)
+  open.push(() => closeWith(t, { graceful: false }))
+  return t
+}
+
+/** Two transports that know each other directly. */
+export async function pair<Msg = unknown>(options: Partial<UdpTransportOptions<Msg>> = {}) {
+  const a = await node<Msg>({ id: 'a', ...options })
+  const b = await node<Msg>({ id: 'b', ...options })
+  a.setPeer('b', `${LOOPBACK}:${b.address.port}`)
+  b.setPeer('a', `${LOOPBACK}:${a.address.port}`)
+  return { a, b }
+}
+
+export function inbox<Msg>(t: UdpTransport<Msg>): Msg[] {
+  const got: Msg[] = []
+  t.onMessage((_from, msg) => got.push(msg))
+  return got
+}
+
+export function signalsOf(t: UdpTransport<unknown>): TransportSignal[] {
+  const got: TransportSignal[] = []
+  t.onSignal((s) => got.push(s))
+  return got
+}
+
+export function unreachable(signals: TransportSignal[]): TransportSignal[] {
+  return signals.filter((s) => s.type === 'peer-unreachable')
+}
+
+/** Drop reasons whose counters moved between two snapshots, with how much: for failure messages. */
+export function droppedBetween(before: UdpStats, after: UdpStats): Record<string, number> {
+  const moved: Record<string, number> = {}
+  for (const [reason, n] of Object.entries(after.dropped)) {
+    const d = n - before.dropped[reason as keyof UdpStats['dropped']]
+    if (d !== 0) moved[reason] = d
+  }
+  return moved
+}
+
+// ---- the API the fixes introduce (absent today: reached through casts so this compiles both before and after) ----
+
+/** What `close()` resolves with once defect 7 is fixed. */
+export interface UdpCloseReport {
+  graceful: boolean
+  abandonedMessages: number
+  abandoned: Array<{ peer: NodeId; messages: number }>
+}
+
+export interface UdpCloseOptions {
+  graceful?: boolean
+  timeoutMs?: number
+}
+
+/** `t.close(options)`, typed as after the fix; today the options are ignored and it resolves with undefined. */
+export function closeWith(
+  t: { close(): Promise<unknown> },
+  options?: UdpCloseOptions,
+): Promise<UdpCloseReport | undefined> {
+  const close = t.close as (this: unknown, o?: UdpCloseOptions) => Promise<unknown>
+  return close.call(t, options) as Promise<UdpCloseReport | undefined>
+}
+
+type JsonCodecFactory = (options: { maxDepth: number }) => {
+  name: string
+  encode(msg: unknown): Uint8Array
+  decode(bytes: Uint8Array): unknown
+}
+
+/** `createJsonCodec` from `@sd/transport/udp`, or undefined while it does not exist. */
+export function createJsonCodecExport(): JsonCodecFactory | undefined {
+  return (udpEntry as Record<string, unknown>).createJsonCodec as JsonCodecFactory | undefined
+}
+
+// ---- heap ----
+
+let forcedGc: (() => void) | undefined
+
+/** Bytes the process holds for JavaScript after a full GC: the heap plus Buffer backing stores. */
+export async function heldBytes(): Promise<number> {
+  if (forcedGc === undefined) {
+    setFlagsFromString('--expose-gc')
+    forcedGc = runInNewContext('gc') as () => void
+  }
+  // A few rounds, with pauses between, so finalizers run and freed Buffer memory is swept.
+  for (let i = 0; i < 4; i++) {
+    forcedGc()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  const m = process.memoryUsage()
+  return m.heapUsed + m.external
+}
+
+export const MB = 1024 * 1024
+
+// ---- sockets of the test itself ----
+
+export type Kind = 'data' | 'ack' | 'unreliable' | 'hello' | 'hello-reply'
+
+const KINDS: Record<number, Kind> = {
+  [PacketType.Data]: 'data',
+  [PacketType.Ack]: 'ack',
+  [PacketType.Unreliable]: 'unreliable',
+  [PacketType.Hello]: 'hello',
+  [PacketType.HelloReply]: 'hello-reply',
+}
+
+/** One datagram seen on the wire, with the header fields the tests need. */
+export interface Sniffed {
+  bytes: Buffer
+  kind: Kind
+  from: NodeId
+  to: NodeId
+  /** Sender's and addressed incarnations, packet number. */
+  srcInc: number
+  dstInc: number
+  pn: number
+  /** Data: sequence number. */
+  seq: number
+  /** Data and Ack: packet numbers acknowledged, as ranges (highest first). */
+  ack: number[] | undefined
+}
+
+/** Reads a datagram we saw; undefined for anything that is not a well-formed datagram. */
+export function sniff(bytes: Buffer): Sniffed | undefined {
+  const d = decodeDatagram(bytes)
+  if (typeof d === 'string') return undefined
+  return {
+    bytes: Buffer.from(bytes),
+    kind: KINDS[d.type]!,
+    from: d.from,
+    to: d.to,
+    srcInc: d.srcInc,
+    dstInc: d.dstInc,
+    pn: d.pn,
+    seq: d.seq,
+    ack: d.ack,
+  }
+}
+
+async function bindLoopback(): Promise<Socket> {
+  const socket = createSocket('udp4')
+  await new Promise<void>((resolve) => socket.bind(0, LOOPBACK, () => resolve()))
+  socket.on('error', () => {}) // ICMP port unreachable and the like: loss, as for the adapter
+  return socket
+}
+
+function closeSocket(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      socket.close(() => resolve())
+    } catch {
+      resolve() // already closed
+    }
+  })
+}
+
+/**
+ * A UDP forwarder that records what passes: A's address book points B at `portForA`,
+ * B's points A at `portForB`. Datagrams are forwarded unchanged and in order, except those from B
+ * that `holdFromB` picks, which wait (in order) for `release()`.
+ */
+export class CaptureProxy {
+  readonly aToB: Sniffed[] = []
+  readonly bToA: Sniffed[] = []
+  holdFromB: ((s: Sniffed) => boolean) | undefined
+  private readonly held: Buffer[] = []
+
+  private constructor(
+    private readonly facingA: Socket,
+    private readonly facingB: Socket,
+    private readonly aPort: number,
+    bPort: number,
+  ) {
+    facingA.on('message', (msg) => {
+      this.record(this.aToB, msg)
+      facingB.send(msg, bPort, LOOPBACK)
+    })
+    facingB.on('message', (msg) => {
+      const seen = this.record(this.bToA, msg)
+      if (seen && this.holdFromB?.(seen)) this.held.push(msg)
+      else facingA.send(msg, aPort, LOOPBACK)
+    })
+  }
+
+  static async start(aPort: number, bPort: number): Promise<CaptureProxy> {
+    const proxy = new CaptureProxy(await bindLoopback(), await bindLoopback(), aPort, bPort)
+    open.push(() => proxy.close())
+    return proxy
+  }
+
+  /** Where A sends to reach B. */
+  get portForA(): number {
+    return this.facingA.address().port
+  }
+
+  /** Where B sends to reach A. */
+  get portForB(): number {
+    return this.facingB.address().port
+  }
+
+  /** Stops holding, and forwards what was held. */
+  release(): void {
+    this.holdFromB = undefined
+    for (const msg of this.held.splice(0)) this.facingA.send(msg, this.aPort, LOOPBACK)
+  }
+
+  private record(log: Sniffed[], msg: Buffer): Sniffed | undefined {
+    const seen = sniff(msg)
+    if (seen) log.push(seen)
+    return seen
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([closeSocket(this.facingA), closeSocket(this.facingB)])
+  }
+}
+
+/** A bare socket of the test's own: sends crafted or replayed datagrams and records what it gets. */
+export class Attacker {
+  readonly received: Sniffed[] = []
+  /** Whether what arrives is kept in `received` (off for long floods: their answers would pile up). */
+  recording = true
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('message', (msg) => {
+      const seen = this.recording ? sniff(msg) : undefined
+      if (seen) this.received.push(seen)
+    })
+  }
+
+  static async open(): Promise<Attacker> {
+    const attacker = new Attacker(await bindLoopback())
+    open.push(() => attacker.close())
+    return attacker
+  }
+
+  get port(): number {
+    return this.socket.address().port
+  }
+
+  send(bytes: Uint8Array, port: number): void {
+    this.socket.send(bytes, port, LOOPBACK)
+  }
+
+  close(): Promise<void> {
+    return closeSocket(this.socket)
+  }
+}
+
+/**
+ * Worker code: cycles through `datagrams` toward `port` at about `perMs` per millisecond, sleeping
+ * a tenth of a millisecond between rounds, until told to stop or `max` are sent. A thread of its
+ * own keeps the stream smooth whatever the test's event loop is doing (timers there tick at 1 ms).
+ */
+const FLOOD_WORKER = `
+const { workerData } = require('node:worker_threads')
+const dgram = require('node:dgram')
+const { datagrams, port, host, perMs, max, control } = workerData
+const flags = new Int32Array(control) // [0] stop, [1] sent
+const socket = dgram.createSocket('udp4')
+socket.on('error', () => {})
+socket.bind(0, host, () => socket.connect(port, host, run))
+async function run() {
+  const start = performance.now()
+  let sent = 0
+  while (Atomics.load(flags, 0) === 0 && sent < max) {
+    const due = Math.min(max, Math.floor((performance.now() - start) * perMs))
+    for (let burst = 0; sent < due && burst < 64; burst++) socket.send(datagrams[sent++ % datagrams.length])
+    Atomics.store(flags, 1, sent)
+    Atomics.wait(flags, 0, 0, 0.1)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  socket.close()
+}
+`
+
+/** A flood from another thread; `stop()` resolves with the number of datagrams sent. */
+export function flood(
+  datagrams: Uint8Array[],
+  port: number,
+  limits: { perMs: number; max: number },
+): { stop(): Promise<number> } {
+  const control = new SharedArrayBuffer(8)
+  const flags = new Int32Array(control)
+  const worker = new Worker(FLOOD_WORKER, {
+    eval: true,
+    workerData: { datagrams, port, host: LOOPBACK, ...limits, control },
+  })
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+  worker.on('error', () => {}) // a failed flood shows up as too few datagrams at the receiver
+  const stop = async () => {
+    Atomics.store(flags, 0, 1)
+    Atomics.notify(flags, 0)
+    await bounded(exited, 10_000, 'the flood worker').catch(() => worker.terminate())
+    return Atomics.load(flags, 1)
+  }
+  open.push(stop)
+  return { stop }
+}
+
+/**
+ * Sends `count` datagrams, never more than `window` ahead of what `receiver` has read off its
+ * socket, so its kernel buffer cannot overflow (loopback loses nothing then).
+ */
+export async function sendPaced(
+  attacker: Attacker,
+  port: number,
+  count: number,
+  datagram: (i: number) => Uint8Array,
+  receiver: { readonly stats: UdpStats },
+  window = 128,
+): Promise<void> {
+  const base = receiver.stats.datagramsReceived
+  for (let i = 0; i < count; ) {
+    const end = Math.min(count, i + window)
+    while (i < end) attacker.send(datagram(i++), port)
+    await pollUntil(
+      () => receiver.stats.datagramsReceived - base >= end,
+      `the receiver to read ${end} of ${count} datagrams`,
+      60_000,
+    )
+  }
+}
+
+// ---- forged datagrams ----
+
+/** Who a forged datagram claims to be from and to, and the key when the forger holds it. */
+export interface Claim {
+  from: NodeId
+  to: NodeId
+  key?: string
+}
+
+function seal(claim: Claim, h: OutgoingHeader, payload?: Uint8Array): Buffer {
+  const buf = encodeDatagram(h, payload, claim.key === undefined ? 0 : MAC_BYTES)
+  if (claim.key !== undefined) new Authenticator(claim.key).sign(buf)
+  return buf
+}
+
+function header(claim: Claim, type: PacketType, f: { srcInc: number; dstInc: number; pn: number }) {
+  return {
+    type,
+    srcInc: f.srcInc,
+    dstInc: f.dstInc,
+    pn: f.pn,
+    srcIdField: encodeIdField(claim.from),
+    dstIdField: encodeIdField(claim.to),
+  }
+}
+
+/** A handshake challenge. */
+export function forgeHello(
+  claim: Claim,
+  f: { srcInc: number; dstInc: number; pn: number; nonce: number },
+): Buffer {
+  return seal(claim, { ...header(claim, PacketType.Hello, f), nonce: f.nonce })
+}
+
+/** A reliable data datagram carrying one fragment (base 0: never asks the receiver to skip). */
+export function forgeDataFragment(
+  claim: Claim,
+  f: { srcInc: number; dstInc: number; pn: number; seq: number; frag: FragmentInfo },
+  payload: Uint8Array,
+): Buffer {
+  return seal(
+    claim,
+    { ...header(claim, PacketType.Data, f), seq: f.seq, base: 0, frag: f.frag },
+    payload,
+  )
+}
+
+/**
+ * A fragment as the receive path hands it to the reassembler: the payload is a view into the
+ * datagram it arrived in (so it keeps that datagram's memory alive, as on a real socket).
+ */
+export function receivedFragment(
+  frag: FragmentInfo,
+  payloadBytes: number,
+): { frag: FragmentInfo; payload: Uint8Array } {
+  // Built by hand: the decoder itself refuses an empty fragment, and this reaches past it to the
+  // reassembler, with the payload a view into a datagram-sized buffer as on a real socket.
+  const datagram = new Uint8Array(64 + payloadBytes)
+  return { frag, payload: datagram.subarray(64, 64 + payloadBytes) }
+}
+
+/**
+ * Learns `target`'s incarnation the way an outsider would: a HELLO claiming to be `claim.from`
+ * (whose address in the target's book must be the attacker's), and the answer's source incarnation.
+ */
+export async function learnIncarnation(
+  attacker: Attacker,
+  targetPort: number,
+  claim: Claim,
+  asIncarnation: number,
+): Promise<number> {
+  const nonce = 0x5eed
+  attacker.send(forgeHello(claim, { srcInc: asIncarnation, dstInc: 0, pn: 0, nonce }), targetPort)
+  const isAnswer = (s: Sniffed) => s.kind === 'hello-reply' && s.dstInc === asIncarnation
+  await pollUntil(() => attacker.received.some(isAnswer), 'an answer to our HELLO', 30_000)
+  return attacker.received.find(isAnswer)!.srcInc
+}
+
+/** Resolves with `promise`, or rejects after `ms` (a bound against hanging, not a timing assertion). */
+export async function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([promise, limit])
+  } finally {
+    clearTimeout(timer)
+  }
+}
