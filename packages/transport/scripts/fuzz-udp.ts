@@ -27,7 +27,7 @@ const openReliable = await createUdpTransport({ id: 'me', peers, retransmit })
 const openUnreliable = await createUdpTransport({ id: 'me', reliable: false, peers, retransmit })
 const target = (t: UdpTransport, withKey: boolean): CorpusTarget => ({
   id: 'me',
-  incarnation: t.incarnation,
+  incarnation: t.linkInfo('p')!.incarnation,
   peer: 'p',
   peerIncarnation: 0x1234,
   key: withKey ? key : undefined,
@@ -106,7 +106,7 @@ for (const { t } of subjects) {
 console.log(
   `${forged} forged and ${replays} replayed datagrams against the keyed transport; ${Math.round(count / seconds).toLocaleString('en-US')} datagrams/s`,
 )
-await Promise.all(subjects.map(({ t }) => t.close()))
+await Promise.all(subjects.map(({ t }) => t.close({ graceful: false })))
 if (failures.length > 0) {
   console.error(`FAILED (replay with FUZZ_SEED=${seed}):\n${failures.join('\n')}`)
   process.exit(1)
