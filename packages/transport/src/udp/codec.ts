@@ -77,7 +77,8 @@ export function createJsonCodec(options: JsonCodecOptions = {}): Codec<unknown> 
       return Buffer.from(text, 'utf8')
     },
     decode(bytes) {
-      if (jsonDepth(bytes, maxDepth) > maxDepth) {
+      // Each level takes two bytes at least ("[]"), so short input cannot nest too deep.
+      if (bytes.length > 2 * maxDepth && jsonDepth(bytes, maxDepth) > maxDepth) {
         throw new CodecError(`json message nests deeper than ${maxDepth} levels`)
       }
       // Invalid UTF-8 becomes U+FFFD (inside a string) or a JSON syntax error: either way no crash.

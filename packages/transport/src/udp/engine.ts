@@ -269,9 +269,11 @@ export class LinkEngine {
       for (const segment of waiting) this.transmitUnreliable(link, segment)
       return
     }
-    for (let segment = queue.nextLost(); segment; segment = queue.nextLost()) {
-      this.stats.retransmissions++
-      this.transmitData(link, segment, now)
+    if (queue.lost.length > 0) {
+      for (let segment = queue.nextLost(); segment; segment = queue.nextLost()) {
+        this.stats.retransmissions++
+        this.transmitData(link, segment, now)
+      }
     }
     const { sendWindow, receiveWindow } = this.options
     const room = link.room

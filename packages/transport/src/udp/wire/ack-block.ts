@@ -50,7 +50,7 @@ export function ackBlockBytes(ranges: AckRanges): number {
 /** Writes ranges returned by `encodableAckRanges` at `at`; returns the offset after the block. */
 export function writeAckBlock(buf: Buffer, at: number, ranges: AckRanges): number {
   const largest = ranges[0]!
-  buf.writeUIntBE(largest, at, 6)
+  writeU48(buf, at, largest)
   buf.writeUInt16BE(largest - ranges[1]!, at + 6)
   const count = ranges.length / 2 - 1
   buf[at + 8] = count
@@ -63,19 +63,21 @@ export function writeAckBlock(buf: Buffer, at: number, ranges: AckRanges): numbe
   return cursor
 }
 
-/** Reads a block; returns the ranges and the offset after it, or 'truncated' / 'malformed'. */
+/**
+ * Reads a block; returns its ranges (the block ends `ackBlockBytes(ranges)` bytes after `at`),
+ * or 'truncated' / 'malformed'.
+ */
 export function readAckBlock(
   buf: Buffer,
   at: number,
   end: number,
-): { ranges: AckRanges; next: number } | 'truncated' | 'malformed' {
+): AckRanges | 'truncated' | 'malformed' {
   if (at + HEAD_BYTES > end) return 'truncated'
-  const largest = buf.readUIntBE(at, 6)
+  const largest = readU48(buf, at)
   const first = buf.readUInt16BE(at + 6)
   const count = buf[at + 8]!
   if (count > MAX_ACK_RANGES) return 'malformed'
-  const next = at + HEAD_BYTES + count * RANGE_BYTES
-  if (next > end) return 'truncated'
+  if (at + HEAD_BYTES + count * RANGE_BYTES > end) return 'truncated'
   if (first > largest) return 'malformed'
   const ranges: AckRanges = [largest, largest - first]
   let low = largest - first
@@ -88,5 +90,15 @@ export function readAckBlock(
     low = lo
     cursor += RANGE_BYTES
   }
-  return { ranges, next }
+  return ranges
+}
+
+/** 48-bit numbers as 16 + 32 bits: faster than the generic variable-width Buffer calls. */
+export function writeU48(buf: Buffer, at: number, value: number): void {
+  buf.writeUInt16BE(Math.floor(value / 0x1_0000_0000), at)
+  buf.writeUInt32BE(value >>> 0, at + 2)
+}
+
+export function readU48(buf: Buffer, at: number): number {
+  return buf.readUInt16BE(at) * 0x1_0000_0000 + buf.readUInt32BE(at + 2)
 }

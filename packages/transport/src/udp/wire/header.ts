@@ -5,7 +5,9 @@ import {
   ackBlockBytes,
   MAX_ACK_BLOCK_BYTES,
   readAckBlock,
+  readU48,
   writeAckBlock,
+  writeU48,
 } from './ack-block.js'
 
 /**
@@ -174,7 +176,7 @@ export function encodeDatagram(
     (h.bundle === true && h.type === PacketType.Data ? Flag.Bundle : 0)
   buf.writeUInt32BE(h.srcInc >>> 0, 5)
   buf.writeUInt32BE(h.dstInc >>> 0, 9)
-  buf.writeUIntBE(h.pn, 13, 6)
+  writeU48(buf, 13, h.pn)
   buf.set(h.srcIdField, FIXED_HEADER_BYTES)
   buf.set(h.dstIdField, FIXED_HEADER_BYTES + h.srcIdField.length)
   let at = head
@@ -264,8 +266,8 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   if (acked) {
     const block = readAckBlock(buf, at, end)
     if (typeof block === 'string') return block
-    ack = block.ranges
-    at = block.next
+    ack = block
+    at += ackBlockBytes(block)
   }
   let frag: FragmentInfo | undefined
   if (fragmented) {
@@ -286,7 +288,7 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
     flags,
     srcInc: buf.readUInt32BE(5),
     dstInc: buf.readUInt32BE(9),
-    pn: buf.readUIntBE(13, 6),
+    pn: readU48(buf, 13),
     from: src.id,
     to: dst.id,
     seq,
