@@ -7,9 +7,11 @@
 //      vitest aliases reach sibling sources without a declaration, but turbo builds its task graph
 //      and cache keys from package.json only: an undeclared import is a stale cache hit waiting;
 //   3. @sd dependencies are `workspace:*`, no package depends on an app or the bench, and the
-//      workspace graph (devDependencies included) has no cycle, which turbo would refuse.
+//      workspace graph (devDependencies included) has no cycle, which turbo would refuse;
+//   4. a relative import that leaves its workspace lands in a root file turbo.json lists in
+//      globalDependencies (shared configs, test-support/), never in another workspace.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 
 const RUNTIME_RULES = {
   '@sd/transport': [],
@@ -23,11 +25,13 @@ const RUNTIME_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencie
 const SOURCE_FILE = /\.(?:[cm]?ts|tsx|[cm]?js)$/
 const TEST_ONLY = /\.(?:test|bench)\.[cm]?ts$|\/test-support\//
 const IMPORT = /(?:\bfrom|\bimport|\brequire\s*\()\s*\(?\s*['"](@sd\/[a-z0-9-]+)(?:\/[^'"]*)?['"]/g
+const RELATIVE_IMPORT = /(?:\bfrom|\bimport|\brequire\s*\()\s*\(?\s*['"](\.{1,2}\/[^'"]*)['"]/g
 
 const root = new URL('..', import.meta.url).pathname
 const problems = []
 const workspaces = listWorkspaces()
 const byName = new Map(workspaces.map((w) => [w.pkg.name, w]))
+const globalInputs = turboGlobalDependencies()
 let filesChecked = 0
 
 for (const { dir, pkg } of workspaces) {
@@ -58,7 +62,21 @@ for (const { dir, pkg } of workspaces) {
     filesChecked++
     const path = relative(root, file)
     const runtime = isLibrary && path.startsWith(`${dir}/src/`) && !TEST_ONLY.test(path)
-    for (const [, dep] of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+    const text = readFileSync(file, 'utf8')
+    for (const [, specifier] of text.matchAll(RELATIVE_IMPORT)) {
+      const target = relative(root, resolve(dirname(file), specifier))
+      if (target === dir || target.startsWith(`${dir}/`)) continue
+      const owner = workspaces.find((w) => target === w.dir || target.startsWith(`${w.dir}/`))
+      if (owner)
+        problems.push(
+          `${path} imports '${specifier}' from ${owner.pkg.name} by path; import the package`,
+        )
+      else if (!globalInputs.some((input) => covers(input, target)))
+        problems.push(
+          `${path} imports '${specifier}' from outside its workspace; add ${target} (or its folder, as dir/**) to turbo.json globalDependencies`,
+        )
+    }
+    for (const [, dep] of text.matchAll(IMPORT)) {
       if (dep === pkg.name) continue
       if (!byName.has(dep)) problems.push(`${path} imports ${dep}, which is no workspace`)
       else if (runtime && !allowed.includes(dep))
@@ -87,6 +105,18 @@ console.log(`dependency rules: ok (${workspaces.length} workspaces, ${filesCheck
 
 function describe(allowed) {
   return `allowed: ${allowed.join(', ') || 'nothing of ours'}`
+}
+
+/** turbo.json's globalDependencies (turbo.json has whole-line // comments). */
+function turboGlobalDependencies() {
+  const text = readFileSync(join(root, 'turbo.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')
+  return JSON.parse(text).globalDependencies ?? []
+}
+
+/** Whether a globalDependencies entry (a file, or `dir/**`) covers a repository path. */
+function covers(input, path) {
+  if (input.endsWith('/**')) return path.startsWith(input.slice(0, -2))
+  return path === input
 }
 
 function sdNames(maps) {
