@@ -132,6 +132,59 @@ export class PeerUnreachableError extends SdError {
   }
 }
 
+/** A value given to `ctx.storage.set` that JSON cannot represent faithfully (the store is JSON). */
+export class StorageValueError extends SdError {
+  readonly key: string
+  constructor(key: string, reason: string) {
+    super(
+      'ERR_STORAGE_VALUE',
+      `storage key ${JSON.stringify(key)}: ${reason}; stable storage holds JSON values only (null, booleans, finite numbers, strings, arrays, plain objects)`,
+    )
+    this.key = key
+  }
+}
+
+/** A store's content cannot be read back as written: never treated as empty, so nothing is silently forgotten. */
+export class StorageCorruptError extends SdError {
+  readonly path: string
+  constructor(path: string, reason: string, cause?: unknown) {
+    super(
+      'ERR_STORAGE_CORRUPT',
+      `stable storage ${JSON.stringify(path)} is corrupt: ${reason}; restore it from a backup or remove it deliberately (the node then starts with empty storage)`,
+      { cause },
+    )
+    this.path = path
+  }
+}
+
+/** The operating system refused to read or write a store (permissions, missing directory, full disk). */
+export class StorageIoError extends SdError {
+  readonly path: string
+  readonly operation: 'read' | 'write'
+  constructor(path: string, operation: 'read' | 'write', cause: unknown) {
+    super(
+      'ERR_STORAGE_IO',
+      `cannot ${operation} stable storage ${JSON.stringify(path)}: ${describe(cause)}`,
+      { cause },
+    )
+    this.path = path
+    this.operation = operation
+  }
+}
+
+/** Wiring between the children of a composed protocol went deeper than its limit: a cycle of events and requests. */
+export class WiringDepthError extends SdError {
+  /** The children the wiring went through, first to last. */
+  readonly chain: readonly string[]
+  constructor(chain: readonly string[], limit: number) {
+    super(
+      'ERR_WIRING_DEPTH',
+      `wiring between composed protocols went deeper than ${limit} (${chain.join(' -> ')}): an event turned into a request keeps causing itself; break the cycle in a map function or raise maxWiringDepth`,
+    )
+    this.chain = [...chain]
+  }
+}
+
 /** The error class behind each stable code of this entry (the UDP adapter adds its own codes). */
 export interface SdErrorsByCode {
   ERR_UNKNOWN_NODE: UnknownNodeError
@@ -143,6 +196,10 @@ export interface SdErrorsByCode {
   ERR_CODEC: CodecError
   ERR_MESSAGE_TOO_LARGE: MessageTooLargeError
   ERR_PEER_UNREACHABLE: PeerUnreachableError
+  ERR_STORAGE_VALUE: StorageValueError
+  ERR_STORAGE_CORRUPT: StorageCorruptError
+  ERR_STORAGE_IO: StorageIoError
+  ERR_WIRING_DEPTH: WiringDepthError
 }
 
 export type SdErrorCode = keyof SdErrorsByCode

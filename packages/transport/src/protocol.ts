@@ -1,4 +1,5 @@
 import type { NodeId } from './ids.js'
+import type { StableStorage } from './storage/types.js'
 import type { TransportSignal } from './transport.js'
 
 /**
@@ -21,6 +22,13 @@ export interface Ctx<Msg, Ev = never> {
   random(): number
   /** Publishes an observable event (recorded in the simulator's trace). */
   emit(event: Ev): void
+  /**
+   * Stable storage: survives a crash and restart of this node (in the simulator by default; with a
+   * file store in real processes). Writes become durable when the handler returns; once a handler
+   * has written, what it sends or emits afterwards is held until then, so nothing leaves the node
+   * that a crash could make it forget.
+   */
+  readonly storage: StableStorage
 }
 
 /** A pure state machine: inputs in, effects out through `ctx`. */
@@ -34,3 +42,11 @@ export interface Protocol<Msg, Req = never, Ev = never> {
 
 /** Builds a fresh instance (with fresh volatile state) for a node, e.g. after a restart. */
 export type ProtocolFactory<Msg, Req = never, Ev = never> = (self: NodeId) => Protocol<Msg, Req, Ev>
+
+/** What a protocol handler is handling (runtimes report it to hosts, e.g. the simulator's fault plans). */
+export type ProtocolInput<Msg = unknown, Req = unknown> =
+  | { kind: 'start' }
+  | { kind: 'message'; from: NodeId; msg: Msg }
+  | { kind: 'timer'; key: string }
+  | { kind: 'request'; req: Req }
+  | { kind: 'signal'; signal: TransportSignal }

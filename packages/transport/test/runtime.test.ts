@@ -1,61 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import {
   type Ctx,
-  type MessageHandler,
   type NodeId,
   ProtocolError,
   ProtocolStoppedError,
   runProtocol,
-  type TimerScheduler,
   type Transport,
 } from '../src/index.js'
-
-/** A transport whose inbound side the test drives by hand, and whose sends it records. */
-function handTransport(self: NodeId) {
-  const handlers: MessageHandler<unknown>[] = []
-  const sent: Array<{ to: NodeId; msg: unknown }> = []
-  const transport: Transport<unknown> = {
-    self,
-    closed: false,
-    send: (to, msg) => void sent.push({ to, msg }),
-    onMessage(h) {
-      handlers.push(h)
-      return () => handlers.splice(handlers.indexOf(h), 1)
-    },
-    close: async () => {},
-  }
-  return {
-    transport,
-    sent,
-    deliver: (from: NodeId, msg: unknown) => {
-      for (const h of [...handlers]) h(from, msg)
-    },
-    handlers,
-  }
-}
-
-/** Timers the test fires by hand. */
-function handTimers() {
-  const live = new Map<number, { ms: number; fire: () => void }>()
-  let next = 0
-  const timers: TimerScheduler = {
-    schedule(ms, fire) {
-      live.set(++next, { ms, fire })
-      return next
-    },
-    cancel: (h) => void live.delete(h as number),
-  }
-  return {
-    timers,
-    live,
-    fireAll: () => {
-      for (const [h, t] of [...live.entries()]) {
-        live.delete(h)
-        t.fire()
-      }
-    },
-  }
-}
+import { handTimers, handTransport } from './support/hand.js'
 
 describe('runProtocol', () => {
   it('hands the protocol its id, sorted peers without itself, the clock and seeded randomness', () => {
@@ -128,7 +80,11 @@ describe('runProtocol', () => {
         onMessage: (from, msg, ctx) => ctx.send(from, `echo ${msg}`),
         onRequest: (req, ctx) => ctx.broadcast(req),
       },
-      { transport, members: ['me', 'p', 'q'], onEvent: (e) => events.push(e) },
+      {
+        transport: transport as Transport<string>,
+        members: ['me', 'p', 'q'],
+        onEvent: (e) => events.push(e),
+      },
     )
     deliver('p', 'hi')
     handle.request('to all')

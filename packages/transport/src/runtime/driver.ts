@@ -6,8 +6,11 @@ import {
   ProtocolStoppedError,
 } from '../errors.js'
 import { compareNodeIds, type NodeId } from '../ids.js'
-import type { Ctx, Protocol } from '../protocol.js'
+import type { Ctx, Protocol, ProtocolInput } from '../protocol.js'
 import { createRandom } from '../random.js'
+import { MemoryStorage } from '../storage/memory.js'
+import { StagedStorage } from '../storage/staged.js'
+import type { StorageBackend } from '../storage/types.js'
 import type { Transport, TransportSignal, Unsubscribe } from '../transport.js'
 import {
   type Clock,
@@ -25,6 +28,8 @@ export interface RuntimeObserver<Msg, Req, Ev> {
   onRequest?(node: NodeId, req: Req): void
   onEmit?(node: NodeId, event: Ev): void
   onSend?(node: NodeId, to: NodeId, msg: Msg): void
+  /** Before each handler runs: what it is about to handle. */
+  onInput?(node: NodeId, input: ProtocolInput<Msg, Req>): void
 }
 
 export interface RunProtocolOptions<Msg, Req, Ev> {
@@ -36,6 +41,12 @@ export interface RunProtocolOptions<Msg, Req, Ev> {
   /** Seed or source for `ctx.random()`. Defaults to a random seed. */
   random?: number | string | (() => number)
   observer?: RuntimeObserver<Msg, Req, Ev>
+  /**
+   * Where `ctx.storage` lives. Default: a fresh `MemoryStorage`, so nothing survives the process
+   * (nor this handle: pass the same store to the next `runProtocol` to keep it across instances).
+   * For state that must survive a process crash, `openFileStorage` of `@sd/transport/storage-file`.
+   */
+  storage?: StorageBackend
   /** Attached before `start` runs, so events emitted by `start` are seen. */
   onEvent?: (event: Ev) => void
   /** Attached before `start` runs; see `ProtocolHandle.onError`. */
@@ -73,16 +84,39 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   const pending = new Map<string, TimerHandle>()
   const eventListeners = new Set<(event: Ev) => void>()
   const errorListeners = new Set<(error: ProtocolError) => void>()
+  const storage = new StagedStorage(options.storage ?? new MemoryStorage())
   let stopped = false
+  /** Sends and emits of the running handler that wait for its writes to commit. */
+  let held: Output<Msg, Ev>[] | undefined
+
+  const release = (output: Output<Msg, Ev>) => {
+    if (output.kind === 'send') {
+      observer?.onSend?.(self, output.to, output.msg)
+      transport.send(output.to, output.msg)
+    } else {
+      observer?.onEmit?.(self, output.event)
+      for (const listener of eventListeners) listener(output.event)
+    }
+  }
+  const takeHeld = () => {
+    const outputs = held ?? []
+    held = undefined
+    return outputs
+  }
+  // Before the handler's first write, outputs leave at once; from then on they wait for the commit.
+  const output = (out: Output<Msg, Ev>) => {
+    if (held === undefined && !storage.dirty) release(out)
+    else {
+      held ??= []
+      held.push(out)
+    }
+  }
 
   const ctx: Ctx<Msg, Ev> = {
     self,
     peers,
     now: () => clock.now(),
-    send(to, msg) {
-      observer?.onSend?.(self, to, msg)
-      transport.send(to, msg)
-    },
+    send: (to, msg) => output({ kind: 'send', to, msg }),
     broadcast(msg) {
       for (const peer of peers) ctx.send(peer, msg)
     },
@@ -101,7 +135,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
           pending.delete(key)
           if (stopped) return
           observer?.onTimerFire?.(self, key)
-          guard('timer', key, () => protocol.onTimer?.(key, ctx))
+          step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
         }),
       )
     },
@@ -113,10 +147,8 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       observer?.onTimerCancel?.(self, key)
     },
     random,
-    emit(event) {
-      observer?.onEmit?.(self, event)
-      for (const listener of eventListeners) listener(event)
-    },
+    emit: (event) => output({ kind: 'emit', event }),
+    storage,
   }
 
   const stop = () => {
@@ -128,24 +160,49 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     offSignal?.()
   }
 
-  const guard = (phase: ProtocolPhase, detail: string, body: () => void) => {
+  /**
+   * Runs one handler as a step: its writes commit when it returns, then what it held back is
+   * released. A handler that throws (or a commit that fails) commits and releases nothing.
+   */
+  const step = (
+    input: ProtocolInput<Msg, Req>,
+    phase: ProtocolPhase,
+    detail: string,
+    body: () => void,
+  ) => {
+    observer?.onInput?.(self, input)
+    // A handler may start inside another (an event listener making a request): keep them apart.
+    const outerWrites = storage.suspend()
+    const outerHeld = held
+    held = undefined
     try {
       body()
+      if (stopped) storage.discard()
+      else storage.commit() // may stop this instance: the simulator crashes a node here
+      const outputs = takeHeld()
+      if (!stopped) for (const out of outputs) release(out)
     } catch (cause) {
+      storage.discard()
+      held = undefined
       const error = new ProtocolErrorClass(self, phase, detail, cause)
       stop()
       if (errorListeners.size === 0) throw error
       for (const listener of errorListeners) listener(error)
+    } finally {
+      held = outerHeld
+      storage.resume(outerWrites)
     }
   }
 
   const offMessage = transport.onMessage((from, msg) => {
     if (stopped) return
-    guard('message', `from ${JSON.stringify(from)}`, () => protocol.onMessage(from, msg, ctx))
+    step({ kind: 'message', from, msg }, 'message', `from ${JSON.stringify(from)}`, () =>
+      protocol.onMessage(from, msg, ctx),
+    )
   })
   const offSignal = transport.onSignal?.((signal: TransportSignal) => {
     if (stopped) return
-    guard('signal', signal.type, () => protocol.onSignal?.(signal, ctx))
+    step({ kind: 'signal', signal }, 'signal', signal.type, () => protocol.onSignal?.(signal, ctx))
   })
 
   const handle: ProtocolHandle<Req, Ev> = {
@@ -156,7 +213,9 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     request(req) {
       if (stopped) throw new ProtocolStoppedError(self)
       observer?.onRequest?.(self, req)
-      guard('request', 'local request', () => protocol.onRequest?.(req, ctx))
+      step({ kind: 'request', req }, 'request', 'local request', () =>
+        protocol.onRequest?.(req, ctx),
+      )
     },
     onEvent(listener) {
       eventListeners.add(listener)
@@ -170,9 +229,11 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   }
   if (options.onEvent) eventListeners.add(options.onEvent)
   if (options.onError) errorListeners.add(options.onError)
-  guard('start', 'start', () => protocol.start?.(ctx))
+  step({ kind: 'start' }, 'start', 'start', () => protocol.start?.(ctx))
   return handle
 }
+
+type Output<Msg, Ev> = { kind: 'send'; to: NodeId; msg: Msg } | { kind: 'emit'; event: Ev }
 
 function randomSource(option: number | string | (() => number) | undefined): () => number {
   if (typeof option === 'function') return option

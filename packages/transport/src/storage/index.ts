@@ -1,0 +1,3 @@
+export type { JsonValue } from './json.js'
+export { MemoryStorage } from './memory.js'
+export type { StableStorage, StorageBackend, StorageWrites } from './types.js'
