@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as source from '../src/index.js'
 import { buildBothFormats, type DualBuild } from '../../../test-support/dual-build.js'
+import * as source from '../src/index.js'
 
 type Entry = typeof source
 const pkg = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url))
