@@ -26,17 +26,25 @@ async function start(id: string): Promise<Child> {
     cwd: packageDir,
     stdio: ['pipe', 'pipe', 'inherit'],
   })
-  const port = await new Promise<number>((resolve, reject) => {
+  const child = { id, proc, port: 0 }
+  children.push(child) // killed by afterEach whatever happens below
+  child.port = await new Promise<number>((resolve, reject) => {
     let out = ''
+    // Only a child that never starts trips this: generous, so a slow machine never does.
+    const stuck = setTimeout(() => reject(new Error(`child ${id} printed no READY in 120 s`)), 120_000)
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
       const match = /READY (\d+)/.exec(out)
-      if (match) resolve(Number(match[1]))
+      if (match) {
+        clearTimeout(stuck)
+        resolve(Number(match[1]))
+      }
     })
-    proc.once('exit', (code) => reject(new Error(`child ${id} exited with ${code} before READY`)))
+    proc.once('exit', (code) => {
+      clearTimeout(stuck)
+      reject(new Error(`child ${id} exited with ${code} before READY`))
+    })
   })
-  const child = { id, proc, port }
-  children.push(child)
   return child
 }
 
