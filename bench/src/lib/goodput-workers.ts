@@ -5,11 +5,10 @@ import { fileURLToPath } from 'node:url'
 import type { WorkerCommand, WorkerEvent } from './goodput-protocol.js'
 
 const workerFile = fileURLToPath(new URL('./goodput-worker.ts', import.meta.url))
-// The worker is TypeScript too: load it through the same tsx this benchmark runs under, but with
-// a tsconfig of its own. The repository's maps `@sd/*` to the sources, which tsx would follow; the
-// benchmark measures the built package, whatever state the sources are in.
+// The worker is TypeScript too: load it through the same tsx, with the benchmarks' run config
+// (no source path mapping), so it measures the built package whatever state the sources are in.
 const tsxLoader = import.meta.resolve('tsx')
-const workerTsconfig = fileURLToPath(new URL('./goodput-worker.tsconfig.json', import.meta.url))
+const workerTsconfig = fileURLToPath(new URL('../../tsconfig.run.json', import.meta.url))
 
 /** Every worker not yet known to be dead, so exit handlers can kill them synchronously. */
 const live = new Set<ChildProcess>()
