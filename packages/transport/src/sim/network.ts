@@ -1,3 +1,4 @@
+import { type PartLocator, partLocatorOf } from '../compose/parts.js'
 import {
   InvalidArgumentError,
   type ProtocolError,
@@ -6,10 +7,13 @@ import {
   UnknownNodeError,
 } from '../errors.js'
 import { compareNodeIds, isNodeId, type NodeId } from '../ids.js'
-import type { ProtocolFactory } from '../protocol.js'
+import type { ProtocolFactory, ProtocolInput } from '../protocol.js'
 import { createRandom, type Random } from '../random.js'
 import { type ProtocolHandle, type RuntimeObserver, runProtocol } from '../runtime/driver.js'
 import type { TimerScheduler } from '../runtime/time.js'
+import type { JsonValue } from '../storage/json.js'
+import { applyWrites } from '../storage/memory.js'
+import type { StorageBackend, StorageWrites } from '../storage/types.js'
 import type { MessageHandler, Transport, Unsubscribe } from '../transport.js'
 import { EventQueue, type Scheduled } from './event-queue.js'
 import {
@@ -75,6 +79,7 @@ interface DeliverEvent extends Scheduled {
   to: SimNode
   msg: unknown
   sentAt: number
+  proto: string | undefined
 }
 
 interface CallEvent extends Scheduled {
@@ -96,6 +101,36 @@ interface SimNode {
   handle: ProtocolHandle<unknown, unknown> | undefined
   /** Timers of the current incarnation, cancelled on crash. */
   timers: Set<CallEvent>
+  /** The node's disk: committed storage entries, kept across crashes and restarts. */
+  readonly disk: Map<string, JsonValue>
+  /** What the running handler is handling (for `crashBeforeCommit`). */
+  input: ProtocolInput | undefined
+  /** A planned crash at the commit of a step that matches. */
+  crashPlan: ((step: CommitStep) => boolean) | undefined
+  /** Names the child of a composed protocol behind a message, timer, event or request. */
+  locator: PartLocator | undefined
+}
+
+/** A step about to commit its writes, as `crashBeforeCommit` sees it. */
+export interface CommitStep {
+  node: NodeId
+  /** What the handler handled. */
+  input: ProtocolInput
+  /** Its writes: a value, or `undefined` for a delete. */
+  writes: StorageWrites
+}
+
+/** The nodes `launch` started, and a `request` that type-checks against their protocol. */
+export interface LaunchedGroup<Req> {
+  /** Ids of the group, ascending. */
+  readonly members: readonly NodeId[]
+  /** `SimNetwork.request` for a member of the group. */
+  request(id: NodeId, req: Req, at?: number): void
+}
+
+export interface RestartOptions {
+  /** The node comes back with empty storage, as after losing its disk. Default false. */
+  wipeStorage?: boolean
 }
 
 export type EmitListener = (node: NodeId, event: unknown, time: number) => void
@@ -188,6 +223,10 @@ export class SimNetwork {
       factory: undefined,
       handle: undefined,
       timers: new Set(),
+      disk: new Map(),
+      input: undefined,
+      crashPlan: undefined,
+      locator: undefined,
     }
     ;(node as { transport: SimTransport<unknown> }).transport = new SimTransport(this, node)
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
@@ -203,11 +242,12 @@ export class SimNetwork {
   /**
    * Adds the nodes (if new) and starts a protocol instance on each, in id order, at the current
    * virtual time. Every instance sees the others as `ctx.peers`. The factory is kept for restarts.
+   * Returns the group, whose `request` is typed by the protocol's requests.
    */
   launch<Msg, Req = never, Ev = never>(
     ids: readonly NodeId[],
     factory: ProtocolFactory<Msg, Req, Ev>,
-  ): void {
+  ): LaunchedGroup<Req> {
     if (ids.length === 0) throw new InvalidArgumentError('launch needs at least one node id')
     const members = [...new Set(ids)].sort(compareNodeIds)
     for (const id of members) {
@@ -221,6 +261,13 @@ export class SimNetwork {
     }
     for (const id of members) this.startProtocol(this.nodes.get(id)!)
     this.throwFailure()
+    return {
+      members,
+      request: (id, req, at) => {
+        if (!members.includes(id)) throw new UnknownNodeError(id, 'request() of a launched group')
+        this.request(id, req, at)
+      },
+    }
   }
 
   /** Feeds a local request to a node's protocol at the current virtual time (or at `at`). */
@@ -229,7 +276,12 @@ export class SimNetwork {
     if (at !== undefined) this.checkFuture(at, 'request()')
     this.schedule(at ?? this.time, undefined, () => {
       if (node.crashed || !node.handle || node.handle.stopped) {
-        this.record({ t: this.time, type: 'request', node: id, req, dropped: true })
+        this.record(
+          withProto(
+            { t: this.time, type: 'request', node: id, req, dropped: true },
+            node.locator?.request(req),
+          ),
+        )
         return
       }
       node.handle.request(req)
@@ -328,15 +380,39 @@ export class SimNetwork {
     this.record({ t: this.time, type: 'crash', node: id })
   }
 
-  /** Brings a crashed node back with a fresh protocol instance (volatile state is lost). */
-  restart(id: NodeId): void {
+  /**
+   * Brings a crashed node back with a fresh protocol instance: volatile state is lost, stable
+   * storage is kept, unless `wipeStorage` (the disk was lost too).
+   */
+  restart(id: NodeId, options: RestartOptions = {}): void {
     const node = this.node(id, 'restart()')
     if (!node.crashed)
       throw new InvalidArgumentError(`restart(): node ${JSON.stringify(id)} is not crashed`)
     node.crashed = false
     node.incarnation++
-    this.record({ t: this.time, type: 'restart', node: id })
+    if (options.wipeStorage) {
+      node.disk.clear()
+      this.record({ t: this.time, type: 'restart', node: id, storageWiped: true })
+    } else {
+      this.record({ t: this.time, type: 'restart', node: id })
+    }
     if (node.factory) this.startProtocol(node)
+  }
+
+  /**
+   * Plans a crash inside a step: the next handler of node `id` that wrote to storage, and for which
+   * `match` holds (default: any), runs to its end, then the node crashes before the writes commit.
+   * They are lost, with whatever the handler sent or emitted after its first write. One plan per
+   * node (a new one replaces it); it waits, across restarts, until a step matches.
+   */
+  crashBeforeCommit(id: NodeId, match: (step: CommitStep) => boolean = () => true): void {
+    this.node(id, 'crashBeforeCommit()').crashPlan = match
+  }
+
+  /** The committed storage of a node (what survives its crashes), keys ascending. */
+  storageOf(id: NodeId): Record<string, JsonValue> {
+    const disk = this.node(id, 'storageOf()').disk
+    return Object.fromEntries([...disk].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   }
 
   isCrashed(id: NodeId): boolean {
@@ -443,27 +519,30 @@ export class SimNetwork {
     counters.byType[type] = (counters.byType[type] ?? 0) + 1
     const payload = this.copy ? this.copy(msg) : msg
     const traced = this.traceEvents
-    traced?.push({ t: this.time, type: 'send', id, from: from.id, to, msg: payload })
+    const proto = from.locator?.message(msg)
+    traced?.push(
+      withProto({ t: this.time, type: 'send', id, from: from.id, to, msg: payload }, proto),
+    )
     if (from.crashed) {
-      this.drop(id, from, target, 'sender-crashed')
+      this.drop(id, from, target, 'sender-crashed', proto)
       return
     }
     if (this.partitioned && from.group !== target.group) {
-      this.drop(id, from, target, 'partition')
+      this.drop(id, from, target, 'partition', proto)
       return
     }
     const link = this.linkState(from, target)
     const config = link.config
     const rand = this.random.next
     if (config.loss > 0 && rand() < config.loss) {
-      this.drop(id, from, target, 'loss')
+      this.drop(id, from, target, 'loss', proto)
       return
     }
-    this.scheduleDelivery(link, id, from, target, payload)
+    this.scheduleDelivery(link, id, from, target, payload, proto)
     if (config.duplicate > 0 && rand() < config.duplicate) {
       counters.duplicated++
-      traced?.push({ t: this.time, type: 'duplicate', id, from: from.id, to })
-      this.scheduleDelivery(link, id, from, target, payload)
+      traced?.push(withProto({ t: this.time, type: 'duplicate', id, from: from.id, to }, proto))
+      this.scheduleDelivery(link, id, from, target, payload, proto)
     }
   }
 
@@ -524,6 +603,7 @@ export class SimNetwork {
     from: SimNode,
     to: SimNode,
     msg: unknown,
+    proto: string | undefined,
   ): void {
     const config = link.config
     let t = this.time + config.sample(this.random.next, from.id, to.id)
@@ -541,12 +621,21 @@ export class SimNetwork {
       to,
       msg,
       sentAt: this.time,
+      proto,
     })
   }
 
-  private drop(id: number, from: SimNode, to: SimNode, reason: DropReason): void {
+  private drop(
+    id: number,
+    from: SimNode,
+    to: SimNode,
+    reason: DropReason,
+    proto: string | undefined,
+  ): void {
     this.counters.dropped[reason]++
-    this.traceEvents?.push({ t: this.time, type: 'drop', id, from: from.id, to: to.id, reason })
+    this.traceEvents?.push(
+      withProto({ t: this.time, type: 'drop', id, from: from.id, to: to.id, reason }, proto),
+    )
   }
 
   private schedule(t: number, node: SimNode | undefined, run: () => void): CallEvent {
@@ -560,18 +649,24 @@ export class SimNetwork {
     this.counters.events++
     if (event.kind === 'deliver') {
       const { to } = event
-      if (to.crashed) this.drop(event.id, event.from, to, 'receiver-crashed')
-      else if (to.transport.closed) this.drop(event.id, event.from, to, 'receiver-closed')
+      if (to.crashed) this.drop(event.id, event.from, to, 'receiver-crashed', event.proto)
+      else if (to.transport.closed)
+        this.drop(event.id, event.from, to, 'receiver-closed', event.proto)
       else {
         this.counters.delivered++
-        this.traceEvents?.push({
-          t: this.time,
-          type: 'deliver',
-          id: event.id,
-          from: event.from.id,
-          to: to.id,
-          sentAt: event.sentAt,
-        })
+        this.traceEvents?.push(
+          withProto(
+            {
+              t: this.time,
+              type: 'deliver',
+              id: event.id,
+              from: event.from.id,
+              to: to.id,
+              sentAt: event.sentAt,
+            },
+            event.proto,
+          ),
+        )
         this.guardRaw(to, () => to.transport.deliver(event.from.id, event.msg))
       }
     } else {
@@ -623,34 +718,125 @@ export class SimNetwork {
       },
     }
     this.record({ t: this.time, type: 'start', node: node.id })
-    node.handle = runProtocol(factory(node.id), {
+    const protocol = factory(node.id)
+    node.locator = partLocatorOf(protocol)
+    node.input = undefined
+    node.handle = runProtocol(protocol, {
       transport: node.transport,
       members: node.members,
       clock: { now: () => node.clock.read(this.time) },
       timers: scheduler,
       random: createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next,
-      observer: this.traceEvents ? this.observer : undefined,
+      storage: this.storageBackend(node),
+      observer: {
+        ...(this.traceEvents ? this.observer : {}),
+        onInput: (_id, input) => {
+          node.input = input
+        },
+      },
       onEvent: (event) => {
         for (const listener of this.emitListeners) listener(node.id, event, this.time)
       },
       onError: (error: ProtocolError) => {
+        if (error.cause instanceof PlannedCrash) return
         this.record({ t: this.time, type: 'error', node: node.id, message: error.message })
         this.failure ??= new SimulationError(error.message, this.seed, this.time, node.id, error)
       },
     })
+    if (node.crashed) node.handle = undefined // crashed while starting
+  }
+
+  /** A node's disk as the runtime sees it; its commit is where `crashBeforeCommit` strikes. */
+  private storageBackend(node: SimNode): StorageBackend {
+    return {
+      load: () => new Map(node.disk),
+      commit: (writes) => {
+        const plan = node.crashPlan
+        const step = { node: node.id, input: node.input ?? { kind: 'start' }, writes }
+        if (plan?.(step)) {
+          node.crashPlan = undefined
+          this.recordWrites(node, writes, 'discarded')
+          this.crash(node.id)
+          // Thrown so the runtime abandons the step even while `start` runs, before the
+          // instance has a handle the crash could stop.
+          throw new PlannedCrash()
+        }
+        applyWrites(node.disk, writes)
+        this.recordWrites(node, writes, 'committed')
+      },
+    }
+  }
+
+  private recordWrites(
+    node: SimNode,
+    writes: StorageWrites,
+    outcome: 'committed' | 'discarded',
+  ): void {
+    if (!this.traceEvents) return
+    const set: Record<string, unknown> = {}
+    const deleted: string[] = []
+    for (const [key, value] of writes) {
+      if (value === undefined) deleted.push(key)
+      else Object.defineProperty(set, key, { value, enumerable: true, writable: true })
+    }
+    this.record({ t: this.time, type: 'storage', node: node.id, set, deleted, outcome })
+  }
+
+  private locate<T>(id: NodeId, find: (locator: PartLocator) => T): T | undefined {
+    const locator = this.nodes.get(id)?.locator
+    return locator === undefined ? undefined : find(locator)
   }
 
   private readonly observer: RuntimeObserver<unknown, unknown, unknown> = {
-    onTimerSet: (node, key, ms) => this.record({ t: this.time, type: 'timer-set', node, key, ms }),
-    onTimerFire: (node, key) => this.record({ t: this.time, type: 'timer-fire', node, key }),
-    onTimerCancel: (node, key) => this.record({ t: this.time, type: 'timer-cancel', node, key }),
-    onRequest: (node, req) => this.record({ t: this.time, type: 'request', node, req }),
-    onEmit: (node, event) => this.record({ t: this.time, type: 'emit', node, event }),
+    onTimerSet: (node, key, ms) =>
+      this.record(
+        withProto(
+          { t: this.time, type: 'timer-set', node, key, ms },
+          this.locate(node, (l) => l.timer(key)),
+        ),
+      ),
+    onTimerFire: (node, key) =>
+      this.record(
+        withProto(
+          { t: this.time, type: 'timer-fire', node, key },
+          this.locate(node, (l) => l.timer(key)),
+        ),
+      ),
+    onTimerCancel: (node, key) =>
+      this.record(
+        withProto(
+          { t: this.time, type: 'timer-cancel', node, key },
+          this.locate(node, (l) => l.timer(key)),
+        ),
+      ),
+    onRequest: (node, req) =>
+      this.record(
+        withProto(
+          { t: this.time, type: 'request', node, req },
+          this.locate(node, (l) => l.request(req)),
+        ),
+      ),
+    onEmit: (node, event) =>
+      this.record(
+        withProto(
+          { t: this.time, type: 'emit', node, event },
+          this.locate(node, (l) => l.event(event)),
+        ),
+      ),
   }
 
   private record(event: TraceEvent): void {
     this.traceEvents?.push(event)
   }
+}
+
+/** How a planned crash inside a step leaves the runtime: not a failure of the protocol. */
+class PlannedCrash extends Error {}
+
+/** The entry with `proto` when there is one: traces of plain protocols stay as they were. */
+function withProto<E extends TraceEvent>(event: E, proto: string | undefined): E {
+  if (proto !== undefined) (event as { proto?: string }).proto = proto
+  return event
 }
 
 /** The transport face of a simulated node. */

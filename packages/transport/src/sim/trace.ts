@@ -14,21 +14,50 @@ export type DropReason =
 /**
  * One thing that happened in a simulation. `t` is virtual time in ms. Messages carry `id`,
  * shared by their send, their deliveries (a duplicate delivers the same id twice) and their drop.
+ * `proto` names the child of a composed protocol a message, timer, event or request belongs to
+ * (`'lock'`, or `'app/lock'` for compositions within compositions); absent otherwise.
  * Plain JSON: the playground and the visualizer read it.
  */
 export type TraceEvent =
-  | { t: number; type: 'send'; id: number; from: NodeId; to: NodeId; msg: unknown }
-  | { t: number; type: 'deliver'; id: number; from: NodeId; to: NodeId; sentAt: number }
-  | { t: number; type: 'drop'; id: number; from: NodeId; to: NodeId; reason: DropReason }
-  | { t: number; type: 'duplicate'; id: number; from: NodeId; to: NodeId }
-  | { t: number; type: 'timer-set'; node: NodeId; key: string; ms: number }
-  | { t: number; type: 'timer-fire'; node: NodeId; key: string }
-  | { t: number; type: 'timer-cancel'; node: NodeId; key: string }
-  | { t: number; type: 'request'; node: NodeId; req: unknown; dropped?: true }
-  | { t: number; type: 'emit'; node: NodeId; event: unknown }
+  | { t: number; type: 'send'; id: number; from: NodeId; to: NodeId; msg: unknown; proto?: string }
+  | {
+      t: number
+      type: 'deliver'
+      id: number
+      from: NodeId
+      to: NodeId
+      sentAt: number
+      proto?: string
+    }
+  | {
+      t: number
+      type: 'drop'
+      id: number
+      from: NodeId
+      to: NodeId
+      reason: DropReason
+      proto?: string
+    }
+  | { t: number; type: 'duplicate'; id: number; from: NodeId; to: NodeId; proto?: string }
+  | { t: number; type: 'timer-set'; node: NodeId; key: string; ms: number; proto?: string }
+  | { t: number; type: 'timer-fire'; node: NodeId; key: string; proto?: string }
+  | { t: number; type: 'timer-cancel'; node: NodeId; key: string; proto?: string }
+  | { t: number; type: 'request'; node: NodeId; req: unknown; dropped?: true; proto?: string }
+  | { t: number; type: 'emit'; node: NodeId; event: unknown; proto?: string }
+  | {
+      t: number
+      type: 'storage'
+      node: NodeId
+      /** Keys written, with their new values. */
+      set: Record<string, unknown>
+      /** Keys deleted. */
+      deleted: string[]
+      /** `discarded`: the node crashed before the handler's writes became durable. */
+      outcome: 'committed' | 'discarded'
+    }
   | { t: number; type: 'start'; node: NodeId }
   | { t: number; type: 'crash'; node: NodeId }
-  | { t: number; type: 'restart'; node: NodeId }
+  | { t: number; type: 'restart'; node: NodeId; storageWiped?: true }
   | { t: number; type: 'partition'; groups: NodeId[][] }
   | { t: number; type: 'heal' }
   | { t: number; type: 'clock'; node: NodeId; offset: number; drift: number }
