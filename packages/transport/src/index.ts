@@ -1,3 +1,4 @@
+export * from './compose/index.js'
 export * from './errors.js'
 export * from './ids.js'
 export type * from './protocol.js'

@@ -1,0 +1,16 @@
+export { compose } from './compose.js'
+export type {
+  AnyProtocol,
+  ComposedEvent,
+  ComposedMessage,
+  ComposedProtocol,
+  ComposedRequest,
+  ComposeNotice,
+  ComposeOptions,
+  EventOf,
+  MessageOf,
+  ProtocolMap,
+  RequestOf,
+  Wire,
+  Wiring,
+} from './types.js'
