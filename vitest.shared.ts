@@ -10,6 +10,10 @@ export const sdAliases = [
     replacement: `${root}packages/transport/src/testing/index.ts`,
   },
   { find: /^@sd\/transport\/udp$/, replacement: `${root}packages/transport/src/udp/index.ts` },
+  {
+    find: /^@sd\/transport\/storage-file$/,
+    replacement: `${root}packages/transport/src/storage-file/index.ts`,
+  },
   { find: /^@sd\/([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` },
 ]
 

@@ -4,4 +4,5 @@ export default packageBuild({
   index: 'src/index.ts',
   udp: 'src/udp/index.ts',
   testing: 'src/testing/index.ts',
+  'storage-file': 'src/storage-file/index.ts',
 })
