@@ -1,4 +1,4 @@
-import { InvalidArgumentError, MessageTooLargeError } from '../errors.js'
+import { InvalidArgumentError, MessageTooLargeError, UnknownNodeError } from '../errors.js'
 import type { NodeId } from '../ids.js'
 import type { TransportSignal } from '../transport.js'
 import type { UdpAddress } from './address.js'
@@ -193,12 +193,13 @@ export class LinkEngine {
   // ---- sending ----
 
   /**
-   * Queues `payload` for peer `to` (which must be in the address book). Throws MessageTooLargeError
-   * or BackpressureError (nothing queued).
+   * Queues `payload` for peer `to`. Throws UnknownNodeError (not in the address book),
+   * MessageTooLargeError or BackpressureError; in each case nothing was queued.
    */
   send(to: NodeId, payload: Uint8Array, now: number): void {
     const link = this.links.get(to)
-    if (link === undefined) throw new InvalidArgumentError(`no link to ${JSON.stringify(to)}`)
+    if (link === undefined)
+      throw new UnknownNodeError(to, `the address book of UDP node ${JSON.stringify(this.self)}`)
     const o = this.options
     if (payload.length > o.maxMessageBytes) {
       throw new MessageTooLargeError(payload.length, o.maxMessageBytes)
@@ -583,7 +584,6 @@ export class LinkEngine {
     // Refused content is not acknowledged, so the sender sends it again.
     if (!link.recv.admits(d.seq, d.base)) return this.drop('out-of-window', size, link.id, source)
     link.acks.record(d.pn)
-    this.owed.add(link)
     const incoming: Incoming = { payload: d.payload, frag: d.frag, bundle: d.bundle }
     const refused = link.recv.receive(
       d.seq,
@@ -599,8 +599,10 @@ export class LinkEngine {
     // A handler that answered at once has carried the ack on its data; otherwise it goes alone,
     // now if many datagrams wait for it, else at the end of the batch.
     if (!link.acks.owed || this.stopped) return
-    if (link.acks.unreported >= ACK_EVERY) this.transmitControl(link, PacketType.Ack, 0, link.inc)
-    else this.sink.flushSoon()
+    if (link.acks.unreported >= ACK_EVERY)
+      return this.transmitControl(link, PacketType.Ack, 0, link.inc)
+    this.owed.add(link)
+    this.sink.flushSoon()
   }
 
   /** A payload in order (or unreliable): reassemble or unbundle, then hand it out. */

@@ -31,7 +31,10 @@ async function start(id: string): Promise<Child> {
   child.port = await new Promise<number>((resolve, reject) => {
     let out = ''
     // Only a child that never starts trips this: generous, so a slow machine never does.
-    const stuck = setTimeout(() => reject(new Error(`child ${id} printed no READY in 120 s`)), 120_000)
+    const stuck = setTimeout(
+      () => reject(new Error(`child ${id} printed no READY in 120 s`)),
+      120_000,
+    )
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
       const match = /READY (\d+)/.exec(out)

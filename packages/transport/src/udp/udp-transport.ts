@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto'
 import type { RemoteInfo, Socket } from 'node:dgram'
-import { InvalidArgumentError, TransportClosedError, UnknownNodeError } from '../errors.js'
+import { InvalidArgumentError, TransportClosedError } from '../errors.js'
 import type { NodeId } from '../ids.js'
 import type { MessageHandler, Transport, TransportSignal, Unsubscribe } from '../transport.js'
 import { type Family, type PeerAddress, parseAddress, type UdpAddress } from './address.js'
@@ -153,10 +153,7 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
    */
   send(to: NodeId, msg: Msg) {
     if (this.closed) throw new TransportClosedError(this.self, `send to ${JSON.stringify(to)}`)
-    if (!this.engine.hasPeer(to)) {
-      if (to === this.self) return this.sendToSelf(msg)
-      throw new UnknownNodeError(to, `the address book of UDP node ${JSON.stringify(this.self)}`)
-    }
+    if (to === this.self) return this.sendToSelf(msg)
     this.engine.send(to, this.codec.encode(msg), performance.now())
   }
 

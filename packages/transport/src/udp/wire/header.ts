@@ -203,6 +203,18 @@ export function encodeDatagram(
   return buf
 }
 
+/** Short ASCII ids (the usual case) without the cost of a native UTF-8 decode per datagram. */
+function readUtf8(buf: Buffer, start: number, end: number): string {
+  if (end - start > 32) return buf.toString('utf8', start, end)
+  let text = ''
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!
+    if (c > 0x7f) return buf.toString('utf8', start, end)
+    text += String.fromCharCode(c)
+  }
+  return text
+}
+
 function readId(buf: Buffer, at: number): { id: NodeId; next: number } | DecodeFailure {
   if (at + 2 > buf.length) return 'truncated'
   const kind = buf[at]!
@@ -214,7 +226,7 @@ function readId(buf: Buffer, at: number): { id: NodeId; next: number } | DecodeF
     const id = buf.readDoubleBE(at + 2)
     return Number.isFinite(id) ? { id, next } : 'malformed'
   }
-  if (kind === ID_STRING) return { id: buf.toString('utf8', at + 2, next), next }
+  if (kind === ID_STRING) return { id: readUtf8(buf, at + 2, next), next }
   return 'malformed'
 }
 
