@@ -69,6 +69,10 @@ describe('isSdError', () => {
       [new source.CodecError('bad bytes'), 'ERR_CODEC'],
       [new source.MessageTooLargeError(10, 5), 'ERR_MESSAGE_TOO_LARGE'],
       [new source.PeerUnreachableError('x', 3), 'ERR_PEER_UNREACHABLE'],
+      [new source.StorageValueError('k', 'NaN'), 'ERR_STORAGE_VALUE'],
+      [new source.StorageCorruptError('/f', 'torn'), 'ERR_STORAGE_CORRUPT'],
+      [new source.StorageIoError('/f', 'write', new Error('EROFS')), 'ERR_STORAGE_IO'],
+      [new source.WiringDepthError(['a', 'b'], 1), 'ERR_WIRING_DEPTH'],
     ]
     for (const [error, code] of errors) {
       expect(error.code).toBe(code)
