@@ -17,6 +17,8 @@ export interface RunRequest {
   /** Columns the diagram must fit in; undefined: the terminal's. */
   width: number | undefined
   legend: boolean
+  /** Draw only this child of a composed protocol. */
+  proto: string | undefined
 }
 
 /** `sd run ... --help`: print help instead of running. */
@@ -34,6 +36,7 @@ const OPTIONS = {
   rows: { type: 'string' },
   width: { type: 'string' },
   legend: { type: 'boolean' },
+  proto: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -72,6 +75,7 @@ export function parseRun(args: readonly string[]): RunRequest | HelpRequest {
     rows: values.rows === undefined ? 400 : ranged('--rows', values.rows, 0, 1_000_000),
     width: parseWidth(values.width),
     legend: values.legend ?? false,
+    proto: protoName(values.proto),
   }
 }
 
@@ -87,6 +91,7 @@ export function defaults(scenario: Scenario): RunRequest {
     rows: 400,
     width: undefined,
     legend: false,
+    proto: undefined,
   }
 }
 
@@ -152,6 +157,16 @@ function seed(text: string): number {
       `--seed ${text} is not a safe integer (|S| must be at most 2^53 - 1 = ${Number.MAX_SAFE_INTEGER}): it would be rounded to ${value}, another seed`,
     )
   return value
+}
+
+/** `--proto NAME`: a child's name as `compose` allows it (`app/lock` for a nested one). */
+function protoName(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined
+  if (text === '' || text.startsWith('/') || text.endsWith('/') || text.includes('//'))
+    throw new UsageError(
+      `--proto takes a protocol name such as lock or app/lock, got ${JSON.stringify(text)}`,
+    )
+  return text
 }
 
 function crashIds(text: string, n: number): NodeId[] {

@@ -1,9 +1,11 @@
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import type { TraceEvent } from '@sd/transport'
 import { defaults, joinNegativeValues, parseRun, parseWidth, type RunRequest } from './args.js'
 import { renderDiagram } from './diagram.js'
 import { faultLines } from './faults.js'
 import { LEGEND_HINT, legendText } from './legend.js'
+import { protosIn, showsProto } from './proto-filter.js'
 import { messageCounts, summarize } from './report.js'
 import { scenarios } from './scenarios/index.js'
 import { scenarioHelp, USAGE, UsageError } from './usage.js'
@@ -87,6 +89,7 @@ function run(args: readonly string[], io: Io): number {
 function execute(request: RunRequest, io: Io): number {
   const { scenario, n, seed, crash } = request
   const outcome = scenario.run({ n, seed, crash })
+  if (request.proto !== undefined) checkProto(request.proto, outcome.net.trace)
   const summary = summarize(scenario.name, seed, outcome)
   const code = summary.violations.length > 0 ? EXIT.failed : EXIT.ok
   const traceJson = `${JSON.stringify(outcome.net.traceDocument())}`
@@ -111,6 +114,7 @@ function execute(request: RunRequest, io: Io): number {
       annotate: outcome.annotate,
       maxRows: request.rows,
       width: request.width ?? (toStdout ? io.columns : io.errColumns) ?? 100,
+      proto: request.proto,
     }),
   )
   show(request.legend ? `\n${legendText()}` : LEGEND_HINT)
@@ -146,6 +150,17 @@ function tour(args: readonly string[], io: Io): number {
       : `\ntour: ${scenarios.length} scenarios, every invariant held`,
   )
   return failed.length ? EXIT.failed : EXIT.ok
+}
+
+/** A filter that matches no entry would draw an empty diagram: say which names there are. */
+function checkProto(name: string, trace: readonly TraceEvent[]): void {
+  if (trace.some((e) => 'proto' in e && showsProto(e, name))) return
+  const known = protosIn(trace)
+  throw new UsageError(
+    `--proto ${name}: no entry of this run belongs to a protocol of that name; ${
+      known.length ? `protocols in this run: ${known.join(', ')}` : 'this run composes no protocols'
+    }`,
+  )
 }
 
 function isParseArgsError(error: unknown): boolean {

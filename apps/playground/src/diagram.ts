@@ -2,6 +2,7 @@ import type { NodeId, TraceEvent } from '@sd/transport'
 import { messageType } from '@sd/transport'
 import { drawEvent } from './cells.js'
 import { chooseLayout, fullViewWidth, GAP, type Layout, timeLabel } from './layout.js'
+import { showsProto } from './proto-filter.js'
 import { displayWidth, padToWidth, truncateToWidth, wrapToWidth } from './width.js'
 
 export interface DiagramOptions {
@@ -14,6 +15,8 @@ export interface DiagramOptions {
   width?: number
   /** Lines a cell may take in the full view; the rest is cut (…). Default 2. */
   cellLines?: number
+  /** Only this child of a composed protocol (and what happens to whole nodes). */
+  proto?: string | undefined
 }
 
 /** Continuation lines of a cell are indented by this much, so they read as the row above's. */
@@ -51,7 +54,11 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
   let shown = 0
   let hidden = 0
   for (const event of trace) {
-    if (event.type === 'send') types.set(event.id, messageType(event.msg))
+    if (options.proto !== undefined && !showsProto(event, options.proto)) continue
+    if (event.type === 'send') {
+      const type = messageType(event.msg)
+      types.set(event.id, event.proto === undefined ? type : `${event.proto}:${type}`)
+    }
     const drawn = drawEvent(event, types, options.annotate?.(event), layout.compact)
     if (drawn === undefined || (drawn.kind === 'cell' && !known.has(drawn.node))) continue
     if (shown >= maxRows) {

@@ -23,6 +23,8 @@ options of run:
   --width N      columns the diagram fits in (default: the terminal's width, else 100); when the
                  full view does not fit, a compact one is drawn
   --legend       print the legend of the symbols under the diagram
+  --proto NAME   draw only the entries of protocol NAME of a composed protocol (and crashes,
+                 restarts, partitions); the trace file keeps everything
 
 exit codes: 0 ok, 1 an invariant was violated (VIOLATIONS) or the run failed, 2 bad arguments`
 

@@ -66,6 +66,7 @@ describe('compose', () => {
       ['a/tick', 'a'],
       ['b/tick', 'b'],
     ])
+    expect(net.stats.byType).toEqual({ ping: 4 }) // counted by the children's own types
   })
 
   it('the trace names the child of every message, timer, event and request', () => {

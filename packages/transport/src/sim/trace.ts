@@ -72,12 +72,22 @@ export interface TraceDocument {
   events: TraceEvent[]
 }
 
-/** The `type` of a message for counting: its string `type` field if it has one. */
+/** Envelopes looked through at most, so a deep nesting cannot run away. */
+const MAX_ENVELOPES = 16
+
+/**
+ * The `type` of a message for counting: its string `type` field if it has one. A composed
+ * child's message, `{ proto, msg }`, counts as the child's own message.
+ */
 export function messageType(msg: unknown): string {
-  if (msg !== null && typeof msg === 'object') {
-    const type = (msg as { type?: unknown }).type
+  let inner = msg
+  for (let depth = 0; depth <= MAX_ENVELOPES; depth++) {
+    if (inner === null || typeof inner !== 'object') return typeof inner
+    const { type, proto } = inner as { type?: unknown; proto?: unknown }
     if (typeof type === 'string') return type
-    return Array.isArray(msg) ? 'array' : 'object'
+    if (typeof proto !== 'string' || !Object.hasOwn(inner, 'msg'))
+      return Array.isArray(inner) ? 'array' : 'object'
+    inner = (inner as { msg: unknown }).msg
   }
-  return typeof msg
+  return 'object'
 }
