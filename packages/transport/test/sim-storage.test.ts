@@ -93,7 +93,8 @@ describe('stable storage in the simulator', () => {
 
   it('a token kept in storage never repeats, over 1,000 random crash and restart plans', () => {
     let crashesInsideSteps = 0
-    forSeeds(seedList(1000), (seed) => {
+    const seeds = seedList(1000)
+    forSeeds(seeds, (seed) => {
       const { net, tokens } = runPlan(seed, false)
       for (const [node, issued] of tokens) {
         expect(repeats(issued), `node ${String(node)} issued ${issued.join(',')}`).toEqual([])
@@ -111,7 +112,7 @@ describe('stable storage in the simulator', () => {
         (e) => e.type === 'storage' && e.outcome === 'discarded',
       ).length
     })
-    expect(crashesInsideSteps).toBeGreaterThan(100) // the plans did crash inside steps
+    expect(crashesInsideSteps).toBeGreaterThan(seeds.length / 10) // plans did crash inside steps
   })
 
   it('with disk loss a token can repeat, and a seed shows it', () => {

@@ -178,7 +178,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     try {
       body()
       if (stopped) storage.discard()
-      else storage.commit() // may stop this instance: the simulator crashes a node here
+      else storage.commit() // may throw: a full disk, or the simulator crashing the node here
       const outputs = takeHeld()
       if (!stopped) for (const out of outputs) release(out)
     } catch (cause) {
