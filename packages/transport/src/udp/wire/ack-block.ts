@@ -1,3 +1,5 @@
+import { getU16, getU48, putU16, putU48 } from './bytes.js'
+
 /**
  * An acknowledgement of packet numbers, as ranges (the idea of QUIC's ACK frame): the largest
  * packet number received, then runs of received and missing numbers going down.
@@ -50,14 +52,14 @@ export function ackBlockBytes(ranges: AckRanges): number {
 /** Writes ranges returned by `encodableAckRanges` at `at`; returns the offset after the block. */
 export function writeAckBlock(buf: Buffer, at: number, ranges: AckRanges): number {
   const largest = ranges[0]!
-  writeU48(buf, at, largest)
-  buf.writeUInt16BE(largest - ranges[1]!, at + 6)
+  putU48(buf, at, largest)
+  putU16(buf, at + 6, largest - ranges[1]!)
   const count = ranges.length / 2 - 1
   buf[at + 8] = count
   let cursor = at + HEAD_BYTES
   for (let k = 1; k <= count; k++) {
-    buf.writeUInt16BE(ranges[2 * k - 1]! - ranges[2 * k]! - 2, cursor)
-    buf.writeUInt16BE(ranges[2 * k]! - ranges[2 * k + 1]!, cursor + 2)
+    putU16(buf, cursor, ranges[2 * k - 1]! - ranges[2 * k]! - 2)
+    putU16(buf, cursor + 2, ranges[2 * k]! - ranges[2 * k + 1]!)
     cursor += RANGE_BYTES
   }
   return cursor
@@ -73,8 +75,8 @@ export function readAckBlock(
   end: number,
 ): AckRanges | 'truncated' | 'malformed' {
   if (at + HEAD_BYTES > end) return 'truncated'
-  const largest = readU48(buf, at)
-  const first = buf.readUInt16BE(at + 6)
+  const largest = getU48(buf, at)
+  const first = getU16(buf, at + 6)
   const count = buf[at + 8]!
   if (count > MAX_ACK_RANGES) return 'malformed'
   if (at + HEAD_BYTES + count * RANGE_BYTES > end) return 'truncated'
@@ -83,22 +85,12 @@ export function readAckBlock(
   let low = largest - first
   let cursor = at + HEAD_BYTES
   for (let k = 0; k < count; k++) {
-    const hi = low - buf.readUInt16BE(cursor) - 2
-    const lo = hi - buf.readUInt16BE(cursor + 2)
+    const hi = low - getU16(buf, cursor) - 2
+    const lo = hi - getU16(buf, cursor + 2)
     if (lo < 0) return 'malformed'
     ranges.push(hi, lo)
     low = lo
     cursor += RANGE_BYTES
   }
   return ranges
-}
-
-/** 48-bit numbers as 16 + 32 bits: faster than the generic variable-width Buffer calls. */
-export function writeU48(buf: Buffer, at: number, value: number): void {
-  buf.writeUInt16BE(Math.floor(value / 0x1_0000_0000), at)
-  buf.writeUInt32BE(value >>> 0, at + 2)
-}
-
-export function readU48(buf: Buffer, at: number): number {
-  return buf.readUInt16BE(at) * 0x1_0000_0000 + buf.readUInt32BE(at + 2)
 }

@@ -5,10 +5,9 @@ import {
   ackBlockBytes,
   MAX_ACK_BLOCK_BYTES,
   readAckBlock,
-  readU48,
   writeAckBlock,
-  writeU48,
 } from './ack-block.js'
+import { getU16, getU32, getU48, putU16, putU32, putU48 } from './bytes.js'
 
 /**
  * Wire format, version 2 (big-endian; the package README has the byte-by-byte table).
@@ -174,29 +173,29 @@ export function encodeDatagram(
     (fragmented ? Flag.Fragment : 0) |
     (ack !== undefined ? Flag.Ack : 0) |
     (h.bundle === true && h.type === PacketType.Data ? Flag.Bundle : 0)
-  buf.writeUInt32BE(h.srcInc >>> 0, 5)
-  buf.writeUInt32BE(h.dstInc >>> 0, 9)
-  writeU48(buf, 13, h.pn)
+  putU32(buf, 5, h.srcInc >>> 0)
+  putU32(buf, 9, h.dstInc >>> 0)
+  putU48(buf, 13, h.pn)
   buf.set(h.srcIdField, FIXED_HEADER_BYTES)
   buf.set(h.dstIdField, FIXED_HEADER_BYTES + h.srcIdField.length)
   let at = head
   switch (h.type) {
     case PacketType.Data:
-      buf.writeUInt32BE((h.seq ?? 0) >>> 0, at)
-      buf.writeUInt32BE((h.base ?? 0) >>> 0, at + 4)
+      putU32(buf, at, (h.seq ?? 0) >>> 0)
+      putU32(buf, at + 4, (h.base ?? 0) >>> 0)
       at += DATA_FIELDS_BYTES
       break
     case PacketType.Hello:
     case PacketType.HelloReply:
-      buf.writeUInt32BE((h.nonce ?? 0) >>> 0, at)
+      putU32(buf, at, (h.nonce ?? 0) >>> 0)
       at += NONCE_BYTES
       break
   }
   if (ack !== undefined) at = writeAckBlock(buf, at, ack)
   if (h.frag !== undefined) {
-    buf.writeUInt32BE(h.frag.msgId >>> 0, at)
-    buf.writeUInt16BE(h.frag.index, at + 4)
-    buf.writeUInt16BE(h.frag.count, at + 6)
+    putU32(buf, at, h.frag.msgId >>> 0)
+    putU16(buf, at + 4, h.frag.index)
+    putU16(buf, at + 6, h.frag.count)
     at += FRAGMENT_FIELDS_BYTES
   }
   if (payload !== undefined) buf.set(payload, at)
@@ -249,7 +248,7 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   if (bundle && (type !== PacketType.Data || fragmented)) return 'malformed'
   const acked = (flags & Flag.Ack) !== 0
   if (acked !== (type === PacketType.Ack) && type !== PacketType.Data) return 'malformed'
-  if (buf.readUInt32BE(5) === 0) return 'malformed'
+  if (getU32(buf, 5) === 0) return 'malformed'
   const src = readId(buf, FIXED_HEADER_BYTES)
   if (typeof src === 'string') return src
   const dst = readId(buf, src.next)
@@ -263,14 +262,14 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   switch (type) {
     case PacketType.Data:
       if (at + DATA_FIELDS_BYTES > end) return 'truncated'
-      seq = buf.readUInt32BE(at)
-      base = buf.readUInt32BE(at + 4)
+      seq = getU32(buf, at)
+      base = getU32(buf, at + 4)
       at += DATA_FIELDS_BYTES
       break
     case PacketType.Hello:
     case PacketType.HelloReply:
       if (at + NONCE_BYTES > end) return 'truncated'
-      nonce = buf.readUInt32BE(at)
+      nonce = getU32(buf, at)
       at += NONCE_BYTES
       break
   }
@@ -285,9 +284,9 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   if (fragmented) {
     if (at + FRAGMENT_FIELDS_BYTES > end) return 'truncated'
     frag = {
-      msgId: buf.readUInt32BE(at),
-      index: buf.readUInt16BE(at + 4),
-      count: buf.readUInt16BE(at + 6),
+      msgId: getU32(buf, at),
+      index: getU16(buf, at + 4),
+      count: getU16(buf, at + 6),
     }
     at += FRAGMENT_FIELDS_BYTES
     // Every fragment carries at least one byte: empty ones would cost memory and carry nothing.
@@ -298,9 +297,9 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   return {
     type: type as PacketType,
     flags,
-    srcInc: buf.readUInt32BE(5),
-    dstInc: buf.readUInt32BE(9),
-    pn: readU48(buf, 13),
+    srcInc: getU32(buf, 5),
+    dstInc: getU32(buf, 9),
+    pn: getU48(buf, 13),
     from: src.id,
     to: dst.id,
     seq,
