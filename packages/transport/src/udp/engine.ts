@@ -291,6 +291,7 @@ export class LinkEngine {
   private header(link: PeerLink, type: PacketType): OutgoingHeader {
     const pn = link.nextPn
     link.nextPn = pn + 1 // 48 bits: centuries at a million datagrams per second
+    // Every field from the start: one object shape for every datagram, whatever its type.
     return {
       type,
       srcInc: link.localInc,
@@ -298,6 +299,12 @@ export class LinkEngine {
       pn,
       srcIdField: this.selfField,
       dstIdField: link.idField,
+      seq: 0,
+      base: 0,
+      ack: undefined,
+      nonce: 0,
+      frag: undefined,
+      bundle: false,
     }
   }
 
@@ -580,10 +587,34 @@ export class LinkEngine {
       return this.receivePayload(link, d.payload, d.frag, d.bundle, now, source)
     }
     if (d.ack !== undefined) this.receiveAck(link, d.ack, now)
-    const size = d.signedLength
     // Refused content is not acknowledged, so the sender sends it again.
-    if (!link.recv.admits(d.seq, d.base)) return this.drop('out-of-window', size, link.id, source)
+    if (!link.recv.admits(d.seq, d.base)) {
+      return this.drop('out-of-window', d.signedLength, link.id, source)
+    }
     link.acks.record(d.pn)
+    if (link.recv.isNext(d.seq, d.base)) {
+      // The common case, in order with nothing to skip: no buffering, no callbacks.
+      link.recv.advance()
+      this.receivePayload(link, d.payload, d.frag, d.bundle, now, source)
+      if (link.recv.buffered > 0) {
+        link.recv.drain((item) =>
+          this.receivePayload(link, item.payload, item.frag, item.bundle, now, source),
+        )
+      }
+    } else {
+      this.receiveOutOfOrder(link, d, now, source)
+    }
+    // A handler that answered at once has carried the ack on its data; otherwise it goes alone,
+    // now if many datagrams wait for it, else at the end of the batch.
+    if (!link.acks.owed || this.stopped) return
+    if (link.acks.unreported >= ACK_EVERY)
+      return this.transmitControl(link, PacketType.Ack, 0, link.inc)
+    this.owed.add(link)
+    this.sink.flushSoon()
+  }
+
+  /** Early, late or after a gap the sender gave up on: through the reorder buffer. */
+  private receiveOutOfOrder(link: PeerLink, d: Datagram, now: number, source: unknown): void {
     const incoming: Incoming = { payload: d.payload, frag: d.frag, bundle: d.bundle }
     const refused = link.recv.receive(
       d.seq,
@@ -595,14 +626,7 @@ export class LinkEngine {
         link.reassembly.clear()
       },
     )
-    if (refused) this.drop(refused, size, link.id, source)
-    // A handler that answered at once has carried the ack on its data; otherwise it goes alone,
-    // now if many datagrams wait for it, else at the end of the batch.
-    if (!link.acks.owed || this.stopped) return
-    if (link.acks.unreported >= ACK_EVERY)
-      return this.transmitControl(link, PacketType.Ack, 0, link.inc)
-    this.owed.add(link)
-    this.sink.flushSoon()
+    if (refused) this.drop(refused, d.signedLength, link.id, source)
   }
 
   /** A payload in order (or unreliable): reassemble or unbundle, then hand it out. */

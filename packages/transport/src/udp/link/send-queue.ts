@@ -219,14 +219,29 @@ export class ReceiveLink<T> {
     }
     this.expected = (this.expected + 1) >>> 0
     deliver(item)
+    this.drain(deliver)
+    return undefined
+  }
+
+  /** `seq` is the very next one, with nothing to skip: it can be delivered at once. */
+  isNext(seq: number, base: number): boolean {
+    return seq === this.expected && seqDiff(base, this.expected) <= 0
+  }
+
+  /** Counts the next one as delivered (after `isNext`). */
+  advance(): void {
+    this.expected = (this.expected + 1) >>> 0
+  }
+
+  /** Delivers, in order, what was held and is now next. */
+  drain(deliver: (item: T) => void): void {
     while (this.early.size > 0) {
       const next = this.early.get(this.expected)
-      if (next === undefined) break
+      if (next === undefined) return
       this.early.delete(this.expected)
       this.expected = (this.expected + 1) >>> 0
       deliver(next)
     }
-    return undefined
   }
 
   /** Whether `seq` would be taken (delivered, held or recognised as a duplicate) rather than refused. */

@@ -3,6 +3,7 @@ import { isNodeId, type NodeId } from '../../ids.js'
 import {
   type AckRanges,
   ackBlockBytes,
+  encodableAckRanges,
   MAX_ACK_BLOCK_BYTES,
   readAckBlock,
   writeAckBlock,
@@ -70,7 +71,7 @@ export interface OutgoingHeader {
   seq?: number
   /** Data: lowest sequence number the sender may still retransmit (lets the receiver skip abandoned ones). */
   base?: number
-  /** Data (optional), Ack: packet numbers received from the peer (see ack-block.ts), already trimmed. */
+  /** Data (optional), Ack: packet numbers received from the peer (see ack-block.ts). */
   ack?: AckRanges
   /** Hello, HelloReply. */
   nonce?: number
@@ -155,8 +156,11 @@ export function encodeDatagram(
 ): Buffer {
   const fragmented = h.frag !== undefined
   const head = FIXED_HEADER_BYTES + h.srcIdField.length + h.dstIdField.length
-  // Only data and acknowledgements carry an ack block.
-  const ack = h.type === PacketType.Data || h.type === PacketType.Ack ? h.ack : undefined
+  // Only data and acknowledgements carry an ack block, trimmed to what its fields can say.
+  const ack =
+    (h.type === PacketType.Data || h.type === PacketType.Ack) && h.ack !== undefined
+      ? encodableAckRanges(h.ack)
+      : undefined
   const ackBytes = ack === undefined ? 0 : ackBlockBytes(ack)
   let body = fragmented ? FRAGMENT_FIELDS_BYTES : 0
   if (h.type === PacketType.Data) body += DATA_FIELDS_BYTES + ackBytes
@@ -214,19 +218,30 @@ function readUtf8(buf: Buffer, start: number, end: number): string {
   return text
 }
 
-function readId(buf: Buffer, at: number): { id: NodeId; next: number } | DecodeFailure {
-  if (at + 2 > buf.length) return 'truncated'
+/** Where the id read last ends, or why it could not be read (module state: no object per id). */
+let idEnd = 0
+let idFailure: DecodeFailure = 'malformed'
+
+/** Reads an id field at `at`: sets `idEnd`, or returns undefined and sets `idFailure`. */
+function readId(buf: Buffer, at: number): NodeId | undefined {
+  if (at + 2 > buf.length) return fail('truncated')
   const kind = buf[at]!
   const length = buf[at + 1]!
   const next = at + 2 + length
-  if (next > buf.length) return 'truncated'
+  if (next > buf.length) return fail('truncated')
+  idEnd = next
   if (kind === ID_NUMBER) {
-    if (length !== 8) return 'malformed'
+    if (length !== 8) return fail('malformed')
     const id = buf.readDoubleBE(at + 2)
-    return Number.isFinite(id) ? { id, next } : 'malformed'
+    return Number.isFinite(id) ? id : fail('malformed')
   }
-  if (kind === ID_STRING) return { id: readUtf8(buf, at + 2, next), next }
-  return 'malformed'
+  if (kind === ID_STRING) return readUtf8(buf, at + 2, next)
+  return fail('malformed')
+}
+
+function fail(reason: DecodeFailure): undefined {
+  idFailure = reason
+  return undefined
 }
 
 /**
@@ -249,13 +264,13 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
   const acked = (flags & Flag.Ack) !== 0
   if (acked !== (type === PacketType.Ack) && type !== PacketType.Data) return 'malformed'
   if (getU32(buf, 5) === 0) return 'malformed'
-  const src = readId(buf, FIXED_HEADER_BYTES)
-  if (typeof src === 'string') return src
-  const dst = readId(buf, src.next)
-  if (typeof dst === 'string') return dst
+  const from = readId(buf, FIXED_HEADER_BYTES)
+  if (from === undefined) return idFailure
+  const to = readId(buf, idEnd)
+  if (to === undefined) return idFailure
   const macBytes = (flags & Flag.Mac) !== 0 ? MAC_BYTES : 0
   const end = buf.length - macBytes
-  let at = dst.next
+  let at = idEnd
   let seq = 0
   let base = 0
   let nonce = 0
@@ -300,8 +315,8 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
     srcInc: getU32(buf, 5),
     dstInc: getU32(buf, 9),
     pn: getU48(buf, 13),
-    from: src.id,
-    to: dst.id,
+    from,
+    to,
     seq,
     base,
     ack,
