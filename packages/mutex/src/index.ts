@@ -1,2 +1,10 @@
-/** The package name, exported so the stub entry is a real module until the algorithms land. */
-export const packageName = '@sd/mutex' as const
+// @sd/mutex: distributed mutual exclusion. Each algorithm is a pure Protocol over @sd/transport.
+export { checkMutualExclusion, type MutexVerdict, type TimedEvent } from './check.js'
+export {
+  type AcquiredEvent,
+  DEFAULT_RESOURCE,
+  type MutexEvent,
+  type MutexRequest,
+  type ReleasedEvent,
+  resourceOf,
+} from './contract.js'
