@@ -1,0 +1,3 @@
+export type { RicartAgrawalaEvent, RicartAgrawalaMessage } from './messages.js'
+export { DEFAULT_ANSWER_TIMEOUT_MS, type RicartAgrawalaOptions } from './options.js'
+export { ricartAgrawala } from './protocol.js'

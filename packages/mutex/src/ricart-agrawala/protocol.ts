@@ -1,0 +1,186 @@
+import { compareLamport, LamportClock } from '@sd/clocks'
+import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
+import type { MutexRequest } from '../contract.js'
+import { parseLocalRequest } from '../lamport/local-request.js'
+import { fencingToken, initialClockOf, rankOf } from '../lamport/timestamp.js'
+import { parseMessage, type RicartAgrawalaEvent, type RicartAgrawalaMessage } from './messages.js'
+import { type RicartAgrawalaOptions, resolveOptions } from './options.js'
+
+type RaCtx = Ctx<RicartAgrawalaMessage, RicartAgrawalaEvent>
+
+/** One resource's state at one node. */
+interface Resource {
+  state: 'RELEASED' | 'WANTED' | 'HELD'
+  /** Time of the node's current request (WANTED or HELD). */
+  time: number
+  /** Peers that gave OK to the current request. */
+  oks: Set<NodeId>
+  /** Peers that answered the current request at all (OK or DENY). */
+  answered: Set<NodeId>
+  /** Peers whose requests wait for this node's OK, with their request times. */
+  deferred: Map<NodeId, number>
+  /** Local acquires made while this node already wanted or held the resource. */
+  queued: number
+}
+
+const TIMER_PREFIX = 'answer:'
+
+/**
+ * Ricart and Agrawala's mutual exclusion: a request <T, p> goes to every peer; a peer answers
+ * OK at once unless it holds the resource or wants it with an earlier (T, p), in which case it
+ * defers the OK to its exit. 2(n - 1) messages per entry (plus one DENY per deferral with
+ * alwaysAnswer). A crashed peer blocks every other requester (its OK never comes).
+ * Any number of named resources, each with its own state; one Lamport clock per node.
+ */
+export function ricartAgrawala(
+  options: RicartAgrawalaOptions = {},
+): ProtocolFactory<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> {
+  const opts = resolveOptions(options)
+  return (self) => {
+    const clock = new LamportClock({ pid: self, start: initialClockOf(self, opts.initialClock) })
+    const resources = new Map<string, Resource>()
+    let rank = 0
+    let members = new Set<NodeId>()
+
+    const stateOf = (name: string): Resource => {
+      let r = resources.get(name)
+      if (r === undefined) {
+        r = {
+          state: 'RELEASED',
+          time: 0,
+          oks: new Set(),
+          answered: new Set(),
+          deferred: new Map(),
+          queued: 0,
+        }
+        resources.set(name, r)
+      }
+      return r
+    }
+
+    const enterIfAllowed = (name: string, r: Resource, ctx: RaCtx) => {
+      if (r.state !== 'WANTED' || r.oks.size < ctx.peers.length) return
+      r.state = 'HELD'
+      ctx.cancelTimer(TIMER_PREFIX + name)
+      ctx.emit({ type: 'acquired', resource: name, token: fencingToken(r.time, rank) })
+    }
+
+    const request = (name: string, r: Resource, ctx: RaCtx) => {
+      r.state = 'WANTED'
+      r.time = clock.send() // one multicast event: every copy carries the same T
+      r.oks.clear()
+      r.answered.clear()
+      ctx.emit({
+        type: 'requested',
+        resource: name,
+        time: r.time,
+        token: fencingToken(r.time, rank),
+      })
+      ctx.broadcast({ type: 'request', resource: name, time: r.time })
+      if (opts.alwaysAnswer && ctx.peers.length > 0) {
+        ctx.setTimer(TIMER_PREFIX + name, opts.answerTimeoutMs)
+      }
+      enterIfAllowed(name, r, ctx)
+    }
+
+    const release = (name: string, r: Resource, ctx: RaCtx) => {
+      r.state = 'RELEASED'
+      ctx.emit({ type: 'released', resource: name, token: fencingToken(r.time, rank) })
+      for (const [peer, req] of r.deferred) {
+        ctx.send(peer, { type: 'ok', resource: name, time: clock.send(), req })
+      }
+      r.deferred.clear()
+      if (r.queued > 0) {
+        r.queued--
+        request(name, r, ctx)
+      }
+    }
+
+    const onPeerRequest = (from: NodeId, name: string, time: number, ctx: RaCtx) => {
+      const r = stateOf(name)
+      const mineFirst =
+        r.state === 'HELD' ||
+        (r.state === 'WANTED' &&
+          compareLamport({ time: r.time, pid: self }, { time, pid: from }) < 0)
+      if (!mineFirst) {
+        ctx.send(from, { type: 'ok', resource: name, time: clock.send(), req: time })
+        return
+      }
+      r.deferred.set(from, time)
+      ctx.emit({ type: 'deferred', to: from, resource: name, time })
+      if (opts.alwaysAnswer) {
+        ctx.send(from, { type: 'deny', resource: name, time: clock.send(), req: time })
+      }
+    }
+
+    const protocol: Protocol<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> = {
+      start(ctx) {
+        rank = rankOf(self, ctx.peers)
+        members = new Set(ctx.peers)
+      },
+
+      onRequest(req, ctx) {
+        const parsed = parseLocalRequest(req)
+        if (typeof parsed === 'string') {
+          ctx.emit({ type: 'ignored', from: self, reason: parsed })
+          return
+        }
+        const r = stateOf(parsed.resource)
+        if (parsed.type === 'acquire') {
+          if (r.state === 'RELEASED') request(parsed.resource, r, ctx)
+          else r.queued++ // served after the current turn
+        } else if (r.state === 'HELD') {
+          release(parsed.resource, r, ctx)
+        } else {
+          ctx.emit({
+            type: 'ignored',
+            from: self,
+            reason: `release of ${parsed.resource} not held`,
+          })
+        }
+      },
+
+      onMessage(from, msg, ctx) {
+        if (!members.has(from)) {
+          ctx.emit({ type: 'ignored', from, reason: 'sender is not a member' })
+          return
+        }
+        const m = parseMessage(msg)
+        if (typeof m === 'string') {
+          ctx.emit({ type: 'ignored', from, reason: m })
+          return
+        }
+        clock.receive(m.time)
+        if (m.type === 'request') {
+          onPeerRequest(from, m.resource, m.time, ctx)
+          return
+        }
+        const r = resources.get(m.resource)
+        const current = r !== undefined && r.state === 'WANTED' && r.time === m.req
+        if (m.type === 'deny') {
+          // A DENY may arrive after its OK when links reorder: then it is simply late.
+          if (current) r.answered.add(from)
+          return
+        }
+        if (!current) {
+          ctx.emit({ type: 'ignored', from, reason: `ok for a request not pending (${m.req})` })
+          return
+        }
+        r.answered.add(from)
+        r.oks.add(from)
+        enterIfAllowed(m.resource, r, ctx)
+      },
+
+      onTimer(key, ctx) {
+        if (!key.startsWith(TIMER_PREFIX)) return
+        const name = key.slice(TIMER_PREFIX.length)
+        const r = resources.get(name)
+        if (r === undefined || r.state !== 'WANTED') return
+        for (const peer of ctx.peers) {
+          if (!r.answered.has(peer)) ctx.emit({ type: 'peer-suspected', peer, resource: name })
+        }
+      },
+    }
+    return protocol
+  }
+}
