@@ -1,0 +1,3 @@
+export type { LamportMutexEvent, LamportMutexMessage } from './messages.js'
+export type { LamportMutexOptions } from './options.js'
+export { lamportMutex } from './protocol.js'
