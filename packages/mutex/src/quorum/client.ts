@@ -1,0 +1,177 @@
+import type { NodeId } from '@sd/transport'
+import type { Io } from './io.js'
+import type { QuorumMessage } from './messages.js'
+import type { QuorumSettings } from './options.js'
+
+type Answer = Extract<QuorumMessage, { type: 'grant' | 'deny' }>
+
+/** A client's state for one resource it wants or holds. */
+interface Want {
+  /** Acquire requests not yet served, the current one included. */
+  waiting: number
+  phase: 'collecting' | 'held' | 'backoff'
+  attempt: number
+  /** Failed rounds of the current acquire (sets the backoff window). */
+  failures: number
+  /** Coordinator to grant counter, for this round. */
+  granted: Map<NodeId, number>
+  denied: Set<NodeId>
+  token: number
+}
+
+const timeoutKey = (resource: string) => `timeout:${resource}`
+const backoffKey = (resource: string) => `backoff:${resource}`
+
+/**
+ * A client asks every coordinator, enters with m grants, and otherwise (too many denials to reach
+ * m, or no m grants within the timeout) gives back what it got and tries again after a random
+ * backoff. It releases to every coordinator that granted.
+ */
+export class Client {
+  private readonly wants = new Map<string, Want>()
+  /** Per resource, the largest token this client entered with: coordinators move past it. */
+  private readonly lastTokens = new Map<string, number>()
+  private lastAttempt = 0
+
+  constructor(
+    private readonly settings: QuorumSettings,
+    private readonly session: number,
+  ) {}
+
+  acquire(resource: string, io: Io): void {
+    const want = this.wants.get(resource)
+    if (want !== undefined) {
+      want.waiting++ // served after the current one is released
+      return
+    }
+    const fresh: Want = {
+      waiting: 1,
+      phase: 'collecting',
+      attempt: 0,
+      failures: 0,
+      granted: new Map(),
+      denied: new Set(),
+      token: 0,
+    }
+    this.wants.set(resource, fresh)
+    this.ask(resource, fresh, io)
+  }
+
+  release(resource: string, io: Io): void {
+    const want = this.wants.get(resource)
+    if (want?.phase !== 'held') {
+      io.emit({ type: 'ignored', from: io.self, reason: `release of ${resource}: not held` })
+      return
+    }
+    this.giveBack(resource, want, io)
+    io.emit({ type: 'released', resource, token: want.token })
+    want.waiting--
+    if (want.waiting === 0) {
+      this.wants.delete(resource)
+      return
+    }
+    want.failures = 0
+    this.ask(resource, want, io)
+  }
+
+  onAnswer(from: NodeId, msg: Answer, io: Io): void {
+    const want = this.wants.get(msg.resource)
+    const current =
+      want !== undefined &&
+      want.phase !== 'backoff' &&
+      msg.session === this.session &&
+      msg.attempt === want.attempt
+    if (!current) {
+      // An answer to a round that is over (or to an earlier life of this node): a grant in it is
+      // given straight back, so the coordinator is not left bound to nobody.
+      if (msg.type === 'grant') {
+        const token = this.lastTokens.get(msg.resource) ?? 0
+        io.send(from, { ...roundOf(msg), type: 'release', token })
+      }
+      return
+    }
+    if (msg.type === 'grant') {
+      want.granted.set(from, msg.counter)
+      // A grant after entering (beyond m) is kept and given back on release.
+      if (want.phase === 'collecting' && want.granted.size >= this.settings.m) {
+        this.enter(msg.resource, want, io)
+      }
+      return
+    }
+    if (want.phase !== 'collecting') return
+    want.denied.add(from)
+    if (this.settings.n - want.denied.size < this.settings.m) this.fail(msg.resource, want, io)
+  }
+
+  onTimer(key: string, io: Io): boolean {
+    for (const [resource, want] of this.wants) {
+      if (key === timeoutKey(resource) && want.phase === 'collecting') {
+        this.fail(resource, want, io)
+        return true
+      }
+      if (key === backoffKey(resource) && want.phase === 'backoff') {
+        this.ask(resource, want, io)
+        return true
+      }
+    }
+    return false
+  }
+
+  private ask(resource: string, want: Want, io: Io): void {
+    want.phase = 'collecting'
+    want.attempt = ++this.lastAttempt
+    want.granted = new Map()
+    want.denied = new Set()
+    const msg = {
+      type: 'request',
+      resource,
+      session: this.session,
+      attempt: want.attempt,
+      token: this.lastTokens.get(resource) ?? 0,
+    } as const
+    io.setTimer(timeoutKey(resource), this.settings.timeoutMs)
+    for (const c of this.settings.coordinators) io.send(c, msg)
+  }
+
+  private enter(resource: string, want: Want, io: Io): void {
+    io.cancelTimer(timeoutKey(resource))
+    want.phase = 'held'
+    // The largest counter among the grants: above the last holder's token wherever the two
+    // quorums meet (the coordinators there moved past it on its release).
+    want.token = Math.max(...want.granted.values())
+    this.lastTokens.set(resource, Math.max(want.token, this.lastTokens.get(resource) ?? 0))
+    io.emit({ type: 'grants', resource, count: want.granted.size, of: this.settings.n })
+    io.emit({ type: 'acquired', resource, token: want.token })
+  }
+
+  private fail(resource: string, want: Want, io: Io): void {
+    io.cancelTimer(timeoutKey(resource))
+    this.giveBack(resource, want, io)
+    want.failures++
+    want.phase = 'backoff'
+    const s = this.settings
+    const window = Math.min(s.maxBackoffMs, s.backoffMs * 2 ** Math.min(want.failures - 1, 30))
+    // Random, so two clients that split the grants do not collide again in step.
+    const delay = 1 + io.random() * window
+    io.emit({ type: 'backoff', resource, attempt: want.failures, delay })
+    io.setTimer(backoffKey(resource), delay)
+  }
+
+  private giveBack(resource: string, want: Want, io: Io): void {
+    const msg = {
+      type: 'release',
+      resource,
+      session: this.session,
+      attempt: want.attempt,
+      token: this.lastTokens.get(resource) ?? 0,
+    } as const
+    for (const c of want.granted.keys()) io.send(c, msg)
+    want.granted = new Map()
+  }
+}
+
+const roundOf = (msg: Answer) => ({
+  resource: msg.resource,
+  session: msg.session,
+  attempt: msg.attempt,
+})

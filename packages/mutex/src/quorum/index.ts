@@ -1,0 +1,5 @@
+// The quorum mutex of n coordinators (m > n/2 grants), and its probability of violation.
+export type { QuorumEvent, QuorumMessage } from './messages.js'
+export type { QuorumMutexOptions } from './options.js'
+export { logViolationProbability, violationProbability } from './probability.js'
+export { quorumMutex } from './protocol.js'
