@@ -1,4 +1,4 @@
-import { type Ctx, createRandom, type NodeId } from '@sd/transport'
+import { type Ctx, createRandom, type NodeId, type SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../transport/test/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
@@ -177,11 +177,40 @@ describe('ricartAgrawala: crashes', () => {
   })
 })
 
+describe('ricartAgrawala: crash and restart', () => {
+  // p1 and p2 take turns early (their clocks climb); p3 only answers. p3 crashes while idle,
+  // restarts, and asks at once, before it hears anything new.
+  const asks: Ask[] = [
+    ...[0, 10, 20, 30, 40].flatMap((at) => [
+      { node: 'p1', at, hold: 2 },
+      { node: 'p2', at: at + 1, hold: 2 },
+    ]),
+    { node: 'p3', at: 91, hold: 2 },
+  ]
+  const crashRestart = (wipeStorage: boolean) => (net: SimNetwork) => {
+    net.at(80, () => net.crash('p3'))
+    net.at(90, () => net.restart('p3', { wipeStorage }))
+  }
+
+  it('a restarted node keeps its Lamport clock: its next token is above every earlier one', () => {
+    const run = runMutex(idsOf(3), ricartAgrawala(), asks, { seed: 5, faults: crashRestart(false) })
+    expect(run.violations).toEqual([])
+    expect(run.granted).toBe(run.asked)
+    expect(run.order.default!.at(-1)).toBe('p3')
+  })
+
+  it('with its disk lost the clock starts over and the fencing token goes backwards', () => {
+    const run = runMutex(idsOf(3), ricartAgrawala(), asks, { seed: 5, faults: crashRestart(true) })
+    expect(run.violations).toEqual([expect.stringContaining('not above the previous')])
+  })
+})
+
 describe('ricartAgrawala: peers that misbehave', () => {
   /** Drives one node by hand: what it sends and emits. */
   function node(self: NodeId, peers: NodeId[]) {
     const sent: Array<[NodeId, unknown]> = []
     const events: Array<{ type: string; [k: string]: unknown }> = []
+    const stored = new Map<string, unknown>()
     const ctx = {
       self,
       peers,
@@ -194,7 +223,12 @@ describe('ricartAgrawala: peers that misbehave', () => {
       cancelTimer: () => {},
       random: () => 0.5,
       emit: (e: unknown) => events.push(e as { type: string }),
-      storage: undefined as never,
+      storage: {
+        get: (k: string) => stored.get(k),
+        set: (k: string, v: unknown) => stored.set(k, v),
+        delete: (k: string) => stored.delete(k),
+        keys: () => [...stored.keys()].sort(),
+      },
     } as unknown as Ctx<RicartAgrawalaMessage, RicartAgrawalaEvent>
     const protocol = ricartAgrawala({ alwaysAnswer: true })(self)
     protocol.start?.(ctx)

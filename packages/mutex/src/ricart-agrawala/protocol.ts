@@ -2,7 +2,7 @@ import { compareLamport, LamportClock } from '@sd/clocks'
 import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
 import { parseLocalRequest } from '../lamport/local-request.js'
-import { fencingToken, initialClockOf, rankOf } from '../lamport/timestamp.js'
+import { fencingToken, initialClockOf, lamportTime, rankOf } from '../lamport/timestamp.js'
 import { parseMessage, type RicartAgrawalaEvent, type RicartAgrawalaMessage } from './messages.js'
 import { type RicartAgrawalaOptions, resolveOptions } from './options.js'
 
@@ -24,6 +24,8 @@ interface Resource {
 }
 
 const TIMER_PREFIX = 'answer:'
+/** Stable storage key of the Lamport clock. */
+const CLOCK_KEY = 'lamport-clock'
 
 /**
  * Ricart and Agrawala's mutual exclusion: a request <T, p> goes to every peer; a peer answers
@@ -31,6 +33,11 @@ const TIMER_PREFIX = 'answer:'
  * defers the OK to its exit. 2(n - 1) messages per entry (plus one DENY per deferral with
  * alwaysAnswer). A crashed peer blocks every other requester (its OK never comes).
  * Any number of named resources, each with its own state; one Lamport clock per node.
+ *
+ * The clock is kept in stable storage before each stamp leaves the node, so a node that crashes
+ * and restarts never reuses a timestamp: its next request is later than every entry it allowed
+ * (fencing tokens keep increasing) and late OKs for its old request are told apart. What it
+ * forgets (requests it deferred, requests sent to it while down) leaves those requesters waiting.
  */
 export function ricartAgrawala(
   options: RicartAgrawalaOptions = {},
@@ -58,6 +65,13 @@ export function ricartAgrawala(
       return r
     }
 
+    /** A send is a clock event; the stamp is stored before it can leave (write, then send). */
+    const stamp = (ctx: RaCtx): number => {
+      const time = clock.send()
+      ctx.storage.set(CLOCK_KEY, time)
+      return time
+    }
+
     const enterIfAllowed = (name: string, r: Resource, ctx: RaCtx) => {
       if (r.state !== 'WANTED' || r.oks.size < ctx.peers.length) return
       r.state = 'HELD'
@@ -67,7 +81,7 @@ export function ricartAgrawala(
 
     const request = (name: string, r: Resource, ctx: RaCtx) => {
       r.state = 'WANTED'
-      r.time = clock.send() // one multicast event: every copy carries the same T
+      r.time = stamp(ctx) // one multicast event: every copy carries the same T
       r.oks.clear()
       r.answered.clear()
       ctx.emit({
@@ -87,7 +101,7 @@ export function ricartAgrawala(
       r.state = 'RELEASED'
       ctx.emit({ type: 'released', resource: name, token: fencingToken(r.time, rank) })
       for (const [peer, req] of r.deferred) {
-        ctx.send(peer, { type: 'ok', resource: name, time: clock.send(), req })
+        ctx.send(peer, { type: 'ok', resource: name, time: stamp(ctx), req })
       }
       r.deferred.clear()
       if (r.queued > 0) {
@@ -103,18 +117,20 @@ export function ricartAgrawala(
         (r.state === 'WANTED' &&
           compareLamport({ time: r.time, pid: self }, { time, pid: from }) < 0)
       if (!mineFirst) {
-        ctx.send(from, { type: 'ok', resource: name, time: clock.send(), req: time })
+        ctx.send(from, { type: 'ok', resource: name, time: stamp(ctx), req: time })
         return
       }
       r.deferred.set(from, time)
       ctx.emit({ type: 'deferred', to: from, resource: name, time })
       if (opts.alwaysAnswer) {
-        ctx.send(from, { type: 'deny', resource: name, time: clock.send(), req: time })
+        ctx.send(from, { type: 'deny', resource: name, time: stamp(ctx), req: time })
       }
     }
 
     const protocol: Protocol<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> = {
       start(ctx) {
+        const saved = lamportTime(ctx.storage.get(CLOCK_KEY))
+        if (saved !== undefined && saved > clock.time) clock.restore(saved)
         rank = rankOf(self, ctx.peers)
         members = new Set(ctx.peers)
       },
