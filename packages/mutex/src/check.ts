@@ -65,7 +65,9 @@ export function checkMutualExclusion(
       }
       lastToken.set(event.resource, event.token)
       holder.set(event.resource, { node, token: event.token, since: t })
-      ;(order[event.resource] ??= []).push(node)
+      const entered = order[event.resource] ?? []
+      entered.push(node)
+      order[event.resource] = entered
     } else if (isReleased(event)) {
       const current = holder.get(event.resource)
       if (current === undefined || current.node !== node || current.token !== event.token) {
