@@ -1,0 +1,236 @@
+import type { NodeId } from '@sd/transport'
+import type { CentralizedMessage } from './messages.js'
+import type { CCtx, Node } from './node.js'
+
+/** One resource as a client sees it: how many acquires wait, and the one request in flight. */
+interface Use {
+  /** Local acquires not yet answered by an entry. */
+  wanted: number
+  state: 'idle' | 'pending' | 'held'
+  seq: number
+  token: number
+  /** Refusals in a row ('deny'), for the backoff. */
+  refusals: number
+  /** Local time until which the lease is known to be valid. */
+  leaseUntil: number
+}
+
+const ANSWER = 'answer:'
+const RETRY = 'retry:'
+const RENEW = 'renew:'
+const LEASE = 'lease:'
+
+/**
+ * The client role: at most one request per resource in flight (more acquires wait their turn
+ * locally), so one REQUEST, one GRANT and one RELEASE per use.
+ */
+export class ClientRole {
+  private readonly uses = new Map<string, Use>()
+  private seq: number
+  /** The coordinator and term already reported unreachable (reported once per term). */
+  private reported = -1
+
+  /** `seqBase` differs per incarnation, so a restarted client's requests are never taken for old ones. */
+  constructor(
+    private readonly node: Node,
+    seqBase: number,
+  ) {
+    this.seq = seqBase
+  }
+
+  acquire(name: string, ctx: CCtx): void {
+    const use = this.use(name)
+    use.wanted++
+    if (use.state === 'idle') this.ask(name, use, ctx)
+  }
+
+  /** Leaving what is not held does nothing (release is idempotent). */
+  release(name: string, ctx: CCtx): void {
+    const use = this.uses.get(name)
+    if (use?.state !== 'held') return
+    this.leave(name, use, ctx)
+    this.node.toCoordinator(
+      { type: 'release', term: this.node.term, resource: name, token: use.token },
+      ctx,
+    )
+    if (use.wanted > 0) this.ask(name, use, ctx)
+  }
+
+  /** To a new (or restarted) coordinator: what this node holds and what it waits for. */
+  sync(ctx: CCtx): void {
+    const held: Array<{ resource: string; token: number }> = []
+    const wanted: Array<{ resource: string; seq: number }> = []
+    for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (use.state === 'held') held.push({ resource: name, token: use.token })
+      if (use.state === 'pending') {
+        wanted.push({ resource: name, seq: use.seq })
+        use.refusals = 0
+        ctx.cancelTimer(RETRY + name) // the sync carries the request again
+        this.armAnswer(name, ctx)
+      }
+    }
+    this.node.toCoordinator({ type: 'sync', term: this.node.term, held, wanted }, ctx)
+  }
+
+  onMessage(from: NodeId, msg: CentralizedMessage, ctx: CCtx): void {
+    if (
+      msg.type !== 'grant' &&
+      msg.type !== 'denied' &&
+      msg.type !== 'renewed' &&
+      msg.type !== 'revoked'
+    )
+      return
+    const use = this.uses.get(msg.resource)
+    switch (msg.type) {
+      case 'grant':
+        if (use?.state !== 'pending' || use.seq !== msg.seq) {
+          // Not waiting for it (a duplicate): give it straight back so the resource is not stuck.
+          ctx.emit({ type: 'ignored', from, reason: `unexpected grant of ${msg.resource}` })
+          this.node.toCoordinator(
+            { type: 'release', term: msg.term, resource: msg.resource, token: msg.token },
+            ctx,
+          )
+          return
+        }
+        this.enter(msg.resource, use, msg.token, ctx)
+        return
+      case 'denied': {
+        if (use?.state !== 'pending' || use.seq !== msg.seq) return
+        ctx.cancelTimer(ANSWER + msg.resource)
+        const { retryBaseMs, retryMaxMs } = this.node.settings
+        const cap = Math.min(retryMaxMs, retryBaseMs * 2 ** use.refusals++)
+        // Jitter from ctx.random(): refused clients do not all come back at once.
+        const retryInMs = cap / 2 + (ctx.random() * cap) / 2
+        ctx.emit({ type: 'denied', resource: msg.resource, retryInMs })
+        ctx.setTimer(RETRY + msg.resource, retryInMs)
+        return
+      }
+      case 'renewed': {
+        const lease = this.node.settings.lease
+        if (lease === undefined || use?.state !== 'held' || use.token !== msg.token) return
+        // Counted from when the renewal was sent: the coordinator's count started later.
+        const until = msg.at + lease.ms
+        if (until > use.leaseUntil) {
+          use.leaseUntil = until
+          ctx.setTimer(LEASE + msg.resource, until - ctx.now())
+        }
+        return
+      }
+      case 'revoked':
+        if (use?.state === 'held' && use.token === msg.token)
+          this.lose(msg.resource, use, 'revoked', ctx)
+        return
+    }
+  }
+
+  /** Returns false when the key is not this role's. */
+  onTimer(key: string, ctx: CCtx): boolean {
+    const at = key.indexOf(':')
+    const kind = key.slice(0, at + 1)
+    const name = key.slice(at + 1)
+    const use = this.uses.get(name)
+    switch (kind) {
+      case ANSWER:
+        if (use?.state === 'pending' && this.reported !== this.node.term) {
+          this.reported = this.node.term
+          // No answer is not a refusal: keep the request until a new coordinator is known.
+          ctx.emit({
+            type: 'coordinator-unreachable',
+            coordinator: this.node.coordinator,
+            term: this.node.term,
+          })
+        }
+        return true
+      case RETRY:
+        if (use?.state === 'pending') this.sendRequest(name, use, ctx)
+        return true
+      case RENEW:
+        if (use?.state === 'held') {
+          this.node.toCoordinator(
+            {
+              type: 'renew',
+              term: this.node.term,
+              resource: name,
+              token: use.token,
+              at: ctx.now(),
+            },
+            ctx,
+          )
+          ctx.setTimer(RENEW + name, this.node.settings.lease!.renewEveryMs)
+        }
+        return true
+      case LEASE:
+        if (use?.state === 'held') this.lose(name, use, 'expired', ctx)
+        return true
+      default:
+        return false
+    }
+  }
+
+  private use(name: string): Use {
+    let use = this.uses.get(name)
+    if (use === undefined) {
+      use = { wanted: 0, state: 'idle', seq: 0, token: 0, refusals: 0, leaseUntil: 0 }
+      this.uses.set(name, use)
+    }
+    return use
+  }
+
+  private ask(name: string, use: Use, ctx: CCtx): void {
+    use.state = 'pending'
+    use.seq = ++this.seq
+    use.refusals = 0
+    this.sendRequest(name, use, ctx)
+  }
+
+  private sendRequest(name: string, use: Use, ctx: CCtx): void {
+    this.armAnswer(name, ctx)
+    this.node.toCoordinator(
+      { type: 'request', term: this.node.term, resource: name, seq: use.seq },
+      ctx,
+    )
+  }
+
+  /** 'deny' only: a coordinator that refuses answers; one that says nothing may be dead. */
+  private armAnswer(name: string, ctx: CCtx): void {
+    if (this.node.settings.whenBusy === 'deny' && this.node.coordinator !== ctx.self) {
+      ctx.setTimer(ANSWER + name, this.node.settings.answerTimeoutMs)
+    }
+  }
+
+  private enter(name: string, use: Use, token: number, ctx: CCtx): void {
+    ctx.cancelTimer(ANSWER + name)
+    use.state = 'held'
+    use.token = token
+    use.wanted--
+    const lease = this.node.settings.lease
+    if (lease !== undefined) {
+      // Counted from the GRANT's arrival; the coordinator adds one message delay to its own count.
+      use.leaseUntil = ctx.now() + lease.ms
+      ctx.setTimer(LEASE + name, lease.ms)
+      ctx.setTimer(RENEW + name, lease.renewEveryMs)
+    }
+    ctx.emit({ type: 'acquired', resource: name, token })
+  }
+
+  private leave(name: string, use: Use, ctx: CCtx): void {
+    use.state = 'idle'
+    ctx.cancelTimer(LEASE + name)
+    ctx.cancelTimer(RENEW + name)
+    ctx.emit({ type: 'released', resource: name, token: use.token })
+  }
+
+  /** The lease ran out or was revoked: the node stops holding (`released` follows `lease-lost`). */
+  private lose(name: string, use: Use, reason: 'expired' | 'revoked', ctx: CCtx): void {
+    ctx.emit({ type: 'lease-lost', resource: name, token: use.token, reason })
+    this.leave(name, use, ctx)
+    if (reason === 'expired') {
+      // Frees the resource at once if the coordinator still thinks this node holds it.
+      this.node.toCoordinator(
+        { type: 'release', term: this.node.term, resource: name, token: use.token },
+        ctx,
+      )
+    }
+    if (use.wanted > 0) this.ask(name, use, ctx)
+  }
+}

@@ -1,0 +1,214 @@
+import type { NodeId } from '@sd/transport'
+import type { CentralizedMessage, Held } from './messages.js'
+import type { CCtx, Node } from './node.js'
+import { TOKENS_PER_TERM } from './options.js'
+
+interface Resource {
+  holder: { node: NodeId; token: number } | undefined
+  /** Requests waiting, in the order received (FIFO). */
+  queue: Array<{ node: NodeId; seq: number }>
+  /** Per client, the last request seq queued or granted: a late duplicate is not served twice. */
+  seen: Map<NodeId, number>
+}
+
+const tokenKey = (resource: string) => `token:${resource}`
+const EXPIRE = 'expire:'
+export const RECOVERY_TIMER = 'recovery'
+
+/**
+ * The coordinator role for one term: a FIFO queue and a holder per resource. Its queue and holders
+ * are volatile; only the last token per resource is durable (written before the GRANT leaves).
+ */
+export class CoordinatorRole {
+  private readonly resources = new Map<string, Resource>()
+  private recovering: boolean
+  private readonly heardFrom = new Set<NodeId>()
+
+  constructor(
+    private readonly node: Node,
+    recovering: boolean,
+    ctx: CCtx,
+  ) {
+    this.recovering = recovering
+    if (!recovering) return
+    // It does not know who holds what: no grant before every member reported, or (with leases)
+    // before every lease the previous coordinator gave can have run out.
+    ctx.emit({ type: 'recovering', term: node.term })
+    const lease = node.settings.lease
+    if (lease !== undefined) ctx.setTimer(RECOVERY_TIMER, lease.ms + lease.maxDelayMs)
+  }
+
+  /** Hands over to another coordinator: forget everything volatile. */
+  stop(ctx: CCtx): void {
+    for (const name of this.resources.keys()) ctx.cancelTimer(EXPIRE + name)
+    ctx.cancelTimer(RECOVERY_TIMER)
+    this.resources.clear()
+  }
+
+  onMessage(from: NodeId, msg: CentralizedMessage, ctx: CCtx): void {
+    switch (msg.type) {
+      case 'request':
+        this.request(from, msg.resource, msg.seq, ctx)
+        break
+      case 'release':
+        this.release(from, msg.resource, msg.token, ctx)
+        break
+      case 'renew':
+        this.renew(from, msg.resource, msg.token, msg.at, ctx)
+        break
+      case 'sync':
+        this.sync(from, msg.held, msg.wanted, ctx)
+        break
+    }
+  }
+
+  /** Returns false when the key is not this role's. */
+  onTimer(key: string, ctx: CCtx): boolean {
+    if (key === RECOVERY_TIMER) {
+      if (this.recovering) this.endRecovery(ctx)
+      return true
+    }
+    if (!key.startsWith(EXPIRE)) return false
+    const name = key.slice(EXPIRE.length)
+    const r = this.resources.get(name)
+    if (r?.holder !== undefined) {
+      ctx.emit({
+        type: 'lease-expired',
+        resource: name,
+        node: r.holder.node,
+        token: r.holder.token,
+      })
+      r.holder = undefined
+      this.grantNext(name, ctx)
+    }
+    return true
+  }
+
+  private res(name: string): Resource {
+    let r = this.resources.get(name)
+    if (r === undefined) {
+      r = { holder: undefined, queue: [], seen: new Map() }
+      this.resources.set(name, r)
+    }
+    return r
+  }
+
+  private request(from: NodeId, name: string, seq: number, ctx: CCtx): void {
+    const r = this.res(name)
+    // A request sent again (after a change or a restart) or duplicated is served once.
+    if ((r.seen.get(from) ?? -1) >= seq) return
+    const busy = this.recovering || r.holder !== undefined
+    if (busy && this.node.settings.whenBusy === 'deny') {
+      this.node.toClient(from, { type: 'denied', term: this.node.term, resource: name, seq }, ctx)
+      return
+    }
+    r.seen.set(from, seq)
+    ctx.emit({ type: 'requested', resource: name, node: from })
+    r.queue.push({ node: from, seq })
+    this.grantNext(name, ctx)
+  }
+
+  private grantNext(name: string, ctx: CCtx): void {
+    const r = this.res(name)
+    if (this.recovering || r.holder !== undefined) return
+    const next = r.queue.shift()
+    if (next === undefined) return
+    // The term leads: a new coordinator's tokens are above every token of the terms before.
+    const last = (ctx.storage.get(tokenKey(name)) as number | undefined) ?? 0
+    const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
+    ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
+    r.holder = { node: next.node, token }
+    this.armLease(name, ctx)
+    ctx.emit({ type: 'granted', resource: name, node: next.node, token })
+    this.node.toClient(
+      next.node,
+      { type: 'grant', term: this.node.term, resource: name, seq: next.seq, token },
+      ctx,
+    )
+  }
+
+  /** The coordinator's lease outlasts the holder's by one message delay (the GRANT in flight). */
+  private armLease(name: string, ctx: CCtx): void {
+    const lease = this.node.settings.lease
+    if (lease !== undefined) ctx.setTimer(EXPIRE + name, lease.ms + lease.maxDelayMs)
+  }
+
+  private release(from: NodeId, name: string, token: number, ctx: CCtx): void {
+    const r = this.res(name)
+    if (r.holder?.node !== from || r.holder.token !== token) {
+      ctx.emit({
+        type: 'ignored',
+        from,
+        reason: `release of ${name} (token ${token}) it does not hold`,
+      })
+      return
+    }
+    r.holder = undefined
+    ctx.cancelTimer(EXPIRE + name)
+    this.grantNext(name, ctx)
+  }
+
+  private renew(from: NodeId, name: string, token: number, at: number, ctx: CCtx): void {
+    const r = this.res(name)
+    if (r.holder?.node !== from || r.holder.token !== token) {
+      // No answer: the holder's own lease runs out before anyone else is granted.
+      ctx.emit({
+        type: 'ignored',
+        from,
+        reason: `renew of ${name} (token ${token}) it does not hold`,
+      })
+      return
+    }
+    this.armLease(name, ctx)
+    this.node.toClient(
+      from,
+      { type: 'renewed', term: this.node.term, resource: name, token, at },
+      ctx,
+    )
+  }
+
+  private sync(
+    from: NodeId,
+    held: readonly Held[],
+    wanted: ReadonlyArray<{ resource: string; seq: number }>,
+    ctx: CCtx,
+  ): void {
+    this.heardFrom.add(from)
+    for (const h of held) this.claim(from, h, ctx)
+    for (const w of wanted) this.request(from, w.resource, w.seq, ctx)
+    if (this.recovering && this.heardEveryone(ctx)) this.endRecovery(ctx)
+  }
+
+  /** A client says it holds `name` (granted by a coordinator before this one, or before a restart). */
+  private claim(from: NodeId, { resource: name, token }: Held, ctx: CCtx): void {
+    const r = this.res(name)
+    const last = (ctx.storage.get(tokenKey(name)) as number | undefined) ?? 0
+    const grantedThisTerm = last > this.node.term * TOKENS_PER_TERM
+    const accept =
+      r.holder === undefined
+        ? this.recovering || !grantedThisTerm
+        : r.holder.node === from && r.holder.token === token
+    if (!accept) {
+      this.node.toClient(
+        from,
+        { type: 'revoked', term: this.node.term, resource: name, token },
+        ctx,
+      )
+      return
+    }
+    r.holder = { node: from, token }
+    if (token > last) ctx.storage.set(tokenKey(name), token) // never grant below a known token
+    this.armLease(name, ctx)
+  }
+
+  private heardEveryone(ctx: CCtx): boolean {
+    return this.heardFrom.has(ctx.self) && ctx.peers.every((p) => this.heardFrom.has(p))
+  }
+
+  private endRecovery(ctx: CCtx): void {
+    this.recovering = false
+    ctx.cancelTimer(RECOVERY_TIMER)
+    ctx.emit({ type: 'recovered', term: this.node.term, heardFrom: [...this.heardFrom] })
+    for (const name of [...this.resources.keys()].sort()) this.grantNext(name, ctx)
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The centralized mutex: one coordinator keeps a FIFO queue per named resource; a client sends
+ * REQUEST, the coordinator answers GRANT when the resource is free, the client sends RELEASE when
+ * it leaves: 3 messages per use (none when the client is the coordinator). When the resource is
+ * taken, `whenBusy: 'queue'` answers nothing until it is free; `'deny'` answers DENIED, and the
+ * client retries with exponential backoff and jitter; no answer at all within `answerTimeoutMs`
+ * means the coordinator is unreachable (`coordinator-unreachable`), and the request waits for a new
+ * coordinator.
+ *
+ * Fencing tokens: token = term * 2^32 + counter, at least one above the last token of the resource,
+ * which the coordinator writes to stable storage before the GRANT leaves. So tokens increase
+ * across grants, across a restart of the coordinator (unless its disk is lost), and across a change
+ * of coordinator (a higher term).
+ *
+ * Leases (`leaseMs`): a GRANT gives the holder `leaseMs` from its arrival; the holder renews every
+ * `renewEveryMs`, and counts a renewal from when it sent it. The coordinator counts `leaseMs +
+ * maxDelayMs` from the GRANT or renewal it handled, so its count ends after the holder's as long
+ * as no message takes longer than `maxDelayMs`. A holder whose lease runs out emits `lease-lost`
+ * and then `released`: it holds nothing from then on, and a later local `release` does nothing.
+ *
+ * Rules when the coordinator changes (request `{ type: 'coordinator', id, term }`, as an election
+ * sends through wiring) or restarts:
+ * 1. Terms only go up: a change to an older term, or to another node in the same term, is ignored
+ *    (`ignored` event); the current term and coordinator are kept in stable storage.
+ * 2. The coordinator of the old term, if it is this node, forgets its queue and holders.
+ * 3. Every node sends one SYNC to the new coordinator, even an empty one: the resources it holds
+ *    (with their tokens) and the requests it waits for (sent again, in resource order).
+ * 4. The new coordinator grants nothing until it has heard a SYNC from every member, or (with
+ *    leases) until `leaseMs + maxDelayMs` passed, the longest a lease of the old term can last.
+ *    A holder's SYNC makes it the holder at the new coordinator, which then renews its lease and
+ *    grants the resource to no one else until it is released or its lease expires.
+ * 5. Messages of an older term are ignored by everyone (GRANT, DENIED, renewals of a deposed
+ *    coordinator too); their sender is told the newer term and coordinator (NEWER). A message to
+ *    this node of a newer term means its sender knows this node coordinates that term: it takes
+ *    over before handling it.
+ * 6. A claim that comes after the new coordinator already granted the resource in its term is
+ *    answered REVOKED: the client emits `lease-lost` (reason `revoked`) and `released`.
+ * 7. A coordinator that restarts (its storage kept) is a new coordinator of the same term: it
+ *    broadcasts RECOVER, every node answers with a SYNC, and rule 4 holds. A member that restarts
+ *    sends an empty SYNC, so that a recovering coordinator waits for no one that holds nothing.
+ *
+ * Not tolerated: a lost disk on the coordinator (tokens start over); without leases, a holder
+ * that crashes (the resource stays taken) and a member that stays down during a change (no grant
+ * until it comes back); with leases, a deposed coordinator that keeps renewing for clients that
+ * have not heard of the new term (a partition), or a message slower than `maxDelayMs`.
+ */
+import { compareNodeIds, isNodeId, type NodeId, type Protocol } from '@sd/transport'
+import { DEFAULT_RESOURCE, type MutexRequest } from '../contract.js'
+import { ClientRole } from './client.js'
+import { CoordinatorRole } from './coordinator.js'
+import type { CentralizedEvent } from './events.js'
+import { type CentralizedMessage, parseMessage } from './messages.js'
+import type { CCtx, Node } from './node.js'
+import { type CentralizedOptions, MAX_TERM, settingsOf, TOKENS_PER_TERM } from './options.js'
+
+export type { CentralizedEvent } from './events.js'
+export type { CentralizedMessage } from './messages.js'
+export type { CentralizedOptions } from './options.js'
+
+/** Moves the coordinator (what an election composed on the node sends through wiring). */
+export interface CoordinatorRequest {
+  type: 'coordinator'
+  id: NodeId
+  term: number
+}
+
+export type CentralizedRequest = MutexRequest | CoordinatorRequest
+
+const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync'])
+
+/** A centralized mutex protocol for one node; validates `options` at once (`ERR_INVALID_ARGUMENT`). */
+export function centralized(
+  options?: CentralizedOptions,
+): (self: NodeId) => Protocol<CentralizedMessage, CentralizedRequest, CentralizedEvent> {
+  const settings = settingsOf(options)
+  return () => {
+    let coord: CoordinatorRole | undefined
+    let client: ClientRole
+    const node: Node & { term: number; coordinator: NodeId } = {
+      settings,
+      term: settings.term,
+      coordinator: settings.coordinator ?? '',
+      toCoordinator(msg, ctx) {
+        if (node.coordinator === ctx.self) coordinatorGets(ctx.self, msg, ctx)
+        else ctx.send(node.coordinator, msg)
+      },
+      toClient(to, msg, ctx) {
+        if (to === ctx.self) client.onMessage(to, msg, ctx)
+        else ctx.send(to, msg)
+      },
+    }
+
+    const coordinatorGets = (from: NodeId, msg: CentralizedMessage, ctx: CCtx) => {
+      if (coord === undefined) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `${msg.type} to a node that does not coordinate`,
+        })
+      } else coord.onMessage(from, msg, ctx)
+    }
+
+    const change = (id: NodeId, term: number, ctx: CCtx, from: NodeId): boolean => {
+      if (term < node.term || (term === node.term && id !== node.coordinator)) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `coordinator ${JSON.stringify(id)} of term ${term}, while ${JSON.stringify(node.coordinator)} coordinates term ${node.term}`,
+        })
+        return false
+      }
+      if (term === node.term) return true
+      ctx.storage.set('term', term)
+      ctx.storage.set('coordinator', id)
+      coord?.stop(ctx)
+      coord = undefined
+      node.term = term
+      node.coordinator = id
+      ctx.emit({ type: 'coordinator-changed', coordinator: id, term })
+      if (id === ctx.self) coord = new CoordinatorRole(node, true, ctx)
+      client.sync(ctx)
+      return true
+    }
+
+    return {
+      start(ctx) {
+        const boots = ((ctx.storage.get('boots') as number | undefined) ?? 0) + 1
+        ctx.storage.set('boots', boots)
+        client = new ClientRole(node, boots * TOKENS_PER_TERM)
+        const term = ctx.storage.get('term')
+        const stored = ctx.storage.get('coordinator')
+        if (typeof term === 'number' && isNodeId(stored)) {
+          node.term = term
+          node.coordinator = stored
+        } else if (settings.coordinator === undefined) {
+          node.coordinator = [ctx.self, ...ctx.peers].sort(compareNodeIds)[0]!
+        }
+        if (node.coordinator === ctx.self) {
+          coord = new CoordinatorRole(node, boots > 1, ctx)
+          if (boots > 1) ctx.broadcast({ type: 'recover', term: node.term })
+        }
+        if (boots > 1) client.sync(ctx)
+      },
+
+      onRequest(req, ctx) {
+        const r = req as Partial<Record<string, unknown>> | null
+        const resource = r?.resource ?? DEFAULT_RESOURCE
+        if (r?.type === 'coordinator') {
+          if (
+            !isNodeId(r.id) ||
+            !Number.isSafeInteger(r.term) ||
+            (r.term as number) < 0 ||
+            (r.term as number) > MAX_TERM
+          ) {
+            ctx.emit({ type: 'ignored', from: ctx.self, reason: `malformed coordinator request` })
+          } else change(r.id, r.term as number, ctx, ctx.self)
+        } else if (
+          (r?.type === 'acquire' || r?.type === 'release') &&
+          typeof resource === 'string'
+        ) {
+          if (r.type === 'acquire') client.acquire(resource, ctx)
+          else client.release(resource, ctx)
+        } else {
+          ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed request' })
+        }
+      },
+
+      onMessage(from, raw, ctx) {
+        const msg = parseMessage(raw)
+        if (typeof msg === 'string') {
+          ctx.emit({ type: 'ignored', from, reason: msg })
+          return
+        }
+        if (msg.term < node.term) {
+          // Rule 5: out of date; tell the sender who coordinates now.
+          ctx.emit({
+            type: 'ignored',
+            from,
+            reason: `${msg.type} of term ${msg.term} (now ${node.term})`,
+          })
+          if (msg.type !== 'newer') {
+            ctx.send(from, { type: 'newer', term: node.term, coordinator: node.coordinator })
+          }
+          return
+        }
+        if (msg.type === 'newer' || msg.type === 'recover') {
+          const id = msg.type === 'newer' ? msg.coordinator : from
+          if (msg.term > node.term) change(id, msg.term, ctx, from)
+          else if (msg.type === 'recover' && from === node.coordinator) client.sync(ctx)
+          return
+        }
+        if (TO_COORDINATOR.has(msg.type)) {
+          // Rule 5: the sender knows this node coordinates a newer term.
+          if (msg.term > node.term && !change(ctx.self, msg.term, ctx, from)) return
+          coordinatorGets(from, msg, ctx)
+          return
+        }
+        if (msg.term !== node.term || from !== node.coordinator) {
+          ctx.emit({
+            type: 'ignored',
+            from,
+            reason: `${msg.type} from a node that does not coordinate term ${msg.term}`,
+          })
+          return
+        }
+        client.onMessage(from, msg, ctx)
+      },
+
+      onTimer(key, ctx) {
+        if (coord?.onTimer(key, ctx)) return
+        client.onTimer(key, ctx)
+      },
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { isNodeId, type NodeId } from '@sd/transport'
+
+/** The wire messages of the centralized mutex; every one carries the sender's coordinator term. */
+export type CentralizedMessage =
+  | { type: 'request'; term: number; resource: string; seq: number }
+  | { type: 'grant'; term: number; resource: string; seq: number; token: number }
+  | { type: 'denied'; term: number; resource: string; seq: number }
+  | { type: 'release'; term: number; resource: string; token: number }
+  | { type: 'renew'; term: number; resource: string; token: number; at: number }
+  | { type: 'renewed'; term: number; resource: string; token: number; at: number }
+  | { type: 'revoked'; term: number; resource: string; token: number }
+  | { type: 'sync'; term: number; held: Held[]; wanted: Wanted[] }
+  | { type: 'recover'; term: number }
+  | { type: 'newer'; term: number; coordinator: NodeId }
+
+/** A holder's claim, sent to a new (or restarted) coordinator. */
+export interface Held {
+  resource: string
+  token: number
+}
+/** A waiting request, sent again to a new (or restarted) coordinator. */
+export interface Wanted {
+  resource: string
+  seq: number
+}
+
+type Rec = Record<string, unknown>
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
+const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+const isName = (v: unknown): v is string => typeof v === 'string'
+
+const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
+  request: (m) => isName(m.resource) && isCount(m.seq),
+  grant: (m) => isName(m.resource) && isCount(m.seq) && isCount(m.token),
+  denied: (m) => isName(m.resource) && isCount(m.seq),
+  release: (m) => isName(m.resource) && isCount(m.token),
+  renew: (m) => isName(m.resource) && isCount(m.token) && isTime(m.at),
+  renewed: (m) => isName(m.resource) && isCount(m.token) && isTime(m.at),
+  revoked: (m) => isName(m.resource) && isCount(m.token),
+  sync: (m) =>
+    Array.isArray(m.held) &&
+    m.held.every((h) => isRec(h) && isName(h.resource) && isCount(h.token)) &&
+    Array.isArray(m.wanted) &&
+    m.wanted.every((w) => isRec(w) && isName(w.resource) && isCount(w.seq)),
+  recover: () => true,
+  newer: (m) => isNodeId(m.coordinator),
+}
+
+/** The message, or why it is not one (peers' messages are never trusted to be well formed). */
+export function parseMessage(msg: unknown): CentralizedMessage | string {
+  if (!isRec(msg)) return 'not an object'
+  const check =
+    typeof msg.type === 'string' ? fields[msg.type as CentralizedMessage['type']] : undefined
+  if (check === undefined || !Object.hasOwn(fields, msg.type as string)) {
+    return `unknown message type ${JSON.stringify(msg.type)}`
+  }
+  if (!isCount(msg.term)) return `${String(msg.type)} without a valid term`
+  if (!check(msg)) return `malformed ${String(msg.type)}`
+  return msg as unknown as CentralizedMessage
+}

@@ -1,0 +1,17 @@
+import type { Ctx, NodeId } from '@sd/transport'
+import type { CentralizedEvent } from './events.js'
+import type { CentralizedMessage } from './messages.js'
+import type { Settings } from './options.js'
+
+export type CCtx = Ctx<CentralizedMessage, CentralizedEvent>
+
+/** What the two roles of a node share: who coordinates in which term, and how to reach each other. */
+export interface Node {
+  readonly settings: Settings
+  readonly term: number
+  readonly coordinator: NodeId
+  /** To the coordinator: a local call when this node is the coordinator (no message). */
+  toCoordinator(msg: CentralizedMessage, ctx: CCtx): void
+  /** From the coordinator to a client: a local call when the client is this node. */
+  toClient(node: NodeId, msg: CentralizedMessage, ctx: CCtx): void
+}

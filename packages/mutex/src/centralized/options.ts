@@ -1,0 +1,101 @@
+import type { NodeId } from '@sd/transport'
+import { InvalidArgumentError } from '../errors.js'
+
+export interface CentralizedOptions {
+  /** The first coordinator; default: the smallest id among the members. */
+  coordinator?: NodeId
+  /** The first coordinator's term (an election's terms start above it); default 0. */
+  term?: number
+  /** When the resource is taken: `'queue'` answers nothing until it is free (default); `'deny'` answers DENIED. */
+  whenBusy?: 'queue' | 'deny'
+  /** Length of a grant's lease in ms; default none (a grant lasts until released). */
+  leaseMs?: number
+  /** How often a holder renews its lease; default leaseMs / 3. */
+  renewEveryMs?: number
+  /** Upper bound on one message's delay, which leases rely on; default leaseMs / 2. */
+  maxDelayMs?: number
+  /** `'deny'`: no answer within this many ms means the coordinator is unreachable; default 1000. */
+  answerTimeoutMs?: number
+  /** `'deny'`: first retry after a refusal, doubled each time up to retryMaxMs; default 10. */
+  retryBaseMs?: number
+  /** `'deny'`: longest wait between retries; default 1000. */
+  retryMaxMs?: number
+}
+
+/** Options with their defaults applied (lease fields are undefined when there are no leases). */
+export interface Settings {
+  coordinator: NodeId | undefined
+  term: number
+  whenBusy: 'queue' | 'deny'
+  lease: { ms: number; renewEveryMs: number; maxDelayMs: number } | undefined
+  answerTimeoutMs: number
+  retryBaseMs: number
+  retryMaxMs: number
+}
+
+/** Terms stay below 2^21 so that term * 2^32 + counter is an exact integer. */
+export const MAX_TERM = 2 ** 21 - 1
+export const TOKENS_PER_TERM = 2 ** 32
+
+const positive = (name: string, v: unknown): number => {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+    throw new InvalidArgumentError(
+      `centralized: ${name} must be a finite number above 0, got ${String(v)}`,
+    )
+  }
+  return v
+}
+
+export function settingsOf(options: CentralizedOptions = {}): Settings {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError('centralized: options must be an object')
+  }
+  const { coordinator, term = 0, whenBusy = 'queue' } = options
+  if (
+    coordinator !== undefined &&
+    !(typeof coordinator === 'string' || Number.isFinite(coordinator))
+  ) {
+    throw new InvalidArgumentError(
+      `centralized: coordinator must be a node id, got ${String(coordinator)}`,
+    )
+  }
+  if (!Number.isSafeInteger(term) || term < 0 || term > MAX_TERM) {
+    throw new InvalidArgumentError(
+      `centralized: term must be an integer in [0, ${MAX_TERM}], got ${String(term)}`,
+    )
+  }
+  if (whenBusy !== 'queue' && whenBusy !== 'deny') {
+    throw new InvalidArgumentError(
+      `centralized: whenBusy must be 'queue' or 'deny', got ${String(whenBusy)}`,
+    )
+  }
+  let lease: Settings['lease']
+  if (options.leaseMs !== undefined) {
+    const ms = positive('leaseMs', options.leaseMs)
+    const renewEveryMs = positive('renewEveryMs', options.renewEveryMs ?? ms / 3)
+    if (renewEveryMs >= ms) {
+      throw new InvalidArgumentError(
+        `centralized: renewEveryMs (${renewEveryMs}) must be below leaseMs (${ms})`,
+      )
+    }
+    lease = { ms, renewEveryMs, maxDelayMs: positive('maxDelayMs', options.maxDelayMs ?? ms / 2) }
+  } else if (options.renewEveryMs !== undefined || options.maxDelayMs !== undefined) {
+    throw new InvalidArgumentError('centralized: renewEveryMs and maxDelayMs need leaseMs')
+  }
+  const retryBaseMs = positive('retryBaseMs', options.retryBaseMs ?? 10)
+  const retryMaxMs = positive('retryMaxMs', options.retryMaxMs ?? 1000)
+  if (retryMaxMs < retryBaseMs) {
+    throw new InvalidArgumentError(
+      `centralized: retryMaxMs (${retryMaxMs}) must not be below retryBaseMs (${retryBaseMs})`,
+    )
+  }
+  return {
+    coordinator,
+    term,
+    whenBusy,
+    lease,
+    answerTimeoutMs: positive('answerTimeoutMs', options.answerTimeoutMs ?? 1000),
+    retryBaseMs,
+    retryMaxMs,
+  }
+}
