@@ -1,4 +1,5 @@
 import type { NodeId } from '@sd/transport'
+import type { MutexEvent } from '../contract.js'
 
 /**
  * What clients and coordinators say. `session` (drawn at each start of a client) and `attempt`
@@ -42,8 +43,7 @@ export function parseMessage(msg: unknown): QuorumMessage | string {
 
 /** The events of this algorithm, beside `acquired` / `released`. */
 export type QuorumEvent =
-  | { type: 'acquired'; resource: string; token: number }
-  | { type: 'released'; resource: string; token: number }
+  | MutexEvent
   /** On entering: the quorum the client holds (`count` grants of `of` coordinators). */
   | { type: 'grants'; resource: string; count: number; of: number }
   /** A round failed (denials or timeout): the client gave back its grants and waits `delay` ms. */
