@@ -120,6 +120,52 @@ describe('quorumMutex: fault-free runs', () => {
   })
 })
 
+describe('quorumMutex: crashed coordinators (no restart)', () => {
+  it('tolerates n - m of them: a round they leave unfinished ends at the timeout', () => {
+    forSeeds(seedList(20), (seed) => {
+      const random = createRandom(`asks/${seed}`).next
+      const asks = randomAsks(clients, random, 10, 300, 8)
+      const run = runMutex(everyone, quorumMutex({ coordinators, m: 3, timeoutMs: 50 }), asks, {
+        seed,
+        net: { latency: { kind: 'uniform', min: 1, max: 10 } },
+        faults: (net) => {
+          net.crash('c4')
+          net.crash('c5')
+        },
+      })
+      expect(run.violations).toEqual([])
+      expect(run.granted).toBe(run.asked)
+    })
+  })
+
+  it('with more than n - m down nobody enters; the backoff window doubles up to its cap', () => {
+    const options = { coordinators, m: 3, timeoutMs: 20, backoffMs: 10, maxBackoffMs: 80 }
+    const run = runMutex(everyone, quorumMutex(options), [{ node: 'p1', at: 0, hold: 1 }], {
+      seed: 4,
+      faults: (net) => {
+        for (const c of ['c3', 'c4', 'c5']) net.crash(c)
+      },
+      until: 2000,
+    })
+    expect(run.granted).toBe(0)
+    const backoffs = run.events
+      .map((e) => e.event as { type: string; attempt: number; delay: number })
+      .filter((e) => e.type === 'backoff')
+    expect(backoffs.length).toBeGreaterThan(10)
+    expect(backoffs.map((b) => b.attempt)).toEqual(backoffs.map((_, i) => i + 1))
+    backoffs.forEach((b, i) => {
+      const window = Math.min(80, 10 * 2 ** i)
+      expect(b.delay).toBeGreaterThanOrEqual(1)
+      expect(b.delay).toBeLessThanOrEqual(1 + window)
+    })
+    // Each failed round gave back the two grants it got: c1 and c2 are free again.
+    const releases = run.net.trace.filter(
+      (e) => e.type === 'send' && (e.msg as { type: string }).type === 'release',
+    )
+    expect(releases.length).toBe(2 * backoffs.length)
+  })
+})
+
 describe('quorumMutex: what it ignores', () => {
   it('reports malformed messages, requests to non-coordinators and stray releases', () => {
     const net = new SimNetwork({ seed: 1 })
