@@ -49,7 +49,7 @@ describe('lamportMutex: the timestamps of the worked example', () => {
 
 describe('lamportMutex: properties over random workloads (FIFO links)', () => {
   it('one holder at a time, every request granted, in (T, pid) order', () => {
-    forSeeds(seedList(60), (seed) => {
+    forSeeds(seedList(200), (seed) => {
       const random = createRandom(`lamport-${seed}`)
       const ids = idsOf(random.int(2, 7))
       // Holds as long as message delays, so requests often meet a holder.
@@ -64,7 +64,7 @@ describe('lamportMutex: properties over random workloads (FIFO links)', () => {
   })
 
   it('exactly 3(n - 1) messages per entry', () => {
-    forSeeds(seedList(60), (seed) => {
+    forSeeds(seedList(200), (seed) => {
       const random = createRandom(`lamport-count-${seed}`)
       const ids = idsOf(random.int(2, 7))
       const n = ids.length
@@ -82,15 +82,16 @@ describe('lamportMutex: properties over random workloads (FIFO links)', () => {
   it('needs FIFO links: with reordering some run breaks exclusion or stalls', () => {
     // Why the FIFO requirement is real: a REPLY overtaking its sender's earlier REQUEST lets a
     // node enter past an earlier request; a RELEASE overtaking its REQUEST leaves a ghost entry.
+    // Fixed seeds (not SD_SEEDS): nearly every one of them breaks (58 of 60 when measured).
     let broken = 0
-    for (const seed of seedList(60)) {
+    for (let seed = 1; seed <= 20; seed++) {
       const random = createRandom(`lamport-nofifo-${seed}`)
       const ids = idsOf(random.int(3, 7))
       const asks = randomAsks(ids, () => random.next(), 3 * ids.length, 150, 25)
       const run = runMutex(ids, lamportMutex(), asks, { seed, net: { ...jitter, fifo: false } })
       if (run.violations.length > 0 || run.granted < run.asked) broken++
     }
-    expect(broken).toBeGreaterThan(0)
+    expect(broken).toBeGreaterThan(10)
   })
 })
 

@@ -84,7 +84,7 @@ describe('ricartAgrawala: properties over random workloads', () => {
   ]
   for (const v of variants) {
     it(`${v.name}: one holder at a time, every request granted, in (T, pid) order`, () => {
-      forSeeds(seedList(60), (seed) => {
+      forSeeds(seedList(200), (seed) => {
         const random = createRandom(`ra-${seed}`)
         const ids = idsOf(random.int(2, 7))
         // Holds as long as message delays, so requests often reach a holder.
@@ -103,7 +103,7 @@ describe('ricartAgrawala: properties over random workloads', () => {
   }
 
   it('exactly 2(n - 1) messages per entry (plus one DENY per deferral with alwaysAnswer)', () => {
-    forSeeds(seedList(60), (seed) => {
+    forSeeds(seedList(200), (seed) => {
       const random = createRandom(`ra-count-${seed}`)
       const ids = idsOf(random.int(2, 7))
       const n = ids.length

@@ -28,7 +28,9 @@ interface Resource {
  *
  * Requires FIFO links (the simulator's default): "a later-stamped message from p" proves that
  * every earlier request of p is already queued only if p's messages arrive in the order sent.
- * A crashed node blocks every other requester (its REPLY or its RELEASE never comes).
+ * A crashed node blocks every other requester (its REPLY or its RELEASE never comes). Restarts are
+ * not supported: the new instance has forgotten the queue and the requests dropped while it was
+ * down, so it could enter past an earlier request; keep a restarted node out of the group.
  */
 export function lamportMutex(
   options: LamportMutexOptions = {},
