@@ -34,7 +34,9 @@ export function checkMutualExclusion(
 ): MutexVerdict {
   const violations: string[] = []
   const order: Record<string, NodeId[]> = {}
-  const holder = new Map<string, { node: NodeId; token: number; since: number }>()
+  // Every node holding each resource now: more than one is the violation being looked for, and
+  // each of them still leaves through its own `released`.
+  const holders = new Map<string, Array<{ node: NodeId; token: number; since: number }>>()
   const lastToken = new Map<string, number>()
   let entries = 0
   // Crashes at time t end holdings before events at t are considered (a crash is not an exit,
@@ -45,16 +47,21 @@ export function checkMutualExclusion(
   ].sort((a, b) => a.at - b.at || a.rank - b.rank)
   for (const step of timeline) {
     if ('crash' in step) {
-      for (const [resource, h] of holder) if (h.node === step.crash) holder.delete(resource)
+      for (const [resource, list] of holders) {
+        holders.set(
+          resource,
+          list.filter((h) => h.node !== step.crash),
+        )
+      }
       continue
     }
     const { node, t, event } = step.item!
     if (isAcquired(event)) {
       entries++
-      const current = holder.get(event.resource)
-      if (current !== undefined) {
+      const current = holders.get(event.resource) ?? []
+      for (const other of current) {
         violations.push(
-          `t=${t}: ${String(node)} acquired ${event.resource} (token ${event.token}) while ${String(current.node)} held it since t=${current.since} (token ${current.token})`,
+          `t=${t}: ${String(node)} acquired ${event.resource} (token ${event.token}) while ${String(other.node)} held it since t=${other.since} (token ${other.token})`,
         )
       }
       const last = lastToken.get(event.resource)
@@ -64,18 +71,22 @@ export function checkMutualExclusion(
         )
       }
       lastToken.set(event.resource, event.token)
-      holder.set(event.resource, { node, token: event.token, since: t })
+      holders.set(event.resource, [...current, { node, token: event.token, since: t }])
       const entered = order[event.resource] ?? []
       entered.push(node)
       order[event.resource] = entered
     } else if (isReleased(event)) {
-      const current = holder.get(event.resource)
-      if (current === undefined || current.node !== node || current.token !== event.token) {
+      const current = holders.get(event.resource) ?? []
+      const mine = current.findIndex((h) => h.node === node && h.token === event.token)
+      if (mine < 0) {
         violations.push(
           `t=${t}: ${String(node)} released ${event.resource} (token ${event.token}) it did not hold`,
         )
       } else {
-        holder.delete(event.resource)
+        holders.set(
+          event.resource,
+          current.filter((_, i) => i !== mine),
+        )
       }
     }
   }

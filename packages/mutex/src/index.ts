@@ -8,3 +8,4 @@ export {
   type ReleasedEvent,
   resourceOf,
 } from './contract.js'
+export * from './quorum/index.js'

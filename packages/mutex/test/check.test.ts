@@ -37,3 +37,11 @@ describe('checking mutual exclusion from a trace', () => {
     ).toHaveLength(1)
   })
 })
+
+describe('after an overlap', () => {
+  it('each holder still leaves through its own release: only the overlap is reported', () => {
+    const v = checkMutualExclusion([acq('a', 1, 1), acq('b', 2, 2), rel('a', 3, 1), rel('b', 4, 2)])
+    expect(v.violations).toHaveLength(1)
+    expect(v.violations[0]).toContain('b acquired r (token 2) while a held it')
+  })
+})
