@@ -8,4 +8,6 @@ export {
   type ReleasedEvent,
   resourceOf,
 } from './contract.js'
+export * from './lamport/index.js'
 export * from './quorum/index.js'
+export * from './ricart-agrawala/index.js'
