@@ -9,6 +9,8 @@ interface Resource {
   queue: Array<{ node: NodeId; seq: number }>
   /** Per client, the last request seq queued or granted: a late duplicate is not served twice. */
   seen: Map<NodeId, number>
+  /** The highest token released (or expired): a claim of it that arrives late is stale. */
+  closed: number
 }
 
 const tokenKey = (resource: string) => `token:${resource}`
@@ -78,6 +80,7 @@ export class CoordinatorRole {
         node: r.holder.node,
         token: r.holder.token,
       })
+      r.closed = Math.max(r.closed, r.holder.token)
       r.holder = undefined
       this.grantNext(name, ctx)
     }
@@ -87,7 +90,7 @@ export class CoordinatorRole {
   private res(name: string): Resource {
     let r = this.resources.get(name)
     if (r === undefined) {
-      r = { holder: undefined, queue: [], seen: new Map() }
+      r = { holder: undefined, queue: [], seen: new Map(), closed: 0 }
       this.resources.set(name, r)
     }
     return r
@@ -135,6 +138,8 @@ export class CoordinatorRole {
 
   private release(from: NodeId, name: string, token: number, ctx: CCtx): void {
     const r = this.res(name)
+    // Remembered even when it overtook the holder's SYNC (links may reorder).
+    r.closed = Math.max(r.closed, token)
     if (r.holder?.node !== from || r.holder.token !== token) {
       ctx.emit({
         type: 'ignored',
@@ -182,6 +187,7 @@ export class CoordinatorRole {
   /** A client says it holds `name` (granted by a coordinator before this one, or before a restart). */
   private claim(from: NodeId, { resource: name, token }: Held, ctx: CCtx): void {
     const r = this.res(name)
+    if (token <= r.closed) return // released already: its RELEASE overtook this SYNC
     const last = (ctx.storage.get(tokenKey(name)) as number | undefined) ?? 0
     const grantedThisTerm = last > this.node.term * TOKENS_PER_TERM
     const accept =

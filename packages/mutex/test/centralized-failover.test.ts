@@ -1,0 +1,202 @@
+import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
+import { describe, expect, it } from 'vitest'
+import { forSeeds, seedList } from '../../transport/test/seeds.js'
+import { centralized } from '../src/centralized/index.js'
+import { checkMutualExclusion } from '../src/check.js'
+import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
+
+const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
+const eventsOf = (run: MutexRun, type: string) =>
+  run.events.filter((e) => (e.event as { type: string }).type === type)
+const tokensOf = (run: MutexRun) =>
+  eventsOf(run, 'acquired').map((e) => (e.event as { token: number }).token)
+const TERM = 2 ** 32
+const LEASE = { leaseMs: 40, maxDelayMs: 20 } // latencies below stay within 20 ms
+const net = (seed: number) => ({
+  fifo: seed % 2 === 0,
+  latency: { kind: 'uniform' as const, min: 1, max: 20 },
+})
+
+/** Asks of nodes other than `down`, and how many of them entered. */
+function served(run: MutexRun, asks: readonly Ask[], down: NodeId) {
+  const asked = asks.filter((a) => a.node !== down).length
+  const granted = eventsOf(run, 'acquired').filter((e) => e.node !== down).length
+  return { asked, granted }
+}
+
+const moveTo = (sim: SimNetwork, ids: readonly NodeId[], id: NodeId, term: number) => {
+  for (const node of ids)
+    if (!sim.isCrashed(node)) sim.request(node, { type: 'coordinator', id, term })
+}
+
+describe('centralized: coordinator crashed, then moved to another node', () => {
+  it('keeps safety (with leases), serves every live node, tokens increase across the change', () => {
+    forSeeds(seedList(40), (seed) => {
+      const rnd = createRandom(seed)
+      const ids = idsOf(rnd.int(3, 6))
+      const newC = ids[rnd.int(1, ids.length - 1)]!
+      const crashAt = rnd.int(10, 200)
+      const moveAt = crashAt + rnd.int(0, 100)
+      const asks = randomAsks(ids, () => rnd.next(), rnd.int(5, 30), 300, 60)
+      const run = runMutex(ids, centralized({ coordinator: 1, ...LEASE }), asks, {
+        seed,
+        net: net(seed),
+        until: 20_000,
+        faults: (sim) => {
+          sim.at(crashAt, () => sim.crash(1))
+          sim.at(moveAt, () => moveTo(sim, ids, newC, 2))
+        },
+      })
+      expect(run.violations).toEqual([]) // includes: tokens strictly increase
+      const { asked, granted } = served(run, asks, 1)
+      expect(granted).toBe(asked)
+      const after = eventsOf(run, 'acquired').filter((e) => e.t > moveAt)
+      for (const e of after) expect((e.event as { token: number }).token).toBeGreaterThan(2 * TERM)
+      // The new coordinator granted nothing before one lease (plus a message delay) ran out:
+      // node 1 is down and cannot report.
+      const first = run.events.find(
+        (e) => (e.event as { type: string }).type === 'granted' && e.node === newC,
+      )
+      if (first !== undefined) expect(first.t).toBeGreaterThanOrEqual(moveAt + 60)
+    })
+  })
+
+  it('rule 3: waiting requests are sent again to the new coordinator, and served', () => {
+    const asks: Ask[] = [
+      { node: 2, at: 0, hold: 30 },
+      { node: 3, at: 1, hold: 5 },
+      { node: 4, at: 2, hold: 5 },
+    ]
+    const run = runMutex([1, 2, 3, 4, 5], centralized({ coordinator: 1, ...LEASE }), asks, {
+      seed: 1,
+      net: { latency: 1 },
+      faults: (sim) => {
+        sim.at(10, () => sim.crash(1))
+        sim.at(20, () => moveTo(sim, [2, 3, 4, 5], 5, 2))
+      },
+    })
+    expect(run.violations).toEqual([])
+    expect(run.order).toEqual({ default: [2, 3, 4] })
+    const syncs = run.net.trace.filter(
+      (e) => e.type === 'send' && (e.msg as { type: string }).type === 'sync',
+    )
+    const seq = TERM + 1 // first request of each node's first incarnation
+    expect(syncs.map((e) => [(e as { from: NodeId }).from, (e as { msg: unknown }).msg])).toEqual([
+      [2, { type: 'sync', term: 2, held: [{ resource: 'default', token: 1 }], wanted: [] }],
+      [3, { type: 'sync', term: 2, held: [], wanted: [{ resource: 'default', seq }] }],
+      [4, { type: 'sync', term: 2, held: [], wanted: [{ resource: 'default', seq }] }],
+    ])
+    // The old term's token 1, then the new term's.
+    expect(tokensOf(run)).toEqual([1, 2 * TERM + 1, 2 * TERM + 2])
+  })
+
+  it('rule 4: the holder tells the new coordinator, which grants no one else until it releases', () => {
+    // No crash and no leases: node 3 takes over once every member reported; node 2 holds on.
+    const asks: Ask[] = [
+      { node: 2, at: 0, hold: 100 },
+      { node: 4, at: 30, hold: 5 },
+    ]
+    const run = runMutex([1, 2, 3, 4], centralized({ coordinator: 1 }), asks, {
+      seed: 1,
+      net: { latency: 1 },
+      faults: (sim) => sim.at(20, () => moveTo(sim, [1, 2, 3, 4], 3, 5)),
+    })
+    expect(run.violations).toEqual([])
+    const recovered = eventsOf(run, 'recovered')
+    expect(recovered).toEqual([
+      {
+        node: 3,
+        t: 21,
+        event: { type: 'recovered', term: 5, heardFrom: expect.arrayContaining([1, 2, 3, 4]) },
+      },
+    ])
+    const [released] = eventsOf(run, 'released')
+    const entry4 = eventsOf(run, 'acquired').find((e) => e.node === 4)!
+    expect(released!.t).toBe(102)
+    expect(entry4.t).toBe(104) // RELEASE to 3, GRANT to 4
+    expect(tokensOf(run)).toEqual([1, 5 * TERM + 1])
+    expect(run.net.stats.byType.release).toBe(2)
+  })
+
+  it('rule 5: messages of an older term are ignored, and their sender told the new term', () => {
+    const sim = new SimNetwork({ seed: 1 })
+    const seen: Array<{ node: NodeId; event: { type: string; reason?: string } }> = []
+    sim.onEmit((node, event) => seen.push({ node, event: event as { type: string } }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1 }))
+    moveTo(sim, [1, 2, 3], 2, 3)
+    sim.run()
+    const old = sim.addNode('old')
+    const heard: unknown[] = []
+    old.onMessage((from, msg) => heard.push([from, msg]))
+    old.send(2, { type: 'request', term: 1, resource: 'r', seq: 1 })
+    old.send(3, { type: 'grant', term: 0, resource: 'r', seq: 1, token: 1 })
+    sim.request(3, { type: 'coordinator', id: 1, term: 2 }) // older
+    sim.request(3, { type: 'coordinator', id: 1, term: 3 }) // same term, another node
+    sim.run()
+    const ignored = seen.filter((s) => s.event.type === 'ignored')
+    expect(ignored.map((s) => s.node).sort()).toEqual([2, 3, 3, 3])
+    expect(heard.sort((a, b) => String(a).localeCompare(String(b)))).toEqual([
+      [2, { type: 'newer', term: 3, coordinator: 2 }],
+      [3, { type: 'newer', term: 3, coordinator: 2 }],
+    ])
+    expect(seen.filter((s) => s.event.type === 'coordinator-changed')).toHaveLength(3)
+  })
+
+  it('rule 5: a node that learns late takes the newer term from the first message that carries it', () => {
+    // Only nodes 1 and 2 get the coordinator request. Node 3 takes over on their SYNC of term 4;
+    // node 4 asks node 1 under term 0 and is told the new term (NEWER), then reports to node 3,
+    // which was waiting to hear from every member before its first grant.
+    const asks: Ask[] = [{ node: 4, at: 50, hold: 5 }]
+    const run = runMutex([1, 2, 3, 4], centralized({ coordinator: 1 }), asks, {
+      seed: 1,
+      net: { latency: 1 },
+      faults: (sim) => sim.at(10, () => moveTo(sim, [1, 2], 3, 4)),
+    })
+    expect(run.violations).toEqual([])
+    const changed = eventsOf(run, 'coordinator-changed').map((e) => [e.node, e.t])
+    expect(changed).toEqual([
+      [1, 10],
+      [2, 10],
+      [3, 11],
+      [4, 52],
+    ])
+    expect(eventsOf(run, 'recovered').map((e) => e.t)).toEqual([53])
+    expect(
+      eventsOf(run, 'acquired').map((e) => [e.node, e.t, (e.event as { token: number }).token]),
+    ).toEqual([[4, 54, 4 * TERM + 1]])
+  })
+
+  it('rule 6: a claim after the new coordinator already granted the resource is revoked', () => {
+    const sim = new SimNetwork({ seed: 1, latency: 1 })
+    const seen: Array<{ node: NodeId; t: number; event: { type: string } }> = []
+    sim.onEmit((node, event, t) => seen.push({ node, t, event: event as { type: string } }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1, ...LEASE }))
+    sim.request(2, { type: 'acquire' }) // 2 holds under term 0
+    sim.at(5, () => sim.partition([2], [1, 3])) // 2 is cut off: its SYNC will not arrive
+    sim.at(10, () => sim.crash(1))
+    sim.at(12, () => moveTo(sim, [2, 3], 3, 1))
+    sim.at(13, () => sim.request(3, { type: 'acquire' }))
+    sim.run({ until: 200 })
+    const got3 = seen.find((s) => s.event.type === 'acquired' && s.node === 3)!
+    const lost2 = seen.find((s) => s.event.type === 'lease-lost' && s.node === 2)!
+    expect(lost2.t).toBeLessThan(got3.t) // 2's lease ran out before 3 entered
+    const afterLoss = seen[seen.indexOf(lost2) + 1]!
+    expect([afterLoss.node, afterLoss.event.type]).toEqual([2, 'released'])
+    const timed = seen.map((s) => ({ node: s.node, t: s.t, event: s.event }))
+    expect(checkMutualExclusion(timed, [{ node: 1, t: 10 }]).violations).toEqual([])
+    sim.heal()
+    // A claim for the resource now, in the new term (the coordinator granted it in this term).
+    const old = sim.addNode('old')
+    old.send(3, { type: 'sync', term: 1, held: [{ resource: 'default', token: 1 }], wanted: [] })
+    sim.run({ until: 400 })
+    expect(
+      sim.trace.some(
+        (e) =>
+          e.type === 'send' &&
+          e.from === 3 &&
+          e.to === 'old' &&
+          (e.msg as { type: string }).type === 'revoked',
+      ),
+    ).toBe(true)
+  })
+})
