@@ -1,0 +1,171 @@
+import { LamportClock } from '@sd/clocks'
+import type { Ctx, NodeId, ProtocolFactory } from '@sd/transport'
+import { DEFAULT_RESOURCE, type MutexRequest, resourceOf } from '../contract.js'
+import { Arbiter } from './arbiter.js'
+import { type MaekawaEvent, type MaekawaMessage, parseMessage, type Unstamped } from './messages.js'
+import { checkOptions, type MaekawaOptions } from './options.js'
+import { gridQuorum } from './quorum.js'
+
+type MCtx = Ctx<MaekawaMessage, MaekawaEvent>
+
+/**
+ * Maekawa's mutual exclusion with grid quorums (see `gridQuorum`), in the deadlock-free form:
+ * a requester stamps REQUEST with its Lamport time and sends it to its quorum (itself included,
+ * without a message); it enters with every member's LOCKED. A member votes for one request at a
+ * time, queues the others by (time, id), answers FAILED to a request behind an earlier one, and
+ * sends INQUIRE to its grantee when an earlier request arrives; a grantee that has not entered
+ * and has had a FAILED gives the vote back (RELINQUISH). RELEASE frees the votes.
+ * 3(K - 1) messages per entry without contention, K the quorum's size, up to about 5(K - 1)
+ * under contention. Entries do not follow timestamp order (a late request can be overtaken),
+ * so the fencing token is not the timestamp: each member remembers the highest token released
+ * to it and sends it with LOCKED; the requester enters with the highest it got, plus one. Two
+ * consecutive entries share a member that saw the first RELEASE before voting for the second.
+ * A crashed quorum member blocks every requester whose quorum it is in.
+ */
+export function maekawa(
+  options: MaekawaOptions = {},
+): ProtocolFactory<MaekawaMessage, MutexRequest, MaekawaEvent> {
+  checkOptions(options)
+  return (self) => {
+    const clock = new LamportClock({ pid: self })
+    let quorum: NodeId[] = [self]
+    let ctx!: MCtx
+    // Messages to self are handled after the current handler's own changes, in order.
+    const local: Array<Unstamped> = []
+    const post = (to: NodeId, msg: Unstamped) => {
+      if (to === self) local.push(msg)
+      else ctx.send(to, { ...msg, time: clock.send() } as MaekawaMessage)
+    }
+    const arbiter = new Arbiter(post)
+
+    let state: 'idle' | 'wanting' | 'held' = 'idle'
+    let req = 0
+    let fence = 0
+    let queued = 0
+    let gotFailed = false
+    const votes = new Map<NodeId, number>()
+    /** Members that asked for their vote back during the current request. */
+    const inquiries = new Set<NodeId>()
+
+    const start = () => {
+      req = clock.tick()
+      state = 'wanting'
+      gotFailed = false
+      votes.clear()
+      inquiries.clear()
+      for (const m of quorum) post(m, { type: 'request', req, by: self })
+    }
+
+    const giveBack = (to: NodeId) => {
+      votes.delete(to)
+      ctx.emit({ type: 'relinquished', to })
+      post(to, { type: 'relinquish', req, by: self })
+    }
+
+    /** Gives back the votes asked for, once a FAILED shows this request cannot win yet. */
+    const settle = () => {
+      if (state !== 'wanting' || !gotFailed) return
+      for (const d of inquiries) {
+        if (!votes.has(d)) continue // its LOCKED is still on the way (links may reorder)
+        inquiries.delete(d)
+        giveBack(d)
+      }
+    }
+
+    /** The requester's side: answers about its own request. */
+    const asRequester = (from: NodeId, m: MaekawaMessage): string | undefined => {
+      if (m.by !== self) return `${m.type} about another node's request`
+      if (m.req < req || (m.req === req && state === 'idle')) return undefined // late, after the fact
+      if (m.req > req) return `${m.type} about no request of mine`
+      if (state === 'held') return undefined // RELEASE answers an INQUIRE; a late FAILED is moot
+      if (m.type === 'locked') {
+        votes.set(from, m.fence)
+        if (votes.size < quorum.length) {
+          settle()
+          return undefined
+        }
+        state = 'held'
+        inquiries.clear() // they get RELEASE at exit
+        fence = Math.max(...votes.values()) + 1
+        ctx.emit({ type: 'acquired', resource: DEFAULT_RESOURCE, token: fence })
+      } else if (m.type === 'failed') {
+        gotFailed = true
+        settle()
+      } else if (m.type === 'inquire') {
+        inquiries.add(from)
+        settle()
+      }
+      return undefined
+    }
+
+    const handle = (from: NodeId, m: MaekawaMessage | Unstamped) => {
+      let problem: string | undefined
+      const ref = { req: m.req, by: m.by }
+      if (m.type === 'request') {
+        if (m.by !== from) problem = 'request on behalf of another'
+        else arbiter.request(ref)
+      } else if (m.type === 'relinquish') {
+        if (m.by !== from || !arbiter.relinquish(ref)) problem = 'relinquish of no vote of mine'
+      } else if (m.type === 'release') {
+        if (m.by !== from || !arbiter.release(ref, (m as { fence: number }).fence)) {
+          problem = 'release of no vote of mine'
+        }
+      } else problem = asRequester(from, m as MaekawaMessage)
+      if (problem !== undefined) ctx.emit({ type: 'ignored', from, reason: problem })
+    }
+
+    const drain = () => {
+      for (let m = local.shift(); m !== undefined; m = local.shift()) handle(self, m)
+    }
+
+    return {
+      start(c) {
+        ctx = c
+        quorum = gridQuorum([self, ...c.peers], self)
+        c.emit({ type: 'quorum', members: [...quorum] })
+      },
+
+      onRequest(r, c) {
+        ctx = c
+        const kind = (r as { type?: unknown }).type
+        if (kind !== 'acquire' && kind !== 'release') {
+          return c.emit({ type: 'ignored', from: self, reason: 'unknown request' })
+        }
+        if (resourceOf(r) !== DEFAULT_RESOURCE) {
+          return c.emit({
+            type: 'ignored',
+            from: self,
+            reason: `only ${DEFAULT_RESOURCE} is managed`,
+          })
+        }
+        if (kind === 'acquire') {
+          if (state === 'idle') start()
+          else queued++
+        } else {
+          if (state !== 'held')
+            return c.emit({ type: 'ignored', from: self, reason: 'release outside the section' })
+          state = 'idle'
+          c.emit({ type: 'released', resource: DEFAULT_RESOURCE, token: fence })
+          for (const m of quorum) post(m, { type: 'release', req, by: self, fence })
+          if (queued > 0) {
+            queued--
+            start()
+          }
+        }
+        drain()
+      },
+
+      onMessage(from, raw, c) {
+        ctx = c
+        const m = parseMessage(raw)
+        if (typeof m === 'string') return c.emit({ type: 'ignored', from, reason: m })
+        if (from === self || !c.peers.includes(from)) {
+          return c.emit({ type: 'ignored', from, reason: 'not a member' })
+        }
+        clock.receive(m.time)
+        handle(from, m)
+        drain()
+      },
+    }
+  }
+}
