@@ -3,6 +3,8 @@ import { causalOrder } from './causal-order.js'
 import { flood } from './flood.js'
 import { lamport } from './lamport.js'
 import { make } from './make.js'
+import { mutexQuorum } from './mutex/quorum.js'
+import { mutexLamport, mutexRicartAgrawala } from './mutex/timestamps.js'
 import { totalOrder } from './total-order.js'
 import { vector } from './vector.js'
 
@@ -15,4 +17,8 @@ export const scenarios: Scenario[] = [
   causalOrder,
   totalOrder,
   make,
+  // @sd/mutex scenarios.
+  mutexRicartAgrawala,
+  mutexLamport,
+  mutexQuorum,
 ]

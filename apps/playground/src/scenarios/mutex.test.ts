@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest'
+import { main } from '../cli.js'
+
+function json(args: string[]): { code: number; out: Record<string, unknown> } {
+  let out = ''
+  const code = main(['run', ...args, '--json'], { out: (t) => (out += t), err: () => {} })
+  return { code, out: JSON.parse(out) }
+}
+
+describe('mutual exclusion scenarios', () => {
+  it("mutex-ricart-agrawala replays the texts' example: 41 and 34, P2 enters first, 2(n-1) messages", () => {
+    const { code, out } = json(['mutex-ricart-agrawala'])
+    const result = out.result as Record<string, unknown>
+    expect(code).toBe(0)
+    expect(result.order).toEqual([2, 1])
+    expect(result.messagesPerEntry).toBe(4)
+    expect(result.clientDelay).toBe(2)
+    expect(result.syncDelay).toBe(1)
+    expect(out.violations).toEqual([])
+  })
+
+  it('mutex-lamport costs 3(n-1) messages per entry and keeps mutual exclusion on random workloads', () => {
+    for (const seed of [2, 3, 4]) {
+      const { code, out } = json(['mutex-lamport', '--n', '4', '--seed', String(seed)])
+      const result = out.result as Record<string, unknown>
+      expect(code).toBe(0)
+      expect(result.entries).toBe(8)
+      expect(result.messagesPerEntry).toBe(9)
+      expect(out.violations).toEqual([])
+    }
+  })
+
+  it('mutex-quorum shows the violation as its expected finding, next to P_v', () => {
+    const { code, out } = json(['mutex-quorum'])
+    const result = out.result as { finding: string; violationProbability: { pv: number } }
+    expect(code).toBe(0)
+    expect(out.violations).toEqual([])
+    expect(result.finding).toContain('7 acquired default (token 1) while 6 held it')
+    expect(result.violationProbability.pv).toBeLessThan(1e-40)
+  })
+})
