@@ -1,6 +1,6 @@
 import { createRandom, type SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../transport/test/seeds.js'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { quorumMutex } from '../src/quorum/index.js'
 import { type Ask, randomAsks, runMutex } from './support/harness.js'
 

@@ -1,6 +1,6 @@
 import { createRandom, SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../transport/test/seeds.js'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
 import { quorumMutex } from '../src/quorum/index.js'
 import { randomAsks, runMutex } from './support/harness.js'

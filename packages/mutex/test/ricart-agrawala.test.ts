@@ -1,6 +1,6 @@
 import { type Ctx, createRandom, type NodeId, type SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../transport/test/seeds.js'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
 import {
   type RicartAgrawalaEvent,
