@@ -21,14 +21,12 @@ export function isTestSuite(block: CodeBlock): boolean {
   return /from '(vitest|@sd\/transport\/testing)'/.test(block.code)
 }
 
-const dir = new URL('../.readme/', import.meta.url)
-
 /**
- * Writes a block to test/.readme/ (git-ignored) and imports it, which runs it: the examples
- * assert their own results with node:assert, so a wrong one throws. Inside test/, `@sd/*`
- * resolves to the sources.
+ * Writes a block to `dir` (a package's test/.readme/, git-ignored) and imports it, which runs it:
+ * the examples assert their own results with node:assert, so a wrong one throws. Inside a
+ * package's test/, `@sd/*` resolves to the sources.
  */
-export async function runBlock(name: string, block: CodeBlock): Promise<void> {
+export async function runBlock(name: string, block: CodeBlock, dir: URL): Promise<void> {
   mkdirSync(dir, { recursive: true })
   const file = new URL(`${name}.ts`, dir)
   writeFileSync(file, block.code)
