@@ -30,36 +30,50 @@ const moveTo = (sim: SimNetwork, ids: readonly NodeId[], id: NodeId, term: numbe
 }
 
 describe('centralized: coordinator crashed, then moved to another node', () => {
-  it('keeps safety (with leases), serves every live node, tokens increase across the change', () => {
-    forSeeds(seedList(40), (seed) => {
-      const rnd = createRandom(seed)
-      const ids = idsOf(rnd.int(3, 6))
-      const newC = ids[rnd.int(1, ids.length - 1)]!
-      const crashAt = rnd.int(10, 200)
-      const moveAt = crashAt + rnd.int(0, 100)
-      const asks = randomAsks(ids, () => rnd.next(), rnd.int(5, 30), 300, 60)
-      const run = runMutex(ids, centralized({ coordinator: 1, ...LEASE }), asks, {
-        seed,
-        net: net(seed),
-        until: 20_000,
-        faults: (sim) => {
-          sim.at(crashAt, () => sim.crash(1))
-          sim.at(moveAt, () => moveTo(sim, ids, newC, 2))
-        },
+  for (const whenBusy of ['queue', 'deny'] as const) {
+    it(`keeps safety (with leases), serves every live node, tokens increase across the change (${whenBusy})`, () => {
+      const protocol = centralized({
+        coordinator: 1,
+        whenBusy,
+        answerTimeoutMs: 50,
+        retryBaseMs: 2,
+        retryMaxMs: 40,
+        ...LEASE,
       })
-      expect(run.violations).toEqual([]) // includes: tokens strictly increase
-      const { asked, granted } = served(run, asks, 1)
-      expect(granted).toBe(asked)
-      const after = eventsOf(run, 'acquired').filter((e) => e.t > moveAt)
-      for (const e of after) expect((e.event as { token: number }).token).toBeGreaterThan(2 * TERM)
-      // The new coordinator granted nothing before one lease (plus a message delay) ran out:
-      // node 1 is down and cannot report.
-      const first = run.events.find(
-        (e) => (e.event as { type: string }).type === 'granted' && e.node === newC,
-      )
-      if (first !== undefined) expect(first.t).toBeGreaterThanOrEqual(moveAt + 60)
+      forSeeds(seedList(150), (seed) => {
+        const rnd = createRandom(seed)
+        const ids = idsOf(rnd.int(3, 6))
+        const newC = ids[rnd.int(1, ids.length - 1)]!
+        const crashAt = rnd.int(10, 200)
+        const moveAt = crashAt + rnd.int(0, 100)
+        const asks = randomAsks(ids, () => rnd.next(), rnd.int(5, 30), 300, 60).map((a) => ({
+          ...a,
+          resource: rnd.next() < 0.5 ? 'a' : 'b',
+        }))
+        const run = runMutex(ids, protocol, asks, {
+          seed,
+          net: net(seed),
+          until: 20_000,
+          faults: (sim) => {
+            sim.at(crashAt, () => sim.crash(1))
+            sim.at(moveAt, () => moveTo(sim, ids, newC, 2))
+          },
+        })
+        expect(run.violations).toEqual([]) // includes: tokens strictly increase
+        const { asked, granted } = served(run, asks, 1)
+        expect(granted).toBe(asked)
+        const after = eventsOf(run, 'acquired').filter((e) => e.t > moveAt)
+        for (const e of after)
+          expect((e.event as { token: number }).token).toBeGreaterThan(2 * TERM)
+        // The new coordinator granted nothing before one lease (plus a message delay) ran out:
+        // node 1 is down and cannot report.
+        const first = run.events.find(
+          (e) => (e.event as { type: string }).type === 'granted' && e.node === newC,
+        )
+        if (first !== undefined) expect(first.t).toBeGreaterThanOrEqual(moveAt + 60)
+      })
     })
-  })
+  }
 
   it('rule 3: waiting requests are sent again to the new coordinator, and served', () => {
     const asks: Ask[] = [
@@ -129,7 +143,7 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     const heard: unknown[] = []
     old.onMessage((from, msg) => heard.push([from, msg]))
     old.send(2, { type: 'request', term: 1, resource: 'r', seq: 1 })
-    old.send(3, { type: 'grant', term: 0, resource: 'r', seq: 1, token: 1 })
+    old.send(3, { type: 'grant', term: 0, epoch: 1, resource: 'r', seq: 1, token: 1 })
     sim.request(3, { type: 'coordinator', id: 1, term: 2 }) // older
     sim.request(3, { type: 'coordinator', id: 1, term: 3 }) // same term, another node
     sim.run()

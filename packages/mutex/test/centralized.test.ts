@@ -41,13 +41,18 @@ describe('centralized: options', () => {
 })
 
 describe('centralized: fault-free', () => {
-  for (const fifo of [true, false]) {
-    it(`never two holders, every request granted, in the order received (fifo: ${fifo})`, () => {
-      forSeeds(seedList(40), (seed) => {
+  for (const [fifo, leases] of [
+    [true, false],
+    [false, false],
+    [false, true],
+  ] as const) {
+    it(`never two holders, every request granted, in the order received (fifo: ${fifo}, leases: ${leases})`, () => {
+      const protocol = centralized(leases ? { leaseMs: 40, maxDelayMs: 20 } : {})
+      forSeeds(seedList(150), (seed) => {
         const rnd = createRandom(seed)
         const ids = idsOf(rnd.int(1, 7))
         const asks = workload(seed, ids, rnd.int(5, 40))
-        const run = runMutex(ids, centralized(), asks, {
+        const run = runMutex(ids, protocol, asks, {
           seed,
           net: { fifo, latency: { kind: 'uniform', min: 1, max: 20 } },
         })
@@ -66,7 +71,7 @@ describe('centralized: fault-free', () => {
   }
 
   it('exactly 3 messages per use with a remote coordinator, none when the node coordinates', () => {
-    forSeeds(seedList(20), (seed) => {
+    forSeeds(seedList(100), (seed) => {
       const rnd = createRandom(seed)
       const ids = idsOf(rnd.int(2, 6))
       const clients = ids.filter((id) => id !== 1)
@@ -164,7 +169,7 @@ describe("centralized: whenBusy 'deny'", () => {
   })
 
   it('keeps safety and lets every request in eventually, with reordering', () => {
-    forSeeds(seedList(30), (seed) => {
+    forSeeds(seedList(150), (seed) => {
       const rnd = createRandom(seed)
       const ids = idsOf(rnd.int(1, 6))
       const asks = workload(seed, ids, rnd.int(5, 30))

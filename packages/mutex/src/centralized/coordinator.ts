@@ -125,7 +125,14 @@ export class CoordinatorRole {
     ctx.emit({ type: 'granted', resource: name, node: next.node, token })
     this.node.toClient(
       next.node,
-      { type: 'grant', term: this.node.term, resource: name, seq: next.seq, token },
+      {
+        type: 'grant',
+        term: this.node.term,
+        epoch: this.node.epoch,
+        resource: name,
+        seq: next.seq,
+        token,
+      },
       ctx,
     )
   }

@@ -36,8 +36,10 @@
  * 6. A claim that comes after the new coordinator already granted the resource in its term is
  *    answered REVOKED: the client emits `lease-lost` (reason `revoked`) and `released`.
  * 7. A coordinator that restarts (its storage kept) is a new coordinator of the same term: it
- *    broadcasts RECOVER, every node answers with a SYNC, and rule 4 holds. A member that restarts
- *    sends an empty SYNC, so that a recovering coordinator waits for no one that holds nothing.
+ *    broadcasts RECOVER with its incarnation number, every node answers with a SYNC, and rule 4
+ *    holds. A GRANT of an earlier incarnation that arrives after the RECOVER is ignored (the
+ *    request it answered is in the SYNC). A member that restarts sends an empty SYNC, so that a
+ *    recovering coordinator waits for no one that holds nothing.
  *
  * Not tolerated: a lost disk on the coordinator (tokens start over); without leases, a holder
  * that crashes (the resource stays taken) and a member that stays down during a change (no grant
@@ -76,10 +78,13 @@ export function centralized(
   return () => {
     let coord: CoordinatorRole | undefined
     let client: ClientRole
-    const node: Node & { term: number; coordinator: NodeId } = {
+    /** The coordinator's incarnation as told by its RECOVER (within the current term). */
+    let coordinatorEpoch = 0
+    const node: Node & { term: number; coordinator: NodeId; epoch: number } = {
       settings,
       term: settings.term,
       coordinator: settings.coordinator ?? '',
+      epoch: 0,
       toCoordinator(msg, ctx) {
         if (node.coordinator === ctx.self) coordinatorGets(ctx.self, msg, ctx)
         else ctx.send(node.coordinator, msg)
@@ -116,6 +121,7 @@ export function centralized(
       coord = undefined
       node.term = term
       node.coordinator = id
+      coordinatorEpoch = 0
       ctx.emit({ type: 'coordinator-changed', coordinator: id, term })
       if (id === ctx.self) coord = new CoordinatorRole(node, true, ctx)
       client.sync(ctx)
@@ -126,6 +132,7 @@ export function centralized(
       start(ctx) {
         const boots = ((ctx.storage.get('boots') as number | undefined) ?? 0) + 1
         ctx.storage.set('boots', boots)
+        node.epoch = boots
         client = new ClientRole(node, boots * TOKENS_PER_TERM)
         const term = ctx.storage.get('term')
         const stored = ctx.storage.get('coordinator')
@@ -137,7 +144,7 @@ export function centralized(
         }
         if (node.coordinator === ctx.self) {
           coord = new CoordinatorRole(node, boots > 1, ctx)
-          if (boots > 1) ctx.broadcast({ type: 'recover', term: node.term })
+          if (boots > 1) ctx.broadcast({ type: 'recover', term: node.term, epoch: boots })
         }
         if (boots > 1) client.sync(ctx)
       },
@@ -183,10 +190,26 @@ export function centralized(
           }
           return
         }
-        if (msg.type === 'newer' || msg.type === 'recover') {
-          const id = msg.type === 'newer' ? msg.coordinator : from
-          if (msg.term > node.term) change(id, msg.term, ctx, from)
-          else if (msg.type === 'recover' && from === node.coordinator) client.sync(ctx)
+        if (msg.type === 'newer') {
+          if (msg.term > node.term) change(msg.coordinator, msg.term, ctx, from)
+          return
+        }
+        if (msg.type === 'recover') {
+          const newer = msg.term > node.term
+          if (newer && !change(from, msg.term, ctx, from)) return
+          if (from !== node.coordinator) {
+            ctx.emit({
+              type: 'ignored',
+              from,
+              reason: `recover from a node that does not coordinate term ${msg.term}`,
+            })
+            return
+          }
+          // Rule 7: GRANTs of its incarnations before this one are void from now on.
+          if (msg.epoch > coordinatorEpoch) {
+            coordinatorEpoch = msg.epoch
+            if (!newer) client.sync(ctx) // (a change syncs by itself)
+          }
           return
         }
         if (TO_COORDINATOR.has(msg.type)) {
@@ -201,6 +224,10 @@ export function centralized(
             from,
             reason: `${msg.type} from a node that does not coordinate term ${msg.term}`,
           })
+          return
+        }
+        if (msg.type === 'grant' && msg.epoch < coordinatorEpoch) {
+          ctx.emit({ type: 'ignored', from, reason: 'grant sent before the coordinator restarted' })
           return
         }
         client.onMessage(from, msg, ctx)

@@ -3,14 +3,14 @@ import { isNodeId, type NodeId } from '@sd/transport'
 /** The wire messages of the centralized mutex; every one carries the sender's coordinator term. */
 export type CentralizedMessage =
   | { type: 'request'; term: number; resource: string; seq: number }
-  | { type: 'grant'; term: number; resource: string; seq: number; token: number }
+  | { type: 'grant'; term: number; epoch: number; resource: string; seq: number; token: number }
   | { type: 'denied'; term: number; resource: string; seq: number }
   | { type: 'release'; term: number; resource: string; token: number }
   | { type: 'renew'; term: number; resource: string; token: number; at: number }
   | { type: 'renewed'; term: number; resource: string; token: number; at: number }
   | { type: 'revoked'; term: number; resource: string; token: number }
   | { type: 'sync'; term: number; held: Held[]; wanted: Wanted[] }
-  | { type: 'recover'; term: number }
+  | { type: 'recover'; term: number; epoch: number }
   | { type: 'newer'; term: number; coordinator: NodeId }
 
 /** A holder's claim, sent to a new (or restarted) coordinator. */
@@ -32,7 +32,7 @@ const isName = (v: unknown): v is string => typeof v === 'string'
 
 const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
   request: (m) => isName(m.resource) && isCount(m.seq),
-  grant: (m) => isName(m.resource) && isCount(m.seq) && isCount(m.token),
+  grant: (m) => isCount(m.epoch) && isName(m.resource) && isCount(m.seq) && isCount(m.token),
   denied: (m) => isName(m.resource) && isCount(m.seq),
   release: (m) => isName(m.resource) && isCount(m.token),
   renew: (m) => isName(m.resource) && isCount(m.token) && isTime(m.at),
@@ -43,7 +43,7 @@ const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
     m.held.every((h) => isRec(h) && isName(h.resource) && isCount(h.token)) &&
     Array.isArray(m.wanted) &&
     m.wanted.every((w) => isRec(w) && isName(w.resource) && isCount(w.seq)),
-  recover: () => true,
+  recover: (m) => isCount(m.epoch),
   newer: (m) => isNodeId(m.coordinator),
 }
 

@@ -10,6 +10,8 @@ export interface Node {
   readonly settings: Settings
   readonly term: number
   readonly coordinator: NodeId
+  /** This node's incarnation (1 on the first start, +1 on each restart). */
+  readonly epoch: number
   /** To the coordinator: a local call when this node is the coordinator (no message). */
   toCoordinator(msg: CentralizedMessage, ctx: CCtx): void
   /** From the coordinator to a client: a local call when the client is this node. */
