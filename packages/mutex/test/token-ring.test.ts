@@ -178,6 +178,29 @@ describe('tokenRing', () => {
     expect(late).toEqual([])
   })
 
+  it('takes back a live node that was skipped for want of ACKs, through its regeneration election', () => {
+    const ids = [1, 2, 3, 4, 5]
+    const asks: Ask[] = [
+      { node: 3, at: 800, hold: 2 },
+      { node: 1, at: 800, hold: 2 },
+    ]
+    const run = runMutex(ids, ring, asks, {
+      seed: 1,
+      faults: (net) => {
+        net.setLink(2, 3, { loss: 1 }, { oneWay: true }) // 3 hears nothing from 2 for a while
+        net.at(150, () => net.setLink(2, 3, { loss: 0 }, { oneWay: true }))
+      },
+      until: 1500,
+    })
+    expect(run.violations).toEqual([])
+    expect(run.granted).toBe(2)
+    const changes = eventsOf(run, 'ring-changed')
+    expect(changes[0]).toMatchObject({ node: 2, event: { members: [1, 2, 4, 5] } })
+    const last = new Map<NodeId, NodeId[]>()
+    for (const e of changes) last.set(e.node, (e.event as { members: NodeId[] }).members)
+    for (const id of [1, 2, 4, 5]) expect(last.get(id)).toEqual(ids)
+  })
+
   it("the texts' figure: only two processes use the resource, the token still visits everyone in ring order", () => {
     const ids = [0, 1, 2, 3, 4, 5, 6]
     const asks: Ask[] = []

@@ -55,6 +55,9 @@ export function tokenRing(
     let tokenGen = -1
     /** Highest election started or forwarded here. */
     let best: { generation: number; initiator: NodeId } | undefined
+    /** Elections stopped while a token was arriving here, applied if it is committed to us. */
+    let stopped: { generation: number; live: NodeId[] } | undefined
+    let peers: readonly NodeId[] = []
     let regenPending:
       | { to: NodeId; hop: number; msg: Omit<RegenMsg, 'hop'>; tries: number }
       | undefined
@@ -126,6 +129,26 @@ export function tokenRing(
       forwardRegen({ type: 'regen', generation, initiator: self, live: [self] }, ctx)
     }
 
+    /**
+     * The token is alive here, so the election `m` stops. The nodes it went through now destroy
+     * tokens below its generation, so the token moves up to it (no other token of that generation
+     * can be created: its election would have to pass this token); whoever ran it is alive.
+     */
+    const liftAbove = (t: TokenState, m: { generation: number; live: NodeId[] }, ctx: RingCtx) => {
+      if (m.generation > t.generation) {
+        t.generation = m.generation
+        tokenGen = Math.max(tokenGen, m.generation)
+        floor = Math.max(floor, m.generation)
+      }
+      const missing = m.live.filter(
+        (id) => !t.members.includes(id) && (id === self || peers.includes(id)),
+      )
+      if (missing.length > 0) {
+        t.members = sortNodeIds(new Set([...t.members, ...missing]))
+        adoptView(t.members, ctx)
+      }
+    }
+
     function onRegen(from: NodeId, m: RegenMsg, ctx: RingCtx) {
       if (from !== self) ctx.send(from, { type: 'regen-ack', hop: m.hop })
       if (m.initiator === self) {
@@ -137,7 +160,18 @@ export function tokenRing(
         becomeHolder({ generation: m.generation, count: 0, members }, ctx)
         return
       }
-      if (hasToken()) return // the token is alive here: this election stops
+      // A node taken for dead that is running an election is alive: back into the ring it goes.
+      if (!view.includes(m.initiator)) adoptView(sortNodeIds([...view, m.initiator]), ctx)
+      if (token !== undefined) return liftAbove(token, m, ctx)
+      if (incoming !== undefined) {
+        // Arriving here: the same once the sender commits it to us.
+        stopped = {
+          generation: Math.max(stopped?.generation ?? 0, m.generation),
+          live: [...(stopped?.live ?? []), ...m.live],
+        }
+        return
+      }
+      if (hasToken()) return // being handed over: this election stops
       if (m.generation <= tokenGen) return // stale: a token of that generation exists
       if (best !== undefined && compareElection(m, best) <= 0) return // beaten or a duplicate
       best = { generation: m.generation, initiator: m.initiator }
@@ -178,6 +212,7 @@ export function tokenRing(
 
     return {
       start(ctx) {
+        peers = ctx.peers
         view = sortNodeIds([self, ...ctx.peers])
         lostMs = settings.lostTokenTimeoutMs(view.length)
         // A restarted node must not create a second token.
@@ -244,6 +279,7 @@ export function tokenRing(
           // The sender gave us up (or died before committing): this copy is not ours.
           destroy(incoming.state.generation, ctx)
           incoming = undefined
+          stopped = undefined
           ctx.setTimer('lost', lostMs)
         } else if (key === 'regen-ack') {
           if (regenPending === undefined) return
@@ -294,6 +330,8 @@ export function tokenRing(
             ctx.cancelTimer('commit')
             const { state } = incoming
             incoming = undefined
+            if (stopped !== undefined) liftAbove(state, stopped, ctx)
+            stopped = undefined
             if (state.generation < floor) {
               destroy(state.generation, ctx) // a regeneration went by in between
               return ctx.setTimer('lost', lostMs)
