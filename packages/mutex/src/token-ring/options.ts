@@ -10,8 +10,8 @@ export interface TokenRingOptions {
   /**
    * How long a node goes without seeing the token before it starts a regeneration. Default:
    * 4 * n * (holdMs + ackTimeoutMs), a few worst-case circulations of an idle ring of n members.
-   * Make it longer than the longest critical section times n, or long sections cause needless
-   * (safe, but disruptive) regenerations.
+   * Make it longer than a circulation with the sections it carries, or a regeneration starts for
+   * nothing: safe (the holder stops it), but it costs a round of messages.
    */
   lostTokenTimeoutMs?: number
 }

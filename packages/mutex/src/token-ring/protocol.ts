@@ -26,8 +26,13 @@ type RegenMsg = Extract<TokenRingMessage, { type: 'regen' }>
  * Lost token: after `lostTokenTimeoutMs` without a token a node starts a regeneration election
  * around the ring with generation g + 1; the highest (generation, initiator) wins, each node it
  * passes destroys tokens of older generations on sight, and a node that has the token (held,
- * being handed over or arriving) stops it. The initiator that gets its own election back creates
- * the token of that generation, with the ring the election collected.
+ * being handed over or arriving) stops it; a holder then lifts the token to the election's
+ * generation (so the nodes the election passed let it through) and takes the nodes the election
+ * went through back into the ring. The initiator that gets its own election back creates the
+ * token of that generation, with the ring the election collected.
+ *
+ * Not tolerated: partitions (each side regenerates its own token), and a live holder inside the
+ * section that a regeneration skips because all its ACKs were lost (`retries` + 1 in a row).
  */
 export function tokenRing(
   options: TokenRingOptions = {},
