@@ -1,6 +1,6 @@
 import { createRandom, InvalidArgumentError, type NodeId } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../transport/test/seeds.js'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
 import { tokenRing } from '../src/token-ring/index.js'
 import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
