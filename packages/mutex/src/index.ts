@@ -9,5 +9,7 @@ export {
   resourceOf,
 } from './contract.js'
 export * from './lamport/index.js'
+export * from './maekawa/index.js'
 export * from './quorum/index.js'
 export * from './ricart-agrawala/index.js'
+export * from './token-ring/index.js'
