@@ -4,6 +4,7 @@ import { flood } from './flood.js'
 import { lamport } from './lamport.js'
 import { make } from './make.js'
 import { mutexQuorum } from './mutex/quorum.js'
+import { mutexMaekawa, mutexTokenRing } from './mutex/ring-and-quorums.js'
 import { mutexLamport, mutexRicartAgrawala } from './mutex/timestamps.js'
 import { totalOrder } from './total-order.js'
 import { vector } from './vector.js'
@@ -20,5 +21,7 @@ export const scenarios: Scenario[] = [
   // @sd/mutex scenarios.
   mutexRicartAgrawala,
   mutexLamport,
+  mutexTokenRing,
+  mutexMaekawa,
   mutexQuorum,
 ]

@@ -38,4 +38,26 @@ describe('mutual exclusion scenarios', () => {
     expect(result.finding).toContain('7 acquired default (token 1) while 6 held it')
     expect(result.violationProbability.pv).toBeLessThan(1e-40)
   })
+
+  it("mutex-token-ring serves the two users of the texts' figure, also with a node of the ring crashed", () => {
+    for (const args of [[], ['--crash', '3']]) {
+      const { code, out } = json(['mutex-token-ring', ...args])
+      const result = out.result as Record<string, unknown>
+      expect(code).toBe(0)
+      expect(result.entries).toBe(6)
+      expect(new Set(result.order as number[])).toEqual(new Set([2, 4]))
+      expect(out.violations).toEqual([])
+    }
+  })
+
+  it('mutex-maekawa serves every request under contention at 3 to 5 messages per quorum peer', () => {
+    const { code, out } = json(['mutex-maekawa'])
+    const result = out.result as Record<string, number>
+    expect(code).toBe(0)
+    expect(result.entries).toBe(18)
+    // n = 9: a 3 x 3 grid, 4 quorum peers.
+    expect(result.messagesPerEntry).toBeGreaterThanOrEqual(3 * 4)
+    expect(result.messagesPerEntry).toBeLessThanOrEqual(5 * 4)
+    expect(out.violations).toEqual([])
+  })
 })
