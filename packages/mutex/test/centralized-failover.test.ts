@@ -91,14 +91,39 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     })
     expect(run.violations).toEqual([])
     expect(run.order).toEqual({ default: [2, 3, 4] })
-    const syncs = run.net.trace.filter(
-      (e) => e.type === 'send' && (e.msg as { type: string }).type === 'sync',
-    )
+    const sent = (type: string) =>
+      run.net.trace
+        .filter((e) => e.type === 'send' && (e.msg as { type: string }).type === type && e.t >= 20)
+        .map((e) => [e.t, (e as { from: NodeId }).from, (e as { msg: unknown }).msg])
     const seq = TERM + 1 // first request of each node's first incarnation
-    expect(syncs.map((e) => [(e as { from: NodeId }).from, (e as { msg: unknown }).msg])).toEqual([
-      [2, { type: 'sync', term: 2, held: [{ resource: 'default', token: 1 }], wanted: [] }],
-      [3, { type: 'sync', term: 2, held: [], wanted: [{ resource: 'default', seq }] }],
-      [4, { type: 'sync', term: 2, held: [], wanted: [{ resource: 'default', seq }] }],
+    // At once, the waiting requests go to node 5 (rule 3)...
+    expect(sent('request')).toEqual([
+      [20, 3, { type: 'request', term: 2, resource: 'default', seq }],
+      [20, 4, { type: 'request', term: 2, resource: 'default', seq }],
+    ])
+    // ...which asks every member for its state (rule 4): the holder tells it holds token 1.
+    expect(sent('recover').map(([t, from]) => [t, from])).toEqual([
+      [20, 5],
+      [20, 5],
+      [20, 5],
+      [20, 5],
+    ])
+    expect(sent('sync')).toEqual([
+      [
+        21,
+        2,
+        { type: 'sync', term: 2, epoch: 1, held: [{ resource: 'default', token: 1 }], wanted: [] },
+      ],
+      [
+        21,
+        3,
+        { type: 'sync', term: 2, epoch: 1, held: [], wanted: [{ resource: 'default', seq }] },
+      ],
+      [
+        21,
+        4,
+        { type: 'sync', term: 2, epoch: 1, held: [], wanted: [{ resource: 'default', seq }] },
+      ],
     ])
     // The old term's token 1, then the new term's.
     expect(tokensOf(run)).toEqual([1, 2 * TERM + 1, 2 * TERM + 2])
@@ -120,7 +145,7 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     expect(recovered).toEqual([
       {
         node: 3,
-        t: 21,
+        t: 22,
         event: { type: 'recovered', term: 5, heardFrom: expect.arrayContaining([1, 2, 3, 4]) },
       },
     ])
@@ -157,22 +182,27 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
   })
 
   it('rule 5: a node that learns late takes the newer term from the first message that carries it', () => {
-    // Only nodes 1 and 2 get the coordinator request. Node 3 takes over on their SYNC of term 4;
-    // node 4 asks node 1 under term 0 and is told the new term (NEWER), then reports to node 3,
-    // which was waiting to hear from every member before its first grant.
+    // Only nodes 1 and 2 get the coordinator request (to node 3, term 4). Node 4 is down then;
+    // restarted, it reports to node 1 under term 0 and is told the new term (NEWER). Its request
+    // of term 4 is how node 3 learns that it coordinates: it takes over, asks everyone (RECOVER),
+    // and grants once every member answered.
     const asks: Ask[] = [{ node: 4, at: 50, hold: 5 }]
     const run = runMutex([1, 2, 3, 4], centralized({ coordinator: 1 }), asks, {
       seed: 1,
       net: { latency: 1 },
-      faults: (sim) => sim.at(10, () => moveTo(sim, [1, 2], 3, 4)),
+      faults: (sim) => {
+        sim.at(5, () => sim.crash(4))
+        sim.at(10, () => moveTo(sim, [1, 2], 3, 4))
+        sim.at(40, () => sim.restart(4))
+      },
     })
     expect(run.violations).toEqual([])
     const changed = eventsOf(run, 'coordinator-changed').map((e) => [e.node, e.t])
     expect(changed).toEqual([
       [1, 10],
       [2, 10],
-      [3, 11],
-      [4, 52],
+      [4, 42],
+      [3, 51],
     ])
     expect(eventsOf(run, 'recovered').map((e) => e.t)).toEqual([53])
     expect(
@@ -201,7 +231,13 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     sim.heal()
     // A claim for the resource now, in the new term (the coordinator granted it in this term).
     const old = sim.addNode('old')
-    old.send(3, { type: 'sync', term: 1, held: [{ resource: 'default', token: 1 }], wanted: [] })
+    old.send(3, {
+      type: 'sync',
+      term: 1,
+      epoch: 1,
+      held: [{ resource: 'default', token: 1 }],
+      wanted: [],
+    })
     sim.run({ until: 400 })
     expect(
       sim.trace.some(

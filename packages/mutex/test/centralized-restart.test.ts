@@ -190,7 +190,7 @@ describe('centralized: leases', () => {
 })
 
 describe('centralized: the coordinator restarts while its members are partitioned', () => {
-  it('a member that restarts sends an empty SYNC, so a recovering coordinator is not kept waiting', () => {
+  it('a member that restarts asks for RECOVER, so a recovering coordinator is not kept waiting', () => {
     const sim = new SimNetwork({ seed: 1, latency: 1 })
     const seen: Array<{ node: NodeId; t: number; type: string }> = []
     sim.onEmit((node, event, t) => seen.push({ node, t, type: (event as { type: string }).type }))
@@ -200,11 +200,11 @@ describe('centralized: the coordinator restarts while its members are partitione
       sim.crash(3)
     })
     sim.at(10, () => sim.restart(1)) // RECOVER reaches 2 only: 3 is down
-    sim.at(50, () => sim.restart(3)) // 3's empty SYNC completes the recovery
+    sim.at(50, () => sim.restart(3)) // 3's SYNC of no incarnation, RECOVER, 3's SYNC: recovered
     sim.at(60, () => sim.request(2, { type: 'acquire' }))
     sim.run()
     expect(seen.filter((s) => s.type === 'recovered')).toEqual([
-      { node: 1, t: 51, type: 'recovered' },
+      { node: 1, t: 53, type: 'recovered' },
     ])
     expect(seen.filter((s) => s.type === 'acquired')).toEqual([
       { node: 2, t: 62, type: 'acquired' },

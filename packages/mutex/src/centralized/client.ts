@@ -56,20 +56,28 @@ export class ClientRole {
     if (use.wanted > 0) this.ask(name, use, ctx)
   }
 
-  /** To a new (or restarted) coordinator: what this node holds and what it waits for. */
-  sync(ctx: CCtx): void {
+  /**
+   * Answers a coordinator's RECOVER of incarnation `epoch`: what this node holds and what it waits
+   * for. An `epoch` of 0 (a restarted member that knows nothing) asks the coordinator for RECOVER.
+   */
+  sync(epoch: number, ctx: CCtx): void {
     const held: Array<{ resource: string; token: number }> = []
     const wanted: Array<{ resource: string; seq: number }> = []
     for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (use.state === 'held') held.push({ resource: name, token: use.token })
-      if (use.state === 'pending') {
-        wanted.push({ resource: name, seq: use.seq })
-        use.refusals = 0
-        ctx.cancelTimer(RETRY + name) // the sync carries the request again
-        this.armAnswer(name, ctx)
-      }
+      if (use.state === 'pending') wanted.push({ resource: name, seq: use.seq })
     }
-    this.node.toCoordinator({ type: 'sync', term: this.node.term, held, wanted }, ctx)
+    this.node.toCoordinator({ type: 'sync', term: this.node.term, epoch, held, wanted }, ctx)
+  }
+
+  /** A new coordinator is known: waiting requests go to it at once (rule 3). */
+  coordinatorChanged(ctx: CCtx): void {
+    for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (use.state !== 'pending') continue
+      use.refusals = 0
+      ctx.cancelTimer(RETRY + name)
+      this.sendRequest(name, use, ctx)
+    }
   }
 
   onMessage(from: NodeId, msg: CentralizedMessage, ctx: CCtx): void {

@@ -59,7 +59,7 @@ export class CoordinatorRole {
         this.renew(from, msg.resource, msg.token, msg.at, ctx)
         break
       case 'sync':
-        this.sync(from, msg.held, msg.wanted, ctx)
+        this.sync(from, msg.epoch, msg.held, msg.wanted, ctx)
         break
     }
   }
@@ -181,10 +181,21 @@ export class CoordinatorRole {
 
   private sync(
     from: NodeId,
+    epoch: number,
     held: readonly Held[],
     wanted: ReadonlyArray<{ resource: string; seq: number }>,
     ctx: CCtx,
   ): void {
+    if (epoch !== this.node.epoch) {
+      // Not an answer to this incarnation's RECOVER (sent before a restart, or by a member that
+      // restarted): its content may be stale. Ask that member again.
+      this.node.toClient(
+        from,
+        { type: 'recover', term: this.node.term, epoch: this.node.epoch },
+        ctx,
+      )
+      return
+    }
     this.heardFrom.add(from)
     for (const h of held) this.claim(from, h, ctx)
     for (const w of wanted) this.request(from, w.resource, w.seq, ctx)

@@ -23,28 +23,34 @@
  * 1. Terms only go up: a change to an older term, or to another node in the same term, is ignored
  *    (`ignored` event); the current term and coordinator are kept in stable storage.
  * 2. The coordinator of the old term, if it is this node, forgets its queue and holders.
- * 3. Every node sends one SYNC to the new coordinator, even an empty one: the resources it holds
- *    (with their tokens) and the requests it waits for (sent again, in resource order).
- * 4. The new coordinator grants nothing until it has heard a SYNC from every member, or (with
- *    leases) until `leaseMs + maxDelayMs` passed, the longest a lease of the old term can last.
- *    A holder's SYNC makes it the holder at the new coordinator, which then renews its lease and
- *    grants the resource to no one else until it is released or its lease expires.
+ * 3. Every client sends its waiting REQUESTs again, at once, to the new coordinator (in resource
+ *    order; the new queue follows the order they arrive in). A holder goes on renewing, now with
+ *    the new coordinator.
+ * 4. The new coordinator does not know who holds what: it broadcasts RECOVER (with its term and
+ *    incarnation) and grants nothing until every member answered with a SYNC (what it holds, with
+ *    tokens, and what it waits for), or, with leases, until `leaseMs + maxDelayMs` passed, the
+ *    longest a lease of an earlier coordinator can last. A holder's SYNC makes it the holder at the
+ *    new coordinator, which renews its lease and grants the resource to no one else until it is
+ *    released or its lease expires. Only a SYNC that answers this incarnation's RECOVER counts;
+ *    any other SYNC is answered with RECOVER (its content may be stale).
  * 5. Messages of an older term are ignored by everyone (GRANT, DENIED, renewals of a deposed
  *    coordinator too); their sender is told the newer term and coordinator (NEWER). A message to
  *    this node of a newer term means its sender knows this node coordinates that term: it takes
- *    over before handling it.
+ *    over (rule 4) before handling it.
  * 6. A claim that comes after the new coordinator already granted the resource in its term is
  *    answered REVOKED: the client emits `lease-lost` (reason `revoked`) and `released`.
- * 7. A coordinator that restarts (its storage kept) is a new coordinator of the same term: it
- *    broadcasts RECOVER with its incarnation number, every node answers with a SYNC, and rule 4
- *    holds. A GRANT of an earlier incarnation that arrives after the RECOVER is ignored (the
- *    request it answered is in the SYNC). A member that restarts sends an empty SYNC, so that a
- *    recovering coordinator waits for no one that holds nothing.
+ * 7. A coordinator that restarts (its storage kept) is a new incarnation of the same term, and
+ *    rule 4 holds. A GRANT of an earlier incarnation that arrives after the RECOVER is ignored
+ *    (the request it answered is in the SYNC). A member that restarts sends a SYNC of no
+ *    incarnation, which the coordinator answers with RECOVER, so that a recovering coordinator
+ *    does not wait for it forever.
  *
  * Not tolerated: a lost disk on the coordinator (tokens start over); without leases, a holder
  * that crashes (the resource stays taken) and a member that stays down during a change (no grant
- * until it comes back); with leases, a deposed coordinator that keeps renewing for clients that
- * have not heard of the new term (a partition), or a message slower than `maxDelayMs`.
+ * until it comes back); a deposed coordinator that restarts while every node that knows the newer
+ * term is down (it grants under its old term, with lower tokens, until it hears of the newer
+ * term); with leases, a deposed coordinator that keeps renewing for clients that have not heard of
+ * the new term (a partition), or a message slower than `maxDelayMs`.
  */
 import { compareNodeIds, isNodeId, type NodeId, type Protocol } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexRequest } from '../contract.js'
@@ -105,6 +111,15 @@ export function centralized(
       } else coord.onMessage(from, msg, ctx)
     }
 
+    /** Rule 4: a coordinator that does not know who holds what asks everyone (RECOVER). */
+    const becomeCoordinator = (recovering: boolean, ctx: CCtx) => {
+      coord = new CoordinatorRole(node, recovering, ctx)
+      coordinatorEpoch = node.epoch
+      if (!recovering) return
+      ctx.broadcast({ type: 'recover', term: node.term, epoch: node.epoch })
+      client.sync(node.epoch, ctx)
+    }
+
     const change = (id: NodeId, term: number, ctx: CCtx, from: NodeId): boolean => {
       if (term < node.term || (term === node.term && id !== node.coordinator)) {
         ctx.emit({
@@ -123,8 +138,8 @@ export function centralized(
       node.coordinator = id
       coordinatorEpoch = 0
       ctx.emit({ type: 'coordinator-changed', coordinator: id, term })
-      if (id === ctx.self) coord = new CoordinatorRole(node, true, ctx)
-      client.sync(ctx)
+      if (id === ctx.self) becomeCoordinator(true, ctx)
+      else client.coordinatorChanged(ctx)
       return true
     }
 
@@ -142,11 +157,8 @@ export function centralized(
         } else if (settings.coordinator === undefined) {
           node.coordinator = [ctx.self, ...ctx.peers].sort(compareNodeIds)[0]!
         }
-        if (node.coordinator === ctx.self) {
-          coord = new CoordinatorRole(node, boots > 1, ctx)
-          if (boots > 1) ctx.broadcast({ type: 'recover', term: node.term, epoch: boots })
-        }
-        if (boots > 1) client.sync(ctx)
+        if (node.coordinator === ctx.self) becomeCoordinator(boots > 1, ctx)
+        else if (boots > 1) client.sync(0, ctx) // rule 7: asks the coordinator for RECOVER
       },
 
       onRequest(req, ctx) {
@@ -195,8 +207,7 @@ export function centralized(
           return
         }
         if (msg.type === 'recover') {
-          const newer = msg.term > node.term
-          if (newer && !change(from, msg.term, ctx, from)) return
+          if (msg.term > node.term && !change(from, msg.term, ctx, from)) return
           if (from !== node.coordinator) {
             ctx.emit({
               type: 'ignored',
@@ -208,7 +219,7 @@ export function centralized(
           // Rule 7: GRANTs of its incarnations before this one are void from now on.
           if (msg.epoch > coordinatorEpoch) {
             coordinatorEpoch = msg.epoch
-            if (!newer) client.sync(ctx) // (a change syncs by itself)
+            client.sync(msg.epoch, ctx)
           }
           return
         }

@@ -9,7 +9,7 @@ export type CentralizedMessage =
   | { type: 'renew'; term: number; resource: string; token: number; at: number }
   | { type: 'renewed'; term: number; resource: string; token: number; at: number }
   | { type: 'revoked'; term: number; resource: string; token: number }
-  | { type: 'sync'; term: number; held: Held[]; wanted: Wanted[] }
+  | { type: 'sync'; term: number; epoch: number; held: Held[]; wanted: Wanted[] }
   | { type: 'recover'; term: number; epoch: number }
   | { type: 'newer'; term: number; coordinator: NodeId }
 
@@ -39,6 +39,7 @@ const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
   renewed: (m) => isName(m.resource) && isCount(m.token) && isTime(m.at),
   revoked: (m) => isName(m.resource) && isCount(m.token),
   sync: (m) =>
+    isCount(m.epoch) &&
     Array.isArray(m.held) &&
     m.held.every((h) => isRec(h) && isName(h.resource) && isCount(h.token)) &&
     Array.isArray(m.wanted) &&
