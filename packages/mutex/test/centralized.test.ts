@@ -1,7 +1,14 @@
-import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
+import { createRandom, isSdError, type NodeId, SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../transport/test/seeds.js'
 import { centralized } from '../src/centralized/index.js'
+import {
+  CoordinatorUnreachableError,
+  InvalidArgumentError,
+  LeaseLostError,
+  MutexAbortedError,
+  MutexTimeoutError,
+} from '../src/errors.js'
 import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
 
 const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
@@ -37,6 +44,24 @@ describe('centralized: options', () => {
       )
     }
     expect(() => centralized({ leaseMs: 30, whenBusy: 'deny' })).not.toThrow()
+  })
+})
+
+describe('mutex errors', () => {
+  it('are SdErrors with stable codes, recognised across copies by isSdError', () => {
+    const cases = [
+      [new MutexTimeoutError('r', 50), 'ERR_MUTEX_TIMEOUT'],
+      [new MutexAbortedError('r', 'stop'), 'ERR_MUTEX_ABORTED'],
+      [new CoordinatorUnreachableError(3, 100), 'ERR_COORDINATOR_UNREACHABLE'],
+      [new LeaseLostError('r', 7), 'ERR_LEASE_LOST'],
+      [new InvalidArgumentError('bad'), 'ERR_INVALID_ARGUMENT'],
+    ] as const
+    for (const [error, code] of cases) {
+      expect(error.code).toBe(code)
+      expect(isSdError(error, code as never)).toBe(true)
+      expect(error.name).toBe(error.constructor.name)
+    }
+    expect(new LeaseLostError('r', 7).message).toContain('token 7')
   })
 })
 
