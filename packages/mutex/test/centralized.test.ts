@@ -45,6 +45,20 @@ describe('centralized: options', () => {
     }
     expect(() => centralized({ leaseMs: 30, whenBusy: 'deny' })).not.toThrow()
   })
+
+  it('refuses a first coordinator that is not a member when the node starts', () => {
+    const net = new SimNetwork({ seed: 1 })
+    let thrown: unknown
+    try {
+      net.launch([1, 2], centralized({ coordinator: 9 }))
+    } catch (error) {
+      thrown = error
+    }
+    // The simulator reports the start that threw (ERR_SIMULATION), caused by ERR_PROTOCOL.
+    const protocolError = (thrown as { cause?: { code?: string; cause?: { code?: string } } }).cause
+    expect(protocolError?.code).toBe('ERR_PROTOCOL')
+    expect(protocolError?.cause?.code).toBe('ERR_INVALID_ARGUMENT')
+  })
 })
 
 describe('mutex errors', () => {
@@ -178,9 +192,10 @@ describe('centralized: malformed input', () => {
     net.request<unknown>(1, { type: 'acquire', resource: 5 })
     net.request<unknown>(1, { type: 'coordinator', id: 2, term: -1 })
     net.request<unknown>(1, { type: 'nonsense' })
+    net.request<unknown>(1, { type: 'coordinator', id: 'stranger', term: 5 })
     net.run()
     const ignored = seen.filter((s) => s.event.type === 'ignored')
-    expect(ignored).toHaveLength(13)
+    expect(ignored).toHaveLength(14)
     expect(seen.filter((s) => s.event.type === 'acquired')).toEqual([])
   })
 })

@@ -54,6 +54,7 @@
  */
 import { compareNodeIds, isNodeId, type NodeId, type Protocol } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexRequest } from '../contract.js'
+import { InvalidArgumentError } from '../errors.js'
 import { ClientRole } from './client.js'
 import { CoordinatorRole } from './coordinator.js'
 import type { CentralizedEvent } from './events.js'
@@ -121,6 +122,14 @@ export function centralized(
     }
 
     const change = (id: NodeId, term: number, ctx: CCtx, from: NodeId): boolean => {
+      if (id !== ctx.self && !ctx.peers.includes(id)) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `coordinator ${JSON.stringify(id)} is not a member`,
+        })
+        return false
+      }
       if (term < node.term || (term === node.term && id !== node.coordinator)) {
         ctx.emit({
           type: 'ignored',
@@ -156,6 +165,10 @@ export function centralized(
           node.coordinator = stored
         } else if (settings.coordinator === undefined) {
           node.coordinator = [ctx.self, ...ctx.peers].sort(compareNodeIds)[0]!
+        } else if (settings.coordinator !== ctx.self && !ctx.peers.includes(settings.coordinator)) {
+          throw new InvalidArgumentError(
+            `centralized: coordinator ${JSON.stringify(settings.coordinator)} is not a member (${[ctx.self, ...ctx.peers].join(', ')})`,
+          )
         }
         if (node.coordinator === ctx.self) becomeCoordinator(boots > 1, ctx)
         else if (boots > 1) client.sync(0, ctx) // rule 7: asks the coordinator for RECOVER
