@@ -27,7 +27,7 @@ const LEASE = 'lease:'
 export class ClientRole {
   private readonly uses = new Map<string, Use>()
   private seq: number
-  /** The coordinator and term already reported unreachable (reported once per term). */
+  /** The term whose coordinator was already reported unreachable (once per term). */
   private reported = -1
 
   /** `seqBase` differs per incarnation, so a restarted client's requests are never taken for old ones. */
