@@ -1,4 +1,13 @@
 // @sd/mutex: distributed mutual exclusion. Each algorithm is a pure Protocol over @sd/transport.
+
+export {
+  type CentralizedEvent,
+  type CentralizedMessage,
+  type CentralizedOptions,
+  type CentralizedRequest,
+  type CoordinatorRequest,
+  centralized,
+} from './centralized/index.js'
 export { checkMutualExclusion, type MutexVerdict, type TimedEvent } from './check.js'
 export {
   type AcquiredEvent,
@@ -8,6 +17,12 @@ export {
   type ReleasedEvent,
   resourceOf,
 } from './contract.js'
+export {
+  CoordinatorUnreachableError,
+  LeaseLostError,
+  MutexAbortedError,
+  MutexTimeoutError,
+} from './errors.js'
 export * from './lamport/index.js'
 export * from './maekawa/index.js'
 export * from './quorum/index.js'

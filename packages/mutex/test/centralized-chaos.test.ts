@@ -1,6 +1,6 @@
 import { createRandom, type NodeId, type SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../transport/test/seeds.js'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { centralized } from '../src/centralized/index.js'
 import { type MutexRun, randomAsks, runMutex } from './support/harness.js'
 

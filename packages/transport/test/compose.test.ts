@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import {
   compose,
   createRandom,
@@ -12,7 +13,6 @@ import {
   type Transport,
   type TransportSignal,
 } from '../src/index.js'
-import { forSeeds, seedList } from './seeds.js'
 import { handTransport } from './support/hand.js'
 
 const seeds = seedList(200)

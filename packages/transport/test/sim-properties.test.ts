@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { type Ctx, createRandom, type NodeId, SimNetwork } from '../src/index.js'
-import { forSeeds, seedList } from './seeds.js'
 
 const seeds = seedList(50)
 

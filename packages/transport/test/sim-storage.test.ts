@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import {
   createRandom,
   type NodeId,
@@ -6,7 +7,6 @@ import {
   SimNetwork,
   type TraceEvent,
 } from '../src/index.js'
-import { forSeeds, seedList } from './seeds.js'
 
 type Issued = { type: 'issued'; token: number }
 

@@ -3,7 +3,7 @@
  * crashes and hostile datagrams, over many seeds, in virtual time. A failure names its seed.
  */
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../test/seeds.js'
+import { forSeeds, seedList } from '../../../../test-support/seeds.js'
 import { Authenticator } from './auth.js'
 import { addressOf, SimLinks } from './test-support/sim-link.js'
 import { encodeDatagram, encodeIdField, MAC_BYTES, PacketType } from './wire/header.js'

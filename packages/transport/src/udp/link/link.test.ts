@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../../test/seeds.js'
+import { forSeeds, seedList } from '../../../../../test-support/seeds.js'
 import { createRandom } from '../../random.js'
 import { RttEstimator } from '../rtt.js'
 import {
