@@ -3,6 +3,7 @@ import { causalOrder } from './causal-order.js'
 import { flood } from './flood.js'
 import { lamport } from './lamport.js'
 import { make } from './make.js'
+import { mutexCentralized } from './mutex/centralized.js'
 import { mutexQuorum } from './mutex/quorum.js'
 import { mutexMaekawa, mutexTokenRing } from './mutex/ring-and-quorums.js'
 import { mutexLamport, mutexRicartAgrawala } from './mutex/timestamps.js'
@@ -19,6 +20,7 @@ export const scenarios: Scenario[] = [
   totalOrder,
   make,
   // @sd/mutex scenarios.
+  mutexCentralized,
   mutexRicartAgrawala,
   mutexLamport,
   mutexTokenRing,

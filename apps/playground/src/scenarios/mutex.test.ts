@@ -60,4 +60,19 @@ describe('mutual exclusion scenarios', () => {
     expect(result.messagesPerEntry).toBeLessThanOrEqual(5 * 4)
     expect(out.violations).toEqual([])
   })
+
+  it('mutex-centralized keeps mutual exclusion and token order through a coordinator failover', () => {
+    const plain = json(['mutex-centralized'])
+    expect(plain.code).toBe(0)
+    expect((plain.out.result as Record<string, unknown>).entries).toBe(10)
+    for (const crash of ['1', '1,3']) {
+      const { code, out } = json(['mutex-centralized', '--crash', crash])
+      const result = out.result as Record<string, unknown>
+      expect(code).toBe(0)
+      expect(result.newCoordinator).toBe(2)
+      // Every live node's requests are served after the change (the crashed ones' are not).
+      expect((result.order as number[]).filter((id) => id === 4)).toHaveLength(2)
+      expect(out.violations).toEqual([])
+    }
+  })
 })
