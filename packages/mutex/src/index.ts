@@ -24,6 +24,15 @@ export {
   MutexTimeoutError,
 } from './errors.js'
 export * from './lamport/index.js'
+export {
+  type AcquireOptions,
+  asyncDispose,
+  createMutex,
+  type Mutex,
+  MutexClosedError,
+  type MutexHandle,
+  type MutexOptions,
+} from './lock/index.js'
 export * from './maekawa/index.js'
 export * from './quorum/index.js'
 export * from './ricart-agrawala/index.js'

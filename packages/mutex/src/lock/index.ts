@@ -1,0 +1,5 @@
+export { asyncDispose } from './dispose.js'
+export { MutexClosedError } from './errors.js'
+export type { MutexHandle } from './handle.js'
+export { createMutex, type Mutex } from './mutex.js'
+export type { AcquireOptions, MutexOptions } from './options.js'
