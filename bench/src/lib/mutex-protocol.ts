@@ -1,0 +1,62 @@
+/**
+ * What the mutex benchmark and its worker processes say to each other: one JSON object per line on
+ * the worker's stdin (commands) and stdout (events).
+ */
+
+/** The locks compared: ours over the UDP adapter, and two Redis locks. */
+export type Contender = 'centralized' | 'ricart-agrawala' | 'redis-setnx' | 'redlock'
+
+/** How one worker takes part in one trial. */
+export interface TrialSpec {
+  trial: number
+  contender: Contender
+  /** This worker's node id (ours) or client name (Redis). */
+  id: string
+  /** 'coordinator' only for the centralized lock's coordinator process, which never asks for the lock. */
+  role: 'client' | 'coordinator'
+  /** Every node of the group (ours): the clients, and the coordinator for the centralized lock. */
+  members: string[]
+  coordinator?: string
+  redisPort?: number
+  /** Redis: the lock's key (a fresh one per trial), its TTL, and the pause before another try. */
+  key: string
+  ttlMs: number
+  retryMs: number
+}
+
+/** When to loop, on the machine's monotonic clock (`nowMs`), shared by every process. */
+export interface RunSpec {
+  trial: number
+  startAt: number
+  warmupMs: number
+  durationMs: number
+  /** A worker gives up this long after the measured window if an acquire or release never ends. */
+  graceMs: number
+}
+
+export type WorkerCommand =
+  | { cmd: 'setup'; spec: TrialSpec }
+  | { cmd: 'peers'; trial: number; ports: Record<string, number> }
+  | { cmd: 'run'; run: RunSpec }
+  | { cmd: 'teardown'; trial: number }
+
+/** One client's loop: acquires completed inside the measured window and their latencies. */
+export interface LoopReport {
+  acquires: number
+  /** Acquire latencies in microseconds (request to acquired), in the window. */
+  latenciesUs: number[]
+  /** Set when an acquire or release did not end by the deadline, or threw. */
+  error?: string
+}
+
+export type WorkerEvent =
+  | { event: 'bound'; trial: number; port: number }
+  | { event: 'ready'; trial: number }
+  | { event: 'done'; trial: number; report: LoopReport }
+  | { event: 'closed'; trial: number }
+  | { event: 'failed'; trial: number; error: string }
+
+/** CLOCK_MONOTONIC in ms: one clock for every process on the machine. */
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6
+}

@@ -1,0 +1,122 @@
+/** Turns the mutex benchmark's trials into result figures, keeping every per-round number. */
+import { median, percentile } from './measure.js'
+import type { Contender } from './mutex-protocol.js'
+import type { RigSettings, Trial } from './mutex-rig.js'
+import type { BenchResult } from './result.js'
+
+export interface MutexSetup extends RigSettings {
+  rounds: number
+  clientCounts: number[]
+  redisVersion: string
+}
+
+const round0 = Math.round
+const round3 = (x: number) => Math.round(x * 1000) / 1000
+
+/** Median of the ratios of paired samples (same round), skipping pairs whose denominator is 0. */
+function pairedRatio(numerators: number[], denominators: number[]): number | undefined {
+  const ratios = numerators.flatMap((n, i) => (denominators[i]! > 0 ? [n / denominators[i]!] : []))
+  return ratios.length > 0 ? round3(median(ratios)) : undefined
+}
+
+const ms = (us: number[], p: number) => (us.length > 0 ? round3(percentile(us, p) / 1000) : null)
+
+/** Medians over rounds of each round's rate and p50/p99 acquire latency (ms). */
+function summary(trials: Trial[]) {
+  const rates = trials.map((t) => t.rate)
+  const p50s = trials.map((t) => ms(t.latenciesUs, 50)).filter((x) => x !== null)
+  const p99s = trials.map((t) => ms(t.latenciesUs, 99)).filter((x) => x !== null)
+  return {
+    value: round0(median(rates)),
+    latencyMs: {
+      p50: p50s.length > 0 ? round3(median(p50s)) : null,
+      p99: p99s.length > 0 ? round3(median(p99s)) : null,
+    },
+    samples: rates.map(round0),
+  }
+}
+
+function detail(t: Trial) {
+  return {
+    rate: round0(t.rate),
+    p50Ms: ms(t.latenciesUs, 50),
+    p99Ms: ms(t.latenciesUs, 99),
+    perClient: t.perClient,
+    ...(t.errors.length > 0 ? { errors: t.errors } : {}),
+  }
+}
+
+const described: Record<Contender, string> = {
+  centralized:
+    'centralized({ coordinator }) over createUdpTransport (reliable, no key): coordinator in its own process, which never asks for the lock',
+  'ricart-agrawala':
+    'ricartAgrawala() over createUdpTransport (reliable, no key): every client process is a member',
+  'redis-setnx':
+    'ioredis: SET key token NX PX ttl, retried after retryMs while taken; release by compare-and-delete (Lua, EVALSHA)',
+  redlock: 'redlock 4.2.0 on the same single redis-server, retryDelay = retryMs, retryJitter 1 ms',
+}
+
+export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] {
+  const of = (c: Contender, n: number) => trials.filter((t) => t.contender === c && t.clients === n)
+  const results: BenchResult[] = []
+  for (const n of setup.clientCounts) {
+    const setNx = of('redis-setnx', n)
+    const redlock = of('redlock', n)
+    const base = summary(setNx)
+    const rl = summary(redlock)
+    for (const contender of ['centralized', 'ricart-agrawala'] as const) {
+      const ours = of(contender, n)
+      const mine = summary(ours)
+      const ratio = pairedRatio(mine.samples, base.samples)
+      results.push({
+        name: `mutex.${contender}.c${n}`,
+        unit: 'acquires/s',
+        value: mine.value,
+        baseline: {
+          name: `Redis SET NX PX lock (redis-server ${setup.redisVersion}, ioredis)`,
+          value: base.value,
+        },
+        ratio,
+        params: {
+          clients: n,
+          rounds: setup.rounds,
+          warmupMs: setup.warmupMs,
+          durationMs: setup.durationMs,
+          latencyMs: { ours: mine.latencyMs, redisSetNx: base.latencyMs },
+          samples: { ours: mine.samples, redisSetNx: base.samples },
+          redlock: {
+            value: rl.value,
+            latencyMs: rl.latencyMs,
+            samples: rl.samples,
+            ratioOursToRedlock: pairedRatio(mine.samples, rl.samples),
+          },
+          ...(contender === 'centralized'
+            ? {
+                target: 'at least the Redis SET NX lock (ratio >= 1)',
+                meetsTarget: (ratio ?? 0) >= 1,
+              }
+            : {}),
+          ours: described[contender],
+          baseline: described['redis-setnx'],
+          redisRetryMs: setup.retryMs,
+          redisTtlMs: setup.ttlMs,
+          setup:
+            `${n} client processes on loopback, each looping acquire then release at once; every lock's ` +
+            'server side (redis-server, our coordinator) is one more process; for Ricart-Agrawala the clients are the whole group',
+          timing:
+            'acquires completed inside the same window (machine monotonic clock) after a warm-up, all clients together; ' +
+            "latency from the acquire request to holding the lock, every client pooled, median over rounds of each round's percentile; " +
+            'ratio: median over rounds of ours / Redis SET NX in the same round',
+        },
+        extra: {
+          perRound: ours.map((t, i) => ({
+            ours: detail(t),
+            redisSetNx: setNx[i] && detail(setNx[i]!),
+            redlock: redlock[i] && detail(redlock[i]!),
+          })),
+        },
+      })
+    }
+  }
+  return results
+}
