@@ -1,6 +1,7 @@
 /** A lock as the benchmark's client loop sees it, whichever implementation is behind it. */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type LoopReport, nowMs, type RunSpec } from './mutex-protocol.js'
+import type { DatagramStats, LoopReport, RunSpec } from './mutex-protocol.js'
+import { nowMs } from './mutex-protocol.js'
 
 export interface Locker {
   /** The UDP port the node listens on (ours), or 0. */
@@ -11,6 +12,8 @@ export interface Locker {
   acquire(deadline: number): Promise<void>
   release(deadline: number): Promise<void>
   close(): Promise<void>
+  /** Ours: the transport's counters so far. */
+  stats?(): DatagramStats
 }
 
 class DeadlineError extends Error {}
@@ -45,6 +48,7 @@ export async function clientLoop(locker: Locker, run: RunSpec): Promise<LoopRepo
   const to = from + run.durationMs
   const deadline = to + run.graceMs
   const latenciesUs: number[] = []
+  let cycles = 0
   await sleep(Math.max(0, run.startAt - nowMs()))
   try {
     while (nowMs() < to) {
@@ -53,9 +57,10 @@ export async function clientLoop(locker: Locker, run: RunSpec): Promise<LoopRepo
       const got = nowMs()
       if (got >= from && got < to) latenciesUs.push(Math.round((got - asked) * 1000))
       await locker.release(deadline)
+      cycles++
     }
-    return { acquires: latenciesUs.length, latenciesUs }
+    return { acquires: latenciesUs.length, cycles, latenciesUs }
   } catch (e) {
-    return { acquires: latenciesUs.length, latenciesUs, error: String(e) }
+    return { acquires: latenciesUs.length, cycles, latenciesUs, error: String(e) }
   }
 }

@@ -62,6 +62,10 @@ export async function oursLocker(spec: TrialSpec): Promise<Locker> {
       started().request({ type: 'release' })
       return byDeadline(done, deadline, 'release')
     },
+    stats() {
+      const { datagramsSent, acksSent, retransmissions } = transport.stats
+      return { datagramsSent, acksSent, retransmissions }
+    },
     async close() {
       handle?.stop()
       await transport.close({ graceful: false })

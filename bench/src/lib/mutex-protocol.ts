@@ -40,9 +40,18 @@ export type WorkerCommand =
   | { cmd: 'run'; run: RunSpec }
   | { cmd: 'teardown'; trial: number }
 
+/** Ours: the UDP transport's counters over a whole trial (warm-up included). */
+export interface DatagramStats {
+  datagramsSent: number
+  acksSent: number
+  retransmissions: number
+}
+
 /** One client's loop: acquires completed inside the measured window and their latencies. */
 export interface LoopReport {
   acquires: number
+  /** Every acquire + release, warm-up included. */
+  cycles: number
   /** Acquire latencies in microseconds (request to acquired), in the window. */
   latenciesUs: number[]
   /** Set when an acquire or release did not end by the deadline, or threw. */
@@ -53,7 +62,7 @@ export type WorkerEvent =
   | { event: 'bound'; trial: number; port: number }
   | { event: 'ready'; trial: number }
   | { event: 'done'; trial: number; report: LoopReport }
-  | { event: 'closed'; trial: number }
+  | { event: 'closed'; trial: number; stats?: DatagramStats }
   | { event: 'failed'; trial: number; error: string }
 
 /** CLOCK_MONOTONIC in ms: one clock for every process on the machine. */

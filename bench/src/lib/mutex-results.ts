@@ -42,6 +42,7 @@ function detail(t: Trial) {
     p50Ms: ms(t.latenciesUs, 50),
     p99Ms: ms(t.latenciesUs, 99),
     perClient: t.perClient,
+    ...(t.datagrams ? { datagrams: t.datagrams } : {}),
     ...(t.errors.length > 0 ? { errors: t.errors } : {}),
   }
 }

@@ -26,7 +26,24 @@ export interface Trial {
   latenciesUs: number[]
   /** Acquires per client (fairness). */
   perClient: number[]
+  /** Ours: datagrams sent by every process of the trial per acquire + release, warm-up included. */
+  datagrams?: { perAcquire: number; acksPerAcquire: number; retransmissions: number }
   errors: string[]
+}
+
+function datagramsPerAcquire(closed: (WorkerEvent | undefined)[], cycles: number) {
+  let sent = 0
+  let acks = 0
+  let retransmissions = 0
+  for (const e of closed) {
+    if (e?.event !== 'closed' || !e.stats) continue
+    sent += e.stats.datagramsSent
+    acks += e.stats.acksSent
+    retransmissions += e.stats.retransmissions
+  }
+  if (sent === 0 || cycles === 0) return undefined
+  const per = (x: number) => Math.round((x / cycles) * 100) / 100
+  return { perAcquire: per(sent), acksPerAcquire: per(acks), retransmissions }
 }
 
 const setupTimeoutMs = 20_000 // a fresh worker first starts Node and tsx
@@ -81,6 +98,7 @@ export class MutexRig {
       await step('ready', parts, stepTimeoutMs)
     }
     const perClient: number[] = []
+    let cycles = 0
     const latenciesUs: number[] = []
     if (errors.length === 0) {
       const clients = parts.filter((p) => p.client)
@@ -96,12 +114,14 @@ export class MutexRig {
       for (const [i, e] of (await step('done', clients, total)).entries()) {
         if (e?.event !== 'done') continue
         perClient.push(e.report.acquires)
+        cycles += e.report.cycles
         for (const us of e.report.latenciesUs) latenciesUs.push(us)
         if (e.report.error) errors.push(`${clients[i]!.id}: ${e.report.error}`)
       }
     }
     for (const p of parts) p.w.send({ cmd: 'teardown', trial })
-    await step('closed', parts, stepTimeoutMs)
+    const closed = await step('closed', parts, stepTimeoutMs)
+    const datagrams = datagramsPerAcquire(closed, cycles)
     if (errors.length > 0) await this.close() // fresh processes for the next trial
     const acquires = perClient.reduce((a, b) => a + b, 0)
     return {
@@ -110,6 +130,7 @@ export class MutexRig {
       rate: (acquires * 1000) / s.durationMs,
       latenciesUs,
       perClient,
+      datagrams,
       errors,
     }
   }

@@ -41,11 +41,13 @@ async function handle(command: WorkerCommand): Promise<void> {
       emit({ event: 'done', trial: command.run.trial, report })
       return
     }
-    case 'teardown':
+    case 'teardown': {
+      const stats = current?.locker.stats?.()
       await current?.locker.close()
       current = undefined
-      emit({ event: 'closed', trial: command.trial })
+      emit({ event: 'closed', trial: command.trial, stats })
       return
+    }
   }
 }
 
