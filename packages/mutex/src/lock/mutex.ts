@@ -1,4 +1,11 @@
-import { type NodeId, type ProtocolHandle, runProtocol } from '@sd/transport'
+import {
+  type NodeId,
+  type ProtocolHandle,
+  realTimers,
+  runProtocol,
+  systemClock,
+  type TimerHandle,
+} from '@sd/transport'
 import { DEFAULT_RESOURCE } from '../contract.js'
 import {
   CoordinatorUnreachableError,
@@ -56,6 +63,9 @@ type AnyEvent = { type?: unknown; resource?: unknown; token?: unknown; coordinat
  * into promises and handles. The protocol stops at `close()`; the transport stays open.
  */
 export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): Mutex<Req, Ev> {
+  // Time and timers come from the runtime, as for every protocol: real ones unless given others.
+  const clock = options.clock ?? systemClock
+  const timers = options.timers ?? realTimers
   const defaultResource = checkResource(options.resource ?? DEFAULT_RESOURCE, 'createMutex')
   const slots = new Map<string, Slot>()
   const listeners = new Set<(event: Ev) => void>()
@@ -120,7 +130,8 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
   const schedule = () => {
     if (scheduled) return
     scheduled = true
-    queueMicrotask(() => {
+    // After the current call stack, never inside a protocol handler.
+    void Promise.resolve().then(() => {
       scheduled = false
       reconcile()
     })
@@ -166,7 +177,7 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
       for (const s of slots.values()) {
         for (const w of s.waiters.splice(0)) {
           w.cleanup()
-          w.reject(new CoordinatorUnreachableError(coordinator, Date.now() - w.since))
+          w.reject(new CoordinatorUnreachableError(coordinator, clock.now() - w.since))
         }
       }
     }
@@ -176,6 +187,8 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
   const handle = runProtocol(options.algorithm(options.transport.self), {
     transport: options.transport,
     members: options.members,
+    clock,
+    timers,
     ...(options.storage === undefined ? {} : { storage: options.storage }),
     onEvent: onProtocolEvent,
     onError: (error) => fail(error),
@@ -190,7 +203,7 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
     if (signal?.aborted) return Promise.reject(new MutexAbortedError(resource, signal.reason))
     return new Promise<MutexHandle>((resolve, reject) => {
       const slot = slotOf(resource)
-      let timer: ReturnType<typeof setTimeout> | undefined
+      let timer: TimerHandle | undefined
       // A waiter that gives up leaves the queue; a grant that still comes goes to the next one.
       const giveUp = (error: unknown) => {
         const at = slot.waiters.indexOf(waiter)
@@ -202,17 +215,17 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
       const onAbort = () => giveUp(new MutexAbortedError(resource, signal!.reason))
       const waiter: Waiter = {
         resource,
-        since: Date.now(),
+        since: clock.now(),
         resolve,
         reject,
         cleanup() {
-          if (timer !== undefined) clearTimeout(timer)
+          if (timer !== undefined) timers.cancel(timer)
           signal?.removeEventListener('abort', onAbort)
         },
       }
       slot.waiters.push(waiter)
       if (timeoutMs !== undefined) {
-        timer = setTimeout(() => giveUp(new MutexTimeoutError(resource, timeoutMs)), timeoutMs)
+        timer = timers.schedule(timeoutMs, () => giveUp(new MutexTimeoutError(resource, timeoutMs)))
       }
       signal?.addEventListener('abort', onAbort, { once: true })
       schedule()

@@ -1,4 +1,11 @@
-import type { NodeId, ProtocolFactory, StorageBackend, Transport } from '@sd/transport'
+import type {
+  Clock,
+  NodeId,
+  ProtocolFactory,
+  StorageBackend,
+  TimerScheduler,
+  Transport,
+} from '@sd/transport'
 import { InvalidArgumentError } from '../errors.js'
 
 export interface MutexOptions<Msg, Req, Ev> {
@@ -14,6 +21,10 @@ export interface MutexOptions<Msg, Req, Ev> {
   resource?: string
   /** Sees every event of the protocol (attached before it starts). */
   onEvent?: (event: Ev) => void
+  /** Where time comes from (the protocol's and the lock's own timeouts). Default: the system clock. */
+  clock?: Clock
+  /** Where timers live. Default: real (unref'd) timers. */
+  timers?: TimerScheduler
 }
 
 export interface AcquireOptions {
@@ -25,7 +36,7 @@ export interface AcquireOptions {
   signal?: AbortSignal
 }
 
-/** The longest delay `setTimeout` honours. */
+/** The longest delay a real timer honours. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 export function checkResource(resource: unknown, where: string): string {
