@@ -1,3 +1,4 @@
+import type { NodeId } from '@sd/transport'
 import { DEFAULT_RESOURCE } from '../contract.js'
 
 /** A local acquire/release, checked (requests come from application code, typed or not). */
@@ -9,4 +10,40 @@ export function parseLocalRequest(
   if (r.type !== 'acquire' && r.type !== 'release') return `unknown request ${String(r.type)}`
   if (r.resource !== undefined && typeof r.resource !== 'string') return 'resource is not a string'
   return { type: r.type, resource: r.resource ?? DEFAULT_RESOURCE }
+}
+
+/** What both timestamp algorithms keep per resource that a local request looks at. */
+export interface LocalState {
+  state: 'RELEASED' | 'WANTED' | 'HELD'
+  /** Acquires asked while one is under way: served after the current turn. */
+  queued: number
+}
+
+/**
+ * A local request, as Ricart-Agrawala and Lamport's algorithm both take it: an acquire starts a
+ * request when the node neither wants nor holds the resource (or waits its turn); a release ends
+ * the node's turn; anything else is reported, never thrown.
+ */
+export function handleLocalRequest<S extends LocalState>(
+  req: unknown,
+  self: NodeId,
+  emitIgnored: (event: { type: 'ignored'; from: NodeId; reason: string }) => void,
+  stateOf: (resource: string) => S,
+  request: (resource: string, state: S) => void,
+  release: (resource: string, state: S) => void,
+): void {
+  const parsed = parseLocalRequest(req)
+  if (typeof parsed === 'string') {
+    emitIgnored({ type: 'ignored', from: self, reason: parsed })
+    return
+  }
+  const r = stateOf(parsed.resource)
+  if (parsed.type === 'acquire') {
+    if (r.state === 'RELEASED') request(parsed.resource, r)
+    else r.queued++
+  } else if (r.state === 'HELD') {
+    release(parsed.resource, r)
+  } else {
+    emitIgnored({ type: 'ignored', from: self, reason: `release of ${parsed.resource} not held` })
+  }
 }

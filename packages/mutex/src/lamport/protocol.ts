@@ -1,7 +1,7 @@
 import { compareLamport, LamportClock } from '@sd/clocks'
 import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
-import { parseLocalRequest } from './local-request.js'
+import { handleLocalRequest } from './local-request.js'
 import { type LamportMutexEvent, type LamportMutexMessage, parseMessage } from './messages.js'
 import { type LamportMutexOptions, resolveOptions } from './options.js'
 import { RequestQueue } from './queue.js'
@@ -115,24 +115,14 @@ export function lamportMutex(
       },
 
       onRequest(req, ctx) {
-        const parsed = parseLocalRequest(req)
-        if (typeof parsed === 'string') {
-          ctx.emit({ type: 'ignored', from: self, reason: parsed })
-          return
-        }
-        const r = stateOf(parsed.resource)
-        if (parsed.type === 'acquire') {
-          if (r.state === 'RELEASED') request(parsed.resource, r, ctx)
-          else r.queued++ // served after the current turn
-        } else if (r.state === 'HELD') {
-          release(parsed.resource, r, ctx)
-        } else {
-          ctx.emit({
-            type: 'ignored',
-            from: self,
-            reason: `release of ${parsed.resource} not held`,
-          })
-        }
+        handleLocalRequest(
+          req,
+          self,
+          (e) => ctx.emit(e),
+          stateOf,
+          (resource, r) => request(resource, r, ctx),
+          (resource, r) => release(resource, r, ctx),
+        )
       },
 
       onMessage(from, msg, ctx) {
