@@ -66,7 +66,7 @@ export class MutexRig {
     const members = parts.map((p) => p.id)
     const errors: string[] = []
     const step = async (kind: WorkerEvent['event'], who: typeof parts, timeoutMs: number) => {
-      const events = await Promise.all(who.map((p) => p.w.waitFor(trial, kind, timeoutMs)))
+      const events = await Promise.all(who.map((p) => p.w.waitForTrial(trial, kind, timeoutMs)))
       events.forEach((e, i) => {
         if (e?.event === 'failed') errors.push(`${who[i]!.id}: ${e.error}`)
         else if (!e) errors.push(`${who[i]!.id}: no '${kind}' within ${timeoutMs} ms`)
