@@ -1,8 +1,10 @@
 /**
  * A child process of the multi-process lock test:
  *   node --import tsx lock-worker.ts '<json config>'
- * config: { id, port, peers: { id: port }, coordinator, counter, iterations, leaseMs?, slowFrom? }.
- * Binds a UDP transport on 127.0.0.1:port, runs the centralized lock, prints `READY`, and on a
+ * config: { id, port, peers: { id: port }, coordinator, counter, iterations, leaseMs?, slowFrom?,
+ * algorithm?, waitForWrite? }.
+ * Binds a UDP transport on 127.0.0.1:port, runs the centralized lock (or Ricart-Agrawala with
+ * `algorithm: 'ricart-agrawala'`: every peer a member, `coordinator` unused), prints `READY`, and on a
  * `go` line on stdin does `iterations` times: acquire, read the counter file, pause, write
  * count + 1 fenced by its token, release. Prints `ENTER <token>` on each entry, `COMMIT <count>`
  * after each write the file took, `REFUSED <token>` for one it refused, then `DONE`; it stays up
@@ -12,6 +14,7 @@ import { createInterface } from 'node:readline'
 import { createUdpTransport } from '@sd/transport/udp'
 import { centralized } from '../../src/centralized/index.js'
 import { createMutex } from '../../src/lock/index.js'
+import { ricartAgrawala } from '../../src/ricart-agrawala/index.js'
 import { readCounter, writeFenced } from './lock-counter.js'
 
 interface Config {
@@ -24,6 +27,15 @@ interface Config {
   leaseMs?: number
   /** From this entry on (1-based), each section pauses 20 ms: a target for the parent's SIGKILL. */
   slowFrom?: number
+  /** Default `'centralized'`. */
+  algorithm?: 'centralized' | 'ricart-agrawala'
+  /**
+   * A holder that does not check its lease (the fencing test): after reading the counter it waits
+   * for a `write` line on stdin, then writes whether it still holds or not, then waits (at most
+   * 10 s) for the handle to report a lost lease and prints `LOST <token> aborted=<signal.aborted>`
+   * (or `KEPT <token>`).
+   */
+  waitForWrite?: boolean
 }
 
 const config = JSON.parse(process.argv[2] ?? '') as Config
@@ -33,16 +45,43 @@ const transport = await createUdpTransport({
   bind: { host: '127.0.0.1', port: config.port },
   peers: Object.fromEntries(Object.entries(config.peers).map(([id, p]) => [id, `127.0.0.1:${p}`])),
 })
-const lock = createMutex({
-  transport,
-  algorithm: centralized({
-    coordinator: config.coordinator,
-    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
-  }),
-  members: Object.keys(config.peers),
+const members = Object.keys(config.peers)
+const lock =
+  config.algorithm === 'ricart-agrawala'
+    ? createMutex({ transport, algorithm: ricartAgrawala(), members })
+    : createMutex({
+        transport,
+        algorithm: centralized({
+          coordinator: config.coordinator,
+          ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+        }),
+        members,
+      })
+
+let writeLine: () => void = () => {}
+const writeOrdered = new Promise<void>((resolve) => {
+  writeLine = resolve
 })
 
+/** One entry of a holder that writes, when the parent says so, without checking its lease. */
+const unchecked = async () => {
+  const h = await lock.acquire()
+  say(`ENTER ${h.token}`)
+  const seen = readCounter(config.counter)
+  await writeOrdered
+  const by = { ...seen.by, [config.id]: (seen.by[config.id] ?? 0) + 1 }
+  const next = { count: seen.count + 1, token: h.token, by }
+  if (writeFenced(config.counter, next, config.id)) say(`COMMIT ${next.count}`)
+  else say(`REFUSED ${h.token}`)
+  const timeout = new Promise<'kept'>((r) => setTimeout(() => r('kept'), 10_000).unref())
+  if ((await Promise.race([h.lost, timeout])) === 'kept') say(`KEPT ${h.token}`)
+  else say(`LOST ${h.token} aborted=${h.signal.aborted}`)
+  await h.release()
+  say('DONE')
+}
+
 const work = async () => {
+  if (config.waitForWrite) return unchecked()
   for (let i = 0; i < config.iterations; i++) {
     const h = await lock.acquire()
     say(`ENTER ${h.token}`)
@@ -71,7 +110,8 @@ input.on('line', (line) => {
       say(`ERROR ${String(error)}`)
       process.exit(1)
     })
-  } else if (line === 'exit') void shutdown()
+  } else if (line === 'write') writeLine()
+  else if (line === 'exit') void shutdown()
 })
 input.on('close', () => void shutdown())
 say('READY')
