@@ -59,11 +59,12 @@ function spawnWorker(config: Record<string, unknown>): Worker {
 
 const count = (w: Worker, prefix: string) => w.lines.filter((l) => l.startsWith(prefix)).length
 
-/** Starts five workers on one counter file; the first one coordinates. */
+/** Starts five workers on one counter file; the first one coordinates (centralized). */
 async function startGroup(
   iterations: number,
   leaseMs?: number,
   slow?: { id: string; from: number },
+  algorithm?: 'ricart-agrawala',
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'sd-lock-'))
   dirs.push(dir)
@@ -76,6 +77,7 @@ async function startGroup(
     spawnWorker({
       ...{ id, port: ports[i], peers, coordinator: 'w1', counter, iterations, leaseMs },
       slowFrom: id === slow?.id ? slow.from : undefined,
+      algorithm,
     }),
   )
   await pollUntil(
@@ -123,6 +125,19 @@ describe('the lock between real OS processes over UDP', () => {
     const final = readCounter(counter)
     expect(final.count).toBe(1000)
     expect(Object.values(final.by)).toEqual([200, 200, 200, 200, 200])
+  })
+
+  it('Ricart-Agrawala, every process a member and no coordinator: 5 × 50 increments end at 250', async () => {
+    const { group, counter } = await startGroup(50, undefined, undefined, 'ricart-agrawala')
+    await finish(group)
+    for (const w of group) {
+      expect(w.exitCode, w.id).toBe(0)
+      expect(count(w, 'COMMIT'), w.id).toBe(50)
+      expect(count(w, 'REFUSED') + count(w, 'LOST') + count(w, 'ERROR'), w.id).toBe(0)
+    }
+    const final = readCounter(counter)
+    expect(final.count).toBe(250)
+    expect(Object.values(final.by)).toEqual([50, 50, 50, 50, 50])
   })
 
   it('a holder killed by SIGKILL inside its critical section: its lease runs out, and the count equals the acknowledged increments', async () => {
