@@ -1,23 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createSocket } from 'node:dgram'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { pollUntil } from '@sd/transport/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { initCounter, readCounter, writeFenced } from './support/lock-counter.js'
+import { freePorts, spawnWorker as spawnInto, type Worker } from './support/lock-spawn.js'
 
 // Five OS processes share a counter file through the centralized lock over UDP on loopback.
-const script = fileURLToPath(new URL('./support/lock-worker.ts', import.meta.url))
-const packageDir = fileURLToPath(new URL('..', import.meta.url))
-
-interface Worker {
-  id: string
-  proc: ChildProcess
-  lines: string[]
-  exitCode: number | null | undefined
-}
 const workers: Worker[] = []
 const dirs: string[] = []
 
@@ -26,36 +15,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-/** Free UDP ports on loopback: bound to port 0, read, closed (nothing else binds loopback here). */
-async function freePorts(n: number): Promise<number[]> {
-  const ports: number[] = []
-  for (let i = 0; i < n; i++) {
-    const socket = createSocket('udp4')
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
-    ports.push(socket.address().port)
-    await new Promise<void>((resolve) => socket.close(resolve))
-  }
-  return ports
-}
-
-function spawnWorker(config: Record<string, unknown>): Worker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(config)], {
-    cwd: packageDir,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
-  const worker: Worker = { id: config.id as string, proc, lines: [], exitCode: undefined }
-  workers.push(worker) // killed by afterEach whatever happens below
-  let rest = ''
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    const parts = (rest + chunk.toString()).split('\n')
-    rest = parts.pop()!
-    worker.lines.push(...parts)
-  })
-  proc.once('exit', (code) => {
-    worker.exitCode = code
-  })
-  return worker
-}
+/** A worker, killed by afterEach whatever happens after. */
+const spawnWorker = (config: Record<string, unknown>) => spawnInto(config, workers)
 
 const count = (w: Worker, prefix: string) => w.lines.filter((l) => l.startsWith(prefix)).length
 
