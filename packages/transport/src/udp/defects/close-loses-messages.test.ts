@@ -10,6 +10,8 @@ import {
   node,
   pair,
   pollUntil,
+  signalsOf,
+  unreachable,
 } from './support.js'
 
 closeEverythingAfterEach()
@@ -60,5 +62,24 @@ describe('defect 7: closing with messages still queued', () => {
     expect(report?.abandonedMessages, 'report.abandonedMessages').toBe(10)
     expect(report?.abandoned.find((e) => e.peer === 'b')?.messages, 'abandoned toward b').toBe(10)
     expect(a.stats.messagesAbandoned, 'stats.messagesAbandoned').toBe(10)
+  })
+
+  it('a graceful close acknowledges the answer that ended its wait before the port closes', async () => {
+    const { a, b } = await pair()
+    // b answers at once: its answer carries the acknowledgement a's close is waiting for.
+    b.onMessage((_from, msg) => b.send('a', `re: ${String(msg)}`))
+    const atA = inbox(a)
+    const seen = signalsOf(b)
+    a.send('b', 'question')
+    const report = await bounded(closeWith(a, { timeoutMs: 30_000 }), 60_000, 'graceful close')
+    expect(report?.abandonedMessages).toBe(0)
+    expect(atA).toEqual(['re: question'])
+    // The answer was delivered, so it must be acknowledged, not retransmitted into a closed port.
+    await pollUntil(
+      () => b.linkInfo('a')?.queuedMessages === 0,
+      "a's acknowledgement of the answer",
+      30_000,
+    )
+    expect(unreachable(seen)).toEqual([])
   })
 })
