@@ -4,8 +4,9 @@
  * (SET NX PX + compare-and-delete) and redlock on a redis-server the benchmark starts. Without
  * redis-server it prints why and reports nothing.
  *
- * Environment: SD_MUTEX_ROUNDS (3), SD_MUTEX_DURATION_MS (2000), SD_MUTEX_WARMUP_MS (500),
- * SD_MUTEX_CLIENTS ("1,3,8"), SD_MUTEX_REDIS_RETRY_MS (1).
+ * Environment: SD_MUTEX_ROUNDS (5), SD_MUTEX_DURATION_MS (2000), SD_MUTEX_WARMUP_MS (500),
+ * SD_MUTEX_CLIENTS ("1,3,8"), SD_MUTEX_REDIS_RETRY_MS (1), SD_MUTEX_CONTENDERS (all four; a subset
+ * for exploring, e.g. "centralized,redis-setnx").
  */
 import { cleanupOnExit } from './lib/exit-cleanup.js'
 import type { Contender } from './lib/mutex-protocol.js'
@@ -31,10 +32,21 @@ const clientCounts = (process.env.SD_MUTEX_CLIENTS ?? '1,3,8').split(',').map(Nu
 if (clientCounts.some((n) => !Number.isInteger(n) || n < 1 || n > 32)) {
   throw new RangeError('SD_MUTEX_CLIENTS must be comma-separated client counts (1..32)')
 }
-const contenders: Contender[] = ['centralized', 'redis-setnx', 'ricart-agrawala', 'redlock']
+const allContenders: Contender[] = ['centralized', 'redis-setnx', 'ricart-agrawala', 'redlock']
+const contenders = (process.env.SD_MUTEX_CONTENDERS?.split(',') ?? allContenders) as Contender[]
+if (contenders.some((c) => !allContenders.includes(c))) {
+  throw new RangeError(`SD_MUTEX_CONTENDERS must be a comma-separated subset of ${allContenders}`)
+}
 const log = (line: string) => console.error(`  mutex: ${line}`)
 
 async function measure(rig: MutexRig, setup: MutexSetup): Promise<Trial[]> {
+  // One unrecorded trial of every contender at the largest client count first: each worker
+  // process then runs JIT-compiled code for every lock, not only for the ones that happened to
+  // run before it (the pool of processes is shared by all contenders).
+  for (const contender of contenders) {
+    const trial = await rig.run(contender, setup.maxClients)
+    log(`warm-up, ${setup.maxClients} clients: ${contender} ${Math.round(trial.rate)} acquires/s`)
+  }
   const trials: Trial[] = []
   for (let round = 0; round < setup.rounds; round++) {
     // Rotate the client counts and the contenders, so that none always runs first.
@@ -71,7 +83,7 @@ export default async function mutexBench(): Promise<BenchResult[]> {
     redis.killSync()
   })
   const setup: MutexSetup = {
-    rounds: Math.round(envNumber('SD_MUTEX_ROUNDS', 3)),
+    rounds: Math.round(envNumber('SD_MUTEX_ROUNDS', 5)),
     durationMs: envNumber('SD_MUTEX_DURATION_MS', 2000),
     warmupMs: envNumber('SD_MUTEX_WARMUP_MS', 500, 0),
     retryMs: envNumber('SD_MUTEX_REDIS_RETRY_MS', 1, 0),

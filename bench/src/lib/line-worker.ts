@@ -12,7 +12,9 @@ const runTsconfig = fileURLToPath(new URL('../../tsconfig.run.json', import.meta
 
 /** The arguments that make `node` run the worker script `file` as the benchmarks run. */
 export function nodeArgs(file: string): string[] {
-  return [process.execPath, '--import', tsxLoader, file]
+  // SD_BENCH_WORKER_FLAGS: extra Node flags for the workers (e.g. "--cpu-prof"), for profiling.
+  const extra = process.env.SD_BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []
+  return [process.execPath, ...extra, '--import', tsxLoader, file]
 }
 
 /** Every worker not yet known to be dead, so exit handlers can kill them synchronously by PID. */

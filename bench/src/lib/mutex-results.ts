@@ -67,6 +67,7 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
     const rl = summary(redlock)
     for (const contender of ['centralized', 'ricart-agrawala'] as const) {
       const ours = of(contender, n)
+      if (ours.length === 0) continue // left out by SD_MUTEX_CONTENDERS
       const mine = summary(ours)
       const ratio = pairedRatio(mine.samples, base.samples)
       results.push({
