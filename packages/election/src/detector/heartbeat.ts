@@ -1,0 +1,96 @@
+/**
+ * Heartbeat failure detection, as every algorithm of this package uses it: the leader sends a
+ * heartbeat every `intervalMs`; a follower that hears nothing from it for `timeoutMs` suspects it.
+ *
+ * Perfect detection is impossible in an asynchronous system: a heartbeat that is only late looks
+ * exactly like one that will never come. The timeout trades the time to notice a real crash for
+ * the rate of false suspicions; what a false suspicion costs depends on the algorithm (see the
+ * README).
+ */
+import { type Ctx, InvalidArgumentError } from '@sd/transport'
+
+export interface HeartbeatOptions {
+  /** How often the leader says it is alive, ms. Default 100. */
+  intervalMs?: number
+  /**
+   * Silence after which the leader is suspected, ms. Default 5 x intervalMs. At least
+   * 2 x intervalMs, so that one lost or late heartbeat never causes a suspicion on its own.
+   */
+  timeoutMs?: number
+}
+
+export interface HeartbeatSettings {
+  intervalMs: number
+  timeoutMs: number
+}
+
+/** Checks the relation of interval and timeout; throws InvalidArgumentError with what to change. */
+export function heartbeatSettings(options: HeartbeatOptions = {}): HeartbeatSettings {
+  const intervalMs = options.intervalMs ?? 100
+  if (!(Number.isFinite(intervalMs) && intervalMs > 0)) {
+    throw new InvalidArgumentError(
+      `heartbeat intervalMs must be a positive number, got ${intervalMs}`,
+    )
+  }
+  const timeoutMs = options.timeoutMs ?? 5 * intervalMs
+  if (!(Number.isFinite(timeoutMs) && timeoutMs >= 2 * intervalMs)) {
+    throw new InvalidArgumentError(
+      `heartbeat timeoutMs (${timeoutMs}) must be at least 2 x intervalMs (${2 * intervalMs}): ` +
+        'with less, one late heartbeat is taken for a crash',
+    )
+  }
+  return { intervalMs, timeoutMs }
+}
+
+const BEAT = 'heartbeat:beat'
+const SILENCE = 'heartbeat:silence'
+
+/**
+ * The two timers of a node's heartbeat duty: sending (as leader) or listening (as follower).
+ * A protocol calls `lead` / `follow` / `heard` / `stop`, and passes its timers to `onTimer`.
+ */
+export class LeaderWatch {
+  constructor(readonly settings: HeartbeatSettings) {}
+
+  /** Start sending heartbeats: `beat` is called now and every intervalMs until `stop` or `follow`. */
+  lead<Msg, Ev>(ctx: Ctx<Msg, Ev>, beat: () => void): void {
+    ctx.cancelTimer(SILENCE)
+    this.beat = beat
+    beat()
+    ctx.setTimer(BEAT, this.settings.intervalMs)
+  }
+
+  /** Listen for the leader: suspect it after timeoutMs of silence (the clock starts now). */
+  follow<Msg, Ev>(ctx: Ctx<Msg, Ev>): void {
+    ctx.cancelTimer(BEAT)
+    this.beat = undefined
+    ctx.setTimer(SILENCE, this.settings.timeoutMs)
+  }
+
+  /** A heartbeat (or anything that proves the leader alive) arrived. */
+  heard<Msg, Ev>(ctx: Ctx<Msg, Ev>): void {
+    if (this.beat === undefined) ctx.setTimer(SILENCE, this.settings.timeoutMs)
+  }
+
+  stop<Msg, Ev>(ctx: Ctx<Msg, Ev>): void {
+    ctx.cancelTimer(BEAT)
+    ctx.cancelTimer(SILENCE)
+    this.beat = undefined
+  }
+
+  /**
+   * Handles this watch's timers: 'suspect' when the leader fell silent, 'handled' for a beat sent,
+   * undefined when `key` is not one of its timers.
+   */
+  onTimer<Msg, Ev>(key: string, ctx: Ctx<Msg, Ev>): 'suspect' | 'handled' | undefined {
+    if (key === BEAT) {
+      this.beat?.()
+      if (this.beat) ctx.setTimer(BEAT, this.settings.intervalMs)
+      return 'handled'
+    }
+    if (key === SILENCE) return 'suspect'
+    return undefined
+  }
+
+  private beat: (() => void) | undefined
+}
