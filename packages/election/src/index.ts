@@ -1,4 +1,12 @@
 export {
+  type AbortSignalLike,
+  createElection,
+  type Election,
+  type ElectionOptions,
+  type LeaderView,
+  type WaitOptions,
+} from './api/index.js'
+export {
   agreedLeader,
   checkElection,
   type ElectionVerdict,
@@ -21,4 +29,10 @@ export {
   heartbeatSettings,
   LeaderWatch,
 } from './detector/heartbeat.js'
+export {
+  ElectionAbortedError,
+  ElectionClosedError,
+  ElectionTimeoutError,
+  InvalidArgumentError,
+} from './errors.js'
 export { nextTerm, observeTerm, storedTerm } from './terms.js'

@@ -1,0 +1,228 @@
+/**
+ * An election for application code: runs any algorithm of this package on a transport and keeps
+ * what its `leader` / `leader-lost` events say, as `leader()`, `term()` and change callbacks.
+ */
+import {
+  type Clock,
+  type NodeId,
+  type ProtocolFactory,
+  type ProtocolHandle,
+  realTimers,
+  runProtocol,
+  type StorageBackend,
+  systemClock,
+  type TimerScheduler,
+  type Transport,
+} from '@sd/transport'
+import type { ElectionRequest } from '../contract.js'
+import {
+  ElectionAbortedError,
+  ElectionClosedError,
+  ElectionTimeoutError,
+  InvalidArgumentError,
+} from '../errors.js'
+import { asyncDispose } from './dispose.js'
+
+export interface ElectionOptions<Msg, Ev> {
+  /** This node's transport (UDP, or a simulator node's): the caller owns it and closes it. */
+  transport: Transport<Msg>
+  /** The algorithm, as its factory: `bully()`, `majorityElection()`... */
+  algorithm: ProtocolFactory<Msg, ElectionRequest, Ev>
+  /** Every member of the group, this node included or not. */
+  members: readonly NodeId[]
+  /** Stable storage (`openFileStorage(path)`): terms never go back, also across restarts. */
+  storage?: StorageBackend
+  /** Sees every event of the protocol (attached before it starts). */
+  onEvent?: (event: Ev) => void
+  /** Where time comes from. Default: the system clock. */
+  clock?: Clock
+  /** Where timers live. Default: real (unref'd) timers. */
+  timers?: TimerScheduler
+}
+
+/** Who leads, and in which term (the term is the fencing token of whatever the leader guards). */
+export interface LeaderView {
+  leader: NodeId
+  term: number
+}
+
+/** What `waitForLeader` needs of an AbortSignal (a DOM or Node AbortSignal is one). */
+export interface AbortSignalLike {
+  readonly aborted: boolean
+  readonly reason?: unknown
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
+export interface WaitOptions {
+  /** Give up after this many ms (`ElectionTimeoutError`); default: wait as long as it takes. */
+  timeoutMs?: number
+  /** Give up when aborted (`ElectionAbortedError`, with the signal's reason as `cause`). */
+  signal?: AbortSignalLike
+}
+
+export interface Election<Ev> {
+  readonly self: NodeId
+  /** The leader this node follows now, or undefined (none known, or suspected). */
+  leader(): NodeId | undefined
+  /** The term of the current leader; with none, the last term this node saw (0 before any). */
+  term(): number
+  isLeader(): boolean
+  /** Called with the new view on every change (undefined: no leader trusted any more). */
+  onLeaderChange(listener: (view: LeaderView | undefined) => void): () => void
+  /** The current leader, or the next one to be known. */
+  waitForLeader(options?: WaitOptions): Promise<LeaderView>
+  /** Starts an election now, as if the leader had been suspected. */
+  start(): void
+  /** Steps down if this node leads (the algorithm announces it and elects another). */
+  resign(): void
+  onEvent(listener: (event: Ev) => void): () => void
+  /** The running protocol, for requests of its own. */
+  readonly protocol: ProtocolHandle<ElectionRequest, Ev>
+  readonly closed: boolean
+  /** Stops the protocol (the transport stays open) and rejects waits (`ElectionClosedError`). */
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+function checkWait(options: WaitOptions): number | undefined {
+  const ms = options.timeoutMs
+  if (ms === undefined || ms === Number.POSITIVE_INFINITY) return undefined
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0 || ms > MAX_TIMER_MS) {
+    throw new InvalidArgumentError(
+      `waitForLeader: timeoutMs must be a number in 0..${MAX_TIMER_MS} (or Infinity), got ${String(ms)}`,
+    )
+  }
+  return ms
+}
+
+type AnyEvent = { type?: unknown; leader?: unknown; term?: unknown }
+
+export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Election<Ev> {
+  if (typeof options.algorithm !== 'function') {
+    throw new InvalidArgumentError(
+      'createElection: algorithm must be a protocol factory, e.g. bully()',
+    )
+  }
+  const timers = options.timers ?? realTimers
+  const clock = options.clock ?? systemClock
+  let view: LeaderView | undefined
+  let lastTerm = 0
+  let closed = false
+  const changeListeners = new Set<(view: LeaderView | undefined) => void>()
+  const waiters = new Set<{
+    resolve(v: LeaderView): void
+    reject(e: unknown): void
+    cleanup(): void
+  }>()
+
+  const settle = () => {
+    if (view === undefined) return
+    const now = view
+    for (const w of [...waiters]) {
+      w.cleanup()
+      w.resolve(now)
+    }
+  }
+  const change = (next: LeaderView | undefined) => {
+    const same =
+      (next === undefined && view === undefined) ||
+      (next !== undefined &&
+        view !== undefined &&
+        next.leader === view.leader &&
+        next.term === view.term)
+    if (same) return
+    view = next
+    for (const listener of [...changeListeners]) listener(next)
+    settle()
+  }
+
+  const protocol = runProtocol(options.algorithm(options.transport.self), {
+    transport: options.transport,
+    members: options.members,
+    storage: options.storage,
+    clock,
+    timers,
+    onEvent: (event: Ev) => {
+      const e = event as AnyEvent
+      if (e.type === 'leader' && typeof e.term === 'number') {
+        lastTerm = Math.max(lastTerm, e.term)
+        change({ leader: e.leader as NodeId, term: e.term })
+      } else if (e.type === 'leader-lost' && typeof e.term === 'number') {
+        lastTerm = Math.max(lastTerm, e.term)
+        if (view !== undefined && view.term <= e.term) change(undefined)
+      }
+      options.onEvent?.(event)
+    },
+  })
+
+  const close = async () => {
+    if (closed) return
+    closed = true
+    protocol.stop()
+    for (const w of [...waiters]) {
+      w.cleanup()
+      w.reject(new ElectionClosedError())
+    }
+  }
+
+  return {
+    self: options.transport.self,
+    leader: () => view?.leader,
+    term: () => view?.term ?? lastTerm,
+    isLeader: () => view !== undefined && view.leader === options.transport.self,
+    onLeaderChange(listener) {
+      changeListeners.add(listener)
+      return () => changeListeners.delete(listener)
+    },
+    waitForLeader(wait = {}) {
+      if (closed) return Promise.reject(new ElectionClosedError())
+      const ms = checkWait(wait)
+      if (wait.signal?.aborted) return Promise.reject(new ElectionAbortedError(wait.signal.reason))
+      if (view !== undefined) return Promise.resolve(view)
+      return new Promise<LeaderView>((resolve, reject) => {
+        const timer =
+          ms === undefined
+            ? undefined
+            : timers.schedule(ms, () => {
+                waiter.cleanup()
+                reject(new ElectionTimeoutError(ms))
+              })
+        const onAbort = () => {
+          waiter.cleanup()
+          reject(new ElectionAbortedError(wait.signal?.reason))
+        }
+        const waiter = {
+          resolve,
+          reject,
+          cleanup: () => {
+            waiters.delete(waiter)
+            if (timer !== undefined) timers.cancel(timer)
+            wait.signal?.removeEventListener('abort', onAbort)
+          },
+        }
+        waiters.add(waiter)
+        wait.signal?.addEventListener('abort', onAbort, { once: true })
+      })
+    },
+    start() {
+      if (closed) throw new ElectionClosedError()
+      protocol.request({ type: 'start' })
+    },
+    resign() {
+      if (closed) throw new ElectionClosedError()
+      protocol.request({ type: 'resign' })
+    },
+    onEvent(listener) {
+      return protocol.onEvent(listener)
+    },
+    protocol,
+    get closed() {
+      return closed
+    },
+    close,
+    [asyncDispose]: close,
+  }
+}
