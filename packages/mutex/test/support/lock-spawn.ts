@@ -1,52 +1,15 @@
-/**
- * Starting lock-worker.ts child processes for the multi-process tests: free loopback UDP ports,
- * and a spawned worker whose stdout lines and exit code the test can poll.
- */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createSocket } from 'node:dgram'
+/** Starting lock-worker.ts child processes for the multi-process tests. */
 import { fileURLToPath } from 'node:url'
+import { spawnScript, type Worker } from '../../../../test-support/processes.js'
+
+export { freePorts, type Worker } from '../../../../test-support/processes.js'
 
 const script = fileURLToPath(new URL('./lock-worker.ts', import.meta.url))
 const packageDir = fileURLToPath(new URL('../..', import.meta.url))
 
-export interface Worker {
-  id: string
-  proc: ChildProcess
-  lines: string[]
-  /** undefined while running; the exit code, or null when killed by a signal. */
-  exitCode: number | null | undefined
-}
-
-/** Free UDP ports on loopback: bound to port 0, read, closed (nothing else binds loopback here). */
-export async function freePorts(n: number): Promise<number[]> {
-  const ports: number[] = []
-  for (let i = 0; i < n; i++) {
-    const socket = createSocket('udp4')
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
-    ports.push(socket.address().port)
-    await new Promise<void>((resolve) => socket.close(resolve))
-  }
-  return ports
-}
-
 /** Spawns a worker with `config` and pushes it on `into` first (for the caller's cleanup). */
 export function spawnWorker(config: Record<string, unknown>, into: Worker[]): Worker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(config)], {
-    cwd: packageDir,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
-  const worker: Worker = { id: config.id as string, proc, lines: [], exitCode: undefined }
-  into.push(worker)
-  let rest = ''
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    const parts = (rest + chunk.toString()).split('\n')
-    rest = parts.pop()!
-    worker.lines.push(...parts)
-  })
-  proc.once('exit', (code) => {
-    worker.exitCode = code
-  })
-  return worker
+  return spawnScript(script, packageDir, config, into)
 }
 
 /** The first line starting with `prefix`, if any. */
