@@ -1,0 +1,239 @@
+import { type Ctx, compareNodeIds, type NodeId, type Protocol } from '@sd/transport'
+import { compareCandidates, type ElectionRequest } from '../contract.js'
+import { LeaderWatch } from '../detector/heartbeat.js'
+import { observeTerm, storedTerm } from '../terms.js'
+import type { BullyEvent } from './events.js'
+import { type BullyMessage, parseMessage } from './messages.js'
+import type { BullySettings } from './options.js'
+import { ownsTerm, termAbove } from './terms.js'
+
+type BCtx = Ctx<BullyMessage, BullyEvent>
+
+const OK_TIMER = 'bully:ok'
+const COORDINATOR_TIMER = 'bully:coordinator'
+
+/**
+ * One node of the bully algorithm. Its state is volatile except the highest term seen (stable
+ * storage): a restarted node knows no leader, runs an election, and never reuses a term.
+ */
+export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyEvent> {
+  private readonly watch: LeaderWatch
+  /** The leader this node follows (itself when it leads), undefined while it knows none. */
+  private leader: NodeId | undefined
+  private leaderTerm = 0
+  /** 'electing': ELECTION sent, waiting for an OK; 'waiting': an OK came, waiting for a COORDINATOR. */
+  private phase: 'idle' | 'electing' | 'waiting' = 'idle'
+  /** A leader that resigned stays out (no OK, no election) until a new leader is announced. */
+  private resigned = false
+
+  constructor(private readonly settings: BullySettings) {
+    this.watch = new LeaderWatch(settings.heartbeat)
+  }
+
+  /** A (re)started process does not know the leader: it holds an election, and bullies if it is the best. */
+  start(ctx: BCtx): void {
+    this.startElection(ctx)
+  }
+
+  onRequest(req: ElectionRequest, ctx: BCtx): void {
+    const type = (req as { type?: unknown } | null)?.type
+    if (type === 'start') {
+      // An explicit start also ends a resignation: the caller wants this node back in.
+      this.resigned = false
+      this.suspect(ctx)
+    } else if (type === 'resign') {
+      this.resign(ctx)
+    } else {
+      ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed request' })
+    }
+  }
+
+  onMessage(from: NodeId, raw: BullyMessage, ctx: BCtx): void {
+    const msg = parseMessage(raw)
+    if (typeof msg === 'string') {
+      ctx.emit({ type: 'ignored', from, reason: msg })
+      return
+    }
+    const known = storedTerm(ctx.storage)
+    observeTerm(ctx.storage, msg.term)
+    switch (msg.type) {
+      case 'election':
+        this.onElection(from, ctx)
+        break
+      case 'ok':
+        this.onOk(from, ctx)
+        break
+      case 'coordinator':
+      case 'heartbeat':
+        this.onClaim(from, msg.type, msg.term, known, ctx)
+        break
+      case 'resign':
+        if (from === this.leader && msg.term === this.leaderTerm) this.suspect(ctx)
+        else ctx.emit({ type: 'ignored', from, reason: `resign of term ${msg.term}, not followed` })
+        break
+      case 'newer':
+        break // the term was observed above; the check below does the rest
+    }
+    // A leader that hears of a term above its own was replaced somewhere (while cut off, or it
+    // restarted with an old term): it steps down and holds an election, which it wins again with
+    // a term above every term seen if it is still the best live candidate.
+    if (this.leader === ctx.self && storedTerm(ctx.storage) > this.leaderTerm) this.suspect(ctx)
+  }
+
+  onTimer(key: string, ctx: BCtx): void {
+    const watched = this.watch.onTimer(key, ctx)
+    if (watched === 'suspect') {
+      this.suspect(ctx)
+    } else if (watched !== undefined) {
+      // a heartbeat went out
+    } else if (key === OK_TIMER && this.phase === 'electing') {
+      this.win(ctx)
+    } else if (key === COORDINATOR_TIMER && this.phase === 'waiting') {
+      // The candidate that answered OK never announced (it crashed meanwhile): start over.
+      this.phase = 'idle'
+      this.startElection(ctx)
+    }
+  }
+
+  private onElection(from: NodeId, ctx: BCtx): void {
+    if (this.compare(from, ctx.self) > 0) {
+      ctx.emit({ type: 'ignored', from, reason: 'election from a better candidate' })
+      return
+    }
+    if (this.resigned) {
+      ctx.emit({ type: 'ignored', from, reason: 'resigned: stays out of this election' })
+      return
+    }
+    ctx.send(from, { type: 'ok', term: storedTerm(ctx.storage) })
+    if (this.leader === ctx.self) {
+      // Still leading: the initiator suspected wrongly, tell it at once (no new term). An outdated
+      // leader says nothing here; its new election (in onMessage) announces to everyone.
+      if (storedTerm(ctx.storage) === this.leaderTerm) {
+        ctx.send(from, { type: 'coordinator', term: this.leaderTerm })
+      }
+      return
+    }
+    this.startElection(ctx)
+  }
+
+  private onOk(from: NodeId, ctx: BCtx): void {
+    // Later OKs, or OKs after the election ended, change nothing: a better candidate runs.
+    if (this.phase !== 'electing' || this.compare(from, ctx.self) < 0) return
+    ctx.cancelTimer(OK_TIMER)
+    this.phase = 'waiting'
+    ctx.emit({ type: 'ok', from })
+    ctx.setTimer(COORDINATOR_TIMER, this.settings.coordinatorTimeoutMs)
+  }
+
+  /** A COORDINATOR, or a HEARTBEAT (which also tells a node that missed the COORDINATOR). */
+  private onClaim(
+    from: NodeId,
+    kind: 'coordinator' | 'heartbeat',
+    term: number,
+    known: number,
+    ctx: BCtx,
+  ): void {
+    const [rank, size] = this.rankOf(from, ctx)
+    if (!ownsTerm(term, rank, size)) {
+      ctx.emit({ type: 'ignored', from, reason: `${kind} of term ${term}, not a term of ${from}` })
+      return
+    }
+    if (term < known) {
+      ctx.emit({ type: 'ignored', from, reason: `${kind} of term ${term}, older than ${known}` })
+      ctx.send(from, { type: 'newer', term: known })
+      return
+    }
+    if (from === this.leader && term === this.leaderTerm) {
+      this.watch.heard(ctx)
+      // The leader's COORDINATOR again: the answer to this node's ELECTION, which ends it. A
+      // heartbeat does not: the ELECTION is on its way to the leader, which will answer it.
+      if (kind === 'coordinator') this.endElection(ctx)
+      return
+    }
+    if (!this.resigned && this.compare(from, ctx.self) < 0) {
+      // This node is alive and better: it bullies the claimant with an election of its own.
+      ctx.emit({ type: 'ignored', from, reason: `${kind} from a worse candidate` })
+      this.startElection(ctx)
+      return
+    }
+    this.resigned = false
+    this.endElection(ctx)
+    const changed = from !== this.leader || term !== this.leaderTerm
+    this.leader = from
+    this.leaderTerm = term
+    if (changed) ctx.emit({ type: 'leader', leader: from, term })
+    this.watch.follow(ctx)
+  }
+
+  private resign(ctx: BCtx): void {
+    if (this.leader !== ctx.self) {
+      ctx.emit({ type: 'ignored', from: ctx.self, reason: 'resign from a node that does not lead' })
+      return
+    }
+    const term = this.leaderTerm
+    this.dropLeader(ctx)
+    this.resigned = true
+    ctx.broadcast({ type: 'resign', term })
+  }
+
+  /** The leader is no longer trusted (silence, a request, a resignation, or a newer term). */
+  private suspect(ctx: BCtx): void {
+    this.dropLeader(ctx)
+    this.startElection(ctx)
+  }
+
+  private dropLeader(ctx: BCtx): void {
+    if (this.leader === undefined) return
+    ctx.emit({ type: 'leader-lost', term: this.leaderTerm })
+    this.leader = undefined
+    this.watch.stop(ctx)
+  }
+
+  private startElection(ctx: BCtx): void {
+    if (this.phase !== 'idle' || this.resigned) return
+    if (this.leader === ctx.self) this.dropLeader(ctx)
+    this.phase = 'electing'
+    const known = storedTerm(ctx.storage)
+    ctx.emit({ type: 'election-started', term: known })
+    const better = ctx.peers.filter((id) => this.compare(id, ctx.self) > 0)
+    if (better.length === 0) {
+      this.win(ctx) // nobody to ask: the best candidate wins at once
+      return
+    }
+    for (const id of better) ctx.send(id, { type: 'election', term: known })
+    ctx.setTimer(OK_TIMER, this.settings.okTimeoutMs)
+  }
+
+  private win(ctx: BCtx): void {
+    this.endElection(ctx)
+    const [rank, size] = this.rankOf(ctx.self, ctx)
+    const term = termAbove(storedTerm(ctx.storage), rank, size)
+    observeTerm(ctx.storage, term) // durable before the COORDINATOR leaves
+    this.leader = ctx.self
+    this.leaderTerm = term
+    ctx.emit({ type: 'leader', leader: ctx.self, term })
+    ctx.broadcast({ type: 'coordinator', term })
+    // The COORDINATOR counts as the first heartbeat: the next one goes out intervalMs later.
+    let announced = false
+    this.watch.lead(ctx, () => {
+      if (announced) ctx.broadcast({ type: 'heartbeat', term })
+      announced = true
+    })
+  }
+
+  private endElection(ctx: BCtx): void {
+    ctx.cancelTimer(OK_TIMER)
+    ctx.cancelTimer(COORDINATOR_TIMER)
+    this.phase = 'idle'
+  }
+
+  private compare(a: NodeId, b: NodeId): number {
+    return compareCandidates(a, b, this.settings.priority)
+  }
+
+  /** The rank of `id` among the members sorted by id, and their number (who owns which terms). */
+  private rankOf(id: NodeId, ctx: BCtx): [number, number] {
+    const members = [ctx.self, ...ctx.peers].sort(compareNodeIds)
+    return [members.indexOf(id), members.length]
+  }
+}
