@@ -1,0 +1,5 @@
+export type { Answer } from './answers.js'
+export { type Graph, graphOf, randomConnectedGraph } from './graph.js'
+export type { YoyoEvent, YoyoMessage, YoyoRole } from './messages.js'
+export type { YoyoOptions } from './options.js'
+export { yoyo } from './protocol.js'
