@@ -6,6 +6,7 @@ export {
   type LeaderView,
   type WaitOptions,
 } from './api/index.js'
+export { type BullyEvent, type BullyMessage, type BullyOptions, bully } from './bully/index.js'
 export {
   agreedLeader,
   checkElection,
