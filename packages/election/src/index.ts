@@ -37,3 +37,13 @@ export {
   InvalidArgumentError,
 } from './errors.js'
 export { nextTerm, observeTerm, storedTerm } from './terms.js'
+export {
+  type Graph,
+  graphOf,
+  randomConnectedGraph,
+  type YoyoEvent,
+  type YoyoMessage,
+  type YoyoOptions,
+  type YoyoRole,
+  yoyo,
+} from './yoyo/index.js'
