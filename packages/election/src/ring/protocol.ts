@@ -1,0 +1,286 @@
+import { type Ctx, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
+import { bestOf, compareCandidates, type ElectionRequest } from '../contract.js'
+import { LeaderWatch } from '../detector/heartbeat.js'
+import { observeTerm, storedTerm } from '../terms.js'
+import {
+  type CoordinatorPass,
+  type ElectionPass,
+  type Pass,
+  parseMessage,
+  type RingEvent,
+  type RingMessage,
+} from './messages.js'
+import { type RingElectionOptions, settingsOf } from './options.js'
+import { ballot, idOrder, type RingOrder, sortedHas } from './order.js'
+
+type RingCtx = Ctx<RingMessage, RingEvent>
+
+const STARTED_KEY = 'ring:started'
+
+/**
+ * The ring election of Tanenbaum's textbook, over the members in id order. An initiator sends
+ * ELECTION [its id] to its successor; every live member appends its id and passes it on. Every
+ * pass is acknowledged: no ACK within `ackTimeoutMs` and the successor is taken as crashed and
+ * skipped. When the ELECTION reaches a member already in its list (its initiator, or the first
+ * live one after it) it has been everywhere: that member turns it into COORDINATOR (the best of
+ * the list, the list as the new ring, a term) which circulates once.
+ *
+ * Several initiators at once each run a full circulation; with the same members alive their
+ * lists hold the same ids and carry the same highest term, so they announce the same leader in
+ * the same term (the term is a ballot of the leader, see `ballot`), and members announce it once.
+ *
+ * The leader then sends heartbeats to everyone; a follower that hears nothing for the heartbeat
+ * timeout emits `leader-lost` and starts an election. A recovered member starts one on start.
+ * A member that learns of a leader worse than itself was missed (taken for crashed): it starts an
+ * election, which it wins.
+ */
+export function ringElection(
+  options: RingElectionOptions = {},
+): ProtocolFactory<RingMessage, ElectionRequest, RingEvent> {
+  const settings = settingsOf(options)
+  const { priority } = settings
+  return (self) => {
+    const watch = new LeaderWatch(settings.heartbeat)
+    let order: RingOrder = idOrder(self, [])
+    let electionMs = 0
+    /** The leader followed now (undefined while electing or after a suspicion). */
+    let current: { leader: NodeId; term: number } | undefined
+    /** The term of the last event emitted: events never go back. */
+    let lastTerm = 0
+    /** Took part in an election whose COORDINATOR has not come yet. */
+    let electing = false
+    /** The round of this member's own ELECTION still out. */
+    let round: number | undefined
+    /** The last election this member closed for a crashed initiator (duplicates are dropped). */
+    let lastClosed: { initiator: NodeId; round: number } | undefined
+    /** Resigned: not a candidate in the next election. */
+    let standAside = false
+    /** The ring of the last COORDINATOR (ascending); members outside it are skipped. */
+    let members: readonly NodeId[] | undefined
+    /** Successors that did not acknowledge a pass, and members outside `members` heard from. */
+    const dead = new Set<NodeId>()
+    const back = new Set<NodeId>()
+    const passes = new Map<number, { to: NodeId; pass: Pass }>()
+    let hopSeq = 0
+
+    const better = (a: NodeId, b: NodeId) => compareCandidates(a, b, priority) > 0
+    const skipped = (id: NodeId) =>
+      dead.has(id) || (members !== undefined && !back.has(id) && !sortedHas(members, id))
+
+    const successor = () => {
+      let next = order.after(self)
+      while (next !== self && skipped(next)) next = order.after(next)
+      return next
+    }
+
+    const heardFrom = (id: NodeId) => {
+      dead.delete(id)
+      if (members !== undefined && !sortedHas(members, id)) back.add(id)
+    }
+
+    const pass = (p: Pass, ctx: RingCtx) => {
+      const to = successor()
+      if (to === self) {
+        // Everyone else is skipped: the ELECTION is complete here; a COORDINATOR is done.
+        if (p.type === 'election') onElection(p, ctx)
+        return
+      }
+      const hop = ++hopSeq
+      passes.set(hop, { to, pass: p })
+      ctx.send(to, { ...p, hop })
+      ctx.setTimer(`ack:${hop}`, settings.ackTimeoutMs)
+    }
+
+    const accept = (leader: NodeId, term: number, ctx: RingCtx) => {
+      lastTerm = term
+      current = { leader, term }
+      standAside = false
+      ctx.emit({ type: 'leader', leader, term })
+      if (leader === self) watch.lead(ctx, () => ctx.broadcast({ type: 'heartbeat', term }))
+      else watch.follow(ctx)
+    }
+
+    const drop = (ctx: RingCtx) => {
+      if (current === undefined) return
+      ctx.emit({ type: 'leader-lost', term: current.term })
+      current = undefined
+      watch.stop(ctx)
+    }
+
+    /**
+     * A leadership to follow: one of a newer term, or the one this member stopped trusting (the
+     * term names its leader, so it is the same one, proved alive).
+     */
+    const fresh = (term: number) => term > lastTerm || (term === lastTerm && current === undefined)
+
+    const waitForCoordinator = (ctx: RingCtx) => {
+      electing = true
+      ctx.setTimer('election', electionMs)
+    }
+
+    const initiate = (ctx: RingCtx) => {
+      round = Math.floor(ctx.random() * 2 ** 31)
+      waitForCoordinator(ctx)
+      const out = standAside ? [self] : []
+      pass({ type: 'election', list: [self], out, max: storedTerm(ctx.storage), round }, ctx)
+    }
+
+    /** A leader of a term this member never saw, from a heartbeat or an answer to one. */
+    const learned = (leader: NodeId, term: number, ctx: RingCtx) => {
+      if (!fresh(term)) return
+      observeTerm(ctx.storage, term)
+      if (better(self, leader) && !standAside) {
+        if (!electing) initiate(ctx)
+      } else {
+        electing = false
+        ctx.cancelTimer('election')
+        accept(leader, term, ctx)
+      }
+    }
+
+    const close = (m: ElectionPass, ctx: RingCtx) => {
+      const initiator = m.list[0]!
+      if (initiator === self) {
+        if (round !== m.round) return // an older election of ours, or a duplicate
+        round = undefined
+      } else {
+        // The initiator was skipped: the first member it went through closes it.
+        if (lastClosed?.initiator === initiator && lastClosed.round === m.round) return
+        lastClosed = { initiator, round: m.round }
+      }
+      const candidates = m.out.length > 0 ? m.list.filter((id) => !m.out.includes(id)) : m.list
+      const leader = bestOf(candidates.length > 0 ? candidates : m.list, priority)!
+      const seen = Math.max(m.max, storedTerm(ctx.storage))
+      const coordinator: CoordinatorPass = {
+        type: 'coordinator',
+        leader,
+        term: ballot(seen, order.rank(leader), order.size),
+        members: sortNodeIds(m.list),
+        closer: self,
+        hops: 0,
+      }
+      adopt(coordinator, ctx)
+      pass({ ...coordinator, hops: 1 }, ctx)
+    }
+
+    function onElection(m: ElectionPass, ctx: RingCtx) {
+      if (m.list.includes(self)) return close(m, ctx)
+      waitForCoordinator(ctx)
+      pass(
+        {
+          type: 'election',
+          list: [...m.list, self],
+          out: standAside ? [...m.out, self] : m.out,
+          max: Math.max(m.max, storedTerm(ctx.storage)),
+          round: m.round,
+        },
+        ctx,
+      )
+    }
+
+    function adopt(m: CoordinatorPass, ctx: RingCtx) {
+      observeTerm(ctx.storage, m.term)
+      members = m.members
+      dead.clear()
+      back.clear()
+      electing = false
+      ctx.cancelTimer('election')
+      if (better(self, m.leader) && !sortedHas(m.members, self) && !standAside) {
+        initiate(ctx) // the election went round without us
+        return
+      }
+      if (fresh(m.term)) accept(m.leader, m.term, ctx)
+    }
+
+    const onCoordinator = (m: CoordinatorPass, ctx: RingCtx) => {
+      if (m.closer === self || m.hops >= order.size) return // back home, or its closer crashed
+      adopt(m, ctx)
+      pass({ ...m, hops: m.hops + 1 }, ctx)
+    }
+
+    return {
+      start(ctx) {
+        order = idOrder(self, ctx.peers)
+        electionMs = settings.electionTimeoutMs(order.size)
+        lastTerm = storedTerm(ctx.storage)
+        // A recovered member starts an election; a fresh group waits for a request.
+        if (ctx.storage.get(STARTED_KEY) === true) initiate(ctx)
+        else ctx.storage.set(STARTED_KEY, true)
+      },
+
+      onRequest(req, ctx) {
+        const r = req as { type?: unknown }
+        if (r.type === 'start') {
+          drop(ctx)
+          return initiate(ctx)
+        }
+        if (r.type === 'resign') {
+          if (current?.leader !== self) {
+            return ctx.emit({ type: 'ignored', from: self, reason: 'resign: not the leader' })
+          }
+          const { term } = current
+          drop(ctx)
+          ctx.broadcast({ type: 'resign', term })
+          standAside = true
+          return initiate(ctx)
+        }
+        ctx.emit({ type: 'ignored', from: self, reason: 'unknown request' })
+      },
+
+      onTimer(key, ctx) {
+        if (key.startsWith('ack:')) {
+          const hop = Number(key.slice(4))
+          const p = passes.get(hop)
+          if (p === undefined) return
+          passes.delete(hop)
+          dead.add(p.to)
+          ctx.emit({ type: 'skipped', node: p.to })
+          return pass(p.pass, ctx)
+        }
+        if (key === 'election') {
+          if (electing) initiate(ctx)
+          return
+        }
+        if (watch.onTimer(key, ctx) === 'suspect') {
+          drop(ctx)
+          if (!electing) initiate(ctx)
+        }
+      },
+
+      onMessage(from, raw, ctx) {
+        const m = parseMessage(raw)
+        if (typeof m === 'string') return ctx.emit({ type: 'ignored', from, reason: m })
+        if (from === self || !order.has(from)) {
+          return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
+        }
+        heardFrom(from)
+        switch (m.type) {
+          case 'election':
+          case 'coordinator': {
+            ctx.send(from, { type: 'ack', hop: m.hop })
+            const { hop: _, ...p } = m
+            return p.type === 'election' ? onElection(p, ctx) : onCoordinator(p, ctx)
+          }
+          case 'ack': {
+            const p = passes.get(m.hop)
+            if (p === undefined || p.to !== from) return
+            passes.delete(m.hop)
+            return ctx.cancelTimer(`ack:${m.hop}`)
+          }
+          case 'heartbeat':
+            if (current?.leader === from && current.term === m.term) return watch.heard(ctx)
+            if (m.term < lastTerm && current !== undefined) {
+              return ctx.send(from, { type: 'leader-is', ...current })
+            }
+            return learned(from, m.term, ctx)
+          case 'leader-is':
+            return learned(m.leader, m.term, ctx)
+          case 'resign':
+            if (current?.leader !== from || current.term !== m.term) return
+            drop(ctx)
+            return waitForCoordinator(ctx) // the resigning leader runs the election
+        }
+      },
+    }
+  }
+}
