@@ -1,5 +1,7 @@
 import type { Scenario } from '../scenario.js'
 import { causalOrder } from './causal-order.js'
+import { electionBully } from './election/bully.js'
+import { electionYoyo } from './election/yoyo.js'
 import { flood } from './flood.js'
 import { lamport } from './lamport.js'
 import { make } from './make.js'
@@ -26,4 +28,7 @@ export const scenarios: Scenario[] = [
   mutexTokenRing,
   mutexMaekawa,
   mutexQuorum,
+  // @sd/election scenarios.
+  electionBully,
+  electionYoyo,
 ]

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { main } from '../cli.js'
+
+function json(args: string[]): { code: number; out: Record<string, unknown> } {
+  let out = ''
+  const code = main(['run', ...args, '--json'], { out: (t) => (out += t), err: () => {} })
+  return { code, out: JSON.parse(out) }
+}
+
+describe('election scenarios', () => {
+  it("election-bully replays the texts' example: 7 leads, crashes, 6 wins, 7 recovers and takes over", () => {
+    const { code, out } = json(['election-bully'])
+    const result = out.result as Record<string, unknown>
+    expect(code).toBe(0)
+    expect(out.violations).toEqual([])
+    expect((result.history as Array<{ leader: number }>).map((h) => h.leader)).toEqual([7, 6, 7])
+    expect(result.leader).toBe(7)
+    expect(result.agreed).toBe(true)
+    const messages = result.messages as Record<string, number>
+    expect(messages.election).toBeGreaterThan(0)
+    expect(messages.ok).toBeGreaterThan(0)
+  })
+
+  it('election-bully with another node crashed: the best live one leads while it is down', () => {
+    const { code, out } = json(['election-bully', '--n', '6', '--crash', '5,4'])
+    const result = out.result as Record<string, unknown>
+    expect(code).toBe(0)
+    expect(out.violations).toEqual([])
+    expect((result.history as Array<{ leader: number }>).map((h) => h.leader)).toContain(3)
+    expect(result.leader).toBe(5)
+  })
+
+  it('election-yoyo elects the minimum id on random connected graphs', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const { code, out } = json(['election-yoyo', '--n', '12', '--seed', String(seed)])
+      const result = out.result as Record<string, unknown>
+      expect(code).toBe(0)
+      expect(out.violations).toEqual([])
+      expect(result.agreed).toBe(true)
+      expect(result.leader).toBe(result.minimum)
+    }
+  })
+})
