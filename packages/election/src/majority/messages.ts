@@ -1,0 +1,71 @@
+import type { NodeId } from '@sd/transport'
+import type { ElectionEvent } from '../contract.js'
+
+/**
+ * What the nodes say. `at` is a time on the clock of the node that asks (a candidate's request, a
+ * leader's heartbeat), echoed back unchanged in the answer: the leader measures its lease from it.
+ */
+export type MajorityMessage =
+  /** Candidate to every member: vote for me in `term`. */
+  | { type: 'vote'; term: number; at: number }
+  /** The answer. `known` is the highest term the voter has seen, so a loser stands higher next. */
+  | { type: 'vote-reply'; term: number; granted: boolean; at: number; known: number }
+  /** A new leader's first heartbeat (the announcement), then one every intervalMs. */
+  | { type: 'leader' | 'heartbeat'; term: number; at: number }
+  /** A follower accepted the heartbeat sent at `at`. */
+  | { type: 'ack'; term: number; at: number }
+  /** A follower already announced the leader of a later `term`: the sender is not leader anymore. */
+  | { type: 'stale'; term: number }
+  /** The leader of `term` steps down on request: stand now, do not wait for its silence. */
+  | { type: 'resign'; term: number }
+
+const isTerm = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v > 0
+const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+/** The message if it has the shape of one, else a reason to ignore it. */
+export function parseMessage(raw: unknown): MajorityMessage | string {
+  if (typeof raw !== 'object' || raw === null) return 'malformed: not an object'
+  const m = raw as Record<string, unknown>
+  switch (m.type) {
+    case 'vote':
+    case 'leader':
+    case 'heartbeat':
+    case 'ack':
+      return isTerm(m.term) && isTime(m.at) ? (m as MajorityMessage) : `malformed ${m.type}`
+    case 'vote-reply':
+      return isTerm(m.term) &&
+        isTime(m.at) &&
+        typeof m.granted === 'boolean' &&
+        typeof m.known === 'number' &&
+        Number.isSafeInteger(m.known)
+        ? (m as MajorityMessage)
+        : 'malformed vote-reply'
+    case 'stale':
+    case 'resign':
+      return isTerm(m.term) ? (m as MajorityMessage) : `malformed ${m.type}`
+    default:
+      return 'malformed: unknown type'
+  }
+}
+
+/** Why a leader stopped leading. */
+export type StepDownReason =
+  /** No heartbeat acknowledged by a majority within timeoutMs: it may be cut off. */
+  | 'lease'
+  /** A `resign` request. */
+  | 'resign'
+  /** It heard of the leader of a later term. */
+  | 'newer-leader'
+
+/** The events of this algorithm, beside `leader` / `leader-lost`. */
+export type MajorityEvent =
+  | ElectionEvent
+  /** The node stands for `term` (it voted for itself, durably, and asks the others). */
+  | { type: 'candidate'; term: number }
+  /** The node gave its one vote of `term` (recorded durably before the answer left). */
+  | { type: 'voted'; term: number; candidate: NodeId }
+  /** The leader of `term` stops leading (a `leader-lost` follows). */
+  | { type: 'stepped-down'; term: number; reason: StepDownReason }
+  /** A message that was not acted upon, and why. */
+  | { type: 'ignored'; from: NodeId; reason: string }

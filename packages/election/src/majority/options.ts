@@ -1,0 +1,70 @@
+import { InvalidArgumentError } from '@sd/transport'
+import { byIdOnly, type Priorities } from '../contract.js'
+import { type HeartbeatOptions, heartbeatSettings } from '../detector/heartbeat.js'
+
+export interface MajorityElectionOptions extends HeartbeatOptions {
+  /** Who is the better candidate (default: the higher id). Better candidates stand sooner. */
+  priority?: Priorities
+  /**
+   * When a node stands after it suspects the leader, ms after the suspicion: a window cut into n
+   * equal slots by rank (the best node the first slot, the worst the last), in which each node
+   * picks a random time inside its own slot. Default `{ min: 0, max: timeoutMs }`.
+   */
+  candidacyDelayMs?: { min: number; max: number }
+  /**
+   * How long a candidate waits for the votes of a majority before it gives the round up, ms.
+   * At most timeoutMs (votes older than that no longer hold the voters back, see the lease).
+   * Default timeoutMs.
+   */
+  voteTimeoutMs?: number
+}
+
+export interface MajoritySettings {
+  intervalMs: number
+  timeoutMs: number
+  priority: Priorities
+  delayMinMs: number
+  delayMaxMs: number
+  voteTimeoutMs: number
+}
+
+const finite = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value)
+
+/** Checks the options once, when the factory is built; throws InvalidArgumentError. */
+export function majoritySettings(options: MajorityElectionOptions = {}): MajoritySettings {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError('majorityElection: options must be an object')
+  }
+  const { intervalMs, timeoutMs } = heartbeatSettings(options)
+  const priority = options.priority ?? byIdOnly
+  if (typeof priority !== 'function') {
+    throw new InvalidArgumentError('majorityElection: priority must be a function of a node id')
+  }
+  const delay = options.candidacyDelayMs ?? { min: 0, max: timeoutMs }
+  if (typeof delay !== 'object' || delay === null) {
+    throw new InvalidArgumentError('majorityElection: candidacyDelayMs must be { min, max }')
+  }
+  if (!(finite(delay.min) && finite(delay.max) && delay.min >= 0 && delay.max > delay.min)) {
+    throw new InvalidArgumentError(
+      `majorityElection: candidacyDelayMs must have finite 0 <= min < max, got ` +
+        `{ min: ${delay.min}, max: ${delay.max} } (without a window to spread candidates over, ` +
+        'split votes may repeat forever)',
+    )
+  }
+  const voteTimeoutMs = options.voteTimeoutMs ?? timeoutMs
+  if (!(finite(voteTimeoutMs) && voteTimeoutMs > 0 && voteTimeoutMs <= timeoutMs)) {
+    throw new InvalidArgumentError(
+      `majorityElection: voteTimeoutMs must be a number in (0, timeoutMs = ${timeoutMs}], got ` +
+        `${voteTimeoutMs}`,
+    )
+  }
+  return {
+    intervalMs,
+    timeoutMs,
+    priority,
+    delayMinMs: delay.min,
+    delayMaxMs: delay.max,
+    voteTimeoutMs,
+  }
+}

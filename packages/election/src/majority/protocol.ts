@@ -1,0 +1,446 @@
+import {
+  type Ctx,
+  InvalidArgumentError,
+  type JsonValue,
+  type NodeId,
+  type Protocol,
+  type ProtocolFactory,
+} from '@sd/transport'
+import { compareCandidates, type ElectionRequest } from '../contract.js'
+import { LeaderWatch } from '../detector/heartbeat.js'
+import { nextTerm, observeTerm, storedTerm } from '../terms.js'
+import {
+  type MajorityEvent,
+  type MajorityMessage,
+  parseMessage,
+  type StepDownReason,
+} from './messages.js'
+import { type MajorityElectionOptions, type MajoritySettings, majoritySettings } from './options.js'
+
+/** The one vote of the latest term this node voted in: `{ term, for }`. */
+const VOTE_KEY = 'majority:vote'
+/** The leader and term of the latest `leader` event this node emitted: `{ term, leader }`. */
+const SHOWN_KEY = 'majority:shown'
+
+const ELECT = 'majority:elect'
+const ROUND = 'majority:round'
+const LEASE = 'majority:lease'
+
+type MajorityCtx = Ctx<MajorityMessage, MajorityEvent>
+
+/**
+ * Whom a node stands by until `until` (its local clock): the leader it heard last, the candidate it
+ * voted for, itself while it asks for votes, or nobody (`to` undefined) just after it started. It
+ * gives no vote to anybody else meanwhile, and ignores leaders of terms below `term`.
+ */
+interface Loyalty {
+  to: NodeId | undefined
+  term: number
+  until: number
+}
+
+interface Round {
+  term: number
+  /** Who granted, with the `at` of the request they answered (the lease starts from it). */
+  votes: Map<NodeId, number>
+  refusals: Set<NodeId>
+}
+
+/**
+ * Leader election by majority vote, in terms (Raft's election without the log), with bully-style
+ * preference for the better candidate. Safety does not depend on timing:
+ *
+ * - a node votes at most once per term, and records the vote durably before it answers;
+ * - a candidate leads a term only with the votes of a strict majority of all members, so two
+ *   leaders of one term would need two disjoint majorities;
+ * - a node announces (`leader` event) only a term at or above the last it announced, durably.
+ *
+ * Timing only serves liveness and the absence of flapping: a node that heard a leader (or voted)
+ * within timeoutMs refuses other candidates, so a slow or rejoining node cannot depose a healthy
+ * leader; a leader whose heartbeats no majority acknowledged within timeoutMs (measured from when
+ * it sent them) steps down, so a leader cut off in a minority stops leading within timeoutMs.
+ */
+export function majorityElection(
+  options: MajorityElectionOptions = {},
+): ProtocolFactory<MajorityMessage, ElectionRequest, MajorityEvent> {
+  const settings = majoritySettings(options)
+  return (self) => {
+    const node = new MajorityNode(self, settings)
+    return {
+      start(ctx) {
+        node.bind(ctx).start()
+      },
+      onMessage(from, raw, ctx) {
+        node.bind(ctx).onMessage(from, raw)
+      },
+      onTimer(key, ctx) {
+        node.bind(ctx).onTimer(key)
+      },
+      onRequest(req, ctx) {
+        node.bind(ctx).onRequest(req)
+      },
+    } satisfies Protocol<MajorityMessage, ElectionRequest, MajorityEvent>
+  }
+}
+
+class MajorityNode {
+  private ctx!: MajorityCtx
+  private readonly watch: LeaderWatch
+  private members: NodeId[] = []
+  private majority = 1
+  private role: 'follower' | 'candidate' | 'leader' = 'follower'
+  /** The leader this node follows (itself while it leads); undefined once it lost it. */
+  private leader: NodeId | undefined
+  private leaderTerm = 0
+  /** The leader this node knew last, left out of the ranking of who stands first. */
+  private lastLeader: NodeId | undefined
+  private loyalty: Loyalty | undefined
+  private round: Round | undefined
+  /** As leader: per follower, the `at` of the latest heartbeat (or request) it acknowledged. */
+  private readonly acks = new Map<NodeId, number>()
+  private leaseExpiry: number | undefined
+  private firstBeat = false
+  /** The best candidate that asked this node for a vote in `term`. */
+  private askers: { term: number; best: NodeId } | undefined
+  /** After a `resign`: stay out of the next election this node could stand in. */
+  private standDown = false
+
+  constructor(
+    readonly self: NodeId,
+    private readonly settings: MajoritySettings,
+  ) {
+    this.watch = new LeaderWatch({ intervalMs: settings.intervalMs, timeoutMs: settings.timeoutMs })
+  }
+
+  bind(ctx: MajorityCtx): this {
+    this.ctx = ctx
+    return this
+  }
+
+  start(): void {
+    const ctx = this.ctx
+    this.members = [ctx.self, ...ctx.peers]
+    this.majority = Math.floor(this.members.length / 2) + 1
+    for (const id of this.members) {
+      const p = this.settings.priority(id)
+      if (typeof p !== 'number' || !Number.isFinite(p)) {
+        throw new InvalidArgumentError(
+          `majorityElection: priority(${JSON.stringify(id)}) must be a finite number, got ${p}`,
+        )
+      }
+    }
+    // A node that (re)starts may have acknowledged a leader in its previous life, whose lease
+    // counts on it: it listens for a full timeout before it votes for anybody.
+    this.loyalty = { to: undefined, term: 0, until: ctx.now() + this.settings.timeoutMs }
+    this.watch.follow(ctx)
+  }
+
+  onMessage(from: NodeId, raw: unknown): void {
+    const msg = parseMessage(raw)
+    if (typeof msg === 'string') this.ignore(from, msg)
+    else if (from === this.self || !this.members.includes(from)) this.ignore(from, 'no member')
+    else if (msg.type === 'vote') this.onVoteRequest(from, msg.term, msg.at)
+    else if (msg.type === 'vote-reply') this.onVoteReply(from, msg)
+    else if (msg.type === 'leader' || msg.type === 'heartbeat')
+      this.onHeartbeat(from, msg.term, msg.at)
+    else if (msg.type === 'ack') this.onAck(from, msg.term, msg.at)
+    else if (msg.type === 'stale') {
+      if (this.role === 'leader' && msg.term > this.leaderTerm) this.stepDown('newer-leader')
+    } else this.onResign(from, msg.term)
+  }
+
+  onTimer(key: string): void {
+    const watched = this.watch.onTimer(key, this.ctx)
+    if (watched === 'suspect') this.suspect()
+    if (watched !== undefined) return
+    if (key === ELECT) this.elect()
+    else if (key === ROUND) {
+      if (this.role === 'candidate') this.endRound()
+    } else if (key === LEASE) {
+      this.leaseExpiry = undefined // re-armed by checkLease if the lease still runs
+      this.checkLease()
+    }
+  }
+
+  onRequest(req: ElectionRequest): void {
+    const type = (req as { type?: unknown } | null)?.type
+    if (type === 'start') {
+      // As if the leader had been suspected: stand now, whatever this node heard lately (the
+      // others still refuse while they hear a leader).
+      if (this.role === 'follower') this.campaign()
+    } else if (type === 'resign') {
+      this.standDown = true
+      if (this.role === 'leader') this.stepDown('resign')
+      else if (this.role === 'candidate') this.endRound()
+    } else {
+      this.ignore(this.self, 'malformed request')
+    }
+  }
+
+  // ---- following ------------------------------------------------------------------------------
+
+  private onHeartbeat(from: NodeId, term: number, at: number): void {
+    const shown = this.shown()
+    if (term < shown.term || (term === shown.term && from !== shown.leader)) {
+      // This node announced a later leader already: tell the sender it is not leader any more.
+      this.ctx.send(from, { type: 'stale', term: shown.term })
+      return
+    }
+    if (this.role === 'leader') {
+      if (term <= this.leaderTerm) {
+        this.ignore(from, `heartbeat of term ${term}`)
+        return
+      }
+      this.stepDown('newer-leader')
+    } else if (this.loyal(from) && this.loyalty!.term > term) {
+      // It voted (or stands) in a later term, and that candidate may still win: wait.
+      return
+    }
+    this.follow(from, term, at)
+  }
+
+  private follow(leader: NodeId, term: number, at: number): void {
+    const ctx = this.ctx
+    if (this.role === 'candidate') this.endRound()
+    if (this.leader !== leader || this.leaderTerm !== term) {
+      observeTerm(ctx.storage, term)
+      if (term > this.shown().term) ctx.storage.set(SHOWN_KEY, { term, leader })
+      this.leader = leader
+      this.leaderTerm = term
+      this.lastLeader = leader
+      this.standDown = false
+      ctx.emit({ type: 'leader', leader, term })
+    }
+    ctx.cancelTimer(ELECT)
+    this.loyalty = { to: leader, term, until: ctx.now() + this.settings.timeoutMs }
+    this.watch.follow(ctx)
+    ctx.send(leader, { type: 'ack', term, at })
+  }
+
+  /** The leader fell silent for timeoutMs. */
+  private suspect(): void {
+    this.loseLeader()
+    this.ctx.setTimer(ELECT, this.candidacyDelay())
+  }
+
+  private onResign(from: NodeId, term: number): void {
+    if (this.role !== 'follower' || this.leader !== from || this.leaderTerm !== term) return
+    this.loseLeader()
+    this.loyalty = undefined
+    this.watch.stop(this.ctx)
+    this.ctx.setTimer(ELECT, this.candidacyDelay())
+  }
+
+  private loseLeader(): void {
+    if (this.role !== 'follower' || this.leader === undefined) return
+    this.ctx.emit({ type: 'leader-lost', term: this.leaderTerm })
+    this.leader = undefined
+  }
+
+  // ---- voting ---------------------------------------------------------------------------------
+
+  private onVoteRequest(candidate: NodeId, term: number, at: number): void {
+    const ctx = this.ctx
+    const known = storedTerm(ctx.storage)
+    if (term >= known) this.noteAsker(candidate, term)
+    const vote = this.vote()
+    let granted = false
+    if (vote !== undefined && vote.term === term) granted = vote.for === candidate
+    else if (term < known || this.role === 'leader' || this.loyal(candidate)) granted = false
+    else if (this.askers?.term === term && this.askers.best !== candidate) granted = false
+    else {
+      if (this.role === 'candidate') this.endRound()
+      this.loseLeader()
+      observeTerm(ctx.storage, term)
+      ctx.storage.set(VOTE_KEY, { term, for: candidate })
+      this.loyalty = { to: candidate, term, until: ctx.now() + this.settings.timeoutMs }
+      ctx.emit({ type: 'voted', term, candidate })
+      granted = true
+    }
+    ctx.send(candidate, {
+      type: 'vote-reply',
+      term,
+      granted,
+      at,
+      known: storedTerm(ctx.storage),
+    })
+  }
+
+  /** Preference, best effort: in one term, no vote for a candidate worse than one that asked. */
+  private noteAsker(candidate: NodeId, term: number): void {
+    const a = this.askers
+    if (a === undefined || term > a.term) this.askers = { term, best: candidate }
+    else if (term === a.term && compareCandidates(candidate, a.best, this.settings.priority) > 0) {
+      a.best = candidate
+    }
+  }
+
+  /** The elect timer: stand, unless a leader or a candidate holds this node's loyalty. */
+  private elect(): void {
+    if (this.role !== 'follower' || this.leader !== undefined) return
+    const now = this.ctx.now()
+    const loyalty = this.loyalty
+    if (loyalty !== undefined && loyalty.to !== this.self && now < loyalty.until) {
+      this.ctx.setTimer(ELECT, loyalty.until - now + this.candidacyDelay())
+    } else if (this.standDown) {
+      this.standDown = false
+      this.watch.follow(this.ctx) // one more timeout, in which the others elect somebody
+    } else {
+      this.campaign()
+    }
+  }
+
+  private campaign(): void {
+    const ctx = this.ctx
+    ctx.cancelTimer(ELECT)
+    this.watch.stop(ctx)
+    this.loseLeader()
+    const term = nextTerm(ctx.storage)
+    ctx.storage.set(VOTE_KEY, { term, for: this.self })
+    const at = ctx.now()
+    this.role = 'candidate'
+    this.round = { term, votes: new Map([[this.self, at]]), refusals: new Set() }
+    this.loyalty = { to: this.self, term, until: at + this.settings.voteTimeoutMs }
+    ctx.emit({ type: 'candidate', term })
+    if (this.round.votes.size >= this.majority) this.becomeLeader()
+    else {
+      ctx.broadcast({ type: 'vote', term, at })
+      ctx.setTimer(ROUND, this.settings.voteTimeoutMs)
+    }
+  }
+
+  private onVoteReply(from: NodeId, msg: Extract<MajorityMessage, { type: 'vote-reply' }>): void {
+    if (msg.known > storedTerm(this.ctx.storage)) observeTerm(this.ctx.storage, msg.known)
+    const round = this.round
+    if (this.role !== 'candidate' || round === undefined || round.term !== msg.term) return
+    if (msg.granted) {
+      round.votes.set(from, msg.at)
+      if (round.votes.size >= this.majority) this.becomeLeader()
+    } else {
+      round.refusals.add(from)
+      if (round.refusals.size > this.members.length - this.majority) this.endRound()
+    }
+  }
+
+  /** The round is over without a win: listen for a full timeout before standing again. */
+  private endRound(): void {
+    this.ctx.cancelTimer(ROUND)
+    this.round = undefined
+    this.role = 'follower'
+    if (this.loyalty?.to === this.self) this.loyalty = undefined
+    this.watch.follow(this.ctx)
+  }
+
+  /** Rank-ordered slots, random inside the slot: the best live node usually stands first. */
+  private candidacyDelay(): number {
+    const { delayMinMs, delayMaxMs, priority } = this.settings
+    let rank = 0
+    for (const id of this.members) {
+      if (
+        id !== this.self &&
+        id !== this.lastLeader &&
+        compareCandidates(id, this.self, priority) > 0
+      )
+        rank++
+    }
+    const slot = (delayMaxMs - delayMinMs) / this.members.length
+    return delayMinMs + slot * (rank + this.ctx.random())
+  }
+
+  // ---- leading --------------------------------------------------------------------------------
+
+  private becomeLeader(): void {
+    const ctx = this.ctx
+    const round = this.round!
+    ctx.cancelTimer(ROUND)
+    this.round = undefined
+    this.role = 'leader'
+    this.leader = this.self
+    this.leaderTerm = round.term
+    this.lastLeader = this.self
+    this.loyalty = undefined
+    this.standDown = false
+    this.acks.clear()
+    for (const [id, at] of round.votes) if (id !== this.self) this.acks.set(id, at)
+    if (round.term > this.shown().term) {
+      ctx.storage.set(SHOWN_KEY, { term: round.term, leader: this.self })
+    }
+    ctx.emit({ type: 'leader', leader: this.self, term: round.term })
+    this.firstBeat = true
+    this.watch.lead(ctx, () => this.beat())
+    this.checkLease()
+  }
+
+  private beat(): void {
+    const type = this.firstBeat ? 'leader' : 'heartbeat'
+    this.firstBeat = false
+    this.ctx.broadcast({ type, term: this.leaderTerm, at: this.ctx.now() })
+  }
+
+  private onAck(from: NodeId, term: number, at: number): void {
+    if (this.role !== 'leader' || term !== this.leaderTerm) return
+    if (at > (this.acks.get(from) ?? Number.NEGATIVE_INFINITY)) this.acks.set(from, at)
+    this.checkLease()
+  }
+
+  /**
+   * The lease: the leader leads while a majority (itself included) acknowledged a heartbeat it
+   * sent less than timeoutMs ago. Such a follower refuses other candidates until at least then.
+   */
+  private checkLease(): void {
+    if (this.role !== 'leader') return
+    const need = this.majority - 1
+    if (need === 0) return
+    const newest = [...this.acks.values()].sort((a, b) => b - a)[need - 1]
+    const expiry =
+      newest === undefined ? Number.NEGATIVE_INFINITY : newest + this.settings.timeoutMs
+    const now = this.ctx.now()
+    if (expiry - now < 1e-6) this.stepDown('lease')
+    else if (expiry !== this.leaseExpiry) {
+      this.leaseExpiry = expiry
+      this.ctx.setTimer(LEASE, expiry - now)
+    }
+  }
+
+  private stepDown(reason: StepDownReason): void {
+    const ctx = this.ctx
+    const term = this.leaderTerm
+    this.watch.stop(ctx)
+    ctx.cancelTimer(LEASE)
+    this.leaseExpiry = undefined
+    this.acks.clear()
+    this.role = 'follower'
+    this.leader = undefined
+    this.loyalty = undefined
+    ctx.emit({ type: 'stepped-down', term, reason })
+    ctx.emit({ type: 'leader-lost', term })
+    if (reason === 'resign') ctx.broadcast({ type: 'resign', term })
+    this.watch.follow(ctx)
+  }
+
+  // ---- state ----------------------------------------------------------------------------------
+
+  /** Whether this node's loyalty holds now, to somebody other than `id`. */
+  private loyal(id: NodeId): boolean {
+    const l = this.loyalty
+    return l !== undefined && l.to !== id && this.ctx.now() < l.until
+  }
+
+  private vote(): { term: number; for: NodeId } | undefined {
+    const v = this.ctx.storage.get(VOTE_KEY) as { term?: unknown; for?: unknown } | undefined
+    return v !== undefined && typeof v.term === 'number'
+      ? { term: v.term, for: v.for as NodeId }
+      : undefined
+  }
+
+  private shown(): { term: number; leader: NodeId | undefined } {
+    const v = this.ctx.storage.get(SHOWN_KEY) as { term?: unknown; leader?: JsonValue } | undefined
+    return v !== undefined && typeof v.term === 'number'
+      ? { term: v.term, leader: v.leader as NodeId }
+      : { term: 0, leader: undefined }
+  }
+
+  private ignore(from: NodeId, reason: string): void {
+    this.ctx.emit({ type: 'ignored', from, reason })
+  }
+}
