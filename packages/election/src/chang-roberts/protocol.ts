@@ -1,0 +1,230 @@
+import type { Ctx, NodeId, ProtocolFactory } from '@sd/transport'
+import { compareCandidates, type ElectionRequest } from '../contract.js'
+import { LeaderWatch } from '../detector/heartbeat.js'
+import { ballot, explicitOrder, idOrder, type RingOrder } from '../ring/order.js'
+import { observeTerm, storedTerm } from '../terms.js'
+import { type ChangRobertsEvent, type ChangRobertsMessage, parseMessage } from './messages.js'
+import { type ChangRobertsOptions, settingsOf } from './options.js'
+
+type CRCtx = Ctx<ChangRobertsMessage, ChangRobertsEvent>
+type Election = Extract<ChangRobertsMessage, { type: 'election' }>
+
+const STARTED_KEY = 'chang-roberts:started'
+
+/**
+ * Chang and Roberts' election on a unidirectional ring: one id travels instead of a list.
+ * ELECTION(j) at a member: j better than its own id, forward it; worse, and not yet a
+ * participant, send its own id instead; worse and a participant, swallow it (a better id is
+ * already on its way); its own id, it has gone all round: this member is the best and sends
+ * ELECTED round the ring, which makes everyone a non-participant again. With every member
+ * starting at once this costs n(n+1)/2 ELECTION messages when the ids decrease along the ring, and
+ * n·H_n on average over the arrangements of the ids.
+ *
+ * The algorithm assumes no failures, and this implementation adds only what heartbeats give: the
+ * leader sends them, and a follower that hears nothing for the timeout emits `leader-lost`,
+ * starts an election and passes over the leader it suspects (a ring through a crashed member
+ * goes nowhere). A crashed follower breaks the ring: elections die at it, and participants start
+ * over after `electionTimeoutMs`, to die again until it comes back. A recovered member starts an
+ * election on start.
+ *
+ * Terms: ELECTION carries the highest term it passed; the winner takes the ballot above it (see
+ * `ballot`), so a winner never shares a term with another even when a false suspicion lets two
+ * elections finish.
+ */
+export function changRoberts(
+  options: ChangRobertsOptions = {},
+): ProtocolFactory<ChangRobertsMessage, ElectionRequest, ChangRobertsEvent> {
+  const settings = settingsOf(options)
+  const { priority } = settings
+  const given = settings.ring === undefined ? undefined : explicitOrder(settings.ring)
+  return (self) => {
+    const watch = new LeaderWatch(settings.heartbeat)
+    let order: RingOrder = idOrder(self, [])
+    let electionMs = 0
+    let participant = false
+    /** Resigned: relays the next election without standing in it. */
+    let standAside = false
+    let current: { leader: NodeId; term: number } | undefined
+    /** The term of the last event emitted: events never go back. */
+    let lastTerm = 0
+    /** Leaders this member suspects; the ring passes over them until they are heard from. */
+    const suspected = new Set<NodeId>()
+
+    const better = (a: NodeId, b: NodeId) => compareCandidates(a, b, priority) > 0
+
+    const toAll = (msg: ChangRobertsMessage, ctx: CRCtx) => {
+      for (const id of order.others()) ctx.send(id, msg)
+    }
+
+    /** The last ELECTION this member sent, and to whom. */
+    let sent: { to: NodeId; msg: Election } | undefined
+
+    const forward = (msg: ChangRobertsMessage, ctx: CRCtx) => {
+      let to = order.after(self)
+      while (to !== self && suspected.has(to)) to = order.after(to)
+      if (msg.type === 'election') sent = { to, msg }
+      if (to !== self) ctx.send(to, msg)
+      else if (msg.type === 'election') onElection(msg, ctx) // alone: our own id is back
+    }
+
+    const accept = (leader: NodeId, term: number, ctx: CRCtx) => {
+      standAside = false
+      lastTerm = term
+      current = { leader, term }
+      ctx.emit({ type: 'leader', leader, term })
+      if (leader === self) watch.lead(ctx, () => toAll({ type: 'heartbeat', term }, ctx))
+      else watch.follow(ctx)
+    }
+
+    const drop = (ctx: CRCtx) => {
+      if (current === undefined) return
+      ctx.emit({ type: 'leader-lost', term: current.term })
+      current = undefined
+      watch.stop(ctx)
+    }
+
+    /** A newer leadership, or the one this member stopped trusting (the term names its leader). */
+    const fresh = (term: number) => term > lastTerm || (term === lastTerm && current === undefined)
+
+    const becomeParticipant = (ctx: CRCtx) => {
+      participant = true
+      ctx.setTimer('election', electionMs)
+    }
+
+    const initiate = (ctx: CRCtx) => {
+      if (standAside) return
+      becomeParticipant(ctx)
+      forward({ type: 'election', candidate: self, max: storedTerm(ctx.storage) }, ctx)
+    }
+
+    const settle = (ctx: CRCtx) => {
+      participant = false
+      ctx.cancelTimer('election')
+    }
+
+    /** A leader of a term this member never saw, from a heartbeat or an answer to one. */
+    const learned = (leader: NodeId, term: number, ctx: CRCtx) => {
+      if (!fresh(term)) return
+      observeTerm(ctx.storage, term)
+      if (better(self, leader) && !standAside) {
+        if (!participant) initiate(ctx) // the last election went round without us
+        return
+      }
+      settle(ctx)
+      accept(leader, term, ctx)
+    }
+
+    function onElection(m: Election, ctx: CRCtx) {
+      suspected.delete(m.candidate) // it was alive when it sent this
+      const max = Math.max(m.max, storedTerm(ctx.storage))
+      const c = standAside ? 1 : compareCandidates(m.candidate, self, priority)
+      if (c > 0) {
+        becomeParticipant(ctx)
+        return forward({ type: 'election', candidate: m.candidate, max }, ctx)
+      }
+      if (c < 0) {
+        if (participant) return // swallowed: a better id is on its way
+        becomeParticipant(ctx)
+        return forward({ type: 'election', candidate: self, max }, ctx)
+      }
+      // Our own id came back: nobody on the ring is better.
+      settle(ctx)
+      const term = ballot(max, order.rank(self), order.size)
+      observeTerm(ctx.storage, term)
+      accept(self, term, ctx)
+      forward({ type: 'elected', leader: self, term }, ctx)
+    }
+
+    const onElected = (m: Extract<ChangRobertsMessage, { type: 'elected' }>, ctx: CRCtx) => {
+      if (m.leader === self) return // round the ring: done
+      suspected.delete(m.leader)
+      participant = false
+      ctx.cancelTimer('election')
+      observeTerm(ctx.storage, m.term)
+      forward(m, ctx)
+      if (!fresh(m.term)) return // had it from the heartbeats already
+      // A better winner than us: our predecessor passed over us when the ELECTION came by.
+      if (better(self, m.leader) && !standAside) initiate(ctx)
+      else accept(m.leader, m.term, ctx)
+    }
+
+    return {
+      start(ctx) {
+        order = given ? given(self) : idOrder(self, ctx.peers)
+        electionMs = settings.electionTimeoutMs(order.size)
+        lastTerm = storedTerm(ctx.storage)
+        const recovered = ctx.storage.get(STARTED_KEY) === true
+        if (!recovered) ctx.storage.set(STARTED_KEY, true)
+        if (recovered || settings.startAll) initiate(ctx)
+      },
+
+      onRequest(req, ctx) {
+        const r = req as { type?: unknown }
+        if (r.type === 'start') {
+          drop(ctx)
+          if (!participant) initiate(ctx) // a participant's election is already under way
+          return
+        }
+        if (r.type === 'resign') {
+          if (current?.leader !== self) {
+            return ctx.emit({ type: 'ignored', from: self, reason: 'resign: not the leader' })
+          }
+          const { term } = current
+          drop(ctx)
+          standAside = true
+          // Our successor starts the election; we only relay it.
+          return toAll({ type: 'resign', term }, ctx)
+        }
+        ctx.emit({ type: 'ignored', from: self, reason: 'unknown request' })
+      },
+
+      onTimer(key, ctx) {
+        if (key === 'election') {
+          // Our election died on the way (a crashed member), or nobody started one after a resign.
+          if (participant || current === undefined) {
+            participant = false
+            initiate(ctx)
+          }
+          return
+        }
+        if (watch.onTimer(key, ctx) === 'suspect' && current !== undefined) {
+          const { leader } = current
+          suspected.add(leader)
+          drop(ctx)
+          if (!participant) initiate(ctx)
+          // Another follower noticed first, and we passed its election to the dead leader: again,
+          // round it.
+          else if (sent?.to === leader) forward(sent.msg, ctx)
+        }
+      },
+
+      onMessage(from, raw, ctx) {
+        const m = parseMessage(raw)
+        if (typeof m === 'string') return ctx.emit({ type: 'ignored', from, reason: m })
+        if (from === self || !order.has(from)) {
+          return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
+        }
+        suspected.delete(from)
+        switch (m.type) {
+          case 'election':
+            return onElection(m, ctx)
+          case 'elected':
+            return onElected(m, ctx)
+          case 'heartbeat':
+            if (current?.leader === from && current.term === m.term) return watch.heard(ctx)
+            if (m.term < lastTerm && current !== undefined) {
+              return ctx.send(from, { type: 'leader-is', ...current })
+            }
+            return learned(from, m.term, ctx)
+          case 'leader-is':
+            return learned(m.leader, m.term, ctx)
+          case 'resign':
+            if (current?.leader !== from || current.term !== m.term) return
+            drop(ctx)
+            if (order.after(from) === self) initiate(ctx)
+            else ctx.setTimer('election', electionMs)
+        }
+      },
+    }
+  }
+}
