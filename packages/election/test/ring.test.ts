@@ -113,6 +113,29 @@ describe('ring election: one initiator', () => {
   })
 })
 
+describe('ring election: concurrent initiators', () => {
+  it('k initiators cost k circulations of each kind, and everyone still announces the leader once', () => {
+    for (const n of [8, 32]) {
+      const ids = Array.from({ length: n }, (_, i) => i + 1)
+      for (const k of [1, 2, n]) {
+        const run = runElection(ids, ringElection(), {
+          seed: 1,
+          until: 10 * n,
+          net: { trace: false },
+          plan: (net) => {
+            for (let i = 0; i < k; i++)
+              net.request(ids[Math.floor((i * n) / k)]!, { type: 'start' })
+          },
+        })
+        const { byType } = run.net.stats
+        expect([byType.election, byType.coordinator, byType.ack]).toEqual([k * n, k * n, 2 * k * n])
+        expect(leaderEvents(run)).toHaveLength(n)
+        expect(run.agreed).toEqual({ leader: n, term: n - 1 })
+      }
+    }
+  })
+})
+
 describe('ring election: failures and requests', () => {
   const ids = [1, 2, 3, 4, 5]
 
@@ -141,6 +164,30 @@ describe('ring election: failures and requests', () => {
     ])
     expect(run.agreed).toEqual({ leader: 5, term: 9 })
     expect(run.net.storageOf(5)).toMatchObject({ term: 9 })
+  })
+
+  it('a false suspicion re-elects the same leader under a new term: the ELECTION finds it alive', () => {
+    for (const suspecter of [2, 4]) {
+      // 5's heartbeats to one follower are lost for a while; 4 is the one right before 5.
+      const run = runElection(ids, ringElection(), {
+        seed: 1,
+        until: 1_400,
+        plan: (net) => {
+          net.request(1, { type: 'start' })
+          net.at(300, () => net.setLink(5, suspecter, { loss: 1 }, { oneWay: true }))
+          net.at(1_000, () => net.setLink(5, suspecter, { loss: 0 }, { oneWay: true }))
+        },
+      })
+      expect(run.violations).toEqual([])
+      const announced = leaderEvents(run).map((e) => e.event)
+      expect(new Set(announced.map((e) => JSON.stringify(e)))).toEqual(
+        new Set([
+          JSON.stringify({ type: 'leader', leader: 5, term: 4 }),
+          JSON.stringify({ type: 'leader', leader: 5, term: 9 }),
+        ]),
+      )
+      expect(run.agreed).toEqual({ leader: 5, term: 9 })
+    }
   })
 
   it('a leader that resigns stays out of the next election', () => {
