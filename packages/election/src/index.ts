@@ -36,6 +36,13 @@ export {
   ElectionTimeoutError,
   InvalidArgumentError,
 } from './errors.js'
+export {
+  type MajorityElectionOptions,
+  type MajorityEvent,
+  type MajorityMessage,
+  majorityElection,
+  type StepDownReason,
+} from './majority/index.js'
 export { nextTerm, observeTerm, storedTerm } from './terms.js'
 export {
   type Graph,
