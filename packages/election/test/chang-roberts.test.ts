@@ -158,6 +158,25 @@ describe('Chang-Roberts: suspicions and requests', () => {
     expect(run.agreed).toEqual({ leader: 4, term: 8 })
   })
 
+  it('a leader that resigns while its own id is on the way round drops it when it comes back', () => {
+    const run = runElection(ids, changRoberts(), {
+      seed: 1,
+      until: 1_000,
+      plan: (net) => {
+        net.request(1, { type: 'start' })
+        // 1 starts again at 100; 5 gets that ELECTION at 104 and sends its own id, due back at 109.
+        net.request(1, { type: 'start' }, 100)
+        net.request(5, { type: 'resign' }, 105)
+      },
+    })
+    expect(run.violations).toEqual([])
+    expect(announced(run, 5).at(-1)).toEqual({ type: 'leader', leader: 4, term: 8 })
+    expect(run.agreed).toEqual({ leader: 4, term: 8 })
+    // Without waiting for an election timeout: 1, after 5 on the ring, starts the next at once.
+    const elected = run.events.find((e) => (e.event as { leader?: number }).leader === 4)
+    expect(elected?.t).toBeLessThan(130)
+  })
+
   it('checks its options', () => {
     expect(() => changRoberts({ ring: [] })).toThrow(/non-empty array/)
     expect(() => changRoberts({ electionTimeoutMs: 0 })).toThrow(/electionTimeoutMs/)

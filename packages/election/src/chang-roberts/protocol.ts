@@ -25,7 +25,8 @@ const STARTED_KEY = 'chang-roberts:started'
  * starts an election and passes over the leader it suspects (a ring through a crashed member
  * goes nowhere). A crashed follower breaks the ring: elections die at it, and participants start
  * over after `electionTimeoutMs`, to die again until it comes back. A recovered member starts an
- * election on start.
+ * election on start. A leader that resigns tells everyone; its successor starts the election,
+ * which it relays without standing in.
  *
  * Terms: ELECTION carries the highest term it passed; the winner takes the ballot above it (see
  * `ballot`), so a winner never shares a term with another even when a false suspicion lets two
@@ -49,15 +50,16 @@ export function changRoberts(
     let lastTerm = 0
     /** Leaders this member suspects; the ring passes over them until they are heard from. */
     const suspected = new Set<NodeId>()
+    /** A leader that resigned: no candidate until the next leader. */
+    let resigned: NodeId | undefined
+    /** The last ELECTION this member sent, and to whom. */
+    let sent: { to: NodeId; msg: Election } | undefined
 
     const better = (a: NodeId, b: NodeId) => compareCandidates(a, b, priority) > 0
 
     const toAll = (msg: ChangRobertsMessage, ctx: CRCtx) => {
       for (const id of order.others()) ctx.send(id, msg)
     }
-
-    /** The last ELECTION this member sent, and to whom. */
-    let sent: { to: NodeId; msg: Election } | undefined
 
     const forward = (msg: ChangRobertsMessage, ctx: CRCtx) => {
       let to = order.after(self)
@@ -69,6 +71,7 @@ export function changRoberts(
 
     const accept = (leader: NodeId, term: number, ctx: CRCtx) => {
       standAside = false
+      resigned = undefined
       lastTerm = term
       current = { leader, term }
       ctx.emit({ type: 'leader', leader, term })
@@ -117,22 +120,22 @@ export function changRoberts(
     function onElection(m: Election, ctx: CRCtx) {
       suspected.delete(m.candidate) // it was alive when it sent this
       const max = Math.max(m.max, storedTerm(ctx.storage))
-      const c = standAside ? 1 : compareCandidates(m.candidate, self, priority)
-      if (c > 0) {
+      if (m.candidate === self) {
+        if (standAside) return // sent before we resigned: we are out
+        // Our own id came back: nobody on the ring is better.
+        settle(ctx)
+        const term = ballot(max, order.rank(self), order.size)
+        observeTerm(ctx.storage, term)
+        accept(self, term, ctx)
+        return forward({ type: 'elected', leader: self, term }, ctx)
+      }
+      if (standAside || (m.candidate !== resigned && better(m.candidate, self))) {
         becomeParticipant(ctx)
         return forward({ type: 'election', candidate: m.candidate, max }, ctx)
       }
-      if (c < 0) {
-        if (participant) return // swallowed: a better id is on its way
-        becomeParticipant(ctx)
-        return forward({ type: 'election', candidate: self, max }, ctx)
-      }
-      // Our own id came back: nobody on the ring is better.
-      settle(ctx)
-      const term = ballot(max, order.rank(self), order.size)
-      observeTerm(ctx.storage, term)
-      accept(self, term, ctx)
-      forward({ type: 'elected', leader: self, term }, ctx)
+      if (participant) return // swallowed: a better id is on its way
+      becomeParticipant(ctx)
+      forward({ type: 'election', candidate: self, max }, ctx)
     }
 
     const onElected = (m: Extract<ChangRobertsMessage, { type: 'elected' }>, ctx: CRCtx) => {
@@ -219,8 +222,12 @@ export function changRoberts(
           case 'leader-is':
             return learned(m.leader, m.term, ctx)
           case 'resign':
-            if (current?.leader !== from || current.term !== m.term) return
-            drop(ctx)
+            if (m.term < lastTerm) return // an old one
+            if (current?.leader === from && current.term === m.term) drop(ctx)
+            // An election under way may carry its id: it dies at the leader, so nobody swallows
+            // for it any longer, and a member it reaches now takes it for the worst id.
+            resigned = from
+            participant = false
             if (order.after(from) === self) initiate(ctx)
             else ctx.setTimer('election', electionMs)
         }
