@@ -30,9 +30,10 @@ const STARTED_KEY = 'ring:started'
  * the same term (the term is a ballot of the leader, see `ballot`), and members announce it once.
  *
  * The leader then sends heartbeats to everyone; a follower that hears nothing for the heartbeat
- * timeout emits `leader-lost` and starts an election. A recovered member starts one on start.
- * A member that learns of a leader worse than itself was missed (taken for crashed): it starts an
- * election, which it wins.
+ * timeout emits `leader-lost` and starts an election. A recovered member starts one on start; a
+ * fresh group waits for a `start` request (nobody suspects a leader it never had). A member that
+ * learns of a leader worse than itself was missed (taken for crashed): it starts an election,
+ * which it wins. A leader that resigns tells everyone and starts an election it stands out of.
  */
 export function ringElection(
   options: RingElectionOptions = {},
