@@ -8,6 +8,12 @@ export {
 } from './api/index.js'
 export { type BullyEvent, type BullyMessage, type BullyOptions, bully } from './bully/index.js'
 export {
+  type ChangRobertsEvent,
+  type ChangRobertsMessage,
+  type ChangRobertsOptions,
+  changRoberts,
+} from './chang-roberts/index.js'
+export {
   agreedLeader,
   checkElection,
   type ElectionVerdict,
@@ -43,6 +49,14 @@ export {
   majorityElection,
   type StepDownReason,
 } from './majority/index.js'
+export {
+  type CoordinatorPass,
+  type ElectionPass,
+  type RingElectionOptions,
+  type RingEvent,
+  type RingMessage,
+  ringElection,
+} from './ring/index.js'
 export { nextTerm, observeTerm, storedTerm } from './terms.js'
 export {
   type Graph,

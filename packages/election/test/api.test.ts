@@ -93,3 +93,26 @@ describe('createElection', () => {
     expect(isSdError(error, 'ERR_INVALID_ARGUMENT')).toBe(true)
   })
 })
+
+describe('createElection: onLeaderChange as an option', () => {
+  it('sees a leader announced while createElection starts the protocol', async () => {
+    const winsAtOnce = (): Protocol<never, ElectionRequest, ElectionEvent> => ({
+      start: (ctx) => ctx.emit({ type: 'leader', leader: ctx.self, term: 1 }),
+      onMessage() {},
+    })
+    const transport = await createUdpTransport<never>({ id: 'c' })
+    const views: Array<LeaderView | undefined> = []
+    const e = createElection({
+      transport,
+      algorithm: () => winsAtOnce(),
+      members: ['c'],
+      onLeaderChange: (v) => views.push(v),
+    })
+    closers.push(
+      () => transport.close({ graceful: false }),
+      () => e.close(),
+    )
+    expect(views).toEqual([{ leader: 'c', term: 1 }])
+    expect(e.leader()).toBe('c')
+  })
+})

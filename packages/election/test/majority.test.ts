@@ -299,21 +299,21 @@ describe('majorityElection options', () => {
   }
 
   it('refuses what cannot work, saying what to change', () => {
-    invalid({ intervalMs: 0 }, /positive/)
-    invalid({ intervalMs: 100, timeoutMs: 150 }, /at least 2 x intervalMs/)
+    invalid({ heartbeat: { intervalMs: 0 } }, /positive/)
+    invalid({ heartbeat: { intervalMs: 100, timeoutMs: 150 } }, /at least 2 x intervalMs/)
+    invalid({ intervalMs: 100 }, /inside heartbeat/)
     invalid({ candidacyDelayMs: { min: 100, max: 100 } }, /0 <= min < max/)
     invalid({ candidacyDelayMs: { min: -1, max: 100 } }, /0 <= min < max/)
     invalid({ candidacyDelayMs: { min: 0, max: Number.NaN } }, /0 <= min < max/)
     invalid({ candidacyDelayMs: 5 }, /candidacyDelayMs/)
     invalid({ voteTimeoutMs: 0 }, /voteTimeoutMs/)
-    invalid({ timeoutMs: 500, voteTimeoutMs: 501 }, /voteTimeoutMs/)
+    invalid({ heartbeat: { timeoutMs: 500 }, voteTimeoutMs: 501 }, /voteTimeoutMs/)
     invalid({ priority: 3 }, /priority/)
   })
 
   it('accepts its own settings, and a priority that is not a finite number stops the run', () => {
     const factory = majorityElection({
-      intervalMs: 20,
-      timeoutMs: 100,
+      heartbeat: { intervalMs: 20, timeoutMs: 100 },
       candidacyDelayMs: { min: 10, max: 60 },
       voteTimeoutMs: 50,
     })

@@ -34,6 +34,11 @@ export interface ElectionOptions<Msg, Ev> {
   storage?: StorageBackend
   /** Sees every event of the protocol (attached before it starts). */
   onEvent?: (event: Ev) => void
+  /**
+   * Sees every change of leader, from the first (attached before the protocol starts: a member
+   * with no better candidate may win while `createElection` runs).
+   */
+  onLeaderChange?: (view: LeaderView | undefined) => void
   /** Where time comes from. Default: the system clock. */
   clock?: Clock
   /** Where timers live. Default: real (unref'd) timers. */
@@ -68,7 +73,10 @@ export interface Election<Ev> {
   /** The term of the current leader; with none, the last term this node saw (0 before any). */
   term(): number
   isLeader(): boolean
-  /** Called with the new view on every change (undefined: no leader trusted any more). */
+  /**
+   * Called with the new view on every change after it is attached (undefined: no leader trusted
+   * any more). Read `leader()` for the view so far, or pass `onLeaderChange` to `createElection`.
+   */
   onLeaderChange(listener: (view: LeaderView | undefined) => void): () => void
   /** The current leader, or the next one to be known. */
   waitForLeader(options?: WaitOptions): Promise<LeaderView>
@@ -112,6 +120,7 @@ export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Elec
   let lastTerm = 0
   let closed = false
   const changeListeners = new Set<(view: LeaderView | undefined) => void>()
+  if (options.onLeaderChange) changeListeners.add(options.onLeaderChange)
   const waiters = new Set<{
     resolve(v: LeaderView): void
     reject(e: unknown): void

@@ -2,7 +2,9 @@ import { InvalidArgumentError } from '@sd/transport'
 import { byIdOnly, type Priorities } from '../contract.js'
 import { type HeartbeatOptions, heartbeatSettings } from '../detector/heartbeat.js'
 
-export interface MajorityElectionOptions extends HeartbeatOptions {
+export interface MajorityElectionOptions {
+  /** Heartbeat interval and suspicion timeout (defaults 100 ms and 5 intervals). */
+  heartbeat?: HeartbeatOptions
   /** Who is the better candidate (default: the higher id). Better candidates stand sooner. */
   priority?: Priorities
   /**
@@ -36,10 +38,15 @@ export function majoritySettings(options: MajorityElectionOptions = {}): Majorit
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('majorityElection: options must be an object')
   }
-  const { intervalMs, timeoutMs } = heartbeatSettings(options)
+  const { intervalMs, timeoutMs } = heartbeatSettings(options.heartbeat)
   const priority = options.priority ?? byIdOnly
   if (typeof priority !== 'function') {
     throw new InvalidArgumentError('majorityElection: priority must be a function of a node id')
+  }
+  if ('intervalMs' in options || 'timeoutMs' in options) {
+    throw new InvalidArgumentError(
+      'majorityElection: pass intervalMs and timeoutMs inside heartbeat: { intervalMs, timeoutMs }',
+    )
   }
   const delay = options.candidacyDelayMs ?? { min: 0, max: timeoutMs }
   if (typeof delay !== 'object' || delay === null) {

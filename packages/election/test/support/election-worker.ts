@@ -1,0 +1,56 @@
+/**
+ * A child process of the multi-process election test:
+ *   node --import tsx election-worker.ts '<json config>'
+ * config: { id, port, peers: { id: port }, algorithm: 'bully' | 'majority', intervalMs, timeoutMs,
+ * storage }. Binds a UDP transport on 127.0.0.1:port, runs the election with a file store at
+ * `storage`, prints `READY`, then one line per change of view: `LEADER <leader> <term> <t>` or
+ * `NONE <term> <t>`, where t is the machine's monotonic clock in ms (comparable across processes).
+ * Stays up until stdin closes.
+ */
+import { createInterface } from 'node:readline'
+import { openFileStorage } from '@sd/transport/storage-file'
+import { createUdpTransport } from '@sd/transport/udp'
+import { createElection } from '../../src/api/index.js'
+import { bully } from '../../src/bully/index.js'
+import { majorityElection } from '../../src/majority/index.js'
+
+interface Config {
+  id: string
+  port: number
+  peers: Record<string, number>
+  algorithm: 'bully' | 'majority'
+  intervalMs: number
+  timeoutMs: number
+  storage: string
+}
+
+const config = JSON.parse(process.argv[2] ?? '') as Config
+const now = () => performance.timeOrigin + performance.now()
+const say = (line: string) => process.stdout.write(`${line}\n`)
+const transport = await createUdpTransport({
+  id: config.id,
+  bind: { host: '127.0.0.1', port: config.port },
+  peers: Object.fromEntries(Object.entries(config.peers).map(([id, p]) => [id, `127.0.0.1:${p}`])),
+})
+const heartbeat = { intervalMs: config.intervalMs, timeoutMs: config.timeoutMs }
+const algorithm =
+  config.algorithm === 'majority' ? majorityElection({ heartbeat }) : bully({ heartbeat })
+const report = (view: { leader: unknown; term: number } | undefined) => {
+  if (view) say(`LEADER ${String(view.leader)} ${view.term} ${now().toFixed(1)}`)
+  else say(`NONE ${election.term()} ${now().toFixed(1)}`)
+}
+const election = createElection({
+  transport,
+  algorithm: algorithm as Parameters<typeof createElection>[0]['algorithm'],
+  members: Object.keys(config.peers),
+  storage: openFileStorage(config.storage),
+  // Attached before the protocol starts: a member with no better candidate wins at once.
+  onLeaderChange: report,
+})
+say('READY')
+const input = createInterface({ input: process.stdin })
+input.on('close', async () => {
+  await election.close()
+  await transport.close({ graceful: false })
+  process.exit(0)
+})
