@@ -40,4 +40,31 @@ describe('election scenarios', () => {
       expect(result.leader).toBe(result.minimum)
     }
   })
+
+  it("election-ring replays the texts' example: 7 crashed, 2 and 5 start at once, both end with 6", () => {
+    const { code, out } = json(['election-ring'])
+    const result = out.result as Record<string, unknown>
+    expect(code).toBe(0)
+    expect(out.violations).toEqual([])
+    expect(result.history).toEqual([{ leader: 6, term: result.term }])
+    expect(result.agreed).toBe(true)
+    expect((result.messages as Record<string, number>).election).toBe(16) // two circulations of the 7 live
+  })
+
+  it('election-chang-roberts elects the largest id with ELECTION messages within the worst case', () => {
+    for (const seed of [1, 2, 3]) {
+      const { code, out } = json(['election-chang-roberts', '--n', '16', '--seed', String(seed)])
+      const result = out.result as {
+        leader: number
+        ring: number[]
+        messages: Record<string, number>
+        theory: { worst: number }
+      }
+      expect(code).toBe(0)
+      expect(out.violations).toEqual([])
+      expect(result.leader).toBe(Math.max(...result.ring))
+      expect(result.messages.election).toBeLessThanOrEqual(result.theory.worst)
+      expect(result.messages.elected).toBe(16)
+    }
+  })
 })

@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario.js'
 import { causalOrder } from './causal-order.js'
 import { electionBully } from './election/bully.js'
+import { electionChangRoberts, electionRing } from './election/ring.js'
 import { electionYoyo } from './election/yoyo.js'
 import { flood } from './flood.js'
 import { lamport } from './lamport.js'
@@ -30,5 +31,7 @@ export const scenarios: Scenario[] = [
   mutexQuorum,
   // @sd/election scenarios.
   electionBully,
+  electionRing,
+  electionChangRoberts,
   electionYoyo,
 ]
