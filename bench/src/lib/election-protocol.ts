@@ -1,0 +1,72 @@
+/**
+ * What the election benchmark and its worker processes say to each other: one JSON object per line
+ * on the worker's stdin (commands) and stdout (events). Each worker runs one node of a 3-node group
+ * per trial.
+ */
+
+/** Ours: bully or majority election over the UDP transport. Theirs: node-discover 1.2.1. */
+export type Contender = 'bully' | 'majority' | 'node-discover'
+
+/** Timing settings, the same for every contender (node-discover's names, ours derived). */
+export interface ElectionSettings {
+  /** Ours: heartbeat.intervalMs. node-discover: helloInterval. */
+  helloIntervalMs: number
+  /** node-discover only: checkInterval. */
+  checkIntervalMs: number
+  /** Ours: heartbeat.timeoutMs. node-discover: nodeTimeout. */
+  nodeTimeoutMs: number
+  /** node-discover only: masterTimeout. */
+  masterTimeoutMs: number
+}
+
+/** How one worker takes part in one trial. */
+export interface NodeSpec {
+  trial: number
+  contender: Contender
+  /** This node's id ('n1'...'n3'): the bully's order, node-discover's weight (the digit). */
+  id: string
+  /** Every node of the group. */
+  members: string[]
+  /** The address to bind (127.0.0.1 on loopback, the namespace's address in a namespace). */
+  host: string
+  settings: ElectionSettings
+}
+
+export type WorkerCommand =
+  | { cmd: 'setup'; spec: NodeSpec }
+  /** The other nodes' addresses, 'host:port'; the node starts. */
+  | { cmd: 'start'; trial: number; peers: Record<string, string> }
+  | { cmd: 'teardown'; trial: number }
+
+/** What a node believes, from `at` on (until its next view). */
+export interface View {
+  trial: number
+  id: string
+  /** The leader it follows (itself included), or null: none, or (node-discover) several masters. */
+  leader: string | null
+  /** It believes itself leader (ours: isLeader(); node-discover: it is a master). */
+  self: boolean
+  /** Ours: the term. node-discover: the number of masters it knows, itself included. */
+  term?: number
+  masters?: number
+  /** On the machine's monotonic clock (`nowMs`). */
+  at: number
+}
+
+export type WorkerEvent =
+  /** The worker has loaded everything and takes commands. */
+  | { event: 'hello'; pid: number }
+  | { event: 'bound'; trial: number; port: number }
+  | { event: 'started'; trial: number }
+  | ({ event: 'view' } & View)
+  | { event: 'closed'; trial: number }
+  | { event: 'failed'; trial: number; error: string }
+
+/**
+ * CLOCK_MONOTONIC in ms: one clock for every process on the machine, network namespaces included
+ * (`performance.timeOrigin + performance.now()` is anchored on the wall clock at each process's
+ * start, so a clock adjustment between two starts would show between those processes).
+ */
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6
+}

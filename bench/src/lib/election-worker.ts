@@ -1,0 +1,75 @@
+/**
+ * An election benchmark worker: one OS process (on loopback, or inside a network namespace), one
+ * node of the group per trial. Reads commands (JSON lines) on stdin, answers with events on stdout
+ * and exits when stdin closes, so it never outlives the benchmark.
+ */
+import { createInterface } from 'node:readline'
+import { discoverNode } from './election-discover.js'
+import type { ElectionNode, NodeMaker } from './election-node.js'
+import { oursNode } from './election-ours.js'
+import {
+  type Contender,
+  type NodeSpec,
+  nowMs,
+  type WorkerCommand,
+  type WorkerEvent,
+} from './election-protocol.js'
+
+// Whatever happens, the process ends: no benchmark run lasts this long.
+setTimeout(() => process.exit(3), 30 * 60 * 1000).unref()
+
+const emit = (event: WorkerEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
+
+const makers: Record<Contender, NodeMaker> = {
+  bully: oursNode,
+  majority: oursNode,
+  'node-discover': discoverNode,
+}
+
+let current: { spec: NodeSpec; node: ElectionNode } | undefined
+
+async function handle(command: WorkerCommand): Promise<void> {
+  switch (command.cmd) {
+    case 'setup': {
+      if (current) await current.node.close()
+      current = undefined
+      const { spec } = command
+      const node = await makers[spec.contender](spec, (view) => {
+        // A late report of a node being torn down is not the next trial's.
+        if (current?.spec === spec)
+          emit({ event: 'view', trial: spec.trial, id: spec.id, ...view, at: nowMs() })
+      })
+      current = { spec, node }
+      emit({ event: 'bound', trial: spec.trial, port: node.port })
+      return
+    }
+    case 'start':
+      if (current?.spec.trial !== command.trial) throw new Error('start before setup')
+      current.node.start(command.peers)
+      emit({ event: 'started', trial: command.trial })
+      return
+    case 'teardown': {
+      const node = current?.node
+      current = undefined
+      await node?.close()
+      emit({ event: 'closed', trial: command.trial })
+      return
+    }
+  }
+}
+
+const trialOf = (c: WorkerCommand) => (c.cmd === 'setup' ? c.spec.trial : c.trial)
+
+// Commands are handled one after the other, in the order they came.
+let queue = Promise.resolve()
+const lines = createInterface({ input: process.stdin })
+lines.on('line', (line) => {
+  const command = JSON.parse(line) as WorkerCommand
+  queue = queue
+    .then(() => handle(command))
+    .catch((e: unknown) => {
+      emit({ event: 'failed', trial: trialOf(command), error: String(e) })
+    })
+})
+lines.on('close', () => process.exit(0))
+emit({ event: 'hello', pid: process.pid })
