@@ -27,18 +27,18 @@ export async function freePorts(n: number): Promise<number[]> {
 
 /**
  * Spawns `node --import tsx <script> '<config as JSON>'` in `cwd` and pushes it on `into` first
- * (for the caller's cleanup). `config.id` names the worker.
+ * (for the caller's cleanup). `config.id` names the worker. `prefix` runs it through another
+ * command, e.g. `ip netns exec <namespace>`.
  */
 export function spawnScript(
   script: string,
   cwd: string,
   config: Record<string, unknown>,
   into: Worker[],
+  prefix: readonly string[] = [],
 ): Worker {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(config)], {
-    cwd,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
+  const argv = [...prefix, process.execPath, '--import', 'tsx', script, JSON.stringify(config)]
+  const proc = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['pipe', 'pipe', 'inherit'] })
   const worker: Worker = { id: config.id as string, proc, lines: [], exitCode: undefined }
   into.push(worker)
   let rest = ''

@@ -57,9 +57,10 @@ interface Round {
  * - Terms never go back at a node, across restarts too: a node announces (`leader`) only a term
  *   at or above the last one it announced, which it keeps in stable storage.
  * - No leader in a minority: a node leads at time t only if a majority of the members (itself
- *   included) answered a heartbeat or vote request it sent within (t - timeoutMs, t]. A leader
- *   cut off from a majority emits `leader-lost` within timeoutMs of the cut (clocks at one rate);
- *   a side without a majority never elects.
+ *   included) answered a heartbeat or vote request it sent within (t - timeoutMs + intervalMs, t].
+ *   A leader cut off from a majority emits `leader-lost` within timeoutMs - intervalMs of the
+ *   cut, one interval before the others can elect (clocks at about one rate); a side without a
+ *   majority never elects.
  * - No flapping: a node that heard the leader (or granted a vote) within the last timeoutMs
  *   refuses every other candidate, so a slow node, or one that rejoins, cannot depose a leader
  *   that a majority hears; the leader's term does not change.
@@ -406,7 +407,10 @@ class MajorityNode {
 
   /**
    * The lease: the leader leads while a majority (itself included) acknowledged a heartbeat it
-   * sent less than timeoutMs ago. Such a follower refuses other candidates until at least then.
+   * sent less than timeoutMs - intervalMs ago. Such a follower refuses other candidates for
+   * timeoutMs after it received that heartbeat, so the leader gives up at least one interval
+   * before anyone can be elected: room for a late timer on a busy machine and for clocks that do
+   * not run at quite the same rate.
    */
   private checkLease(): void {
     if (this.role !== 'leader') return
@@ -414,7 +418,9 @@ class MajorityNode {
     if (need === 0) return
     const newest = [...this.acks.values()].sort((a, b) => b - a)[need - 1]
     const expiry =
-      newest === undefined ? Number.NEGATIVE_INFINITY : newest + this.settings.timeoutMs
+      newest === undefined
+        ? Number.NEGATIVE_INFINITY
+        : newest + this.settings.timeoutMs - this.settings.intervalMs
     const now = this.ctx.now()
     if (expiry - now < 1e-6) this.stepDown('lease')
     else if (expiry !== this.leaseExpiry) {

@@ -7,9 +7,27 @@ export { freePorts, type Worker } from '../../../../test-support/processes.js'
 const script = fileURLToPath(new URL('./election-worker.ts', import.meta.url))
 const packageDir = fileURLToPath(new URL('../..', import.meta.url))
 
-/** Spawns a worker with `config` and pushes it on `into` first (for the caller's cleanup). */
-export function spawnWorker(config: Record<string, unknown>, into: Worker[]): Worker {
-  return spawnScript(script, packageDir, config, into)
+/**
+ * Spawns a worker with `config` and pushes it on `into` first (for the caller's cleanup);
+ * `prefix` runs it elsewhere (`ip netns exec <namespace>`).
+ */
+export function spawnWorker(
+  config: Record<string, unknown>,
+  into: Worker[],
+  prefix: readonly string[] = [],
+): Worker {
+  return spawnScript(script, packageDir, config, into, prefix)
+}
+
+/** Who `w` believed was leader over time: its LEADER / NONE lines, with the time of each. */
+export function timelineOf(w: Worker): Array<{ leader: string | undefined; t: number }> {
+  const out: Array<{ leader: string | undefined; t: number }> = []
+  for (const line of w.lines) {
+    const parts = line.split(' ') // LEADER <leader> <term> <t> | NONE <term> <t>
+    if (parts[0] === 'LEADER') out.push({ leader: parts[1], t: Number(parts[3]) })
+    else if (parts[0] === 'NONE') out.push({ leader: undefined, t: Number(parts[2]) })
+  }
+  return out
 }
 
 /** The worker's current view: its last LEADER / NONE line. */

@@ -1,8 +1,8 @@
 /**
  * A child process of the multi-process election test:
  *   node --import tsx election-worker.ts '<json config>'
- * config: { id, port, peers: { id: port }, algorithm: 'bully' | 'majority', intervalMs, timeoutMs,
- * storage }. Binds a UDP transport on 127.0.0.1:port, runs the election with a file store at
+ * config: { id, host?, port, peers: { id: port | 'host:port' }, algorithm: 'bully' | 'majority',
+ * intervalMs, timeoutMs, storage }. Binds a UDP transport on host:port (default 127.0.0.1), runs the election with a file store at
  * `storage`, prints `READY`, then one line per change of view: `LEADER <leader> <term> <t>` or
  * `NONE <term> <t>`, where t is the machine's monotonic clock in ms (comparable across processes).
  * Stays up until stdin closes.
@@ -16,8 +16,10 @@ import { majorityElection } from '../../src/majority/index.js'
 
 interface Config {
   id: string
+  host?: string
   port: number
-  peers: Record<string, number>
+  /** A port on loopback, or 'host:port'. */
+  peers: Record<string, number | string>
   algorithm: 'bully' | 'majority'
   intervalMs: number
   timeoutMs: number
@@ -29,8 +31,13 @@ const now = () => performance.timeOrigin + performance.now()
 const say = (line: string) => process.stdout.write(`${line}\n`)
 const transport = await createUdpTransport({
   id: config.id,
-  bind: { host: '127.0.0.1', port: config.port },
-  peers: Object.fromEntries(Object.entries(config.peers).map(([id, p]) => [id, `127.0.0.1:${p}`])),
+  bind: { host: config.host ?? '127.0.0.1', port: config.port },
+  peers: Object.fromEntries(
+    Object.entries(config.peers).map(([id, p]) => [
+      id,
+      typeof p === 'number' ? `127.0.0.1:${p}` : p,
+    ]),
+  ),
 })
 const heartbeat = { intervalMs: config.intervalMs, timeoutMs: config.timeoutMs }
 const algorithm =
