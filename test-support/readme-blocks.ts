@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
 
 /** A fenced TypeScript block of a Markdown file, where it starts (offset) and its first code line. */
 export interface CodeBlock {
@@ -31,4 +32,22 @@ export async function runBlock(name: string, block: CodeBlock, dir: URL): Promis
   const file = new URL(`${name}.ts`, dir)
   writeFileSync(file, block.code)
   await import(file.href)
+}
+
+/**
+ * The test suite of a package whose README examples all run as written: one test per ```ts block
+ * of `readme`, written to `dir` and run (see `runBlock`), and one that the README has examples.
+ */
+export function readmeExamplesSuite(readme: URL, dir: URL): void {
+  const blocks = typescriptBlocks(readFileSync(readme, 'utf8'))
+  describe('README examples', () => {
+    it('has examples', () => {
+      expect(blocks.length).toBeGreaterThanOrEqual(1)
+    })
+    for (const block of blocks) {
+      it(`the example at line ${block.line} runs and its assertions hold`, async () => {
+        await runBlock(`example-line-${block.line}`, block, dir)
+      })
+    }
+  })
 }

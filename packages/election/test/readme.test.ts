@@ -1,18 +1,4 @@
-import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
-import { runBlock, typescriptBlocks } from '../../../test-support/readme-blocks.js'
+import { readmeExamplesSuite } from '../../../test-support/readme-blocks.js'
 
 // Every TypeScript example of the package README runs as written.
-const readmeDir = new URL('.readme/', import.meta.url)
-const blocks = typescriptBlocks(readFileSync(new URL('../README.md', import.meta.url), 'utf8'))
-
-describe('README examples', () => {
-  it('has examples', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(1)
-  })
-  for (const block of blocks) {
-    it(`the example at line ${block.line} runs and its assertions hold`, async () => {
-      await runBlock(`example-line-${block.line}`, block, readmeDir)
-    })
-  }
-})
+readmeExamplesSuite(new URL('../README.md', import.meta.url), new URL('.readme/', import.meta.url))
