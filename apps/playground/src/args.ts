@@ -69,7 +69,7 @@ export function parseRun(args: readonly string[]): RunRequest | HelpRequest {
     scenario,
     n,
     seed: values.seed === undefined ? 1 : seed(values.seed),
-    crash: values.crash === undefined ? [] : crashIds(values.crash, n),
+    crash: values.crash === undefined ? [] : crashIds(values.crash, scenario.firstId ?? 1, n),
     json: values.json ?? false,
     trace: values.trace,
     rows: values.rows === undefined ? 400 : ranged('--rows', values.rows, 0, 1_000_000),
@@ -169,11 +169,13 @@ function protoName(text: string | undefined): string | undefined {
   return text
 }
 
-function crashIds(text: string, n: number): NodeId[] {
+function crashIds(text: string, first: number, n: number): NodeId[] {
+  const last = first + n - 1
   const ids: NodeId[] = []
   for (const part of text.split(',')) {
     const id = integer('--crash', part.trim())
-    if (id < 1 || id > n) throw new UsageError(`--crash: node ${id} is not in 1..${n}`)
+    if (id < first || id > last)
+      throw new UsageError(`--crash: node ${id} is not in ${first}..${last}`)
     if (ids.includes(id)) throw new UsageError(`--crash lists node ${id} twice`)
     ids.push(id)
   }

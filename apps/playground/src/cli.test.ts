@@ -102,6 +102,12 @@ describe('sd', () => {
 describe('sd arguments', () => {
   it('refuses what it cannot honour, saying why', () => {
     expect(sd('run', 'flood', '--crash', '1,1').err).toMatch(/^sd: --crash lists node 1 twice/)
+    // The election examples number their processes from 0, as the texts do.
+    expect(sd('run', 'election-bully', '--crash', '8').err).toMatch(
+      /^sd: --crash: node 8 is not in 0\.\.7/,
+    )
+    expect(sd('run', 'election-bully', '--crash', '0', '--json').code).toBe(0)
+    expect(sd('run', 'flood', '--crash', '0').err).toMatch(/^sd: --crash: node 0 is not in 1\.\.5/)
     expect(sd('run', 'flood', '--seed', '9007199254740993').err).toMatch(
       /^sd: --seed 9007199254740993 is not a safe integer.*rounded to 9007199254740992/,
     )
@@ -168,7 +174,8 @@ describe('sd crashes', () => {
   it('every scenario accepts every node crashed, or refuses --crash with a usage error', () => {
     for (const s of scenarios) {
       for (const n of new Set([s.minN, s.defaultN, s.maxN])) {
-        const all = Array.from({ length: n }, (_, i) => i + 1).join(',')
+        const first = s.firstId ?? 1
+        const all = Array.from({ length: n }, (_, i) => first + i).join(',')
         const { code, out, err } = sd('run', s.name, '--n', String(n), '--crash', all, '--json')
         if (s.crashes === undefined) {
           expect(code, s.name).toBe(2)

@@ -30,6 +30,8 @@ export interface Scenario {
   description: string
   /** When `--crash` takes effect, for `--help`. Without it the scenario refuses `--crash`. */
   crashes?: string
+  /** The lowest node id; the nodes are firstId..firstId+n-1 (default 1; the texts' election examples start at 0). */
+  firstId?: number
   defaultN: number
   minN: number
   maxN: number

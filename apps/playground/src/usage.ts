@@ -34,12 +34,16 @@ export function scenarioHelp(scenario: Scenario): string {
     scenario.minN === scenario.maxN
       ? `--n: ${scenario.minN} nodes only`
       : `--n: ${scenario.minN}..${scenario.maxN} (default ${scenario.defaultN})`
+  const first = scenario.firstId ?? 1
+  const last = first === 0 ? 'n-1' : first === 1 ? 'n' : `${first}+n-1`
+  const ids = `nodes: ${first}..${last}`
   return [
     `sd run ${scenario.name}: ${scenario.title}`,
     '',
     ...wrapToWidth(scenario.description, 100),
     '',
     n,
+    ids,
     ...wrapToWidth(
       `--crash: ${scenario.crashes ?? 'not accepted (this scenario has no failures to show)'}`,
       100,

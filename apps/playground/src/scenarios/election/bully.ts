@@ -17,6 +17,7 @@ export const electionBully: Scenario = {
   title: 'bully (Garcia-Molina): the best live process wins; a recovered better one takes over',
   description: `Processes 0..n-1 (default 8, the texts' example) start and elect the highest id. At t=${CRASH_AT} ms the leader crashes (or the nodes named by --crash); at t=${NOTICE_AT} ms node 4 (or the middle node) notices and sends ELECTION to every better process; the live ones answer OK and hold their own elections; the best live one hears no OK in time and announces COORDINATOR to all. At t=${RECOVER_AT} ms the crashed nodes recover; a better one bullies its way back with a higher term. Heartbeats every 10 ms, suspicion after 50 ms of silence. Checks from the trace: never two leaders in one term, terms never go back, and every live node follows the same leader at the end.`,
   crashes: `the named nodes crash at t=${CRASH_AT} ms and recover at t=${RECOVER_AT} ms (default: the highest id)`,
+  firstId: 0,
   defaultN: 8,
   minN: 2,
   maxN: 16,

@@ -13,6 +13,7 @@ export const electionRing: Scenario = {
   description:
     "Processes 0..n-1 in a logical ring (default 8, the texts' example). The crashed nodes (default: the highest id) are down from the start; nodes 2 and 5 start an election at once. Each ELECTION collects the ids of the live processes it passes (every pass is acknowledged; a dead successor is skipped); back at its initiator it becomes COORDINATOR with the best id of the list and circulates once more. Both circulations end with the same leader and term. Checks from the trace: never two leaders in one term, and every live node follows the same leader at the end.",
   crashes: 'the named nodes are down from the start (default: the highest id)',
+  firstId: 0,
   defaultN: 8,
   minN: 3,
   maxN: 32,

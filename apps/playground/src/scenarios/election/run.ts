@@ -53,7 +53,10 @@ export function runElectionPlan<Msg, Ev>(
       ? `two leaders in term ${v.term}: ${v.leaders.map(String).join(' and ')} (t=${v.t})`
       : `term went back at ${String(v.node)}: ${v.from} then ${v.to} (t=${v.t})`,
   )
-  if (agreed === undefined) violations.push('the live nodes do not agree on one leader at the end')
+  // With every node down there is nobody to disagree: agreement holds vacuously, with no leader.
+  const everyoneDown = live.length === 0
+  if (agreed === undefined && !everyoneDown)
+    violations.push('the live nodes do not agree on one leader at the end')
   return {
     net,
     annotate: describeElectionEvent,
@@ -61,7 +64,7 @@ export function runElectionPlan<Msg, Ev>(
     result: {
       leader: agreed?.leader ?? null,
       term: agreed?.term ?? null,
-      agreed: agreed !== undefined,
+      agreed: agreed !== undefined || everyoneDown,
       history,
       live,
       messages,
