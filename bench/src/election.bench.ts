@@ -14,8 +14,12 @@
  * SD_ELECTION_SETTLE_MS (500), SD_ELECTION_TIMEOUT_MS (10000).
  */
 
+import {
+  createNetnsHosts,
+  type NetnsHosts,
+  netnsUnavailable,
+} from '../../test-support/netns-hosts.js'
 import { Group } from './lib/election-group.js'
-import { createElectionNet, type ElectionNet } from './lib/election-net.js'
 import type { Contender, ElectionSettings } from './lib/election-protocol.js'
 import { type ElectionSetup, failoverResults, partitionResults } from './lib/election-results.js'
 import {
@@ -26,7 +30,6 @@ import {
 } from './lib/election-trials.js'
 import { killAllWorkersSync } from './lib/election-workers.js'
 import { cleanupOnExit } from './lib/exit-cleanup.js'
-import { netnsUnavailable } from './lib/netns.js'
 import type { BenchResult } from './lib/result.js'
 
 function envNumber(name: string, fallback: number): number {
@@ -46,7 +49,7 @@ function envList<T extends string>(name: string, fallback: string, allowed: read
   return list as T[]
 }
 
-// node-discover's timing as REAL-PEERS.md measured it; ours: heartbeat 100 ms, timeout 500 ms.
+// node-discover's timing as measured on these machines (bench/README.md); ours: 100 / 500 ms.
 const settings: ElectionSettings = {
   helloIntervalMs: 100,
   checkIntervalMs: 200,
@@ -103,7 +106,7 @@ async function failover(): Promise<FailoverRun[]> {
   return runs
 }
 
-async function partition(net: ElectionNet): Promise<PartitionRun[]> {
+async function partition(net: NetnsHosts): Promise<PartitionRun[]> {
   const group = new Group(net.addresses, net.hosts)
   const runs: PartitionRun[] = []
   try {
@@ -130,7 +133,7 @@ async function partition(net: ElectionNet): Promise<PartitionRun[]> {
 }
 
 export default async function electionBench(): Promise<BenchResult[]> {
-  let net: ElectionNet | undefined
+  let net: NetnsHosts | undefined
   const removeHandlers = cleanupOnExit(() => {
     killAllWorkersSync()
     net?.destroy()
@@ -144,7 +147,7 @@ export default async function electionBench(): Promise<BenchResult[]> {
         log(`partition skipped: ${unavailable}`)
       } else {
         try {
-          net = createElectionNet()
+          net = createNetnsHosts('sd-el', 3, 211)
         } catch (e) {
           log(`partition skipped: cannot create network namespaces (${String(e)})`)
         }

@@ -7,12 +7,14 @@
  * Environment: SD_GOODPUT_ROUNDS (5), SD_GOODPUT_COUNT (4000), SD_GOODPUT_LOSS ("0,1,5", percent),
  * SD_GOODPUT_DEADLINE_S (60, per transfer), SD_GOODPUT_UDP_MODULE (another build to measure).
  */
+
+import { netnsUnavailable } from '../../test-support/netns-hosts.js'
 import { cleanupOnExit } from './lib/exit-cleanup.js'
 import type { Contender } from './lib/goodput-protocol.js'
 import { type GoodputSetup, goodputResults, type LossRecords } from './lib/goodput-results.js'
 import { GoodputRig, type Transfer } from './lib/goodput-rig.js'
 import { killAllWorkersSync } from './lib/goodput-workers.js'
-import { createNetnsPair, type NetnsPair, netnsUnavailable } from './lib/netns.js'
+import { createNetnsPair, type NetnsPair } from './lib/netns.js'
 import type { BenchResult } from './lib/result.js'
 
 function envNumber(name: string, fallback: number): number {

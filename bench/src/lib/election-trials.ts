@@ -2,8 +2,9 @@
  * One failover trial (the leader's process is SIGKILLed) and one partition trial (a host is cut
  * off for a while, then healed), each on a fresh group of three nodes.
  */
+
+import type { NetnsHosts } from '../../../test-support/netns-hosts.js'
 import { type Group, ids, sleep, type Trial } from './election-group.js'
-import type { ElectionNet } from './election-net.js'
 import { type Contender, type ElectionSettings, nowMs } from './election-protocol.js'
 import {
   agreedLeader,
@@ -121,7 +122,7 @@ export interface PartitionTiming extends TrialTiming {
 
 export async function partitionTrial(
   group: Group,
-  net: ElectionNet,
+  net: NetnsHosts,
   contender: Contender,
   trial: number,
   timing: PartitionTiming,

@@ -26,15 +26,6 @@ export interface NetnsPair {
   destroy(): void
 }
 
-/** Why the pair cannot be built here, or undefined when it can. */
-export function netnsUnavailable(): string | undefined {
-  if (process.platform !== 'linux') return 'network namespaces need Linux'
-  if (process.getuid?.() !== 0) return 'network namespaces need root'
-  if (spawnSync('ip', ['-V']).status !== 0) return '`ip` (iproute2) is missing'
-  if (spawnSync('nft', ['--version']).status !== 0) return '`nft` (nftables) is missing'
-  return undefined
-}
-
 function run(command: string, args: string[], input?: string): string {
   const result = spawnSync(command, args, { input, encoding: 'utf8', timeout: 10_000 })
   if (result.status !== 0) {
