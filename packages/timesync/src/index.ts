@@ -1,2 +1,9 @@
-/** The package name, exported so the stub entry is a real module until the algorithms land. */
-export const packageName = '@sd/timesync' as const
+export { type Correction, DisciplinedClock, type DisciplinePolicy } from './clock/disciplined.js'
+export { PhysicalClock, type PhysicalClockSettings, QUARTZ_DRIFT } from './clock/physical.js'
+export type { AdjustedEvent, SyncAlgorithm, SyncFailedEvent, SyncRequest } from './contract.js'
+export {
+  type CristianEvent,
+  type CristianMsg,
+  type CristianOptions,
+  cristian,
+} from './cristian/protocol.js'

@@ -1,0 +1,203 @@
+/**
+ * Cristian's algorithm: a client asks a time server; the server answers with its clock C_utc and
+ * the time I it spent handling the request; with the request sent at T0 and the answer received
+ * at T1 (client clock), the one-way delay is taken as d = (T1 - T0 - I) / 2 and the time as
+ * T = C_utc + d. Several samples; the least round trip wins, since its error bound is the least.
+ */
+import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
+import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
+import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
+
+export type CristianMsg =
+  | { type: 'time-request'; seq: number }
+  | { type: 'time-reply'; seq: number; utcMs: number; handlingMs: number }
+
+export type CristianEvent = AdjustedEvent | SyncFailedEvent
+
+export interface CristianOptions {
+  /** The time server; every other node is a client. */
+  server: NodeId
+  /** Requests per round; the least round trip wins. Default 4. */
+  samples?: number
+  /** How long a client waits for each answer (ms of its clock). Default 100. */
+  sampleTimeoutMs?: number
+  /** Run a round at start (default true) and then every `periodMs`, if given. */
+  syncOnStart?: boolean
+  periodMs?: number
+  /** The server's handling time I, spent before it answers (ms). Default 0. */
+  handlingMs?: number
+  /** A known lower bound on one-way delay: it tightens the error bound. Default 0. */
+  minDelayMs?: number
+  /** The largest rate error of the clocks, for the error bound. Default 1e-4 (generous quartz). */
+  maxDrift?: number
+  /** The clocks' tick, for the error bound. Default 0. */
+  resolutionMs?: number
+  /** How the client's software clock applies corrections. */
+  discipline?: DisciplinePolicy
+}
+
+interface Sample {
+  /** The server's time estimated at T1 (C_utc + d). */
+  estimateMs: number
+  rttMs: number
+  handlingMs: number
+  atH: number
+}
+
+const positive = (name: string, v: number) => {
+  if (!(Number.isFinite(v) && v > 0))
+    throw new InvalidArgumentError(`${name} must be > 0, got ${v}`)
+}
+const nonNegative = (name: string, v: number) => {
+  if (!(Number.isFinite(v) && v >= 0))
+    throw new InvalidArgumentError(`${name} must be >= 0, got ${v}`)
+}
+
+/**
+ * Cristian's algorithm for every node: `server` answers, the others synchronize their software
+ * clock to it. The factory's second argument shares a node's clock with another protocol.
+ */
+export function cristian(options: CristianOptions) {
+  const {
+    server,
+    samples = 4,
+    sampleTimeoutMs = 100,
+    syncOnStart = true,
+    periodMs,
+    handlingMs = 0,
+    minDelayMs = 0,
+    maxDrift = 1e-4,
+    resolutionMs = 0,
+  } = options
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new InvalidArgumentError(`samples must be an integer >= 1, got ${samples}`)
+  positive('sampleTimeoutMs', sampleTimeoutMs)
+  if (periodMs !== undefined) positive('periodMs', periodMs)
+  nonNegative('handlingMs', handlingMs)
+  nonNegative('minDelayMs', minDelayMs)
+  nonNegative('maxDrift', maxDrift)
+  nonNegative('resolutionMs', resolutionMs)
+
+  return (
+    self: NodeId,
+    clock = new DisciplinedClock(options.discipline),
+  ): Protocol<CristianMsg, SyncRequest, CristianEvent> => {
+    let seq = 0
+    let sent = 0
+    let sentAt = 0
+    let round: { taken: number; best: Sample | undefined } | undefined
+    /** Requests held by the server for its handling time. */
+    const handling = new Map<string, { from: NodeId; seq: number; receivedAt: number }>()
+
+    const next = (ctx: Ctx<CristianMsg, CristianEvent>) => {
+      if (round === undefined) return
+      if (round.taken >= samples) return finish(ctx)
+      round.taken++
+      seq++
+      sentAt = ctx.now()
+      sent = seq
+      ctx.send(server, { type: 'time-request', seq })
+      ctx.setTimer('sample', sampleTimeoutMs)
+    }
+
+    const finish = (ctx: Ctx<CristianMsg, CristianEvent>) => {
+      const best = round?.best
+      round = undefined
+      ctx.cancelTimer('sample')
+      if (periodMs !== undefined) ctx.setTimer('resync', periodMs)
+      if (best === undefined) {
+        ctx.emit({
+          type: 'sync-failed',
+          algorithm: 'cristian',
+          reason: `no answer from server ${String(server)} to ${samples} request(s)`,
+        })
+        return
+      }
+      // The estimate moves on with the hardware since T1: the software clock may have been
+      // slewing meanwhile, so an offset taken at T1 would be stale.
+      const now = ctx.now()
+      const readingMs = clock.read(now)
+      const offsetMs = best.estimateMs + (now - best.atH) - readingMs
+      const correction = clock.adjust(now, offsetMs)
+      const errorBoundMs =
+        Math.max(0, (best.rttMs - best.handlingMs) / 2 - minDelayMs) +
+        maxDrift * (best.rttMs + (now - best.atH)) +
+        2 * resolutionMs
+      ctx.emit({
+        type: 'adjusted',
+        algorithm: 'cristian',
+        offsetMs,
+        errorBoundMs,
+        readingMs,
+        kind: correction.kind,
+        source: server,
+        rttMs: best.rttMs,
+      })
+    }
+
+    const startRound = (ctx: Ctx<CristianMsg, CristianEvent>) => {
+      if (self === server || round !== undefined) return
+      ctx.cancelTimer('resync')
+      round = { taken: 0, best: undefined }
+      next(ctx)
+    }
+
+    return {
+      start(ctx) {
+        if (syncOnStart) startRound(ctx)
+        else if (periodMs !== undefined && self !== server) ctx.setTimer('resync', periodMs)
+      },
+      onRequest(req, ctx) {
+        if (req.type === 'sync') startRound(ctx)
+      },
+      onMessage(from, msg, ctx) {
+        if (msg.type === 'time-request') {
+          if (self !== server) return
+          if (handlingMs === 0) {
+            ctx.send(from, {
+              type: 'time-reply',
+              seq: msg.seq,
+              utcMs: clock.read(ctx.now()),
+              handlingMs: 0,
+            })
+            return
+          }
+          const key = `handle:${String(from)}:${msg.seq}`
+          handling.set(key, { from, seq: msg.seq, receivedAt: ctx.now() })
+          ctx.setTimer(key, handlingMs)
+          return
+        }
+        // A reply: only the one we wait for counts (a late one belongs to a sample given up).
+        if (round === undefined || msg.seq !== sent || from !== server) return
+        const t1 = ctx.now()
+        const rttMs = t1 - sentAt
+        const oneWay = (rttMs - msg.handlingMs) / 2
+        const sample: Sample = {
+          estimateMs: msg.utcMs + oneWay,
+          rttMs,
+          handlingMs: msg.handlingMs,
+          atH: t1,
+        }
+        const best = round.best
+        if (best === undefined || sample.rttMs - sample.handlingMs < best.rttMs - best.handlingMs)
+          round.best = sample
+        sent = -1
+        next(ctx)
+      },
+      onTimer(key, ctx) {
+        if (key === 'sample') return next(ctx)
+        if (key === 'resync') return startRound(ctx)
+        const held = handling.get(key)
+        if (held === undefined) return
+        handling.delete(key)
+        const now = ctx.now()
+        ctx.send(held.from, {
+          type: 'time-reply',
+          seq: held.seq,
+          utcMs: clock.read(now),
+          handlingMs: now - held.receivedAt,
+        })
+      },
+    }
+  }
+}
