@@ -1,3 +1,16 @@
+export {
+  type Estimate,
+  type FaultTolerantAverage,
+  faultTolerantAverage,
+} from './berkeley/average.js'
+export {
+  type BerkeleyEvent,
+  type BerkeleyMsg,
+  type BerkeleyOptions,
+  type BerkeleyRequest,
+  type BerkeleyRoundEvent,
+  berkeley,
+} from './berkeley/protocol.js'
 export { type Correction, DisciplinedClock, type DisciplinePolicy } from './clock/disciplined.js'
 export { PhysicalClock, type PhysicalClockSettings, QUARTZ_DRIFT } from './clock/physical.js'
 export type { AdjustedEvent, SyncAlgorithm, SyncFailedEvent, SyncRequest } from './contract.js'

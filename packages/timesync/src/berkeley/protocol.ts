@@ -1,0 +1,217 @@
+/**
+ * Berkeley: nobody has UTC. A master polls every machine, estimates each clock's offset from its
+ * answer and half the round trip, averages the offsets that agree (the fault-tolerant average),
+ * and sends each machine its own adjustment, relative, not an absolute time, since an absolute
+ * time would be stale by its transit when it arrives.
+ */
+import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
+import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
+import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
+import { type Estimate, faultTolerantAverage } from './average.js'
+
+export type BerkeleyMsg =
+  | { type: 'berkeley-poll'; round: number }
+  | { type: 'berkeley-time'; round: number; clockMs: number }
+  | { type: 'berkeley-adjust'; round: number; adjustMs: number; errorBoundMs: number }
+
+export type BerkeleyRequest = SyncRequest | { type: 'set-master'; master: NodeId }
+
+/** The master's account of a round: who was averaged, who ignored, and the spread bound. */
+export interface BerkeleyRoundEvent {
+  type: 'berkeley-round'
+  round: number
+  /** The average relative to the master's clock (ms). */
+  averageMs: number
+  kept: NodeId[]
+  ignored: NodeId[]
+  /** Polled machines that did not answer in time: not adjusted. */
+  silent: NodeId[]
+  /**
+   * After the adjustments (and their slews) every answering clock is within this of every other,
+   * less the drift since: 2 × the largest estimate uncertainty.
+   */
+  spreadBoundMs: number
+}
+
+export type BerkeleyEvent = AdjustedEvent | SyncFailedEvent | BerkeleyRoundEvent
+
+export interface BerkeleyOptions {
+  /** The master at start; `{ type: 'set-master' }` moves it (an election can pick it). */
+  master?: NodeId
+  /** Offsets farther than this from the median are left out of the average. Default 50 ms. */
+  thresholdMs?: number
+  /** How long the master waits for answers (ms). Default 100. */
+  pollTimeoutMs?: number
+  /** The master runs a round at start (default true) and then every `periodMs`, if given. */
+  syncOnStart?: boolean
+  periodMs?: number
+  /** A known lower bound on one-way delay: it tightens the bound. Default 0. */
+  minDelayMs?: number
+  /** The largest rate error of the clocks, for the bounds. Default 1e-4. */
+  maxDrift?: number
+  discipline?: DisciplinePolicy
+}
+
+function checkPositive(name: string, v: number): void {
+  if (!(Number.isFinite(v) && v > 0))
+    throw new InvalidArgumentError(`${name} must be > 0, got ${v}`)
+}
+
+/** Berkeley for every node; the factory's second argument shares a node's clock. */
+export function berkeley(options: BerkeleyOptions = {}) {
+  const {
+    thresholdMs = 50,
+    pollTimeoutMs = 100,
+    syncOnStart = true,
+    periodMs,
+    minDelayMs = 0,
+    maxDrift = 1e-4,
+  } = options
+  if (!(thresholdMs >= 0))
+    throw new InvalidArgumentError(`thresholdMs must be >= 0, got ${thresholdMs}`)
+  checkPositive('pollTimeoutMs', pollTimeoutMs)
+  if (periodMs !== undefined) checkPositive('periodMs', periodMs)
+  if (!(minDelayMs >= 0))
+    throw new InvalidArgumentError(`minDelayMs must be >= 0, got ${minDelayMs}`)
+  if (!(maxDrift >= 0)) throw new InvalidArgumentError(`maxDrift must be >= 0, got ${maxDrift}`)
+
+  return (
+    self: NodeId,
+    clock = new DisciplinedClock(options.discipline),
+  ): Protocol<BerkeleyMsg, BerkeleyRequest, BerkeleyEvent> => {
+    let master = options.master
+    let roundNo = 0
+    let polling: { round: number; sentAt: number; estimates: Map<NodeId, Estimate> } | undefined
+
+    const schedule = (ctx: Ctx<BerkeleyMsg, BerkeleyEvent>) => {
+      if (periodMs !== undefined && self === master) ctx.setTimer('period', periodMs)
+    }
+
+    const startRound = (ctx: Ctx<BerkeleyMsg, BerkeleyEvent>) => {
+      if (self !== master || polling !== undefined) return
+      roundNo++
+      polling = { round: roundNo, sentAt: ctx.now(), estimates: new Map() }
+      ctx.cancelTimer('period')
+      if (ctx.peers.length === 0) return finish(ctx)
+      ctx.broadcast({ type: 'berkeley-poll', round: roundNo })
+      ctx.setTimer('poll', pollTimeoutMs)
+    }
+
+    const finish = (ctx: Ctx<BerkeleyMsg, BerkeleyEvent>) => {
+      const round = polling
+      polling = undefined
+      ctx.cancelTimer('poll')
+      schedule(ctx)
+      if (round === undefined) return
+      const now = ctx.now()
+      const mine = clock.read(now)
+      // Each answer was compared with the master's clock when it arrived; the master's own
+      // clock is exact (offset 0, no uncertainty).
+      const estimates: Estimate[] = [{ node: self, offsetMs: 0, uncertaintyMs: 0 }]
+      for (const e of round.estimates.values()) estimates.push(e)
+      const silent = ctx.peers.filter((p) => !round.estimates.has(p))
+      if (estimates.length === 1 && ctx.peers.length > 0) {
+        ctx.emit({
+          type: 'sync-failed',
+          algorithm: 'berkeley',
+          reason: `no machine answered round ${round.round} within ${pollTimeoutMs} ms`,
+        })
+        return
+      }
+      const average = faultTolerantAverage(estimates, thresholdMs)
+      const drift = 2 * maxDrift * (now - round.sentAt)
+      let widest = 0
+      for (const e of estimates) widest = Math.max(widest, e.uncertaintyMs)
+      const keptWidest = Math.max(
+        ...estimates.filter((e) => average.kept.includes(e.node)).map((e) => e.uncertaintyMs),
+      )
+      ctx.emit({
+        type: 'berkeley-round',
+        round: round.round,
+        averageMs: average.averageMs,
+        kept: average.kept,
+        ignored: average.ignored,
+        silent,
+        spreadBoundMs: 2 * widest + drift,
+      })
+      for (const e of estimates) {
+        const adjustMs = average.averageMs - e.offsetMs
+        const errorBoundMs = e.uncertaintyMs + keptWidest + drift
+        if (e.node === self) apply(ctx, adjustMs, errorBoundMs, mine)
+        else
+          ctx.send(e.node, { type: 'berkeley-adjust', round: round.round, adjustMs, errorBoundMs })
+      }
+    }
+
+    const apply = (
+      ctx: Ctx<BerkeleyMsg, BerkeleyEvent>,
+      offsetMs: number,
+      errorBoundMs: number,
+      readingMs = clock.read(ctx.now()),
+    ) => {
+      const correction = clock.adjust(ctx.now(), offsetMs)
+      ctx.emit({
+        type: 'adjusted',
+        algorithm: 'berkeley',
+        offsetMs,
+        errorBoundMs,
+        readingMs,
+        kind: correction.kind,
+        ...(master === undefined ? {} : { source: master }),
+      })
+    }
+
+    return {
+      start(ctx) {
+        if (self !== master) return
+        if (syncOnStart) startRound(ctx)
+        else schedule(ctx)
+      },
+      onRequest(req, ctx) {
+        if (req.type === 'sync') return startRound(ctx)
+        if (req.type === 'set-master') {
+          if (req.master === master) return
+          master = req.master
+          polling = undefined
+          ctx.cancelTimer('poll')
+          ctx.cancelTimer('period')
+          if (self === master) schedule(ctx)
+        }
+      },
+      onMessage(from, msg, ctx) {
+        switch (msg.type) {
+          case 'berkeley-poll':
+            ctx.send(from, {
+              type: 'berkeley-time',
+              round: msg.round,
+              clockMs: clock.read(ctx.now()),
+            })
+            return
+          case 'berkeley-time': {
+            if (polling === undefined || msg.round !== polling.round) return
+            const now = ctx.now()
+            const half = (now - polling.sentAt) / 2
+            // The answer left the machine about half a round trip ago: its clock is now about
+            // clockMs + half, to within half the round trip less the minimum delay.
+            polling.estimates.set(from, {
+              node: from,
+              offsetMs: msg.clockMs + half - clock.read(now),
+              uncertaintyMs: Math.max(0, half - minDelayMs) + maxDrift * 2 * half,
+            })
+            if (polling.estimates.size === ctx.peers.length) finish(ctx)
+            return
+          }
+          case 'berkeley-adjust':
+            // Only the master's adjustments count (a deposed master's late ones do not).
+            if (from !== master) return
+            apply(ctx, msg.adjustMs, msg.errorBoundMs)
+            return
+        }
+      },
+      onTimer(key, ctx) {
+        if (key === 'poll') finish(ctx)
+        else if (key === 'period') startRound(ctx)
+      },
+    }
+  }
+}
