@@ -13,6 +13,7 @@ export {
 } from './berkeley/protocol.js'
 export { type Correction, DisciplinedClock, type DisciplinePolicy } from './clock/disciplined.js'
 export { PhysicalClock, type PhysicalClockSettings, QUARTZ_DRIFT } from './clock/physical.js'
+export { onSharedClock } from './compose.js'
 export type { AdjustedEvent, SyncAlgorithm, SyncFailedEvent, SyncRequest } from './contract.js'
 export {
   type CristianEvent,
@@ -20,3 +21,10 @@ export {
   type CristianOptions,
   cristian,
 } from './cristian/protocol.js'
+export {
+  type TemporalDeliverEvent,
+  type TemporalMsg,
+  type TemporalOptions,
+  type TemporalRequest,
+  temporalOrder,
+} from './temporal/protocol.js'
