@@ -22,6 +22,14 @@ export {
   cristian,
 } from './cristian/protocol.js'
 export {
+  type NtpRejectEvent,
+  type NtpSelectionEvent,
+  type NtpSimEvent,
+  type NtpSimMsg,
+  type NtpSimOptions,
+  ntpSim,
+} from './ntp-sim/protocol.js'
+export {
   type TemporalDeliverEvent,
   type TemporalMsg,
   type TemporalOptions,

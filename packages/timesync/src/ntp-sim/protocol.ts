@@ -1,0 +1,186 @@
+/**
+ * NTP inside the simulator: the real 48-byte packets of `../ntp` (request, reply, validation,
+ * on-wire arithmetic, clock filter, selection) carried over our transport instead of UDP, so the
+ * same pure code runs on drifting simulated clocks and can be checked against true time.
+ */
+import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
+import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
+import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
+import {
+  createNtpRequest,
+  type NtpRequest,
+  type NtpSample,
+  sampleFromReply,
+} from '../ntp/client.js'
+import { NtpRejectedError } from '../ntp/errors.js'
+import { ClockFilter } from '../ntp/filter.js'
+import { selectSources } from '../ntp/select.js'
+import { answerNtpRequest, type NtpServerOptions } from '../ntp/server.js'
+
+/** A packet as a plain byte array (the simulator copies messages as data). */
+export type NtpSimMsg = { type: 'ntp'; bytes: number[] }
+
+/** Which servers the selection trusted in a poll, and the interval they share. */
+export interface NtpSelectionEvent {
+  type: 'ntp-selection'
+  truechimers: NodeId[]
+  falsetickers: NodeId[]
+  /** Servers that gave no valid sample yet. */
+  silent: NodeId[]
+  lowMs: number
+  highMs: number
+}
+
+/** A reply refused by the client's checks (the reason names which). */
+export interface NtpRejectEvent {
+  type: 'ntp-rejected'
+  server: NodeId
+  reason: string
+}
+
+export type NtpSimEvent = AdjustedEvent | SyncFailedEvent | NtpSelectionEvent | NtpRejectEvent
+
+export interface NtpSimOptions {
+  /** The nodes that serve time; every other node is a client of all of them. */
+  servers: readonly NodeId[]
+  /** How the servers describe themselves (stratum, reference id...). */
+  server?: NtpServerOptions
+  /** A client polls every server every `pollMs` (ms). Default 1000. */
+  pollMs?: number
+  /** How long a poll waits for answers before selecting (ms). Default 200. */
+  replyTimeoutMs?: number
+  /** Unix ms that the simulator's time 0 stands for (NTP dates start in 1900). Default 2026-01-01. */
+  epochMs?: number
+  discipline?: DisciplinePolicy
+}
+
+const DEFAULT_EPOCH = Date.UTC(2026, 0, 1)
+
+/** NTP clients and servers over the transport; the factory's second argument shares the clock. */
+export function ntpSim(options: NtpSimOptions) {
+  const { servers, pollMs = 1000, replyTimeoutMs = 200, epochMs = DEFAULT_EPOCH } = options
+  if (servers.length === 0) throw new InvalidArgumentError('ntpSim needs at least one server')
+  if (!(pollMs > 0)) throw new InvalidArgumentError(`pollMs must be > 0, got ${pollMs}`)
+  if (!(replyTimeoutMs > 0 && replyTimeoutMs <= pollMs))
+    throw new InvalidArgumentError(`replyTimeoutMs must be in (0, pollMs], got ${replyTimeoutMs}`)
+
+  return (
+    self: NodeId,
+    clock = new DisciplinedClock(options.discipline),
+  ): Protocol<NtpSimMsg, SyncRequest, NtpSimEvent> => {
+    const serving = servers.includes(self)
+    const wall = (ctx: Ctx<NtpSimMsg, NtpSimEvent>) => epochMs + clock.read(ctx.now())
+    const outstanding = new Map<NodeId, NtpRequest>()
+    const filters = new Map<NodeId, ClockFilter<NtpSample>>()
+    let polling = false
+
+    const poll = (ctx: Ctx<NtpSimMsg, NtpSimEvent>) => {
+      polling = true
+      for (const server of servers) {
+        const request = createNtpRequest(wall(ctx), { random: ctx.random })
+        outstanding.set(server, request)
+        ctx.send(server, { type: 'ntp', bytes: [...request.bytes] })
+      }
+      ctx.setTimer('select', replyTimeoutMs)
+      ctx.setTimer('poll', pollMs)
+    }
+
+    const select = (ctx: Ctx<NtpSimMsg, NtpSimEvent>) => {
+      polling = false
+      outstanding.clear()
+      const estimates: Array<{ server: NodeId; offsetMs: number; rootDistanceMs: number }> = []
+      const silent: NodeId[] = []
+      // Filters hold offsets to the hardware clock (see onMessage): to the software clock now,
+      // subtract what the corrections add to the hardware.
+      const corrections = clock.offset(ctx.now())
+      for (const server of servers) {
+        const best = filters.get(server)?.best
+        if (best === undefined) silent.push(server)
+        else
+          estimates.push({
+            server,
+            offsetMs: best.offsetMs - corrections,
+            rootDistanceMs: best.rootDistanceMs,
+          })
+      }
+      const selection = selectSources(estimates)
+      if (!selection.majority) {
+        ctx.emit({
+          type: 'sync-failed',
+          algorithm: 'ntp',
+          reason: `no majority of servers agree (${selection.reason}, ${estimates.length} with samples)`,
+        })
+        return
+      }
+      const { lowMs, highMs } = selection.intersection
+      ctx.emit({
+        type: 'ntp-selection',
+        truechimers: selection.truechimers.map((s) => s.server),
+        falsetickers: selection.falsetickers.map((s) => s.server),
+        silent,
+        lowMs,
+        highMs,
+      })
+      const offsetMs = selection.offsetMs
+      const readingMs = clock.read(ctx.now())
+      const correction = clock.adjust(ctx.now(), offsetMs)
+      ctx.emit({
+        type: 'adjusted',
+        algorithm: 'ntp',
+        offsetMs,
+        // The truechimers' intersection holds the true offset, if a majority of servers is right.
+        errorBoundMs: Math.max(offsetMs - lowMs, highMs - offsetMs),
+        readingMs,
+        kind: correction.kind,
+      })
+    }
+
+    return {
+      start(ctx) {
+        if (!serving) poll(ctx)
+      },
+      onRequest(req, ctx) {
+        if (req.type === 'sync' && !serving && !polling) poll(ctx)
+      },
+      onMessage(from, msg, ctx) {
+        if (msg.type !== 'ntp') return
+        const bytes = Uint8Array.from(msg.bytes)
+        if (serving) {
+          const now = wall(ctx)
+          try {
+            ctx.send(from, {
+              type: 'ntp',
+              bytes: [...answerNtpRequest(bytes, now, now, options.server)],
+            })
+          } catch (e) {
+            if (!(e instanceof NtpRejectedError)) throw e
+          }
+          return
+        }
+        const request = outstanding.get(from)
+        if (request === undefined) return
+        try {
+          const sample = sampleFromReply(request, bytes, wall(ctx))
+          // Kept against the hardware clock, which no correction moves, so that samples taken
+          // before, during and after a slew compare.
+          sample.offsetMs += clock.offset(ctx.now())
+          outstanding.delete(from)
+          let filter = filters.get(from)
+          if (filter === undefined) filters.set(from, (filter = new ClockFilter<NtpSample>()))
+          filter.add(sample)
+          if (outstanding.size === 0) {
+            ctx.cancelTimer('select')
+            select(ctx)
+          }
+        } catch (e) {
+          if (!(e instanceof NtpRejectedError)) throw e
+          ctx.emit({ type: 'ntp-rejected', server: from, reason: e.reason })
+        }
+      },
+      onTimer(key, ctx) {
+        if (key === 'select') select(ctx)
+        else if (key === 'poll') poll(ctx)
+      },
+    }
+  }
+}
