@@ -10,6 +10,9 @@ import { mutexCentralized } from './mutex/centralized.js'
 import { mutexQuorum } from './mutex/quorum.js'
 import { mutexMaekawa, mutexTokenRing } from './mutex/ring-and-quorums.js'
 import { mutexLamport, mutexRicartAgrawala } from './mutex/timestamps.js'
+import { timesyncBerkeley } from './timesync/berkeley.js'
+import { timesyncCristian } from './timesync/cristian.js'
+import { timesyncTemporalOrder, timesyncTemporalOrderLate } from './timesync/temporal-order.js'
 import { totalOrder } from './total-order.js'
 import { vector } from './vector.js'
 
@@ -34,4 +37,9 @@ export const scenarios: Scenario[] = [
   electionRing,
   electionChangRoberts,
   electionYoyo,
+  // @sd/timesync scenarios.
+  timesyncCristian,
+  timesyncBerkeley,
+  timesyncTemporalOrder,
+  timesyncTemporalOrderLate,
 ]

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest'
+import { main } from '../cli.js'
+
+function json(args: string[]): { code: number; out: Record<string, unknown> } {
+  let out = ''
+  const code = main(['run', ...args, '--json'], { out: (t) => (out += t), err: () => {} })
+  return { code, out: JSON.parse(out) }
+}
+
+function sd(...argv: string[]): { code: number; out: string } {
+  const out: string[] = []
+  const code = main(argv, { out: (t) => out.push(t), err: () => {} })
+  return { code, out: out.join('\n') }
+}
+
+const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8]
+
+interface SyncResult {
+  offsetsBefore: Record<string, number>
+  offsetsAfter: Record<string, number>
+  errors: Record<string, number>
+  spreadBefore: number
+  spreadAfter: number
+  withinBound: boolean
+  stillSlewing: number[]
+}
+
+const spreadOf = (values: Record<string, number>) =>
+  Math.max(...Object.values(values)) - Math.min(...Object.values(values))
+
+describe('clock synchronization scenarios', () => {
+  it('sd list shows them', () => {
+    const { code, out } = sd('list')
+    expect(code).toBe(0)
+    for (const name of ['cristian', 'berkeley', 'temporal-order', 'temporal-order-late'])
+      expect(out).toMatch(new RegExp(`^\\s*${name}\\b`, 'm'))
+  })
+
+  it('cristian brings every client within its reported bound of the server (several seeds)', () => {
+    for (const seed of SEEDS) {
+      const { code, out } = json(['cristian', '--seed', String(seed)])
+      const result = out.result as SyncResult & {
+        server: number
+        errorBoundMs: number
+        estimatesWithinBound: boolean
+        adjusted: number
+        failedRounds: number
+      }
+      expect(code).toBe(0)
+      expect(out.violations).toEqual([])
+      expect(Object.keys(result.offsetsBefore)).toEqual(['1', '2', '3', '4', '5'])
+      expect(result.offsetsBefore['1']).toBe(0)
+      expect(result.spreadBefore).toBeCloseTo(spreadOf(result.offsetsBefore), 2)
+      expect(result.spreadAfter).toBeCloseTo(spreadOf(result.offsetsAfter), 2)
+      expect(result.errors).toEqual(result.offsetsAfter)
+      expect(result.spreadAfter).toBeLessThan(result.spreadBefore)
+      expect(result.withinBound).toBe(true)
+      expect(result.estimatesWithinBound).toBe(true)
+      expect(result.stillSlewing).toEqual([])
+      expect(result.failedRounds).toBe(0)
+      expect(result.adjusted).toBe(4 * 4) // 4 clients, 4 rounds
+      // Each client ends within the largest bound (plus a hair of drift) of true time.
+      for (const error of Object.values(result.errors))
+        expect(Math.abs(error)).toBeLessThanOrEqual(result.errorBoundMs + 1)
+    }
+  })
+
+  it('cristian with a client crashed skips it; with the server crashed every round fails', () => {
+    const client = json(['cristian', '--crash', '3'])
+    const withoutClient = client.out.result as SyncResult & {
+      crashed: number[]
+      unsynced: number[]
+    }
+    expect(client.code).toBe(0)
+    expect(client.out.violations).toEqual([])
+    expect(Object.keys(withoutClient.offsetsAfter)).toEqual(['1', '2', '4', '5'])
+    expect(withoutClient.crashed).toEqual([3])
+    expect(withoutClient.unsynced).toEqual([])
+    expect(withoutClient.withinBound).toBe(true)
+
+    const server = json(['cristian', '--crash', '1'])
+    const unserved = server.out.result as SyncResult & {
+      adjusted: number
+      failedRounds: number
+      unsynced: number[]
+    }
+    expect(server.code).toBe(0)
+    expect(server.out.violations).toEqual([])
+    expect(unserved.adjusted).toBe(0)
+    expect(unserved.failedRounds).toBeGreaterThanOrEqual(4 * 3)
+    expect(unserved.unsynced).toEqual([2, 3, 4, 5])
+    // Nobody corrected anything: the clocks only drifted.
+    expect(Math.abs(unserved.spreadAfter - unserved.spreadBefore)).toBeLessThan(5)
+  })
+
+  it('berkeley ignores the clock 5 s ahead in the average, corrects it still, and ends within its bound', () => {
+    for (const seed of SEEDS) {
+      const { code, out } = json(['berkeley', '--seed', String(seed)])
+      const result = out.result as SyncResult & {
+        far: number
+        spreadBoundMs: number
+        allowedMs: number
+        rounds: number
+        firstRound: { ignored: number[]; kept: number[]; averageMs: number }
+      }
+      expect(code).toBe(0)
+      expect(out.violations).toEqual([])
+      expect(result.far).toBe(5)
+      expect(result.offsetsBefore['5']).toBeGreaterThan(4500)
+      expect(result.firstRound.ignored).toEqual([5])
+      expect(result.firstRound.kept.sort()).toEqual([1, 2, 3, 4])
+      // The group's time is the average of the sane clocks, not dragged toward +5 s.
+      expect(Math.abs(result.firstRound.averageMs)).toBeLessThan(400)
+      expect(result.spreadBefore).toBeGreaterThan(4500)
+      expect(result.spreadAfter).toBeLessThan(result.spreadBefore)
+      expect(result.spreadAfter).toBeLessThanOrEqual(result.allowedMs)
+      expect(result.allowedMs).toBeGreaterThanOrEqual(result.spreadBoundMs)
+      expect(result.withinBound).toBe(true)
+      expect(result.errors).toEqual(result.offsetsAfter)
+      expect(result.stillSlewing).toEqual([])
+      expect(result.rounds).toBe(11)
+    }
+  })
+
+  it('berkeley reports a crashed node silent, and moves a crashed master to the lowest live id', () => {
+    const silent = json(['berkeley', '--crash', '3'])
+    const quiet = silent.out.result as SyncResult & { firstRound: { silent: number[] } }
+    expect(silent.code).toBe(0)
+    expect(silent.out.violations).toEqual([])
+    expect(quiet.firstRound.silent).toEqual([3])
+    expect(quiet.withinBound).toBe(true)
+
+    const moved = json(['berkeley', '--crash', '1'])
+    const result = moved.out.result as SyncResult & { master: number; rounds: number }
+    expect(moved.code).toBe(0)
+    expect(moved.out.violations).toEqual([])
+    expect(result.master).toBe(2)
+    expect(result.rounds).toBeGreaterThanOrEqual(10)
+    expect(result.spreadAfter).toBeLessThan(result.spreadBefore)
+    expect(result.withinBound).toBe(true)
+  })
+
+  it('temporal-order with Δ = (1 + ρ) D + π: nothing late, the same sequence at every member (several seeds)', () => {
+    for (const seed of SEEDS) {
+      for (const extra of [[], ['--crash', '1,4'], ['--n', '8']]) {
+        const { code, out } = json(['temporal-order', '--seed', String(seed), ...extra])
+        const result = out.result as {
+          holdBackMs: number
+          delayBoundMs: number
+          rho: number
+          precisionMs: number
+          broadcasts: number
+          delivered: Record<string, number>
+          late: number
+          sameSequence: boolean
+          sequence: string[]
+        }
+        expect(code).toBe(0)
+        expect(out.violations).toEqual([])
+        expect(result.holdBackMs).toBeCloseTo(
+          (1 + result.rho) * result.delayBoundMs + result.precisionMs,
+          2,
+        )
+        expect(result.late).toBe(0)
+        expect(result.sameSequence).toBe(true)
+        expect(result.sequence).toHaveLength(result.broadcasts)
+        for (const count of Object.values(result.delivered)) expect(count).toBe(result.broadcasts)
+      }
+    }
+  })
+
+  it('temporal-order-late: late messages are delivered, marked and counted, none lost', () => {
+    const { code, out } = json(['temporal-order-late'])
+    const result = out.result as {
+      holdBackMs: number
+      broadcasts: number
+      delivered: Record<string, number>
+      late: number
+      sameSequence: boolean
+    }
+    expect(code).toBe(0)
+    expect(out.violations).toEqual([])
+    expect(result.holdBackMs).toBe(0)
+    expect(result.late).toBeGreaterThan(0)
+    expect(result.sameSequence).toBe(false)
+    for (const count of Object.values(result.delivered)) expect(count).toBe(result.broadcasts)
+  })
+
+  it('draws the corrections and deliveries on the diagram', () => {
+    expect(sd('run', 'cristian', '--width', '160').out).toMatch(
+      /★ [+-]\d+(\.\d+)? ms ±\d+\.\d{3} \((slew|step)\)/,
+    )
+    expect(sd('run', 'berkeley', '--width', '160').out).toMatch(/★ round 1: average/)
+    const temporal = sd('run', 'temporal-order', '--width', '160').out
+    expect(temporal).toMatch(/★ m\d+\.\d+ ts=\d+\.\d{3}/)
+    expect(temporal).not.toMatch(/LATE/)
+    expect(sd('run', 'temporal-order-late', '--width', '160').out).toMatch(/LATE/)
+  })
+})

@@ -1,0 +1,201 @@
+/**
+ * Shared by the @sd/timesync scenarios: drifting hardware clocks, asymmetric random delays, and a
+ * software clock per node kept outside the protocol, so the run can read every node's clock
+ * against true (virtual) time, which no node can.
+ */
+import { DisciplinedClock } from '@sd/timesync'
+import {
+  createRandom,
+  type NodeId,
+  type Protocol,
+  SimNetwork,
+  type TraceEvent,
+} from '@sd/transport'
+
+/** The clocks' largest rate error ρ: 100 ppm, a generous quartz, so drift shows in seconds. */
+export const RHO = 1e-4
+/** One-way delays: MIN plus up to SPREAD from a lower id to a higher one, 3 × SPREAD back. */
+export const MIN_DELAY_MS = 1
+export const SPREAD_MS = 4
+/** D: the delay bound of these links. */
+export const D_MS = MIN_DELAY_MS + 3 * SPREAD_MS
+/** How fast a software clock may slew: 5% (Linux adjtime allows 0.05%; 100 × faster to fit a short run). */
+export const MAX_SLEW_RATE = 0.05
+
+export const LINKS = `One-way delays are ${MIN_DELAY_MS} ms plus up to ${SPREAD_MS} ms from a lower id to a higher one and up to ${3 * SPREAD_MS} ms the other way (asymmetric, so half the round trip is a biased guess; D = ${D_MS} ms), not FIFO.`
+
+export const DISCIPLINE = `Software clocks slew at most ${MAX_SLEW_RATE * 100}% (1 ms per ${1 / MAX_SLEW_RATE} ms; real kernels allow 0.05%) and step only forward, beyond 128 ms.`
+
+export interface ClockSpec {
+  /** The hardware clock minus true time at t = 0 (ms). */
+  offset: number
+  /** Its rate error. */
+  drift: number
+}
+
+/** Uniform in ±max. */
+export const around = (random: () => number, max: number) => (2 * random() - 1) * max
+
+export interface TimedEmit {
+  node: NodeId
+  t: number
+  event: Record<string, unknown>
+}
+
+export interface SyncPlan<Msg, Req, Ev> {
+  ids: NodeId[]
+  seed: number
+  /** A name for the scenario's random streams. */
+  name: string
+  clockOf: (id: NodeId, random: () => number) => ClockSpec
+  make: (self: NodeId, clock: DisciplinedClock) => Protocol<Msg, Req, Ev>
+  /** Down from the start. */
+  crash: readonly NodeId[]
+  until: number
+  plan?: (net: SimNetwork, live: NodeId[]) => void
+  /** Sees every event when it is emitted, with every node's software clock readable then. */
+  observe?: (emit: TimedEmit, clockOf: (id: NodeId) => number) => void
+}
+
+export interface SyncRun {
+  net: SimNetwork
+  ids: NodeId[]
+  live: NodeId[]
+  specs: Map<NodeId, ClockSpec>
+  events: TimedEmit[]
+  /** A node's software clock now. */
+  clockOf(id: NodeId): number
+  /** Each live node's software clock minus true time, now. */
+  errors(): Map<NodeId, number>
+  /** Live nodes whose software clock is still slewing now. */
+  slewing(): NodeId[]
+}
+
+export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun {
+  const net = new SimNetwork({
+    seed: plan.seed,
+    latency: (random, from, to) =>
+      MIN_DELAY_MS + random() * SPREAD_MS * (Number(from) > Number(to) ? 3 : 1),
+    fifo: false,
+  })
+  const pick = createRandom(`${plan.name}/clocks/${plan.seed}`).next
+  const specs = new Map<NodeId, ClockSpec>()
+  for (const id of plan.ids) {
+    const spec = plan.clockOf(id, pick)
+    specs.set(id, spec)
+    net.addNode(id, spec)
+  }
+  // One software clock per incarnation (a restarted machine would start over from its hardware).
+  const clocks = new Map<NodeId, DisciplinedClock>()
+  const clockOf = (id: NodeId) => {
+    let clock = clocks.get(id)
+    if (clock === undefined) {
+      clock = new DisciplinedClock({ maxSlewRate: MAX_SLEW_RATE })
+      clocks.set(id, clock)
+    }
+    return clock.read(net.clockOf(id))
+  }
+  const events: TimedEmit[] = []
+  net.onEmit((node, event, t) => {
+    const emit = { node, t, event: event as Record<string, unknown> }
+    events.push(emit)
+    plan.observe?.(emit, clockOf)
+  })
+  net.launch(plan.ids, (self) => {
+    const clock = new DisciplinedClock({ maxSlewRate: MAX_SLEW_RATE })
+    clocks.set(self, clock)
+    return plan.make(self, clock)
+  })
+  for (const id of plan.crash) net.crash(id)
+  const live = plan.ids.filter((id) => !plan.crash.includes(id))
+  plan.plan?.(net, live)
+  net.run({ until: plan.until })
+  return {
+    net,
+    ids: plan.ids,
+    live,
+    specs,
+    events,
+    clockOf,
+    errors() {
+      const out = new Map<NodeId, number>()
+      for (const id of live) out.set(id, clockOf(id) - net.now)
+      return out
+    },
+    slewing() {
+      return live.filter((id) => clocks.get(id)?.slewing(net.clockOf(id)) === true)
+    },
+  }
+}
+
+/** Largest minus smallest; null for no values. */
+export function spread(values: Iterable<number>): number | null {
+  let lo = Number.POSITIVE_INFINITY
+  let hi = Number.NEGATIVE_INFINITY
+  for (const v of values) {
+    lo = Math.min(lo, v)
+    hi = Math.max(hi, v)
+  }
+  return hi >= lo ? hi - lo : null
+}
+
+/** Milliseconds to the microsecond, for the JSON result. */
+export function ms(x: number): number {
+  return Math.round(x * 1000) / 1000
+}
+
+export function msOrNull(x: number | null): number | null {
+  return x === null ? null : ms(x)
+}
+
+/** By node id, in microseconds-rounded ms. */
+export function byNode(values: Iterable<[NodeId, number]>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [id, v] of values) out[String(id)] = ms(v)
+  return out
+}
+
+/** Each node's hardware clock minus true time at t = 0. */
+export function offsetsAtStart(run: SyncRun): Map<NodeId, number> {
+  return new Map(run.ids.map((id) => [id, run.specs.get(id)!.offset]))
+}
+
+/** `+12.345`, `-0.5`: a signed figure for the diagram. */
+export function signed(x: number, digits = 3): string {
+  const s = x.toFixed(digits).replace(/\.?0+$/, '')
+  return x > 0 ? `+${s}` : s === '-0' ? '0' : s
+}
+
+/** A synchronizer's event, unwrapped from `compose` if it carries a child's name. */
+export function innerEvent(event: unknown): Record<string, unknown> {
+  const e = event as Record<string, unknown>
+  return typeof e.proto === 'string' && typeof e.event === 'object' && e.event !== null
+    ? (e.event as Record<string, unknown>)
+    : e
+}
+
+/** Words for the diagram: what a synchronizer's event means, before its raw JSON. */
+export function describeSyncEvent(entry: TraceEvent): string | undefined {
+  if (entry.type !== 'emit') return undefined
+  const e = innerEvent(entry.event)
+  switch (e.type) {
+    case 'adjusted':
+      return `${signed(e.offsetMs as number)} ms ±${(e.errorBoundMs as number).toFixed(3)} (${String(e.kind)})`
+    case 'sync-failed':
+      return 'no answer: clock left alone'
+    case 'berkeley-round': {
+      const ignored = e.ignored as NodeId[]
+      const silent = e.silent as NodeId[]
+      return [
+        `round ${String(e.round)}: average ${signed(e.averageMs as number)} ms`,
+        ignored.length > 0 ? `ignores ${ignored.join(',')}` : '',
+        silent.length > 0 ? `silent ${silent.join(',')}` : '',
+        `spread ≤ ${(e.spreadBoundMs as number).toFixed(3)} ms`,
+      ]
+        .filter((part) => part !== '')
+        .join(', ')
+    }
+    default:
+      return undefined
+  }
+}
