@@ -1,0 +1,106 @@
+/**
+ * ntpdig (ntpsec) queries our server on the real NTP port, 123, inside a network namespace of
+ * its own with only a loopback interface: nothing leaves the namespace, and binding 123 there
+ * disturbs no server of the machine. The server process runs in the namespace too, 250 ms ahead
+ * on 127.0.0.1 and 250 ms behind on ::1. Skipped with a notice without root, ip or ntpdig;
+ * failed instead under SD_REQUIRE_ALL=1.
+ */
+import { execFile, spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { pollUntil } from '@sd/transport/testing'
+import { afterAll, describe, expect, it } from 'vitest'
+import { spawnScript, type Worker } from '../../../../../test-support/processes.js'
+import { findTool, gate, isAlive, retry } from '../../support/interop.js'
+
+/** Generous for a busy 2-core machine; measured errors are below 0.1 ms. */
+const TOLERANCE_S = 0.02
+const TAG = 'sdntp'
+
+const skip = gate('ntpdig against our server in a network namespace', ['root', 'ip', 'ntpdig'])
+const workers: Worker[] = []
+let namespace: string | undefined
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === undefined) w.proc.kill('SIGTERM')
+  await pollUntil(
+    () => workers.every((w) => w.exitCode !== undefined),
+    'worker gone',
+    10_000,
+  ).catch(() => {
+    for (const w of workers) w.proc.kill('SIGKILL')
+  })
+  if (namespace) spawnSync('ip', ['netns', 'del', namespace], { timeout: 10_000 })
+})
+
+function ip(...args: string[]): void {
+  const result = spawnSync(findTool('ip') ?? 'ip', args, { encoding: 'utf8', timeout: 10_000 })
+  if (result.status !== 0) throw new Error(`ip ${args.join(' ')}: ${result.stderr.trim()}`)
+}
+
+/** Namespaces `sdntp-<pid>-*` whose test process is gone (it was killed before its cleanup). */
+function deleteOrphans(): void {
+  const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? ''
+  for (const line of list.split('\n')) {
+    const match = new RegExp(`^(${TAG}-(\\d+)-[a-z0-9]+)\\b`).exec(line)
+    if (match && !isAlive(Number(match[2]))) spawnSync('ip', ['netns', 'del', match[1]!])
+  }
+}
+
+/** `ntpdig -j -t 1 <host>` in the namespace: its JSON, or undefined when it got no answer. */
+function ntpdig(host: string): Promise<{ offset: number; stratum: number } | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      'ip',
+      ['netns', 'exec', namespace!, findTool('ntpdig') ?? 'ntpdig', '-j', '-t', '1', host],
+      { timeout: 15_000 },
+      (error, stdout) => {
+        if (error) return resolve(undefined)
+        try {
+          resolve(JSON.parse(stdout))
+        } catch {
+          resolve(undefined)
+        }
+      },
+    )
+  })
+}
+
+describe.skipIf(skip !== undefined)(
+  'interop: ntpdig against our server (network namespace)',
+  () => {
+    it('ntpdig sees +250 ms on 127.0.0.1:123 and -250 ms on [::1]:123', async () => {
+      deleteOrphans()
+      namespace = `${TAG}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+      ip('netns', 'add', namespace)
+      ip('-n', namespace, 'link', 'set', 'lo', 'up')
+      const worker = spawnScript(
+        fileURLToPath(new URL('../../support/ntp-server-worker.ts', import.meta.url)),
+        fileURLToPath(new URL('../../..', import.meta.url)),
+        {
+          id: 'ntp-server',
+          servers: [
+            { host: '127.0.0.1', port: 123, offsetMs: 250 },
+            { host: '::1', port: 123, offsetMs: -250 },
+          ],
+        },
+        workers,
+        ['ip', 'netns', 'exec', namespace],
+      )
+      await pollUntil(
+        () => worker.lines.some((l) => l.startsWith('READY')) || worker.exitCode !== undefined,
+        'the server worker',
+        120_000,
+      )
+      expect(worker.exitCode, 'the server worker exited at start').toBeUndefined()
+      for (const [host, expected] of [
+        ['127.0.0.1', 0.25],
+        ['::1', -0.25],
+      ] as const) {
+        const reply = await retry(`ntpdig ${host}`, 10, 200, () => ntpdig(host))
+        console.log(`ntpdig ${host}: offset ${reply.offset} s, stratum ${reply.stratum}`)
+        expect(Math.sign(reply.offset)).toBe(Math.sign(expected))
+        expect(Math.abs(reply.offset - expected)).toBeLessThan(TOLERANCE_S)
+        expect(reply.stratum).toBe(10)
+      }
+    })
+  },
+)
