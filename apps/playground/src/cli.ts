@@ -5,6 +5,7 @@ import { defaults, joinNegativeValues, parseRun, parseWidth, type RunRequest } f
 import { renderDiagram } from './diagram.js'
 import { faultLines } from './faults.js'
 import { LEGEND_HINT, legendText } from './legend.js'
+import { runNtp } from './ntp/command.js'
 import { protosIn, showsProto } from './proto-filter.js'
 import { messageCounts, summarize } from './report.js'
 import { scenarios } from './scenarios/index.js'
@@ -35,6 +36,8 @@ export function main(argv: readonly string[], io: Io): number {
         return run(rest, io)
       case 'tour':
         return tour(rest, io)
+      case 'ntp':
+        throw new Error('sd ntp works on real sockets, asynchronously: call mainAsync')
       case 'legend':
       case '--legend':
         noArguments(command, rest)
@@ -63,6 +66,18 @@ export function main(argv: readonly string[], io: Io): number {
     io.err(`sd: ${error instanceof Error ? error.message : String(error)}`)
     return EXIT.failed
   }
+}
+
+/**
+ * `main` for every command, `sd ntp` included (which serves or queries on real sockets, so it
+ * is asynchronous); `signal` stops `sd ntp serve` and gives `sd ntp query` up.
+ */
+export async function mainAsync(
+  argv: readonly string[],
+  io: Io,
+  signal?: AbortSignal,
+): Promise<number> {
+  return argv[0] === 'ntp' ? runNtp(argv.slice(1), io, signal) : main(argv, io)
 }
 
 function noArguments(command: string, rest: readonly string[]): void {

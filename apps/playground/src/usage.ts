@@ -9,6 +9,8 @@ export const USAGE = `usage:
   sd run <scenario> [options]     run one scenario in the simulator
   sd run <scenario> --help        what the scenario does, its --n range, when --crash applies
   sd tour [--width N]             run every scenario with its defaults (the demo)
+  sd ntp serve [options]          serve NTP (RFC 5905) from this machine's clock until Ctrl-C
+  sd ntp query HOST[:PORT]        measure this clock against an NTP server ([IPv6]:PORT too)
   sd --legend                     the symbols of the diagram
   sd --version                    the version of sd
 
@@ -26,7 +28,19 @@ options of run:
   --proto NAME   draw only the entries of protocol NAME of a composed protocol (and crashes,
                  restarts, partitions); the trace file keeps everything
 
-exit codes: 0 ok, 1 an invariant was violated (VIOLATIONS) or the run failed, 2 bad arguments`
+options of ntp serve:
+  --host H       address to bind (default 127.0.0.1; ::1, 0.0.0.0 and :: work too)
+  --port P       UDP port (default 11123, unprivileged; 123 needs root; 0 picks a free one)
+  --offset MS    serve this clock plus MS milliseconds, negative too (default 0)
+  --stratum S    stratum to claim, 1..15 (default 10)
+
+options of ntp query (the port defaults to 123, where NTP servers listen):
+  --samples K    valid replies to collect, 1..64; the least-delay one is shown (default 4)
+  --timeout MS   give up after MS milliseconds (default 5000)
+  --json         print one JSON object: offsetMs, delayMs, errorBoundMs, stratum...
+
+exit codes: 0 ok, 1 an invariant was violated (VIOLATIONS), the run failed or no NTP reply came,
+2 bad arguments`
 
 /** `sd run <scenario> --help`: the usage of run, then what this scenario is. */
 export function scenarioHelp(scenario: Scenario): string {

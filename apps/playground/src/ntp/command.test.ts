@@ -1,0 +1,146 @@
+/** `sd ntp serve` and `sd ntp query` on loopback: in-process, then `sd` as a child process. */
+import { spawn } from 'node:child_process'
+import { createSocket } from 'node:dgram'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { main, mainAsync } from '../cli.js'
+
+function io() {
+  const out: string[] = []
+  const err: string[] = []
+  return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) } }
+}
+
+async function freePort(): Promise<number> {
+  const socket = createSocket('udp4')
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
+  const { port } = socket.address()
+  await new Promise<void>((resolve) => socket.close(resolve))
+  return port
+}
+
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600 && !done(); i++) await new Promise((r) => setTimeout(r, 100))
+  if (!done()) throw new Error(`gave up waiting for ${what}`)
+}
+
+const children: Array<ReturnType<typeof spawn>> = []
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+})
+
+describe('sd ntp', () => {
+  it('serve --offset 250, then query --json: offset about +250 ms', async () => {
+    const server = io()
+    const stop = new AbortController()
+    const serving = mainAsync(
+      ['ntp', 'serve', '--port', '0', '--offset', '250'],
+      server.io,
+      stop.signal,
+    )
+    await waitFor(() => server.out.length > 0, 'the serving line')
+    const line = server.out[0]!
+    expect(line).toMatch(
+      /^sd ntp: serving NTP on 127\.0\.0\.1:\d+, clock offset \+250 ms, stratum 10/,
+    )
+    const port = /:(\d+),/.exec(line)![1]!
+    const client = io()
+    const code = await mainAsync(['ntp', 'query', `127.0.0.1:${port}`, '--json'], client.io)
+    expect(code).toBe(0)
+    expect(client.out).toHaveLength(1)
+    const result = JSON.parse(client.out[0]!)
+    expect(result).toMatchObject({
+      address: '127.0.0.1',
+      port: Number(port),
+      stratum: 10,
+      samples: 4,
+    })
+    expect(Math.abs(result.offsetMs - 250)).toBeLessThan(5)
+    // The human form says the same, in five lines.
+    const human = io()
+    expect(await mainAsync(['ntp', 'query', `127.0.0.1:${port}`, '--samples', '2'], human.io)).toBe(
+      0,
+    )
+    expect(human.out[1]).toMatch(/^offset {3}\+2(49|50)\.\d{3} ms/)
+    stop.abort()
+    expect(await serving).toBe(0)
+    expect(server.err.join('\n')).toMatch(/stopped; 6 requests answered, 0 refused/)
+  })
+
+  it('IPv6: serve on ::1, query [::1]:PORT', async () => {
+    const server = io()
+    const stop = new AbortController()
+    const serving = mainAsync(
+      ['ntp', 'serve', '--host', '::1', '--port', '0', '--offset', '-40'],
+      server.io,
+      stop.signal,
+    )
+    await waitFor(() => server.out.length > 0, 'the serving line')
+    const port = /\]:(\d+),/.exec(server.out[0]!)![1]!
+    const client = io()
+    expect(
+      await mainAsync(['ntp', 'query', `[::1]:${port}`, '--json', '--samples', '1'], client.io),
+    ).toBe(0)
+    expect(Math.abs(JSON.parse(client.out[0]!).offsetMs + 40)).toBeLessThan(5)
+    stop.abort()
+    expect(await serving).toBe(0)
+  })
+
+  it('no server: one line on stderr, exit 1', async () => {
+    const port = await freePort()
+    const client = io()
+    const code = await mainAsync(
+      ['ntp', 'query', `127.0.0.1:${port}`, '--timeout', '300'],
+      client.io,
+    )
+    expect(code).toBe(1)
+    expect(client.err).toHaveLength(1)
+    expect(client.err[0]).toMatch(/^sd: no valid NTP reply from 127\.0\.0\.1 within 300 ms/)
+    expect(client.out).toEqual([])
+  })
+
+  it('a port in use: one line, exit 1; the synchronous main refuses ntp', async () => {
+    const busy = createSocket('udp4')
+    await new Promise<void>((resolve) => busy.bind(0, '127.0.0.1', resolve))
+    const server = io()
+    const code = await mainAsync(['ntp', 'serve', '--port', String(busy.address().port)], server.io)
+    busy.close()
+    expect(code).toBe(1)
+    expect(server.err[0]).toMatch(/^sd: .*EADDRINUSE/)
+    const sync = io()
+    expect(main(['ntp', 'query', 'x'], sync.io)).toBe(1)
+    expect(sync.err[0]).toMatch(/mainAsync/)
+  })
+
+  it('the sd command serves until SIGTERM, then exits 0', async () => {
+    const bin = fileURLToPath(new URL('../../bin/sd.js', import.meta.url))
+    const child = spawn(
+      process.execPath,
+      [bin, 'ntp', 'serve', '--port', '0', '--offset', '-250'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    children.push(child)
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    )
+    await waitFor(() => /:(\d+),/.test(stdout) || child.exitCode !== null, 'sd ntp serve to start')
+    const port = /:(\d+),/.exec(stdout)?.[1]
+    expect(port, stderr).toBeDefined()
+    const client = io()
+    expect(await mainAsync(['ntp', 'query', `127.0.0.1:${port}`, '--json'], client.io)).toBe(0)
+    expect(Math.abs(JSON.parse(client.out[0]!).offsetMs + 250)).toBeLessThan(5)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(stderr).toMatch(/stopped; 4 requests answered/)
+  })
+})
