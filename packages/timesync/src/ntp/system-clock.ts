@@ -1,3 +1,6 @@
+// Node-only (the @sd/timesync/udp entry): the declaration build of this package leaves Node's
+// types out unless a file asks for them.
+/// <reference types="node" />
 /**
  * The machine's clock, read with sub-millisecond resolution: `performance.timeOrigin +
  * performance.now()` (microseconds, but blind to steps of the system clock after the process

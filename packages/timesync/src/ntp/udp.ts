@@ -1,3 +1,6 @@
+// Node-only (the @sd/timesync/udp entry): the declaration build of this package leaves Node's
+// types out unless a file asks for them.
+/// <reference types="node" />
 /**
  * NTP over UDP (node:dgram): the only I/O of the NTP code. `queryNtp` is an SNTP-style client
  * that keeps the best of a few samples; `createNtpServer` answers client requests with the local
