@@ -28,7 +28,8 @@ export interface NtpHelpRequest {
   command: 'help'
 }
 
-export type NtpRequest = ServeRequest | QueryRequest | NtpHelpRequest
+/** What `sd ntp ...` asks for, checked. */
+export type NtpCommand = ServeRequest | QueryRequest | NtpHelpRequest
 
 const SERVE_OPTIONS = {
   host: { type: 'string' },
@@ -46,7 +47,7 @@ const QUERY_OPTIONS = {
 } as const
 
 /** The arguments after `sd ntp`; throws UsageError (or a parseArgs error) for bad ones. */
-export function parseNtp(args: readonly string[]): NtpRequest {
+export function parseNtp(args: readonly string[]): NtpCommand {
   const [sub, ...rest] = args
   switch (sub) {
     case 'serve':

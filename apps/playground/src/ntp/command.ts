@@ -2,7 +2,7 @@
 import { createNtpServer, type NtpQueryResult, queryNtp } from '@sd/timesync/udp'
 import type { Io } from '../cli.js'
 import { USAGE, UsageError } from '../usage.js'
-import { type NtpRequest, parseNtp, type QueryRequest, type ServeRequest } from './args.js'
+import { type NtpCommand, parseNtp, type QueryRequest, type ServeRequest } from './args.js'
 
 /**
  * Runs `sd ntp <args>`; resolves to the exit code (0 ok, 1 failure, 2 bad arguments). `signal`
@@ -13,7 +13,7 @@ export async function runNtp(
   io: Io,
   signal?: AbortSignal,
 ): Promise<number> {
-  let request: NtpRequest
+  let request: NtpCommand
   try {
     request = parseNtp(args)
   } catch (error) {
