@@ -14,6 +14,7 @@ export const sdAliases = [
     find: /^@sd\/transport\/storage-file$/,
     replacement: `${root}packages/transport/src/storage-file/index.ts`,
   },
+  { find: /^@sd\/timesync\/udp$/, replacement: `${root}packages/timesync/src/udp.ts` },
   { find: /^@sd\/([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` },
 ]
 

@@ -21,6 +21,7 @@ export {
   type CristianOptions,
   cristian,
 } from './cristian/protocol.js'
+export * from './ntp/index.js'
 export {
   type NtpRejectEvent,
   type NtpSelectionEvent,
