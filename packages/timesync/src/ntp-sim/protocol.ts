@@ -165,8 +165,8 @@ export function ntpSim(options: NtpSimOptions) {
           // before, during and after a slew compare.
           sample.offsetMs += clock.offset(ctx.now())
           outstanding.delete(from)
-          let filter = filters.get(from)
-          if (filter === undefined) filters.set(from, (filter = new ClockFilter<NtpSample>()))
+          const filter = filters.get(from) ?? new ClockFilter<NtpSample>()
+          filters.set(from, filter)
           filter.add(sample)
           if (outstanding.size === 0) {
             ctx.cancelTimer('select')
