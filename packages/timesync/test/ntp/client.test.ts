@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createNtpRequest, sampleFromReply, validateReply } from '../../src/ntp/client.js'
-import { NtpRejectedError, type NtpRejectReason } from '../../src/ntp/errors.js'
+import type { NtpRejectReason } from '../../src/ntp/errors.js'
 import {
   decodePacket,
   encodePacket,
@@ -8,6 +8,7 @@ import {
   textToReferenceId,
 } from '../../src/ntp/packet.js'
 import { ntpToUnixMs, unixMsToNtp } from '../../src/ntp/timestamp.js'
+import { reasonOf } from '../support/reason-of.js'
 
 const T1 = Date.UTC(2026, 0, 1, 12, 0, 0)
 
@@ -29,16 +30,6 @@ function replyTo(transmit: NtpPacket['transmitTimestamp'], change: Partial<NtpPa
     transmitTimestamp: unixMsToNtp(T1 + 6 + 250),
     ...change,
   })
-}
-
-function reasonOf(f: () => unknown): NtpRejectReason {
-  try {
-    f()
-  } catch (error) {
-    if (error instanceof NtpRejectedError) return error.reason
-    throw error
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('the NTP client (pure)', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { createNtpRequest, sampleFromReply } from '../../src/ntp/client.js'
-import { NtpRejectedError, type NtpRejectReason } from '../../src/ntp/errors.js'
 import { decodePacket, encodePacket, type NtpPacket } from '../../src/ntp/packet.js'
 import {
   answerNtpRequest,
@@ -9,6 +8,7 @@ import {
   resolveServerOptions,
 } from '../../src/ntp/server.js'
 import { unixMsToNtp } from '../../src/ntp/timestamp.js'
+import { reasonOf } from '../support/reason-of.js'
 
 const NOW = Date.UTC(2026, 5, 1, 8, 0, 0)
 
@@ -30,16 +30,6 @@ function request(change: Partial<NtpPacket> = {}): Uint8Array {
     transmitTimestamp: { seconds: 0x8bad_f00d, fraction: 0xdead_beef },
     ...change,
   })
-}
-
-function reasonOf(f: () => unknown): NtpRejectReason {
-  try {
-    f()
-  } catch (error) {
-    if (error instanceof NtpRejectedError) return error.reason
-    throw error
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('the NTP server (pure)', () => {
