@@ -3,6 +3,12 @@
  * that the pure parts (clocks, algorithms, packets) load anywhere, browsers included.
  */
 
+export {
+  type NtpSource,
+  type NtpSourceOutcome,
+  type NtpSourcesResult,
+  queryNtpSources,
+} from './ntp/sources-udp.js'
 export { systemClock, type UnixClock } from './ntp/system-clock.js'
 export {
   type CreateNtpServerOptions,
