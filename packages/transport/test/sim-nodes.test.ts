@@ -88,8 +88,20 @@ describe('physical clocks', () => {
     expect(net.clockOf('n')).toBe(260)
   })
 
+  it('reads in whole ticks with a resolution, and records it in the trace', () => {
+    const net = new SimNetwork()
+    net.addNode('coarse', { offset: 3, resolution: 10 })
+    net.runFor(25)
+    expect(net.clockOf('coarse')).toBe(20) // 28 floored to a multiple of 10
+    net.setClock('coarse', { drift: 1 / 3 })
+    net.runFor(3)
+    expect(net.clockOf('coarse')).toBe(30) // 28 + 3 x 4/3 = 32: continuous, then floored
+    expect(net.trace.at(-1)).toMatchObject({ type: 'clock', node: 'coarse', resolution: 10 })
+  })
+
   it('rejects impossible clocks', () => {
     const net = new SimNetwork()
+    expect(() => net.addNode('r', { resolution: -1 })).toThrow(/resolution/)
     expect(() => net.addNode('x', { drift: 1 })).toThrow(InvalidArgumentError)
     expect(() => net.addNode('y', { offset: Number.NaN })).toThrow(/offset/)
   })

@@ -317,6 +317,7 @@ export class SimNetwork {
       node: id,
       offset: node.clock.offsetAt(this.time),
       drift: node.clock.drift,
+      ...(node.clock.resolution > 0 ? { resolution: node.clock.resolution } : {}),
     })
   }
 

@@ -6,15 +6,27 @@ export interface ClockSettings {
   offset?: number
   /** Rate error: 1e-6 gains 1 ms every 1000 s. Must be in (-1, 1). */
   drift?: number
+  /** The tick, ms: readings are whole multiples of it (floored). 0, the default, reads exactly. */
+  resolution?: number
 }
 
 export class NodeClock {
   private t0 = 0
   private base = 0
   private rate = 1
+  private tick = 0
 
   read(t: number): number {
+    const exact = this.exact(t)
+    return this.tick === 0 ? exact : Math.floor(exact / this.tick) * this.tick
+  }
+
+  private exact(t: number): number {
     return this.base + (t - this.t0) * this.rate
+  }
+
+  get resolution(): number {
+    return this.tick
   }
 
   /** Local ms to true ms, for timers: a fast clock fires its timers early. */
@@ -32,7 +44,7 @@ export class NodeClock {
 
   /** Applies new settings at true time t; an omitted offset keeps the reading continuous. */
   set(t: number, settings: ClockSettings, where: string): void {
-    const { offset, drift } = settings
+    const { offset, drift, resolution } = settings
     if (offset !== undefined && (typeof offset !== 'number' || !Number.isFinite(offset))) {
       throw new InvalidArgumentError(
         `${where}: clock offset must be a finite number, got ${offset}`,
@@ -41,9 +53,16 @@ export class NodeClock {
     if (drift !== undefined && (typeof drift !== 'number' || !(drift > -1 && drift < 1))) {
       throw new InvalidArgumentError(`${where}: clock drift must be in (-1, 1), got ${drift}`)
     }
-    const reading = offset === undefined ? this.read(t) : t + offset
+    if (
+      resolution !== undefined &&
+      (typeof resolution !== 'number' || !Number.isFinite(resolution) || resolution < 0)
+    ) {
+      throw new InvalidArgumentError(`${where}: clock resolution must be >= 0, got ${resolution}`)
+    }
+    const reading = offset === undefined ? this.exact(t) : t + offset
     this.t0 = t
     this.base = reading
     if (drift !== undefined) this.rate = 1 + drift
+    if (resolution !== undefined) this.tick = resolution
   }
 }

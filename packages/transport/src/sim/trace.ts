@@ -60,7 +60,7 @@ export type TraceEvent =
   | { t: number; type: 'restart'; node: NodeId; storageWiped?: true }
   | { t: number; type: 'partition'; groups: NodeId[][] }
   | { t: number; type: 'heal' }
-  | { t: number; type: 'clock'; node: NodeId; offset: number; drift: number }
+  | { t: number; type: 'clock'; node: NodeId; offset: number; drift: number; resolution?: number }
   | { t: number; type: 'error'; node: NodeId; message: string }
 
 /** The whole trace file: `sd run --trace FILE` writes this. */
