@@ -11,20 +11,29 @@ describe('Cristian', () => {
     let checked = 0
     forSeeds(seedList(150), (seed) => {
       const handlingMs = seed % 3 === 0 ? 0 : seed % 7
+      // Every other seed, clocks that tick in whole milliseconds (the bound adds two ticks).
+      const resolution = seed % 2
       const run = runSync(
         IDS,
         (self, clock) =>
-          cristian({ server: SERVER, samples: 1 + (seed % 6), handlingMs, periodMs: 500 })(
-            self,
-            clock,
-          ),
+          cristian({
+            server: SERVER,
+            samples: 1 + (seed % 6),
+            handlingMs,
+            periodMs: 500,
+            resolutionMs: resolution,
+          })(self, clock),
         {
           seed,
           // The server is the reference (a UTC receiver): its clock is true time.
           clockOf: (id, random) =>
             id === SERVER
-              ? { offset: 0, drift: 0 }
-              : { offset: (2 * random() - 1) * 300, drift: (2 * random() - 1) * 1e-4 },
+              ? { offset: 0, drift: 0, resolution }
+              : {
+                  offset: (2 * random() - 1) * 300,
+                  drift: (2 * random() - 1) * 1e-4,
+                  resolution,
+                },
           spreadMs: 2 + (seed % 20),
           until: 2000,
         },

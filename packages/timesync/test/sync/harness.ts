@@ -20,6 +20,8 @@ export interface TimedEmit {
 export interface ClockSpec {
   offset: number
   drift: number
+  /** The hardware tick (ms); default 0, an exact reading. */
+  resolution?: number
 }
 
 export interface SyncRunOptions {
