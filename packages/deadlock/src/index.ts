@@ -1,2 +1,1 @@
-/** The package name, exported so the stub entry is a real module until the algorithms land. */
-export const packageName = '@sd/deadlock' as const
+export * from './graph/index.js'

@@ -1,0 +1,2 @@
+// The wait-for graph's public exports (filled in as the module lands).
+export {}
