@@ -12,6 +12,7 @@ import { mutexMaekawa, mutexTokenRing } from './mutex/ring-and-quorums.js'
 import { mutexLamport, mutexRicartAgrawala } from './mutex/timestamps.js'
 import { timesyncBerkeley } from './timesync/berkeley.js'
 import { timesyncCristian } from './timesync/cristian.js'
+import { timesyncNtp } from './timesync/ntp.js'
 import { timesyncTemporalOrder, timesyncTemporalOrderLate } from './timesync/temporal-order.js'
 import { totalOrder } from './total-order.js'
 import { vector } from './vector.js'
@@ -40,6 +41,7 @@ export const scenarios: Scenario[] = [
   // @sd/timesync scenarios.
   timesyncCristian,
   timesyncBerkeley,
+  timesyncNtp,
   timesyncTemporalOrder,
   timesyncTemporalOrderLate,
 ]

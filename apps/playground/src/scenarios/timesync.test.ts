@@ -197,3 +197,130 @@ describe('clock synchronization scenarios', () => {
     expect(sd('run', 'temporal-order-late', '--width', '160').out).toMatch(/LATE/)
   })
 })
+
+describe('the ntp scenario', () => {
+  type NtpResult = SyncResult & {
+    servers: number[]
+    falseticker: number
+    falsetickers: number[]
+    truechimers: number[]
+    errorBoundMs: number
+    estimatesWithinBound: boolean
+    selections: number
+    adjusted: number
+    failedPolls: number
+    rejected: number
+    unsynced: number[]
+    crashed: number[]
+  }
+  const ntp = (...args: string[]) => {
+    const { code, out } = json(['ntp', ...args])
+    return { code, violations: out.violations as string[], result: out.result as NtpResult }
+  }
+  const clientsOf = (values: Record<string, number>) =>
+    Object.fromEntries(Object.entries(values).filter(([id]) => Number(id) > 4))
+
+  it('sd list shows it', () => {
+    expect(sd('list').out).toMatch(/^\s*ntp\b/m)
+  })
+
+  it('leaves the falseticker out and brings every client within its bound of true time (several seeds)', () => {
+    for (const seed of SEEDS) {
+      const { code, violations, result } = ntp('--seed', String(seed))
+      expect(code).toBe(0)
+      expect(violations).toEqual([])
+      expect(result.servers).toEqual([1, 2, 3, 4])
+      expect(Object.keys(result.offsetsBefore)).toEqual(['1', '2', '3', '4', '5', '6', '7'])
+      expect(result.offsetsBefore['4']).toBe(500)
+      expect(result.errors['4']).toBe(500)
+      expect(result.errors).toEqual(result.offsetsAfter)
+      // The spreads are over the clients: the falseticker, a server, is not counted.
+      expect(result.spreadBefore).toBeCloseTo(spreadOf(clientsOf(result.offsetsBefore)), 2)
+      expect(result.spreadAfter).toBeCloseTo(spreadOf(clientsOf(result.offsetsAfter)), 2)
+      expect(result.spreadAfter).toBeLessThan(result.spreadBefore)
+      expect(result.spreadAfter).toBeLessThan(2 * result.errorBoundMs)
+      expect(result.falsetickers).toEqual([4])
+      expect(result.truechimers).toEqual([1, 2, 3])
+      expect(result.withinBound).toBe(true)
+      expect(result.estimatesWithinBound).toBe(true)
+      expect(result.stillSlewing).toEqual([])
+      expect(result.failedPolls).toBe(0)
+      expect(result.rejected).toBe(0)
+      expect(result.unsynced).toEqual([])
+      // 3 clients, a poll every 500 ms for 8 s, each ending in a selection and a correction.
+      expect(result.selections).toBe(3 * 16)
+      expect(result.adjusted).toBe(3 * 16)
+      for (const error of Object.values(clientsOf(result.errors)))
+        expect(Math.abs(error)).toBeLessThanOrEqual(result.errorBoundMs + 1)
+    }
+  })
+
+  it('holds with one client and with 12', () => {
+    for (const n of ['5', '16']) {
+      const { code, violations, result } = ntp('--n', n, '--seed', '3')
+      expect(code).toBe(0)
+      expect(violations).toEqual([])
+      expect(result.falsetickers).toEqual([4])
+      expect(result.withinBound).toBe(true)
+      expect(result.unsynced).toEqual([])
+    }
+  })
+
+  it('skips a crashed client, outvotes the falseticker with two truechimers, fails polls without a majority', () => {
+    const client = ntp('--crash', '6')
+    expect(client.code).toBe(0)
+    expect(client.violations).toEqual([])
+    expect(Object.keys(client.result.offsetsAfter)).toEqual(['1', '2', '3', '4', '5', '7'])
+    expect(client.result.crashed).toEqual([6])
+    expect(client.result.adjusted).toBe(2 * 16)
+    expect(client.result.withinBound).toBe(true)
+
+    const oneDown = ntp('--crash', '1')
+    expect(oneDown.code).toBe(0)
+    expect(oneDown.violations).toEqual([])
+    expect(oneDown.result.falsetickers).toEqual([4])
+    expect(oneDown.result.truechimers).toEqual([2, 3])
+    expect(oneDown.result.spreadAfter).toBeLessThan(oneDown.result.spreadBefore)
+    expect(oneDown.result.withinBound).toBe(true)
+
+    // One truechimer against the falseticker, or no server at all: no majority, nothing corrected.
+    for (const crash of ['2,3', '1,2,3,4']) {
+      const { code, violations, result } = ntp('--crash', crash)
+      expect(code).toBe(0)
+      expect(violations).toEqual([])
+      expect(result.adjusted).toBe(0)
+      expect(result.selections).toBe(0)
+      expect(result.failedPolls).toBe(3 * 16)
+      expect(result.unsynced).toEqual([5, 6, 7])
+      // Nobody corrected anything: the clocks only drifted.
+      expect(Math.abs(result.spreadAfter - result.spreadBefore)).toBeLessThan(5)
+    }
+  })
+
+  it('follows a lone server: right when it is a truechimer, reported when it is the falseticker', () => {
+    const truechimer = ntp('--crash', '2,3,4')
+    expect(truechimer.code).toBe(0)
+    expect(truechimer.violations).toEqual([])
+    expect(truechimer.result.truechimers).toEqual([1])
+    expect(truechimer.result.withinBound).toBe(true)
+
+    const { code, violations, result } = ntp('--crash', '1,2,3')
+    expect(code).toBe(1)
+    expect(result.truechimers).toEqual([4])
+    expect(result.withinBound).toBe(false)
+    expect(result.estimatesWithinBound).toBe(false)
+    for (const id of [5, 6, 7]) {
+      expect(violations).toContainEqual(
+        expect.stringMatching(new RegExp(`^node ${id} at .* trusts the falseticker 4`)),
+      )
+      expect(violations).toContainEqual(expect.stringMatching(new RegExp(`^node ${id} ends \\+`)))
+    }
+  })
+
+  it('draws the selections and corrections on the diagram', () => {
+    const out = sd('run', 'ntp', '--width', '200').out
+    expect(out).toMatch(/★ trusts 1,2,3,/)
+    expect(out).toMatch(/★ [+-]\d+(\.\d+)? ms ±\d+\.\d{3}/)
+    expect(sd('run', 'ntp', '--width', '200', '--crash', '2,3').out).toMatch(/★ no majority/)
+  })
+})
