@@ -1,0 +1,65 @@
+import type { NodeId } from '@sd/transport'
+
+/** A process (a transaction) of the resource manager: any string or number. */
+export type ProcessId = string | number
+
+/** `from` started waiting for `to` (the holder of a lock `from` asked for). */
+export interface WaitsForEvent {
+  type: 'waits-for'
+  from: ProcessId
+  to: ProcessId
+  resource: string
+}
+
+/** `from` stopped waiting for `to`: granted, aborted, or the lock passed to someone else. */
+export interface WaitEndedEvent {
+  type: 'wait-ended'
+  from: ProcessId
+  to: ProcessId
+  resource: string
+  why: 'granted' | 'aborted' | 'holder-changed'
+}
+
+/** A detector found a cycle of waits and picked the victim that breaks it. */
+export interface DeadlockEvent {
+  type: 'deadlock'
+  /** The processes of the cycle, each waiting for the next (and the last for the first). */
+  cycle: ProcessId[]
+  victim: ProcessId
+}
+
+/** What the processes of the manager do, for the trace. */
+export type ProcessEvent =
+  | { type: 'started'; process: ProcessId; timestamp: number }
+  | { type: 'granted'; process: ProcessId; resource: string }
+  | { type: 'released'; process: ProcessId; resource: string }
+  | { type: 'finished'; process: ProcessId }
+  | { type: 'aborted'; process: ProcessId; reason: 'deadlock-victim' | 'wait-die' | 'wound-wait' }
+
+/** Centralized detection's account of a cycle it collected but could not confirm. */
+export interface PhantomEvent {
+  type: 'phantom'
+  cycle: ProcessId[]
+}
+
+export type DeadlockManagerEvent =
+  | WaitsForEvent
+  | WaitEndedEvent
+  | DeadlockEvent
+  | ProcessEvent
+  | PhantomEvent
+
+/** A process's script: acquire `resources` in order (exclusive locks), work, release all. */
+export interface ProcessSpec {
+  id: ProcessId
+  /** The site that runs it. */
+  home: NodeId
+  resources: readonly string[]
+  /** Time holding everything before releasing (ms of the home site's clock). Default 10. */
+  workMs?: number
+  /** When it starts (ms after its site starts). Default 0. */
+  startAt?: number
+}
+
+/** Requests a site accepts: run a process now, or (centralized detection) detect now. */
+export type DeadlockRequest = { type: 'run'; process: ProcessSpec } | { type: 'detect' }

@@ -1,0 +1,185 @@
+/**
+ * Centralized detection: a coordinator collects every site's waits (its lock tables), merges
+ * them into one wait-for graph and looks for a cycle. The local graphs are read at different
+ * moments, so a cycle in the merge may never have existed at once: a phantom deadlock (A waited
+ * for B at site 1 when it was read, then got its lock; B waits for A at site 2, read later).
+ *
+ * What we do about it: every wait carries an instance id (a new request or a new holder is a new
+ * wait). Before declaring a deadlock the coordinator asks the sites whether each wait of the cycle
+ * still exists, same instance. If all do, they all existed when the last local graph was read
+ * (each existed at its reading and still does, and an instance never comes back), so the cycle
+ * was real then, and a deadlock, once real, lasts. Otherwise the cycle is reported as a
+ * `phantom` and nobody is aborted. With `confirm: false` the check is skipped, to show phantoms.
+ */
+import type { SiteEnv } from '../manager/env.js'
+import type { ManagerMsg, ProcRef, SiteWait } from '../manager/messages.js'
+import { youngest } from '../manager/order.js'
+import type { ResourceSide } from '../manager/resources.js'
+
+export interface CentralizedOptions {
+  /** The site that detects. */
+  coordinator: ProcRef['home']
+  /** Detect every `periodMs`; without it, only on `{ type: 'detect' }`. */
+  periodMs?: number
+  /** How long the coordinator waits for the sites' answers (ms). Default 100. */
+  replyTimeoutMs?: number
+  /** Confirm a cycle's waits before declaring a deadlock (default true). */
+  confirm?: boolean
+}
+
+type Reply = Extract<ManagerMsg, { type: 'local-waits' | 'confirmed' }>
+
+export class CentralizedDetector {
+  private round = 0
+  private collecting: Map<ProcRef['home'], SiteWait[]> | undefined
+  private confirming: { cycle: SiteWait[]; asked: number; present: Set<string> } | undefined
+
+  constructor(
+    private readonly env: SiteEnv,
+    private readonly resources: ResourceSide,
+    private readonly options: CentralizedOptions,
+  ) {}
+
+  private get isCoordinator(): boolean {
+    return this.env.self === this.options.coordinator
+  }
+
+  start(): void {
+    if (this.isCoordinator && this.options.periodMs !== undefined)
+      this.env.ctx().setTimer('detect', this.options.periodMs)
+  }
+
+  onTimer(key: string): boolean {
+    if (key === 'detect') this.detect()
+    else if (key === 'detect-timeout') this.settle()
+    else return false
+    return true
+  }
+
+  /** Starts a round (coordinator only; a round under way is left to finish). */
+  detect(): void {
+    if (!this.isCoordinator || this.collecting !== undefined || this.confirming !== undefined)
+      return
+    this.round++
+    this.collecting = new Map()
+    for (const site of this.env.sites) this.env.send(site, { type: 'collect', round: this.round })
+    this.env.ctx().setTimer('detect-timeout', this.options.replyTimeoutMs ?? 100)
+  }
+
+  onMessage(from: ProcRef['home'], msg: ManagerMsg): void {
+    switch (msg.type) {
+      case 'collect':
+        this.env.send(from, {
+          type: 'local-waits',
+          round: msg.round,
+          waits: this.resources.table.waits(),
+        })
+        return
+      case 'confirm': {
+        const present = new Set(this.resources.table.waits().map((w) => w.id))
+        this.env.send(from, {
+          type: 'confirmed',
+          round: msg.round,
+          present: msg.ids.filter((id) => present.has(id)),
+        })
+        return
+      }
+      case 'local-waits':
+      case 'confirmed':
+        this.onReply(from, msg)
+        return
+    }
+  }
+
+  private onReply(from: ProcRef['home'], msg: Reply): void {
+    if (msg.round !== this.round) return
+    if (msg.type === 'local-waits' && this.collecting !== undefined) {
+      this.collecting.set(from, msg.waits)
+      if (this.collecting.size === this.env.sites.length) this.settle()
+    } else if (msg.type === 'confirmed' && this.confirming !== undefined) {
+      for (const id of msg.present) this.confirming.present.add(id)
+      if (--this.confirming.asked === 0) this.settle()
+    }
+  }
+
+  /** All answers in (or the time is up): find a cycle, or judge the one being confirmed. */
+  private settle(): void {
+    this.env.ctx().cancelTimer('detect-timeout')
+    if (this.confirming !== undefined) {
+      const { cycle, present } = this.confirming
+      this.confirming = undefined
+      if (cycle.every((w) => present.has(w.id))) this.declare(cycle)
+      else this.env.emit({ type: 'phantom', cycle: cycle.map((w) => w.from.id) })
+      this.next()
+      return
+    }
+    const collected = this.collecting
+    this.collecting = undefined
+    if (collected === undefined) return
+    const cycle = findWaitCycle([...collected.values()].flat())
+    if (cycle === undefined) return this.next()
+    if (this.options.confirm === false) {
+      this.declare(cycle)
+      return this.next()
+    }
+    const bySite = new Map<ProcRef['home'], string[]>()
+    for (const w of cycle) {
+      const site = this.env.siteOf(w.resource)
+      bySite.set(site, [...(bySite.get(site) ?? []), w.id])
+    }
+    this.confirming = { cycle, asked: bySite.size, present: new Set() }
+    for (const [site, ids] of bySite)
+      this.env.send(site, { type: 'confirm', round: this.round, ids })
+    this.env.ctx().setTimer('detect-timeout', this.options.replyTimeoutMs ?? 100)
+  }
+
+  private declare(cycle: SiteWait[]): void {
+    const victim = youngest(cycle.map((w) => w.from))
+    this.env.emit({ type: 'deadlock', cycle: cycle.map((w) => w.from.id), victim: victim.id })
+    this.env.send(victim.home, { type: 'abort', process: victim.id })
+  }
+
+  private next(): void {
+    if (this.options.periodMs !== undefined)
+      this.env.ctx().setTimer('detect', this.options.periodMs)
+  }
+}
+
+/** One cycle of waits (each wait's holder waits in the next), by an iterative depth-first search. */
+export function findWaitCycle(waits: readonly SiteWait[]): SiteWait[] | undefined {
+  const out = new Map<string, SiteWait[]>()
+  for (const w of waits) {
+    const key = String(w.from.id)
+    out.set(key, [...(out.get(key) ?? []), w])
+  }
+  const state = new Map<string, 'open' | 'done'>()
+  for (const start of out.keys()) {
+    if (state.has(start)) continue
+    // The path of waits taken, and for each node on it the index of its next wait to try.
+    const path: SiteWait[] = []
+    const stack: Array<{ node: string; i: number }> = [{ node: start, i: 0 }]
+    state.set(start, 'open')
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!
+      const edges = out.get(top.node) ?? []
+      if (top.i >= edges.length) {
+        state.set(top.node, 'done')
+        stack.pop()
+        path.pop()
+        continue
+      }
+      const w = edges[top.i++]!
+      const to = String(w.to.id)
+      if (state.get(to) === 'open') {
+        // Back edge: the cycle is the part of the path from `to` on, closed by w.
+        const from = path.findIndex((p) => String(p.from.id) === to)
+        return [...path.slice(from < 0 ? path.length : from), w]
+      }
+      if (state.get(to) === 'done') continue
+      state.set(to, 'open')
+      path.push(w)
+      stack.push({ node: to, i: 0 })
+    }
+  }
+  return undefined
+}

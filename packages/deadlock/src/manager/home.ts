@@ -1,0 +1,202 @@
+/**
+ * The home side of a site: the processes it runs. Each acquires its resources one at a time, in
+ * order, holds them for its work, then releases them all. It learns from the resources' sites
+ * whether a request is granted, blocked (and by whom) or must die, and it aborts a process when
+ * told to (a deadlock victim, a wound, a death), releasing everything it holds.
+ */
+import type { DeadlockRequest, ProcessSpec } from '../contract.js'
+import type { SiteEnv } from './env.js'
+import type { ManagerMsg, ProcRef } from './messages.js'
+
+export interface Proc {
+  spec: ProcessSpec
+  ref: ProcRef
+  state: 'waiting-to-start' | 'acquiring' | 'blocked' | 'working' | 'finished' | 'aborted'
+  /** Index of the next resource to acquire. */
+  next: number
+  held: Map<string, number>
+  /** The request in flight (its number grows with every request of this process). */
+  req: number
+  pending: string | undefined
+  /** What it waits for, when blocked. */
+  waiting: { resource: string; holder: ProcRef } | undefined
+}
+
+export interface HomeOptions {
+  /** Restart an aborted process (with its old timestamp) after this long; undefined: never. */
+  restartAfterMs: number | undefined
+  /** Told when a process of this site becomes blocked (Chandy-Misra-Haas starts its probe). */
+  onBlocked?: (proc: Proc) => void
+}
+
+export class HomeSide {
+  /** By `String(id)`, so that timer keys find them too. */
+  readonly procs = new Map<string, Proc>()
+
+  constructor(
+    private readonly env: SiteEnv,
+    private readonly options: HomeOptions,
+  ) {}
+
+  /** Registers a process of this site; it starts after `startAt` (or now). */
+  add(spec: ProcessSpec): void {
+    if (this.procs.has(String(spec.id))) return
+    const proc: Proc = {
+      spec,
+      ref: { id: spec.id, home: this.env.self, timestamp: 0 },
+      state: 'waiting-to-start',
+      next: 0,
+      held: new Map(),
+      req: 0,
+      pending: undefined,
+      waiting: undefined,
+    }
+    this.procs.set(String(spec.id), proc)
+    const at = spec.startAt ?? 0
+    if (at > 0) this.env.ctx().setTimer(`start:${String(spec.id)}`, at)
+    else this.begin(proc, true)
+  }
+
+  onRequest(req: DeadlockRequest): void {
+    if (req.type === 'run') this.add({ ...req.process, home: this.env.self })
+  }
+
+  onTimer(key: string): boolean {
+    const [kind, id] = splitKey(key)
+    const proc = this.procs.get(id)
+    if (proc === undefined) return false
+    if (kind === 'start') this.begin(proc, true)
+    else if (kind === 'restart') this.begin(proc, false)
+    else if (kind === 'work') this.finish(proc)
+    else return false
+    return true
+  }
+
+  onMessage(msg: ManagerMsg): void {
+    switch (msg.type) {
+      case 'lock-grant': {
+        const proc = this.procs.get(String(msg.process))
+        if (proc === undefined || proc.req !== msg.req || proc.pending !== msg.resource) {
+          // A grant for a request given up (the process was aborted): give the lock back.
+          this.env.send(this.env.siteOf(msg.resource), {
+            type: 'lock-release',
+            process: msg.process,
+            resource: msg.resource,
+            req: msg.req,
+          })
+          return
+        }
+        proc.pending = undefined
+        proc.waiting = undefined
+        proc.held.set(msg.resource, msg.req)
+        this.env.emit({ type: 'granted', process: proc.ref.id, resource: msg.resource })
+        proc.next++
+        this.acquireNext(proc)
+        return
+      }
+      case 'lock-blocked': {
+        const proc = this.procs.get(String(msg.process))
+        if (proc === undefined || proc.req !== msg.req || proc.pending !== msg.resource) return
+        proc.state = 'blocked'
+        proc.waiting = { resource: msg.resource, holder: msg.holder }
+        this.options.onBlocked?.(proc)
+        return
+      }
+      case 'lock-die': {
+        const proc = this.procs.get(String(msg.process))
+        if (proc !== undefined && proc.req === msg.req && proc.pending === msg.resource)
+          this.abort(proc, 'wait-die')
+        return
+      }
+      case 'wound': {
+        const proc = this.procs.get(String(msg.process))
+        // Only a process that still holds the lock is wounded (not a later incarnation).
+        if (proc?.held.has(msg.resource)) this.abort(proc, 'wound-wait')
+        return
+      }
+      case 'abort': {
+        const proc = this.procs.get(String(msg.process))
+        if (proc !== undefined && (proc.state === 'blocked' || proc.state === 'acquiring'))
+          this.abort(proc, 'deadlock-victim')
+        return
+      }
+    }
+  }
+
+  private begin(proc: Proc, first: boolean): void {
+    // The timestamp is taken once: a restarted process keeps it, so it ages and cannot starve.
+    if (first) proc.ref = { ...proc.ref, timestamp: this.env.ctx().now() }
+    proc.state = 'acquiring'
+    proc.next = 0
+    this.env.emit({ type: 'started', process: proc.ref.id, timestamp: proc.ref.timestamp })
+    this.acquireNext(proc)
+  }
+
+  private acquireNext(proc: Proc): void {
+    const resource = proc.spec.resources[proc.next]
+    if (resource === undefined) {
+      proc.state = 'working'
+      this.env.ctx().setTimer(`work:${String(proc.ref.id)}`, proc.spec.workMs ?? 10)
+      return
+    }
+    proc.state = 'acquiring'
+    proc.req++
+    proc.pending = resource
+    this.env.send(this.env.siteOf(resource), {
+      type: 'lock-request',
+      proc: proc.ref,
+      resource,
+      req: proc.req,
+    })
+  }
+
+  private finish(proc: Proc): void {
+    if (proc.state !== 'working') return
+    this.releaseAll(proc)
+    proc.state = 'finished'
+    this.env.emit({ type: 'finished', process: proc.ref.id })
+  }
+
+  private abort(proc: Proc, reason: 'deadlock-victim' | 'wait-die' | 'wound-wait'): void {
+    if (proc.state === 'finished' || proc.state === 'aborted') return
+    if (proc.pending !== undefined) {
+      this.env.send(this.env.siteOf(proc.pending), {
+        type: 'lock-release',
+        process: proc.ref.id,
+        resource: proc.pending,
+        req: proc.req,
+      })
+    }
+    proc.pending = undefined
+    proc.waiting = undefined
+    this.releaseAll(proc)
+    this.env.ctx().cancelTimer(`work:${String(proc.ref.id)}`)
+    proc.state = 'aborted'
+    this.env.emit({ type: 'aborted', process: proc.ref.id, reason })
+    if (this.options.restartAfterMs !== undefined)
+      this.env.ctx().setTimer(`restart:${String(proc.ref.id)}`, this.options.restartAfterMs)
+  }
+
+  private releaseAll(proc: Proc): void {
+    for (const [resource, req] of proc.held) {
+      this.env.send(this.env.siteOf(resource), {
+        type: 'lock-release',
+        process: proc.ref.id,
+        resource,
+        req,
+      })
+      this.env.emit({ type: 'released', process: proc.ref.id, resource })
+    }
+    proc.held.clear()
+  }
+
+  private findByKey(id: string): Proc | undefined {
+    for (const proc of this.procs.values()) if (String(proc.ref.id) === id) return proc
+    return undefined
+  }
+}
+
+function splitKey(key: string): [string, string] {
+  const at = key.indexOf(':')
+  return at < 0 ? [key, ''] : [key.slice(0, at), key.slice(at + 1)]
+}

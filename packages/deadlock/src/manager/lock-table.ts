@@ -1,0 +1,84 @@
+import type { ProcessId } from '../contract.js'
+import type { ProcRef, SiteWait } from './messages.js'
+
+/** A request for a lock: who (with home and timestamp) and which of its requests. */
+export interface Waiter {
+  proc: ProcRef
+  /** The request's number at its home, to tell a new request from an old one. */
+  req: number
+}
+
+/** One resource's lock: its holder and the FIFO queue behind it. */
+interface Lock {
+  holder: Waiter | undefined
+  queue: Waiter[]
+}
+
+/**
+ * The exclusive locks of the resources one site owns. Pure bookkeeping: the site protocol turns
+ * its answers into messages and events.
+ */
+export class LockTable {
+  private readonly locks = new Map<string, Lock>()
+
+  private lock(resource: string): Lock {
+    let lock = this.locks.get(resource)
+    if (lock === undefined) {
+      lock = { holder: undefined, queue: [] }
+      this.locks.set(resource, lock)
+    }
+    return lock
+  }
+
+  holder(resource: string): Waiter | undefined {
+    return this.locks.get(resource)?.holder
+  }
+
+  queue(resource: string): readonly Waiter[] {
+    return this.locks.get(resource)?.queue ?? []
+  }
+
+  /** Grants at once when free (true), or queues the request (false). */
+  request(resource: string, waiter: Waiter): boolean {
+    const lock = this.lock(resource)
+    if (lock.holder === undefined) {
+      lock.holder = waiter
+      return true
+    }
+    lock.queue.push(waiter)
+    return false
+  }
+
+  /** Removes `process` as holder (then the next in line holds it, returned) or from the queue. */
+  remove(resource: string, process: ProcessId): { wasHolder: boolean; next: Waiter | undefined } {
+    const lock = this.locks.get(resource)
+    if (lock === undefined) return { wasHolder: false, next: undefined }
+    if (lock.holder?.proc.id === process) {
+      lock.holder = lock.queue.shift()
+      return { wasHolder: true, next: lock.holder }
+    }
+    lock.queue = lock.queue.filter((w) => w.proc.id !== process)
+    return { wasHolder: false, next: undefined }
+  }
+
+  /** Every wait of this site: waiter, holder, resource, and an id per wait instance. */
+  waits(): SiteWait[] {
+    const out: SiteWait[] = []
+    for (const [resource, lock] of this.locks) {
+      if (lock.holder === undefined) continue
+      for (const w of lock.queue)
+        out.push({
+          from: w.proc,
+          to: lock.holder.proc,
+          resource,
+          id: waitId(resource, w, lock.holder),
+        })
+    }
+    return out
+  }
+}
+
+/** A wait instance: a new holder or a new request is a new wait, with a new id. */
+export function waitId(resource: string, waiter: Waiter, holder: Waiter): string {
+  return `${resource}|${String(waiter.proc.id)}#${waiter.req}|${String(holder.proc.id)}#${holder.req}`
+}

@@ -1,0 +1,53 @@
+import type { NodeId } from '@sd/transport'
+import type { ProcessId } from '../contract.js'
+
+/** A process and the site that runs it (where its locks are requested from and aborts go). */
+export interface ProcRef {
+  id: ProcessId
+  home: NodeId
+  /** Its timestamp, kept across restarts: the older (smaller) one wins conflicts. */
+  timestamp: number
+}
+
+/** Messages between the sites of the resource manager and its detectors. */
+export type ManagerMsg =
+  // A home asks a resource's site for its lock; the site answers grant, blocked or die.
+  | { type: 'lock-request'; proc: ProcRef; resource: string; req: number }
+  | { type: 'lock-grant'; process: ProcessId; resource: string; req: number }
+  | { type: 'lock-blocked'; process: ProcessId; resource: string; req: number; holder: ProcRef }
+  | { type: 'lock-die'; process: ProcessId; resource: string; req: number }
+  // A home lets go of a lock it holds, or of a request still queued.
+  | { type: 'lock-release'; process: ProcessId; resource: string; req: number }
+  // Wound-wait: the holder must abort (sent to its home).
+  | { type: 'wound'; process: ProcessId; resource: string }
+  // Chandy-Misra-Haas: `sender` waits for `receiver`, which holds `resource`; `path` so far.
+  | {
+      type: 'probe'
+      initiator: ProcessId
+      /** The initiator's request number: a probe belongs to one wait of its initiator. */
+      computation: number
+      sender: ProcessId
+      receiver: ProcessId
+      resource: string
+      path: ProcRef[]
+    }
+  // Resolution: the victim's home aborts it.
+  | { type: 'abort'; process: ProcessId }
+  // Centralized detection.
+  | { type: 'collect'; round: number }
+  | {
+      type: 'local-waits'
+      round: number
+      waits: SiteWait[]
+    }
+  | { type: 'confirm'; round: number; ids: string[] }
+  | { type: 'confirmed'; round: number; present: string[] }
+
+/** One wait of a site's lock table, as centralized detection collects it. */
+export interface SiteWait {
+  from: ProcRef
+  to: ProcRef
+  resource: string
+  /** The wait instance: a new request or a new holder is a new id. */
+  id: string
+}

@@ -1,0 +1,105 @@
+/**
+ * The resource side of a site: the lock tables of the resources it owns. It grants, queues, and
+ * reports every wait as `waits-for` / `wait-ended` (waiter → holder: when the lock passes on, the
+ * queue's waits move to the new holder). With a prevention rule, a conflict is decided by
+ * timestamps instead of always queueing, and the rule is applied again whenever the holder changes.
+ */
+import type { NodeId } from '@sd/transport'
+import type { SiteEnv } from './env.js'
+import { LockTable, type Waiter } from './lock-table.js'
+import type { ProcRef } from './messages.js'
+import { olderThan } from './order.js'
+
+/** Timestamp rules that make waits go one way only, so no cycle can form. */
+export type Prevention = 'wait-die' | 'wound-wait'
+
+export class ResourceSide {
+  readonly table = new LockTable()
+
+  constructor(
+    private readonly env: SiteEnv,
+    private readonly prevention: Prevention | undefined,
+  ) {}
+
+  request(from: NodeId, proc: ProcRef, resource: string, req: number): void {
+    const waiter: Waiter = { proc: { ...proc, home: from }, req }
+    const holder = this.table.holder(resource)
+    if (holder === undefined) {
+      this.table.request(resource, waiter)
+      this.env.send(from, { type: 'lock-grant', process: proc.id, resource, req })
+      return
+    }
+    if (this.prevention === 'wait-die' && !olderThan(waiter.proc, holder.proc)) {
+      // Wait-die: a younger requester dies (and restarts later with its old timestamp).
+      this.env.send(from, { type: 'lock-die', process: proc.id, resource, req })
+      return
+    }
+    this.table.request(resource, waiter)
+    this.blocked(resource, waiter, holder)
+    if (this.prevention === 'wound-wait' && olderThan(waiter.proc, holder.proc))
+      this.wound(resource, holder)
+  }
+
+  /** The home lets go: of the lock it holds, or of a request still queued (an abort). */
+  release(process: ProcRef['id'], resource: string, req: number): void {
+    const holder = this.table.holder(resource)
+    if (holder?.proc.id === process && holder.req === req) {
+      const waiting = [...this.table.queue(resource)]
+      const { next } = this.table.remove(resource, process)
+      for (const w of waiting)
+        this.env.emit({
+          type: 'wait-ended',
+          from: w.proc.id,
+          to: process,
+          resource,
+          why: w === next ? 'granted' : 'holder-changed',
+        })
+      if (next === undefined) return
+      this.env.send(next.proc.home, {
+        type: 'lock-grant',
+        process: next.proc.id,
+        resource,
+        req: next.req,
+      })
+      for (const w of this.table.queue(resource)) this.reconsider(resource, w, next)
+      return
+    }
+    const queued = this.table.queue(resource).find((w) => w.proc.id === process && w.req === req)
+    if (queued === undefined || holder === undefined) return // stale: already gone
+    this.table.remove(resource, process)
+    this.env.emit({
+      type: 'wait-ended',
+      from: process,
+      to: holder.proc.id,
+      resource,
+      why: 'aborted',
+    })
+  }
+
+  /** A waiter behind a new holder: the rule again (wait-die may kill it now), then its new wait. */
+  private reconsider(resource: string, w: Waiter, holder: Waiter): void {
+    if (this.prevention === 'wait-die' && !olderThan(w.proc, holder.proc)) {
+      this.table.remove(resource, w.proc.id)
+      this.env.send(w.proc.home, { type: 'lock-die', process: w.proc.id, resource, req: w.req })
+      return
+    }
+    this.blocked(resource, w, holder)
+    if (this.prevention === 'wound-wait' && olderThan(w.proc, holder.proc))
+      this.wound(resource, holder)
+  }
+
+  private blocked(resource: string, w: Waiter, holder: Waiter): void {
+    this.env.emit({ type: 'waits-for', from: w.proc.id, to: holder.proc.id, resource })
+    this.env.send(w.proc.home, {
+      type: 'lock-blocked',
+      process: w.proc.id,
+      resource,
+      req: w.req,
+      holder: holder.proc,
+    })
+  }
+
+  private wound(resource: string, holder: Waiter): void {
+    this.env.send(holder.proc.home, { type: 'wound', process: holder.proc.id, resource })
+  }
+}
