@@ -49,14 +49,21 @@ export type DeadlockManagerEvent =
   | ProcessEvent
   | PhantomEvent
 
-/** A process's script: acquire `resources` in order (exclusive locks), work, release all. */
+/** One step of a process's script. */
+export type ProcessStep = { acquire: string } | { release: string } | { work: number }
+
+/**
+ * A process's script: `steps` in order, or the shorthand `resources` (acquire them in order,
+ * work `workMs`). Whatever it still holds at the end is released; then it has finished.
+ */
 export interface ProcessSpec {
   id: ProcessId
   /** The site that runs it. */
   home: NodeId
-  resources: readonly string[]
-  /** Time holding everything before releasing (ms of the home site's clock). Default 10. */
+  resources?: readonly string[]
+  /** With `resources`: time holding everything before releasing (ms). Default 10. */
   workMs?: number
+  steps?: readonly ProcessStep[]
   /** When it starts (ms after its site starts). Default 0. */
   startAt?: number
 }

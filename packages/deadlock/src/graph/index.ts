@@ -1,2 +1,10 @@
-// The wait-for graph's public exports (filled in as the module lands).
-export {}
+// The wait-for graph's public exports.
+export { deadlockedOf, elementaryCyclesOf, findCycleOf, sccOf } from './functions.js'
+export type {
+  ComponentOptions,
+  ElementaryCyclesOptions,
+  GraphSize,
+  ProcessId,
+  Wait,
+} from './types.js'
+export { WaitForGraph } from './wait-for-graph.js'

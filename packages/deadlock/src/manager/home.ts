@@ -4,22 +4,29 @@
  * whether a request is granted, blocked (and by whom) or must die, and it aborts a process when
  * told to (a deadlock victim, a wound, a death), releasing everything it holds.
  */
-import type { DeadlockRequest, ProcessSpec } from '../contract.js'
+import type { DeadlockRequest, ProcessSpec, ProcessStep } from '../contract.js'
 import type { SiteEnv } from './env.js'
 import type { ManagerMsg, ProcRef } from './messages.js'
 
+/** The script a spec stands for. */
+export function stepsOf(spec: ProcessSpec): ProcessStep[] {
+  if (spec.steps !== undefined) return [...spec.steps]
+  return [...(spec.resources ?? []).map((r) => ({ acquire: r })), { work: spec.workMs ?? 10 }]
+}
+
 export interface Proc {
   spec: ProcessSpec
+  steps: ProcessStep[]
   ref: ProcRef
   state: 'waiting-to-start' | 'acquiring' | 'blocked' | 'working' | 'finished' | 'aborted'
-  /** Index of the next resource to acquire. */
+  /** Index of the next step. */
   next: number
   held: Map<string, number>
   /** The request in flight (its number grows with every request of this process). */
   req: number
   pending: string | undefined
-  /** What it waits for, when blocked. */
-  waiting: { resource: string; holder: ProcRef } | undefined
+  /** What it waits for, when blocked, and the site's notice that said so. */
+  waiting: { resource: string; holder: ProcRef; seq: number } | undefined
 }
 
 export interface HomeOptions {
@@ -43,6 +50,7 @@ export class HomeSide {
     if (this.procs.has(String(spec.id))) return
     const proc: Proc = {
       spec,
+      steps: stepsOf(spec),
       ref: { id: spec.id, home: this.env.self, timestamp: 0 },
       state: 'waiting-to-start',
       next: 0,
@@ -67,8 +75,11 @@ export class HomeSide {
     if (proc === undefined) return false
     if (kind === 'start') this.begin(proc, true)
     else if (kind === 'restart') this.begin(proc, false)
-    else if (kind === 'work') this.finish(proc)
-    else return false
+    else if (kind === 'work') {
+      if (proc.state !== 'working') return true
+      proc.next++
+      this.acquireNext(proc)
+    } else return false
     return true
   }
 
@@ -97,8 +108,10 @@ export class HomeSide {
       case 'lock-blocked': {
         const proc = this.procs.get(String(msg.process))
         if (proc === undefined || proc.req !== msg.req || proc.pending !== msg.resource) return
+        // Links reorder: a notice older than the one applied names a holder that is gone.
+        if (proc.waiting !== undefined && proc.waiting.seq > msg.seq) return
         proc.state = 'blocked'
-        proc.waiting = { resource: msg.resource, holder: msg.holder }
+        proc.waiting = { resource: msg.resource, holder: msg.holder, seq: msg.seq }
         this.options.onBlocked?.(proc)
         return
       }
@@ -132,26 +145,52 @@ export class HomeSide {
     this.acquireNext(proc)
   }
 
+  /** Runs the script from `proc.next` until a step has to wait (a lock, a work timer) or the end. */
   private acquireNext(proc: Proc): void {
-    const resource = proc.spec.resources[proc.next]
-    if (resource === undefined) {
-      proc.state = 'working'
-      this.env.ctx().setTimer(`work:${String(proc.ref.id)}`, proc.spec.workMs ?? 10)
+    for (;;) {
+      const step = proc.steps[proc.next]
+      if (step === undefined) return this.finish(proc)
+      if ('work' in step) {
+        proc.state = 'working'
+        this.env.ctx().setTimer(`work:${String(proc.ref.id)}`, step.work)
+        return
+      }
+      if ('release' in step) {
+        this.release(proc, step.release)
+        proc.next++
+        continue
+      }
+      if (proc.held.has(step.acquire)) {
+        proc.next++ // re-acquiring what it holds is a no-op
+        continue
+      }
+      proc.state = 'acquiring'
+      proc.req++
+      proc.pending = step.acquire
+      this.env.send(this.env.siteOf(step.acquire), {
+        type: 'lock-request',
+        proc: proc.ref,
+        resource: step.acquire,
+        req: proc.req,
+      })
       return
     }
-    proc.state = 'acquiring'
-    proc.req++
-    proc.pending = resource
+  }
+
+  private release(proc: Proc, resource: string): void {
+    const req = proc.held.get(resource)
+    if (req === undefined) return
+    proc.held.delete(resource)
     this.env.send(this.env.siteOf(resource), {
-      type: 'lock-request',
-      proc: proc.ref,
+      type: 'lock-release',
+      process: proc.ref.id,
       resource,
-      req: proc.req,
+      req,
     })
+    this.env.emit({ type: 'released', process: proc.ref.id, resource })
   }
 
   private finish(proc: Proc): void {
-    if (proc.state !== 'working') return
     this.releaseAll(proc)
     proc.state = 'finished'
     this.env.emit({ type: 'finished', process: proc.ref.id })

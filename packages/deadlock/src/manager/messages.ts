@@ -14,7 +14,15 @@ export type ManagerMsg =
   // A home asks a resource's site for its lock; the site answers grant, blocked or die.
   | { type: 'lock-request'; proc: ProcRef; resource: string; req: number }
   | { type: 'lock-grant'; process: ProcessId; resource: string; req: number }
-  | { type: 'lock-blocked'; process: ProcessId; resource: string; req: number; holder: ProcRef }
+  | {
+      type: 'lock-blocked'
+      process: ProcessId
+      resource: string
+      req: number
+      holder: ProcRef
+      /** Grows with every notice of the site: a reordered older notice (an old holder) loses. */
+      seq: number
+    }
   | { type: 'lock-die'; process: ProcessId; resource: string; req: number }
   // A home lets go of a lock it holds, or of a request still queued.
   | { type: 'lock-release'; process: ProcessId; resource: string; req: number }

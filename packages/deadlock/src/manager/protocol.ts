@@ -10,7 +10,7 @@ import type { DeadlockManagerEvent, DeadlockRequest, ProcessSpec } from '../cont
 import { CentralizedDetector, type CentralizedOptions } from '../detect/centralized.js'
 import { CmhDetector } from '../detect/cmh.js'
 import type { SiteEnv } from './env.js'
-import { HomeSide } from './home.js'
+import { HomeSide, stepsOf } from './home.js'
 import type { ManagerMsg } from './messages.js'
 import { type Prevention, ResourceSide } from './resources.js'
 
@@ -33,9 +33,15 @@ export function resourceManager(options: ResourceManagerOptions) {
   const { resources, strategy } = options
   const processes = options.processes ?? []
   for (const p of processes)
-    for (const r of p.resources)
-      if (!Object.hasOwn(resources, r))
-        throw new InvalidArgumentError(`process ${String(p.id)} asks for ${r}, which no site owns`)
+    for (const step of stepsOf(p)) {
+      const r = 'acquire' in step ? step.acquire : 'release' in step ? step.release : undefined
+      if (r !== undefined && !Object.hasOwn(resources, r))
+        throw new InvalidArgumentError(`process ${String(p.id)} uses ${r}, which no site owns`)
+      if ('work' in step && !(step.work >= 0))
+        throw new InvalidArgumentError(
+          `process ${String(p.id)}: work must be >= 0 ms, got ${step.work}`,
+        )
+    }
   if (strategy.kind === 'prevention' && !['wait-die', 'wound-wait'].includes(strategy.rule))
     throw new InvalidArgumentError(
       `prevention rule must be wait-die or wound-wait, got ${strategy.rule}`,

@@ -15,6 +15,7 @@ export type Prevention = 'wait-die' | 'wound-wait'
 
 export class ResourceSide {
   readonly table = new LockTable()
+  private notices = 0
 
   constructor(
     private readonly env: SiteEnv,
@@ -96,6 +97,7 @@ export class ResourceSide {
       resource,
       req: w.req,
       holder: holder.proc,
+      seq: ++this.notices,
     })
   }
 

@@ -1,0 +1,61 @@
+/**
+ * Random lock workloads for the resource manager: sites owning resources, processes at random
+ * homes acquiring a few random resources in random order, run in the simulator with random
+ * delays; the events are judged by `checkDeadlocks`.
+ */
+import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
+import { checkDeadlocks, type DeadlockVerdict, type TimedDeadlockEvent } from '../../src/check.js'
+import type { DeadlockManagerEvent, ProcessSpec } from '../../src/contract.js'
+import { type ResourceManagerOptions, resourceManager } from '../../src/manager/protocol.js'
+
+export interface Workload {
+  sites: NodeId[]
+  resources: Record<string, NodeId>
+  processes: ProcessSpec[]
+}
+
+export function randomWorkload(
+  seed: number,
+  size: { sites?: number; resources?: number; processes?: number } = {},
+): Workload {
+  const random = createRandom(`workload/${seed}`).next
+  const pick = (n: number) => Math.floor(random() * n)
+  const sites = Array.from({ length: size.sites ?? 2 + pick(3) }, (_, i) => i + 1)
+  const resources: Record<string, NodeId> = {}
+  const names = Array.from({ length: size.resources ?? 3 + pick(6) }, (_, i) => `r${i + 1}`)
+  for (const name of names) resources[name] = sites[pick(sites.length)]!
+  const processes: ProcessSpec[] = []
+  for (let i = 1; i <= (size.processes ?? 3 + pick(8)); i++) {
+    const wanted = [...names].sort(() => random() - 0.5).slice(0, 2 + pick(2))
+    processes.push({
+      id: `p${i}`,
+      home: sites[pick(sites.length)]!,
+      resources: wanted,
+      workMs: 1 + pick(20),
+      startAt: pick(30),
+    })
+  }
+  return { sites, resources, processes }
+}
+
+export interface WorkloadRun extends DeadlockVerdict {
+  net: SimNetwork
+  events: TimedDeadlockEvent[]
+}
+
+export function runWorkload(
+  seed: number,
+  workload: Workload,
+  strategy: ResourceManagerOptions['strategy'],
+  until?: number,
+): WorkloadRun {
+  const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 6 }, fifo: false })
+  const events: TimedDeadlockEvent[] = []
+  net.onEmit((node, event, t) => events.push({ node, t, event: event as DeadlockManagerEvent }))
+  net.launch(
+    workload.sites,
+    resourceManager({ resources: workload.resources, processes: workload.processes, strategy }),
+  )
+  net.run(until === undefined ? {} : { until })
+  return { ...checkDeadlocks(events), net, events }
+}
