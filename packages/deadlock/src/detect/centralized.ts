@@ -117,10 +117,10 @@ export class CentralizedDetector {
     this.collecting = undefined
     if (collected === undefined) return
     const cycle = findWaitCycle([...collected.values()].flat())
-    if (cycle === undefined) return this.next()
-    if (this.options.confirm === false) {
-      this.declare(cycle)
-      return this.next()
+    if (cycle === undefined || this.options.confirm === false) {
+      if (cycle !== undefined) this.declare(cycle)
+      this.next()
+      return
     }
     const bySite = new Map<ProcRef['home'], string[]>()
     for (const w of cycle) {

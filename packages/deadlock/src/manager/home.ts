@@ -149,7 +149,10 @@ export class HomeSide {
   private acquireNext(proc: Proc): void {
     for (;;) {
       const step = proc.steps[proc.next]
-      if (step === undefined) return this.finish(proc)
+      if (step === undefined) {
+        this.finish(proc)
+        return
+      }
       if ('work' in step) {
         proc.state = 'working'
         this.env.ctx().setTimer(`work:${String(proc.ref.id)}`, step.work)
@@ -217,21 +220,7 @@ export class HomeSide {
   }
 
   private releaseAll(proc: Proc): void {
-    for (const [resource, req] of proc.held) {
-      this.env.send(this.env.siteOf(resource), {
-        type: 'lock-release',
-        process: proc.ref.id,
-        resource,
-        req,
-      })
-      this.env.emit({ type: 'released', process: proc.ref.id, resource })
-    }
-    proc.held.clear()
-  }
-
-  private findByKey(id: string): Proc | undefined {
-    for (const proc of this.procs.values()) if (String(proc.ref.id) === id) return proc
-    return undefined
+    for (const resource of [...proc.held.keys()]) this.release(proc, resource)
   }
 }
 
