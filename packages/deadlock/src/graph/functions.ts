@@ -9,17 +9,17 @@ export function sccOf<Id extends ProcessId>(
   waits: Iterable<Wait<Id>>,
   options?: ComponentOptions,
 ): Id[][] {
-  return new WaitForGraph(waits).stronglyConnectedComponents(options)
+  return new WaitForGraph<Id>(waits).stronglyConnectedComponents(options)
 }
 
 /** One cycle of the graph of `waits`, or undefined when it has none (see `WaitForGraph.findCycle`). */
 export function findCycleOf<Id extends ProcessId>(waits: Iterable<Wait<Id>>): Id[] | undefined {
-  return new WaitForGraph(waits).findCycle()
+  return new WaitForGraph<Id>(waits).findCycle()
 }
 
 /** The deadlocked processes of the graph of `waits`, AND model (see `WaitForGraph.deadlockedProcesses`). */
 export function deadlockedOf<Id extends ProcessId>(waits: Iterable<Wait<Id>>): Id[] {
-  return new WaitForGraph(waits).deadlockedProcesses()
+  return new WaitForGraph<Id>(waits).deadlockedProcesses()
 }
 
 /** Up to `limit` elementary cycles of the graph of `waits` (see `WaitForGraph.elementaryCycles`). */
@@ -27,5 +27,5 @@ export function elementaryCyclesOf<Id extends ProcessId>(
   waits: Iterable<Wait<Id>>,
   options: ElementaryCyclesOptions,
 ): Id[][] {
-  return new WaitForGraph(waits).elementaryCycles(options)
+  return new WaitForGraph<Id>(waits).elementaryCycles(options)
 }

@@ -35,7 +35,12 @@ export class WaitForGraph<Id extends ProcessId = ProcessId> {
   private waitCount = 0
   private readonly scratch = new Scratch()
 
-  constructor(waits?: Iterable<Wait<Id>>) {
+  /**
+   * A graph with `waits` in it. Its id type is `ProcessId` unless given, as in
+   * `new WaitForGraph<string>(waits)`: not inferred from `waits`, which would narrow it to the
+   * literal ids of the first waits and refuse every later process.
+   */
+  constructor(waits?: Iterable<Wait<NoInfer<Id>>>) {
     if (waits !== undefined) for (const [from, to] of waits) this.addWait(from, to)
   }
 
