@@ -32,8 +32,9 @@ export interface DeadlockVerdict {
 }
 
 export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockVerdict {
-  // One outstanding request per process: at most one wait out of each process at a time.
-  const waitOf = new Map<ProcessId, ProcessId>()
+  // Waits by waiter and resource: a process normally waits on one lock, but for a moment an
+  // aborted request can still be queued beside its new one.
+  const graph = new WaitGraph()
   const verdict: DeadlockVerdict = {
     phantoms: [],
     late: 0,
@@ -45,13 +46,13 @@ export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockV
     aborted: new Set(),
   }
   const named = new Set<ProcessId>()
-  /** Every cycle the graph ever had, by `key` (in a graph of single waits, one closes at a time). */
+  /** Every cycle the graph ever had, by `key`: a cycle forms when its last wait starts. */
   const existed = new Set<string>()
   for (const { t, event } of events) {
     switch (event.type) {
       case 'waits-for': {
-        waitOf.set(event.from, event.to)
-        const cycle = cycleThrough(waitOf, event.from)
+        graph.add(event.from, event.resource, event.to)
+        const cycle = graph.cycleThrough(event.from, event.to)
         if (cycle !== undefined) {
           verdict.everDeadlocked = true
           existed.add(key(cycle))
@@ -59,13 +60,13 @@ export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockV
         break
       }
       case 'wait-ended':
-        if (waitOf.get(event.from) === event.to) waitOf.delete(event.from)
+        graph.remove(event.from, event.resource, event.to)
         break
       case 'deadlock': {
         verdict.reports++
         named.add(event.victim)
         const { cycle } = event
-        const whole = cycle.every((p, i) => waitOf.get(p) === cycle[(i + 1) % cycle.length])
+        const whole = cycle.every((p, i) => graph.has(p, cycle[(i + 1) % cycle.length]!))
         if (whole) break
         if (existed.has(key(cycle))) verdict.late++
         else verdict.phantoms.push({ t, cycle })
@@ -81,31 +82,64 @@ export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockV
         break
     }
   }
-  for (const p of waitOf.keys()) {
-    const cycle = cycleThrough(waitOf, p)
-    if (cycle !== undefined) {
-      verdict.unresolved = cycle
-      break
-    }
-  }
+  verdict.unresolved = graph.anyCycle()
   return verdict
 }
 
-/** The cycle `start` lies on, following each process's single wait, if any. */
-function cycleThrough(
-  waitOf: ReadonlyMap<ProcessId, ProcessId>,
-  start: ProcessId,
-): ProcessId[] | undefined {
-  const path: ProcessId[] = []
-  const seen = new Set<ProcessId>()
-  let p: ProcessId | undefined = start
-  while (p !== undefined && !seen.has(p)) {
-    seen.add(p)
-    path.push(p)
-    p = waitOf.get(p)
+/** The rebuilt wait-for graph: waiter → resource → holder. */
+class WaitGraph {
+  private readonly out = new Map<ProcessId, Map<string, ProcessId>>()
+
+  add(from: ProcessId, resource: string, to: ProcessId): void {
+    const waits = this.out.get(from) ?? new Map<string, ProcessId>()
+    waits.set(resource, to)
+    this.out.set(from, waits)
   }
-  if (p === undefined) return undefined
-  return path.slice(path.indexOf(p))
+
+  remove(from: ProcessId, resource: string, to: ProcessId): void {
+    const waits = this.out.get(from)
+    if (waits?.get(resource) === to) waits.delete(resource)
+  }
+
+  has(from: ProcessId, to: ProcessId): boolean {
+    for (const t of this.out.get(from)?.values() ?? []) if (t === to) return true
+    return false
+  }
+
+  /** The cycle the wait from → to closes, if it closes one: from, then a path from `to` back. */
+  cycleThrough(from: ProcessId, to: ProcessId): ProcessId[] | undefined {
+    const parent = new Map<ProcessId, ProcessId>([[to, from]])
+    const queue = [to]
+    while (queue.length > 0) {
+      const p = queue.shift()!
+      if (p === from) {
+        const path: ProcessId[] = []
+        for (let q: ProcessId = from; ; ) {
+          const before = parent.get(q)!
+          if (before === from) break
+          path.unshift(before)
+          q = before
+        }
+        return [from, ...path]
+      }
+      for (const next of this.out.get(p)?.values() ?? [])
+        if (!parent.has(next)) {
+          parent.set(next, p)
+          queue.push(next)
+        }
+    }
+    return undefined
+  }
+
+  /** Some cycle of the graph, if any. */
+  anyCycle(): ProcessId[] | undefined {
+    for (const [from, waits] of this.out)
+      for (const to of waits.values()) {
+        const cycle = this.cycleThrough(from, to)
+        if (cycle !== undefined) return cycle
+      }
+    return undefined
+  }
 }
 
 /** A cycle's name whatever process it starts from. */

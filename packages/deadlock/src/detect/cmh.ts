@@ -2,21 +2,26 @@
  * Chandy-Misra-Haas edge chasing for the AND model (seed 001): when a process blocks, its home
  * sends probe (initiator, sender, receiver) to the holder it waits for. A receiver that still
  * holds the resource the sender wants and is itself blocked forwards the probe, with itself as
- * sender, to the holder it waits for; a probe that comes back to its initiator, still blocked on
- * the same request, proves a cycle of waits that all exist at once: a deadlock.
+ * sender, to the holder it waits for; a probe that comes back to its initiator, still blocked in
+ * the same wait, has found a cycle. Each process forwards a given wait's probe once, so a
+ * detection costs at most one probe per wait reachable from the initiator.
  *
- * Why the receiver checks that it still holds the resource: a blocked process stays blocked, and
- * a holder keeps its lock until its home releases it, so with that check every edge the probe
- * crossed still exists when it returns, and no phantom cycle is reported. Each process forwards
- * a given initiator's probe once, so a detection costs at most one message per wait reachable
- * from the initiator.
+ * Without aborts, that cycle is a deadlock as it stands: blocked processes stay blocked and hold
+ * what they hold. With resolution running, another detection's victim may leave the cycle while
+ * a probe is on its way, and the cycle found may no longer (or never at once) exist. So the
+ * initiator checks the cycle once more before anyone is aborted: a `verify` message goes round
+ * it, and each process confirms the same pending request and the same hold as when the probe
+ * passed. Those instances existed when the probe passed and still exist, so all existed at once
+ * when the probe returned: a real deadlock, which lasts. This costs one more message per process
+ * of the cycle. The victim is the youngest process of the cycle (see `youngest`).
  */
 import type { SiteEnv } from '../manager/env.js'
 import type { HomeSide, Proc } from '../manager/home.js'
-import type { ManagerMsg } from '../manager/messages.js'
+import type { ManagerMsg, PathEntry } from '../manager/messages.js'
 import { youngest } from '../manager/order.js'
 
 type Probe = Extract<ManagerMsg, { type: 'probe' }>
+type Verify = Extract<ManagerMsg, { type: 'verify' }>
 
 export class CmhDetector {
   /** `initiator#computation@process`: probes this site already forwarded. */
@@ -27,31 +32,31 @@ export class CmhDetector {
     private readonly home: HomeSide,
   ) {}
 
-  /** A process of this site just blocked: its probe starts. */
+  /** A process of this site just blocked (or its holder changed): its probe starts. */
   initiate(proc: Proc): void {
     const waiting = proc.waiting
     if (waiting === undefined) return
     this.env.send(waiting.holder.home, {
       type: 'probe',
       initiator: proc.ref.id,
-      computation: proc.req,
+      computation: waiting.no,
       sender: proc.ref.id,
       receiver: waiting.holder.id,
       resource: waiting.resource,
-      path: [proc.ref],
+      path: [{ ref: proc.ref, req: proc.req, resource: waiting.resource, heldReq: -1 }],
     })
   }
 
   onProbe(probe: Probe): void {
     const proc = this.home.procs.get(String(probe.receiver))
     // The edge sender → receiver is gone if the receiver no longer holds what the sender wants.
-    if (proc === undefined || !proc.held.has(probe.resource)) return
+    const heldReq = proc?.held.get(probe.resource)
+    if (proc === undefined || heldReq === undefined) return
     if (proc.state !== 'blocked' || proc.waiting === undefined) return
     if (proc.ref.id === probe.initiator) {
-      if (proc.req !== probe.computation) return // the initiator moved on: an old probe
-      const victim = youngest(probe.path)
-      this.env.emit({ type: 'deadlock', cycle: probe.path.map((p) => p.id), victim: victim.id })
-      this.env.send(victim.home, { type: 'abort', process: victim.id })
+      if (proc.waiting.no !== probe.computation) return // the initiator's wait changed
+      const path = [{ ...probe.path[0]!, heldReq }, ...probe.path.slice(1)]
+      this.verifyAt(path, 1)
       return
     }
     const key = `${String(probe.initiator)}#${probe.computation}@${String(proc.ref.id)}`
@@ -62,7 +67,38 @@ export class CmhDetector {
       sender: proc.ref.id,
       receiver: proc.waiting.holder.id,
       resource: proc.waiting.resource,
-      path: [...probe.path, proc.ref],
+      path: [
+        ...probe.path,
+        { ref: proc.ref, req: proc.req, resource: proc.waiting.resource, heldReq },
+      ],
+    })
+  }
+
+  onVerify(msg: Verify): void {
+    const { path, index } = msg
+    const entry = path[index]!
+    const before = path[(index + path.length - 1) % path.length]!
+    const proc = this.home.procs.get(String(entry.ref.id))
+    const same =
+      proc !== undefined &&
+      proc.state === 'blocked' &&
+      proc.req === entry.req &&
+      proc.held.get(before.resource) === entry.heldReq
+    if (!same) return // an edge of the cycle is gone: no deadlock to resolve
+    if (index === 0) {
+      const victim = youngest(path.map((e) => e.ref))
+      this.env.emit({ type: 'deadlock', cycle: path.map((e) => e.ref.id), victim: victim.id })
+      this.env.send(victim.home, { type: 'abort', process: victim.id })
+      return
+    }
+    this.verifyAt(path, (index + 1) % path.length)
+  }
+
+  private verifyAt(path: PathEntry[], index: number): void {
+    this.env.send(path[index % path.length]!.ref.home, {
+      type: 'verify',
+      path,
+      index: index % path.length,
     })
   }
 }

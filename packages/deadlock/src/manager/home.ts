@@ -25,8 +25,12 @@ export interface Proc {
   /** The request in flight (its number grows with every request of this process). */
   req: number
   pending: string | undefined
-  /** What it waits for, when blocked, and the site's notice that said so. */
-  waiting: { resource: string; holder: ProcRef; seq: number } | undefined
+  /**
+   * What it waits for, when blocked: the site's notice number (ordering notices of one request)
+   * and `no`, this home's number for the wait (a new holder is a new wait).
+   */
+  waiting: { resource: string; holder: ProcRef; seq: number; no: number } | undefined
+  waits: number
 }
 
 export interface HomeOptions {
@@ -58,6 +62,7 @@ export class HomeSide {
       req: 0,
       pending: undefined,
       waiting: undefined,
+      waits: 0,
     }
     this.procs.set(String(spec.id), proc)
     const at = spec.startAt ?? 0
@@ -111,7 +116,12 @@ export class HomeSide {
         // Links reorder: a notice older than the one applied names a holder that is gone.
         if (proc.waiting !== undefined && proc.waiting.seq > msg.seq) return
         proc.state = 'blocked'
-        proc.waiting = { resource: msg.resource, holder: msg.holder, seq: msg.seq }
+        proc.waiting = {
+          resource: msg.resource,
+          holder: msg.holder,
+          seq: msg.seq,
+          no: ++proc.waits,
+        }
         this.options.onBlocked?.(proc)
         return
       }
@@ -123,8 +133,12 @@ export class HomeSide {
       }
       case 'wound': {
         const proc = this.procs.get(String(msg.process))
-        // Only a process that still holds the lock is wounded (not a later incarnation).
-        if (proc?.held.has(msg.resource)) this.abort(proc, 'wound-wait')
+        if (proc === undefined) return
+        // The wounded request: held, or granted with the grant still on its way (then the
+        // abort's release of the pending request frees the lock all the same).
+        const holds = proc.held.get(msg.resource) === msg.req
+        const granting = proc.pending === msg.resource && proc.req === msg.req
+        if (holds || granting) this.abort(proc, 'wound-wait')
         return
       }
       case 'abort': {

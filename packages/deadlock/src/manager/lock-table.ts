@@ -49,15 +49,23 @@ export class LockTable {
     return false
   }
 
-  /** Removes `process` as holder (then the next in line holds it, returned) or from the queue. */
-  remove(resource: string, process: ProcessId): { wasHolder: boolean; next: Waiter | undefined } {
+  /**
+   * Removes request `req` of `process`: as holder (then the next in line holds the lock, returned)
+   * or from the queue. A process may briefly have two entries (an aborted request whose release is
+   * still on its way, and its new one): only the one named goes.
+   */
+  remove(
+    resource: string,
+    process: ProcessId,
+    req: number,
+  ): { wasHolder: boolean; next: Waiter | undefined } {
     const lock = this.locks.get(resource)
     if (lock === undefined) return { wasHolder: false, next: undefined }
-    if (lock.holder?.proc.id === process) {
+    if (lock.holder?.proc.id === process && lock.holder.req === req) {
       lock.holder = lock.queue.shift()
       return { wasHolder: true, next: lock.holder }
     }
-    lock.queue = lock.queue.filter((w) => w.proc.id !== process)
+    lock.queue = lock.queue.filter((w) => !(w.proc.id === process && w.req === req))
     return { wasHolder: false, next: undefined }
   }
 

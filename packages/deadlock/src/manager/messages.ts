@@ -27,18 +27,20 @@ export type ManagerMsg =
   // A home lets go of a lock it holds, or of a request still queued.
   | { type: 'lock-release'; process: ProcessId; resource: string; req: number }
   // Wound-wait: the holder must abort (sent to its home).
-  | { type: 'wound'; process: ProcessId; resource: string }
+  | { type: 'wound'; process: ProcessId; resource: string; req: number }
   // Chandy-Misra-Haas: `sender` waits for `receiver`, which holds `resource`; `path` so far.
   | {
       type: 'probe'
       initiator: ProcessId
-      /** The initiator's request number: a probe belongs to one wait of its initiator. */
+      /** The initiator's wait number at its home: a probe belongs to one wait of its initiator. */
       computation: number
       sender: ProcessId
       receiver: ProcessId
       resource: string
-      path: ProcRef[]
+      path: PathEntry[]
     }
+  // The cycle a returned probe found, checked once more hop by hop before anyone is aborted.
+  | { type: 'verify'; path: PathEntry[]; index: number }
   // Resolution: the victim's home aborts it.
   | { type: 'abort'; process: ProcessId }
   // Centralized detection.
@@ -58,4 +60,15 @@ export interface SiteWait {
   resource: string
   /** The wait instance: a new request or a new holder is a new id. */
   id: string
+}
+
+/** A process on a probe's path, with the instances that made the edges in and out of it. */
+export interface PathEntry {
+  ref: ProcRef
+  /** Its pending request (the wait out of it) when the probe passed. */
+  req: number
+  /** The resource it waits for. */
+  resource: string
+  /** Its hold on the resource the previous process waits for (the wait into it). */
+  heldReq: number
 }

@@ -90,6 +90,8 @@ export function resourceManager(options: ResourceManagerOptions) {
           return resourceSide.release(msg.process, msg.resource, msg.req)
         case 'probe':
           return cmh?.onProbe(msg)
+        case 'verify':
+          return cmh?.onVerify(msg)
         case 'collect':
         case 'confirm':
         case 'local-waits':

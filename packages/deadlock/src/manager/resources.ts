@@ -46,7 +46,7 @@ export class ResourceSide {
     const holder = this.table.holder(resource)
     if (holder?.proc.id === process && holder.req === req) {
       const waiting = [...this.table.queue(resource)]
-      const { next } = this.table.remove(resource, process)
+      const { next } = this.table.remove(resource, process, req)
       for (const w of waiting)
         this.env.emit({
           type: 'wait-ended',
@@ -62,12 +62,12 @@ export class ResourceSide {
         resource,
         req: next.req,
       })
-      for (const w of this.table.queue(resource)) this.reconsider(resource, w, next)
+      for (const w of [...this.table.queue(resource)]) this.reconsider(resource, w, next)
       return
     }
     const queued = this.table.queue(resource).find((w) => w.proc.id === process && w.req === req)
     if (queued === undefined || holder === undefined) return // stale: already gone
-    this.table.remove(resource, process)
+    this.table.remove(resource, process, req)
     this.env.emit({
       type: 'wait-ended',
       from: process,
@@ -80,7 +80,8 @@ export class ResourceSide {
   /** A waiter behind a new holder: the rule again (wait-die may kill it now), then its new wait. */
   private reconsider(resource: string, w: Waiter, holder: Waiter): void {
     if (this.prevention === 'wait-die' && !olderThan(w.proc, holder.proc)) {
-      this.table.remove(resource, w.proc.id)
+      // Its wait for the old holder has ended already (release); no new one starts.
+      this.table.remove(resource, w.proc.id, w.req)
       this.env.send(w.proc.home, { type: 'lock-die', process: w.proc.id, resource, req: w.req })
       return
     }
@@ -102,6 +103,11 @@ export class ResourceSide {
   }
 
   private wound(resource: string, holder: Waiter): void {
-    this.env.send(holder.proc.home, { type: 'wound', process: holder.proc.id, resource })
+    this.env.send(holder.proc.home, {
+      type: 'wound',
+      process: holder.proc.id,
+      resource,
+      req: holder.req,
+    })
   }
 }

@@ -48,6 +48,7 @@ export function runWorkload(
   workload: Workload,
   strategy: ResourceManagerOptions['strategy'],
   until?: number,
+  plan?: (net: SimNetwork) => void,
 ): WorkloadRun {
   const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 6 }, fifo: false })
   const events: TimedDeadlockEvent[] = []
@@ -56,6 +57,7 @@ export function runWorkload(
     workload.sites,
     resourceManager({ resources: workload.resources, processes: workload.processes, strategy }),
   )
+  plan?.(net)
   net.run(until === undefined ? {} : { until })
   return { ...checkDeadlocks(events), net, events }
 }
