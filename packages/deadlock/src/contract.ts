@@ -1,7 +1,8 @@
 import type { NodeId } from '@sd/transport'
 
-/** A process (a transaction) of the resource manager: any string or number. */
-export type ProcessId = string | number
+import type { ProcessId } from './graph/types.js'
+
+export type { ProcessId }
 
 /** `from` started waiting for `to` (the holder of a lock `from` asked for). */
 export interface WaitsForEvent {
