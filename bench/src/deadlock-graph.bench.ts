@@ -4,9 +4,10 @@
  * strongly connected components, the deadlocked set and one witness cycle (ms, median of
  * interleaved samples after a warm-up round), and the heap a built graph holds. Each size runs in
  * its own worker thread with a large stack (graphology's components search recurses; see
- * lib/deadlock-graph-worker.ts).
+ * lib/deadlock-graph-worker.ts); whether it completes on the default stack is recorded too.
  */
-import { graphologyName } from './lib/deadlock-graph-contenders.js'
+import { graphologyName, graphologyOnDefaultStack } from './lib/deadlock-graph-contenders.js'
+import { randomWaits } from './lib/deadlock-graph-edges.js'
 import { measureSize } from './lib/deadlock-graph-run.js'
 import type { SizeReport } from './lib/deadlock-graph-worker.js'
 import { median } from './lib/measure.js'
@@ -55,7 +56,7 @@ function timed(
   }
 }
 
-function figures(label: string, r: SizeReport): BenchResult[] {
+function figures(label: string, r: SizeReport, defaultStack: string): BenchResult[] {
   const gl = (samples: number[]) => ({ name: graphologyName, samples })
   const mb = (bytes: number[]) => round(median(bytes) / 1e6, 4)
   return [
@@ -81,6 +82,7 @@ function figures(label: string, r: SizeReport): BenchResult[] {
       what: 'all strongly connected components as id lists (ours: CSR snapshot + iterative Tarjan)',
       components: r.answers.components,
       cyclicComponents: r.answers.cyclicComponents,
+      baselineOnDefaultStack: defaultStack,
     }),
     timed(
       `deadlock.graph.deadlocked.${label}`,
@@ -127,7 +129,9 @@ export default async function deadlockGraphBench(): Promise<BenchResult[]> {
       samples: samples > 0 ? samples : size.samples,
       seed: SEED,
     })
-    const list = figures(size.label, report)
+    // The same graph's components by graphology on this (main) thread's default stack.
+    const defaultStack = graphologyOnDefaultStack(randomWaits(size.n, size.m, `${SEED}/random`))
+    const list = figures(size.label, report, defaultStack)
     bySize.set(size.label, list)
     results.push(...list)
   }

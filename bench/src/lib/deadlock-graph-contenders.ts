@@ -60,3 +60,17 @@ export function deadlockedGraphology(graph: DirectedGraph): string[] {
   }
   return [...dead]
 }
+
+/**
+ * Whether graphology's components search completes on Node's default stack (the benchmark's main
+ * thread): 'ok', or the error it threw.
+ */
+export function graphologyOnDefaultStack(edges: EdgeList): string {
+  const graph = buildGraphology(edges)
+  try {
+    sccGraphology(graph)
+    return 'ok'
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`
+  }
+}
