@@ -257,7 +257,8 @@ export class WaitForGraph<Id extends ProcessId = ProcessId> {
 
   /**
    * Every elementary cycle (no process twice), up to `limit` of them, by Johnson's algorithm: each
-   * listed from its earliest-added process. Their number can be exponential in the number of
+   * once, listed from its process with the smallest internal index (the earliest added, as long as
+   * no removed process's slot was reused). Their number can be exponential in the number of
    * processes, hence the limit; O((V + E) (C + 1)) for C cycles returned.
    */
   elementaryCycles(options: ElementaryCyclesOptions): Id[][] {
