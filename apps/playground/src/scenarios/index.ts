@@ -1,5 +1,8 @@
 import type { Scenario } from '../scenario.js'
 import { causalOrder } from './causal-order.js'
+import { deadlockCentralized } from './deadlock/centralized.js'
+import { deadlockCmh } from './deadlock/cmh.js'
+import { deadlockPrevention } from './deadlock/prevention.js'
 import { electionBully } from './election/bully.js'
 import { electionChangRoberts, electionRing } from './election/ring.js'
 import { electionYoyo } from './election/yoyo.js'
@@ -44,4 +47,8 @@ export const scenarios: Scenario[] = [
   timesyncNtp,
   timesyncTemporalOrder,
   timesyncTemporalOrderLate,
+  // @sd/deadlock scenarios.
+  deadlockCmh,
+  deadlockCentralized,
+  deadlockPrevention,
 ]

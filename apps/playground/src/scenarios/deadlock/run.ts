@@ -1,0 +1,110 @@
+/**
+ * Shared by the @sd/deadlock scenarios: the resource manager on sites 1..n in the simulator, and
+ * a ring workload whose waits cross every site. `judge.ts` judges a run from its events,
+ * `describe.ts` words the diagram.
+ */
+import {
+  type DeadlockManagerEvent,
+  type ProcessId,
+  type ProcessSpec,
+  type ResourceManagerOptions,
+  resourceManager,
+  type TimedDeadlockEvent,
+} from '@sd/deadlock'
+import { type NodeId, SimNetwork } from '@sd/transport'
+
+/** Every message takes MIN..MAX ms (uniform), and links may reorder. */
+export const MIN_LATENCY_MS = 1
+export const MAX_LATENCY_MS = 3
+
+export const LINKS = `Every message takes ${MIN_LATENCY_MS} to ${MAX_LATENCY_MS} ms (uniform, from the seed), links not FIFO.`
+
+export const NO_CRASH =
+  'The resource manager assumes sites that do not fail (a crashed site would hold its locks forever): --crash is not accepted.'
+
+export function newNetwork(seed: number): SimNetwork {
+  return new SimNetwork({
+    seed,
+    latency: { kind: 'uniform', min: MIN_LATENCY_MS, max: MAX_LATENCY_MS },
+    fifo: false,
+  })
+}
+
+export interface Workload {
+  sites: NodeId[]
+  resources: Record<string, NodeId>
+  processes: ProcessSpec[]
+}
+
+/**
+ * Sites 1..n, resource r<i> at site i. Process i runs at site `home(i)` (default i) from
+ * `startAt(i)`: it takes r<i>, works `workMs`, asks for r<i+1> (the last one for r1), then holds
+ * both for `workMs` and finishes. Once every process holds its first resource, the waits go round
+ * every site: a cycle.
+ */
+export function ringWorkload(
+  n: number,
+  options: { workMs: number; startAt: (i: number) => number; home?: (i: number) => number },
+): Workload {
+  const sites = Array.from({ length: n }, (_, i) => i + 1)
+  const resources: Record<string, NodeId> = {}
+  for (const site of sites) resources[`r${site}`] = site
+  const processes: ProcessSpec[] = sites.map((i) => ({
+    id: i,
+    home: options.home?.(i) ?? i,
+    startAt: options.startAt(i),
+    steps: [
+      { acquire: `r${i}` },
+      { work: options.workMs },
+      { acquire: `r${i === n ? 1 : i + 1}` },
+      { work: options.workMs },
+    ],
+  }))
+  return { sites, resources, processes }
+}
+
+/** Runs the manager on the workload's sites and collects its events for the checker. */
+export function runManager(
+  net: SimNetwork,
+  workload: Workload,
+  strategy: ResourceManagerOptions['strategy'],
+): TimedDeadlockEvent[] {
+  const events: TimedDeadlockEvent[] = []
+  net.onEmit((node, event, t) => events.push({ node, t, event: event as DeadlockManagerEvent }))
+  net.launch(
+    workload.sites,
+    resourceManager({ resources: workload.resources, processes: workload.processes, strategy }),
+  )
+  return events
+}
+
+export function distinct<T>(values: Iterable<T>): T[] {
+  return [...new Set(values)]
+}
+
+/** Numbers ascending, then strings. */
+export function sortIds(ids: Iterable<ProcessId>): ProcessId[] {
+  return [...ids].sort((a, b) =>
+    typeof a === 'number' && typeof b === 'number'
+      ? a - b
+      : typeof a === 'number'
+        ? -1
+        : typeof b === 'number'
+          ? 1
+          : a < b
+            ? -1
+            : a > b
+              ? 1
+              : 0,
+  )
+}
+
+/** `1 → 2 → 3 → 1`: a cycle, closed. */
+export function arrow(cycle: readonly ProcessId[]): string {
+  return [...cycle, cycle[0]!].map(String).join(' → ')
+}
+
+/** Milliseconds to the microsecond, for the JSON result. */
+export function ms(x: number): number {
+  return Math.round(x * 1000) / 1000
+}
