@@ -24,6 +24,8 @@ export interface DeadlockVerdict {
   unresolved: ProcessId[] | undefined
   /** Processes aborted as deadlock victims that no report named. */
   unreportedVictims: ProcessId[]
+  /** Waits of a process for itself: a request queued behind its own older one (never right). */
+  selfWaits: number
   /** Whether the graph had a cycle at some moment (a deadlock happened). */
   everDeadlocked: boolean
   reports: number
@@ -38,6 +40,7 @@ export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockV
   const verdict: DeadlockVerdict = {
     phantoms: [],
     late: 0,
+    selfWaits: 0,
     unresolved: undefined,
     unreportedVictims: [],
     everDeadlocked: false,
@@ -51,6 +54,7 @@ export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockV
   for (const { t, event } of events) {
     switch (event.type) {
       case 'waits-for': {
+        if (event.from === event.to) verdict.selfWaits++
         graph.add(event.from, event.resource, event.to)
         const cycle = graph.cycleThrough(event.from, event.to)
         if (cycle !== undefined) {

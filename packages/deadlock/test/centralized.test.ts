@@ -15,6 +15,7 @@ describe('centralized detection', () => {
       )
       expect(run.phantoms).toEqual([])
       expect(run.unresolved).toBeUndefined()
+      expect(run.selfWaits).toBe(0)
       expect(run.unreportedVictims).toEqual([])
       if (run.everDeadlocked) deadlocked++
       for (const p of workload.processes)

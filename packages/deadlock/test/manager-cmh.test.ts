@@ -10,6 +10,7 @@ describe('resource manager with Chandy-Misra-Haas (random lock workloads)', () =
       const run = runWorkload(seed, workload, { kind: 'chandy-misra-haas' })
       expect(run.phantoms).toEqual([])
       expect(run.unresolved).toBeUndefined()
+      expect(run.selfWaits).toBe(0)
       expect(run.unreportedVictims).toEqual([])
       if (run.everDeadlocked) {
         deadlocked++

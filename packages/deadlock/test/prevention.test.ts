@@ -14,6 +14,7 @@ for (const rule of ['wait-die', 'wound-wait'] as const) {
         // so a cycle may exist for a message's transit, never longer (none is left).
         if (rule === 'wait-die') expect(run.everDeadlocked).toBe(false)
         expect(run.unresolved).toBeUndefined()
+        expect(run.selfWaits).toBe(0)
         expect(run.reports).toBe(0)
         // No starvation: every process finishes, however often it was aborted.
         expect([...run.finished].sort()).toEqual(workload.processes.map((p) => p.id).sort())

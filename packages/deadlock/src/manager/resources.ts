@@ -16,6 +16,12 @@ export type Prevention = 'wait-die' | 'wound-wait'
 export class ResourceSide {
   readonly table = new LockTable()
   private notices = 0
+  /**
+   * Per process, the highest request given up before it arrived: links reorder, so an abort's
+   * release can overtake the request it cancels. Requests only grow, so that one and any older
+   * one are dropped when they come, instead of queueing a request nobody waits for.
+   */
+  private readonly cancelled = new Map<string, number>()
 
   constructor(
     private readonly env: SiteEnv,
@@ -23,6 +29,7 @@ export class ResourceSide {
   ) {}
 
   request(from: NodeId, proc: ProcRef, resource: string, req: number): void {
+    if (req <= (this.cancelled.get(String(proc.id)) ?? 0)) return
     const waiter: Waiter = { proc: { ...proc, home: from }, req }
     const holder = this.table.holder(resource)
     if (holder === undefined) {
@@ -66,7 +73,12 @@ export class ResourceSide {
       return
     }
     const queued = this.table.queue(resource).find((w) => w.proc.id === process && w.req === req)
-    if (queued === undefined || holder === undefined) return // stale: already gone
+    if (queued === undefined || holder === undefined) {
+      // Nothing to let go of here (yet): remember it, in case the request is still on its way.
+      const key = String(process)
+      this.cancelled.set(key, Math.max(req, this.cancelled.get(key) ?? 0))
+      return
+    }
     this.table.remove(resource, process, req)
     this.env.emit({
       type: 'wait-ended',
