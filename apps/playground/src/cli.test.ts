@@ -272,14 +272,33 @@ describe('sd exit codes', () => {
       const json = sd('run', 'broken', '--json')
       expect(json.code).toBe(1)
       expect(JSON.parse(json.out).violations).toEqual(['the invariant does not hold'])
-      const tour = sd('tour')
+      const tour = sd('tour', '--all')
       expect(tour.code).toBe(1)
       expect(tour.out).toMatch(/tour: violations in broken$/)
     })
   })
 
-  it('the tour (pnpm demo) exits 0 on the default scenarios', () => {
+  it('the tour (pnpm demo) shows one main scenario per package, then the visualizer and the cluster', () => {
     const { code, out } = sd('tour')
+    expect(code).toBe(0)
+    const shown = [...out.matchAll(/^=== (\S+) === (@sd\/[a-z]+):/gm)].map((m) => [m[1], m[2]])
+    expect(shown.map(([, pkg]) => pkg)).toEqual([
+      '@sd/transport',
+      '@sd/clocks',
+      '@sd/mutex',
+      '@sd/election',
+      '@sd/timesync',
+      '@sd/deadlock',
+    ])
+    for (const [name] of shown) expect(scenarios.map((s) => s.name)).toContain(name)
+    expect(out).not.toContain('VIOLATIONS')
+    expect(out).toMatch(/tour: 6 scenarios, every invariant held/)
+    expect(out).toMatch(/pnpm visualize/)
+    expect(out).toMatch(/pnpm cluster/)
+  })
+
+  it('tour --all runs every scenario with its defaults', () => {
+    const { code, out } = sd('tour', '--all')
     expect(code).toBe(0)
     for (const s of scenarios) expect(out).toContain(`=== ${s.name} ===`)
     expect(out).not.toContain('VIOLATIONS')

@@ -9,6 +9,7 @@ import { runNtp } from './ntp/command.js'
 import { protosIn, showsProto } from './proto-filter.js'
 import { messageCounts, summarize } from './report.js'
 import { scenarios } from './scenarios/index.js'
+import { NEXT_STEPS, tourScenarios } from './tour.js'
 import { scenarioHelp, USAGE, UsageError } from './usage.js'
 import { version } from './version.js'
 
@@ -145,25 +146,29 @@ function execute(request: RunRequest, io: Io): number {
   return code
 }
 
-/** Every scenario with its defaults; 1 if any of them reported a violation. */
+/** The main scenario of every package (or every scenario, `--all`); 1 if any reported a violation. */
 function tour(args: readonly string[], io: Io): number {
   const { values } = parseArgs({
     args: joinNegativeValues(args, { width: { type: 'string' } }),
     strict: true,
-    options: { width: { type: 'string' } },
+    options: { width: { type: 'string' }, all: { type: 'boolean' } },
   })
   const width = parseWidth(values.width)
+  const stops = values.all
+    ? scenarios.map((scenario) => ({ scenario, title: scenario.title }))
+    : tourScenarios(scenarios)
   const failed: string[] = []
-  for (const scenario of scenarios) {
-    io.out(`\n=== ${scenario.name} ===`)
+  for (const { scenario, title } of stops) {
+    io.out(`\n=== ${scenario.name} === ${title}`)
     if (execute({ ...defaults(scenario), rows: 60, width }, io) !== EXIT.ok)
       failed.push(scenario.name)
   }
   io.out(
     failed.length
       ? `\ntour: violations in ${failed.join(', ')}`
-      : `\ntour: ${scenarios.length} scenarios, every invariant held`,
+      : `\ntour: ${stops.length} scenarios, every invariant held`,
   )
+  if (!values.all) io.out(`\n${NEXT_STEPS}`)
   return failed.length ? EXIT.failed : EXIT.ok
 }
 
