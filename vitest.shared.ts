@@ -11,6 +11,10 @@ export const sdAliases = [
   },
   { find: /^@sd\/transport\/udp$/, replacement: `${root}packages/transport/src/udp/index.ts` },
   {
+    find: /^@sd\/transport\/explore$/,
+    replacement: `${root}packages/transport/src/explore/index.ts`,
+  },
+  {
     find: /^@sd\/transport\/storage-file$/,
     replacement: `${root}packages/transport/src/storage-file/index.ts`,
   },

@@ -42,6 +42,11 @@ export class EventQueue<E extends Scheduled> {
     return this.removeTop()
   }
 
+  /** Every live event, in no particular order (for a scheduler that picks among them). */
+  live(): E[] {
+    return this.heap.filter((e) => !e.cancelled)
+  }
+
   clear(): void {
     this.heap = []
   }

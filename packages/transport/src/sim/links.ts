@@ -54,4 +54,6 @@ export interface LinkState {
   config: ResolvedLink
   overridden: boolean
   lastArrival: number
+  /** Messages sent on this link so far: names each delivery stably for the explorer. */
+  sent: number
 }

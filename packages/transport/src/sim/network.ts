@@ -59,6 +59,19 @@ export interface RunResult {
   quiescent: boolean
 }
 
+/** An event a scheduler may pick next (see `SimNetwork.choices`). */
+export interface Choice {
+  key: string
+  kind: 'deliver' | 'timer' | 'request' | 'action'
+  /** The node whose state it touches; undefined for a planned action (it may touch anything). */
+  owner: NodeId | undefined
+  /** When virtual time would have it happen. */
+  t: number
+  from?: NodeId
+  to?: NodeId
+  msg?: unknown
+}
+
 export interface SimStats {
   sent: number
   delivered: number
@@ -74,6 +87,8 @@ type SimEvent = DeliverEvent | CallEvent
 
 interface DeliverEvent extends Scheduled {
   kind: 'deliver'
+  /** Stable across schedules that differ only in independent choices (see `choices`). */
+  key: string
   id: number
   from: SimNode
   to: SimNode
@@ -86,6 +101,10 @@ interface CallEvent extends Scheduled {
   kind: 'call'
   node: SimNode | undefined
   run: () => void
+  key: string
+  /** The node whose state it touches (a timer's, a request's), or undefined for a plan action. */
+  owner: NodeId | undefined
+  timer: boolean
 }
 
 interface SimNode {
@@ -97,6 +116,9 @@ interface SimNode {
   incarnation: number
   group: number
   members: readonly NodeId[]
+  /** Timers set and requests planned so far: they name those events stably. */
+  timersSet: number
+  requests: number
   factory: ProtocolFactory<unknown, unknown, unknown> | undefined
   handle: ProtocolHandle<unknown, unknown> | undefined
   /** Timers of the current incarnation, cancelled on crash. */
@@ -152,6 +174,7 @@ export class SimNetwork {
   private readonly traceEvents: TraceEvent[] | undefined
   private time = 0
   private nextMessageId = 0
+  private planned = 0
   private partitioned = false
   private failure: SimulationError | undefined
   private readonly counters: SimStats
@@ -220,6 +243,8 @@ export class SimNetwork {
       incarnation: 0,
       group: -1,
       members: [],
+      timersSet: 0,
+      requests: 0,
       factory: undefined,
       handle: undefined,
       timers: new Set(),
@@ -274,7 +299,8 @@ export class SimNetwork {
   request<Req>(id: NodeId, req: Req, at?: number): void {
     const node = this.node(id, 'request()')
     if (at !== undefined) this.checkFuture(at, 'request()')
-    this.schedule(at ?? this.time, undefined, () => {
+    const key = `r:${String(id)}#${++node.requests}`
+    this.schedule(at ?? this.time, undefined, key, id, false, () => {
       if (node.crashed || !node.handle || node.handle.stopped) {
         this.record(
           withProto(
@@ -291,7 +317,7 @@ export class SimNetwork {
   /** Runs `action` at virtual time `t` (fault plans: crash at 50 ms, heal at 200 ms...). */
   at(t: number, action: () => void): void {
     this.checkFuture(t, 'at()')
-    this.schedule(t, undefined, action)
+    this.schedule(t, undefined, `a#${++this.planned}`, undefined, false, action)
   }
 
   /** Listens to every event a protocol emits, with the node and the virtual time. */
@@ -422,6 +448,86 @@ export class SimNetwork {
 
   // ---- running -----------------------------------------------------------------------------
 
+  // ---- controlled scheduling (the explorer) --------------------------------------------------
+
+  /**
+   * The events that may happen next when a scheduler, not virtual time, decides: every message in
+   * flight (the network is asynchronous: any delay is possible), and the timers and planned
+   * actions. With `timers: 'in-order'` (the default) only the earliest of those are offered, so
+   * timeouts keep their order and virtual time only moves forward; with `'any-order'` any of them,
+   * as if clocks could drift without bound. Keys name events stably: `m:1>2#3` is the third
+   * message from 1 to 2, `t:2#1` the first timer node 2 set, `r:2#1` its first request, `a#1` the
+   * first action planned with `at`.
+   */
+  choices(timers: 'in-order' | 'any-order' = 'in-order'): Choice[] {
+    const live = this.queue.live()
+    let earliest = Number.POSITIVE_INFINITY
+    for (const e of live) if (e.kind === 'call') earliest = Math.min(earliest, e.t)
+    const out: Choice[] = []
+    for (const e of live) {
+      if (e.kind === 'deliver') {
+        out.push({
+          key: e.key,
+          kind: 'deliver',
+          owner: e.to.id,
+          t: e.t,
+          from: e.from.id,
+          to: e.to.id,
+          msg: e.msg,
+        })
+      } else if (timers === 'any-order' || e.t === earliest) {
+        out.push({
+          key: e.key,
+          kind: e.timer ? 'timer' : e.owner === undefined ? 'action' : 'request',
+          owner: e.owner,
+          t: e.t,
+        })
+      }
+    }
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  }
+
+  /**
+   * Makes the event `key` (from `choices`) happen now: a delivery at the present virtual time (or,
+   * with `when: 'due'`, at its sampled arrival if that is later), a timer or planned action at its
+   * own time if that is later. `drop` loses a message instead
+   * (recorded as a `loss` drop) and `duplicate` delivers it and keeps a copy in flight. Returns
+   * false when no such event is pending.
+   */
+  take(
+    key: string,
+    how: 'happen' | 'drop' | 'duplicate' = 'happen',
+    when: 'now' | 'due' = 'now',
+  ): boolean {
+    const event = this.queue.live().find((e) => e.key === key)
+    if (event === undefined) return false
+    if (how !== 'happen' && event.kind !== 'deliver')
+      throw new InvalidArgumentError(
+        `take(): only a message can be dropped or duplicated, not ${key}`,
+      )
+    event.cancelled = true
+    if (event.kind === 'call') event.node?.timers.delete(event)
+    if (event.kind === 'deliver' && how === 'drop') {
+      this.counters.events++
+      this.drop(event.id, event.from, event.to, 'loss', event.proto)
+      return true
+    }
+    if (event.kind === 'deliver' && how === 'duplicate') {
+      this.counters.duplicated++
+      this.traceEvents?.push(
+        withProto(
+          { t: this.time, type: 'duplicate', id: event.id, from: event.from.id, to: event.to.id },
+          event.proto,
+        ),
+      )
+      this.queue.push({ ...event, cancelled: false, key: `${event.key}+d` })
+    }
+    const copy = { ...event, cancelled: false }
+    const early = event.kind === 'deliver' && when === 'now'
+    this.process(copy, early ? this.time : Math.max(this.time, event.t))
+    return true
+  }
+
   /** Processes the next event. Returns false when nothing is left. */
   step(): boolean {
     const event = this.queue.pop()
@@ -539,11 +645,12 @@ export class SimNetwork {
       this.drop(id, from, target, 'loss', proto)
       return
     }
-    this.scheduleDelivery(link, id, from, target, payload, proto)
+    const key = `m:${String(from.id)}>${String(to)}#${++link.sent}`
+    this.scheduleDelivery(link, id, from, target, payload, proto, key)
     if (config.duplicate > 0 && rand() < config.duplicate) {
       counters.duplicated++
       traced?.push(withProto({ t: this.time, type: 'duplicate', id, from: from.id, to }, proto))
-      this.scheduleDelivery(link, id, from, target, payload, proto)
+      this.scheduleDelivery(link, id, from, target, payload, proto, `${key}+d`)
     }
   }
 
@@ -592,6 +699,7 @@ export class SimNetwork {
         config: override ?? this.defaultLink,
         overridden: override !== undefined,
         lastArrival: 0,
+        sent: 0,
       }
       from.links.set(to.id, state)
     }
@@ -605,6 +713,7 @@ export class SimNetwork {
     to: SimNode,
     msg: unknown,
     proto: string | undefined,
+    key: string,
   ): void {
     const config = link.config
     let t = this.time + config.sample(this.random.next, from.id, to.id)
@@ -623,6 +732,7 @@ export class SimNetwork {
       msg,
       sentAt: this.time,
       proto,
+      key,
     })
   }
 
@@ -639,14 +749,31 @@ export class SimNetwork {
     )
   }
 
-  private schedule(t: number, node: SimNode | undefined, run: () => void): CallEvent {
-    const event: CallEvent = { kind: 'call', t, seq: 0, cancelled: false, node, run }
+  private schedule(
+    t: number,
+    node: SimNode | undefined,
+    key: string,
+    owner: NodeId | undefined,
+    timer: boolean,
+    run: () => void,
+  ): CallEvent {
+    const event: CallEvent = {
+      kind: 'call',
+      t,
+      seq: 0,
+      cancelled: false,
+      node,
+      run,
+      key,
+      owner,
+      timer,
+    }
     this.queue.push(event)
     return event
   }
 
-  private process(event: SimEvent): void {
-    this.time = event.t
+  private process(event: SimEvent, time = event.t): void {
+    this.time = time
     this.counters.events++
     if (event.kind === 'deliver') {
       const { to } = event
@@ -705,10 +832,18 @@ export class SimNetwork {
     const factory = node.factory!
     const scheduler: TimerScheduler = {
       schedule: (ms, fire) => {
-        const timer = this.schedule(this.time + node.clock.toTrue(ms), node, () => {
-          this.counters.timersFired++
-          fire()
-        })
+        const key = `t:${String(node.id)}#${++node.timersSet}`
+        const timer = this.schedule(
+          this.time + node.clock.toTrue(ms),
+          node,
+          key,
+          node.id,
+          true,
+          () => {
+            this.counters.timersFired++
+            fire()
+          },
+        )
         node.timers.add(timer)
         return timer
       },

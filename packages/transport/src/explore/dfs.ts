@@ -1,0 +1,90 @@
+/**
+ * Depth-first exploration of schedules, stateless: every branch re-executes its prefix from the
+ * start, so any protocol code works without hashing its state. Sleep sets (Godefroid) prune
+ * orderings that differ only by swapping independent choices: after exploring choice a, a
+ * sibling b explores with a asleep as long as the choices made since are independent of a. That
+ * keeps one ordering of every equivalence class, hence every terminal state.
+ */
+
+import { Execution } from './execution.js'
+import { shrink } from './shrink.js'
+import { formatSchedule, independent, type Token } from './token.js'
+import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
+
+export function exploreExhaustive(
+  scenario: ExploreScenario,
+  options: ExploreOptions = {},
+): ExploreResult {
+  const depth = options.depth ?? 100
+  const maxSchedules = options.maxSchedules ?? 100_000
+  const reduce = options.reduction ?? true
+  const timers = options.timers ?? 'in-order'
+  const terminal = new Set<string>()
+  const result: ExploreResult = {
+    schedules: 0,
+    exhausted: true,
+    cutByDepth: 0,
+    terminalStates: 0,
+    steps: 0,
+  }
+  let failed: Execution | undefined
+
+  const replayPrefix = (tokens: readonly Token[]): Execution => {
+    const exec = new Execution(scenario, false)
+    for (const token of tokens) {
+      exec.step(token)
+      result.steps++
+    }
+    return exec
+  }
+
+  const visit = (exec: Execution, sleep: Token[]): void => {
+    const options_ = exec.options(options)
+    if (options_.length === 0 || exec.tokens.length >= depth) {
+      result.schedules++
+      if (options_.length > 0) result.cutByDepth++
+      terminal.add(exec.fingerprint())
+      return
+    }
+    const asleep = new Set(sleep.map((t) => t.id))
+    const done: Token[] = []
+    const prefix = [...exec.tokens]
+    let fresh: Execution | undefined = exec
+    for (const token of options_) {
+      if (failed !== undefined) return
+      if (reduce && asleep.has(token.id)) continue
+      if (result.schedules >= maxSchedules) {
+        result.exhausted = false
+        return
+      }
+      const child = fresh ?? replayPrefix(prefix)
+      fresh = undefined
+      child.step(token)
+      result.steps++
+      if (child.violation !== undefined) {
+        failed = child
+        return
+      }
+      const childSleep = reduce
+        ? [...sleep, ...done].filter((s) => independent(s, token, timers))
+        : []
+      visit(child, childSleep)
+      done.push(token)
+    }
+  }
+
+  const root = new Execution(scenario, false)
+  if (root.violation !== undefined) failed = root
+  else visit(root, [])
+  result.terminalStates = terminal.size
+  if (failed !== undefined) {
+    result.exhausted = false
+    const schedule = formatSchedule(failed.tokens)
+    result.counterexample = {
+      message: failed.violation!,
+      schedule,
+      shrunk: shrink(scenario, failed.tokens, options),
+    }
+  }
+  return result
+}

@@ -1,0 +1,91 @@
+/**
+ * One execution of a scenario under a chosen schedule: a fresh simulator, the scenario's setup,
+ * then one token at a time, the invariant checked after each. Re-running the same tokens gives
+ * the same execution (the simulator is deterministic), which is what makes the explorer stateless.
+ */
+import type { NodeId } from '../ids.js'
+import { SimNetwork } from '../sim/network.js'
+import { apply, crashToken, type Token, tokenOf } from './token.js'
+import type { ExploreOptions, ExploreScenario } from './types.js'
+
+export class Execution {
+  readonly net: SimNetwork
+  readonly events: Array<{ node: NodeId; t: number; event: unknown }> = []
+  readonly tokens: Token[] = []
+  readonly used = { loss: 0, duplicate: 0, crash: 0 }
+  private readonly nodesById = new Map<string, NodeId>()
+  /** Set when the invariant broke. */
+  violation: string | undefined
+
+  constructor(
+    private readonly scenario: ExploreScenario,
+    trace: boolean,
+  ) {
+    this.net = new SimNetwork({ seed: scenario.seed ?? 1, trace })
+    this.net.onEmit((node, event, t) => this.events.push({ node, t, event }))
+    scenario.setup(this.net)
+    for (const id of this.net.nodeIds) this.nodesById.set(String(id), id)
+    this.check()
+  }
+
+  /** The tokens that may come next within the bounds, in a fixed order. */
+  options(options: ExploreOptions): Token[] {
+    const until = options.until ?? Number.POSITIVE_INFINITY
+    const faults = options.faults ?? {}
+    const out: Token[] = []
+    for (const choice of this.net.choices(options.timers ?? 'in-order')) {
+      if (choice.t > until && choice.kind !== 'deliver') continue
+      out.push(tokenOf(choice))
+      if (choice.kind !== 'deliver') continue
+      if (this.used.loss < (faults.loss ?? 0)) out.push(tokenOf(choice, 'drop'))
+      if (this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
+        out.push(tokenOf(choice, 'duplicate'))
+    }
+    if (this.used.crash < (faults.crash ?? 0)) {
+      for (const node of options.crashable ?? this.net.nodeIds)
+        if (!this.net.isCrashed(node)) out.push(crashToken(node))
+    }
+    return out
+  }
+
+  /** Carries out `token`; false if it no longer applies. Checks the invariant after it. */
+  step(token: Token): boolean {
+    if (!apply(this.net, token, this.nodesById)) return false
+    this.tokens.push(token)
+    if (token.how === 'drop') this.used.loss++
+    else if (token.how === 'duplicate') this.used.duplicate++
+    else if (token.how === 'crash') this.used.crash++
+    this.check()
+    return true
+  }
+
+  /** Lets virtual time decide the rest (at most `maxSteps` events), checking after each. */
+  finish(maxSteps: number, until = Number.POSITIVE_INFINITY): void {
+    for (let i = 0; i < maxSteps && this.violation === undefined; i++) {
+      const next = this.net.choices('in-order')
+      if (next.length === 0) return
+      // The earliest event by virtual time (messages keep their sampled delay).
+      let pick = next[0]!
+      for (const c of next) if (c.t < pick.t) pick = c
+      if (pick.t > until) return
+      this.net.take(pick.key, 'happen', 'due')
+      this.check()
+    }
+  }
+
+  /** Each node's emitted events and who is down: what tells terminal states apart. */
+  fingerprint(): string {
+    const byNode = new Map<string, unknown[]>()
+    for (const { node, event } of this.events) {
+      const key = String(node)
+      byNode.set(key, [...(byNode.get(key) ?? []), event])
+    }
+    const crashed = this.net.nodeIds.filter((id) => this.net.isCrashed(id))
+    return JSON.stringify([[...byNode].sort(([a], [b]) => (a < b ? -1 : 1)), crashed])
+  }
+
+  private check(): void {
+    if (this.violation !== undefined) return
+    this.violation = this.scenario.invariant({ net: this.net, events: this.events })
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * `@sd/transport/explore`: systematic exploration of a protocol's schedules in the simulator.
+ * See the package README, "Exploring every ordering".
+ */
+import { exploreExhaustive } from './dfs.js'
+import { explorePct, type PctOptions, type PctResult } from './pct.js'
+import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
+
+export { causalOrder, happenedBefore, type Vector } from './causality.js'
+export { type Replay, replay } from './replay.js'
+export type {
+  Counterexample,
+  ExploreOptions,
+  ExploreResult,
+  ExploreScenario,
+  ExploreState,
+} from './types.js'
+export type { PctOptions, PctResult }
+
+/** Every schedule within the bounds, depth first, with the reduction unless turned off. */
+export function explore(scenario: ExploreScenario, options: ExploreOptions = {}): ExploreResult {
+  return exploreExhaustive(scenario, options)
+}
+
+/** PCT runs, for spaces too large to exhaust. */
+export function explorePctRuns(
+  scenario: ExploreScenario,
+  pct: PctOptions,
+  options: ExploreOptions = {},
+): PctResult {
+  return explorePct(scenario, pct, options)
+}

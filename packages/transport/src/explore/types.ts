@@ -1,0 +1,63 @@
+import type { NodeId } from '../ids.js'
+import type { SimNetwork } from '../sim/network.js'
+
+/** What an invariant sees: the network after a step, and every event emitted so far. */
+export interface ExploreState {
+  net: SimNetwork
+  events: ReadonlyArray<{ node: NodeId; t: number; event: unknown }>
+}
+
+/** A scenario to explore: the same setup and invariant replay any schedule. */
+export interface ExploreScenario {
+  /** Builds the network: launches the nodes, plans requests and faults. Runs once per schedule. */
+  setup(net: SimNetwork): void
+  /**
+   * A broken invariant as a sentence, or undefined. Checked after every step. With the reduction
+   * on, independent events (at different nodes) are explored in one order only, so the invariant
+   * must not depend on the order of independent events: judge each node's own events, causality
+   * (`causalOrder`), or the state at the end; otherwise explore with `reduction: false`.
+   */
+  invariant(state: ExploreState): string | undefined
+  /** The simulator's seed (it seeds each node's `ctx.random`). Default 1. */
+  seed?: number | string
+}
+
+/** Bounds and modes of an exploration. */
+export interface ExploreOptions {
+  /** Choices per schedule at most; a schedule cut there counts in `cutByDepth`. Default 100. */
+  depth?: number
+  /** Faults the explorer itself may inject per schedule. Default none. */
+  faults?: { loss?: number; duplicate?: number; crash?: number }
+  /** Nodes the explorer may crash (default: every node). */
+  crashable?: readonly NodeId[]
+  /** Only events due at or before this virtual time are offered. Default: no bound. */
+  until?: number
+  /** See `SimNetwork.choices`. Default 'in-order'. */
+  timers?: 'in-order' | 'any-order'
+  /** Sleep-set partial-order reduction (default true). */
+  reduction?: boolean
+  /** Stop after this many schedules (then `exhausted` is false). Default 100,000. */
+  maxSchedules?: number
+}
+
+export interface Counterexample {
+  message: string
+  /** The schedule that broke it, as `replay` takes it. */
+  schedule: string
+  /** A shorter schedule that breaks it too (the rest of the run in virtual-time order). */
+  shrunk: string
+}
+
+export interface ExploreResult {
+  /** Complete schedules explored (each a distinct ordering up to the reduction). */
+  schedules: number
+  /** Every schedule within the bounds was explored (none left for lack of `maxSchedules`). */
+  exhausted: boolean
+  /** Schedules stopped by the depth bound with events still pending. */
+  cutByDepth: number
+  /** Distinct terminal states, told apart by each node's emitted events and who crashed. */
+  terminalStates: number
+  /** Steps executed in all, re-executions included. */
+  steps: number
+  counterexample?: Counterexample
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest'
+import { type ExploreScenario, explore, explorePctRuns, replay } from '../../src/explore/index.js'
+import type { NodeId } from '../../src/index.js'
+import { causalBroadcast, changRoberts, pingPong, ricartAgrawala } from './protocols.js'
+
+const launch =
+  (
+    ids: NodeId[],
+    factory: Parameters<ExploreScenario['setup']>[0]['launch'] extends (
+      a: never,
+      f: infer F,
+    ) => unknown
+      ? F
+      : never,
+  ) =>
+  (net: Parameters<ExploreScenario['setup']>[0]) => {
+    net.launch(ids, factory as never)
+  }
+
+/** Each node's emitted strings. */
+const emitted = (events: ReadonlyArray<{ node: NodeId; event: unknown }>, node: NodeId) =>
+  events.filter((e) => e.node === node).map((e) => String(e.event))
+
+const mutex = (tieBreak: boolean): ExploreScenario => ({
+  setup: launch([1, 2, 3], ricartAgrawala(tieBreak)),
+  invariant: ({ events }) => {
+    const inside = events.filter((e) => e.event === 'enter').map((e) => e.node)
+    return inside.length > 1
+      ? `${inside.join(' and ')} are both in the critical section`
+      : undefined
+  },
+})
+
+const ring = (flag: boolean): ExploreScenario => ({
+  setup: launch([1, 2, 3], changRoberts(3, flag)),
+  invariant: ({ events }) => {
+    for (const node of [1, 2, 3]) {
+      const leaders = emitted(events, node).filter((e) => e.startsWith('leader'))
+      if (leaders.length > 1) return `node ${node} was told of a leader ${leaders.length} times`
+    }
+    return undefined
+  },
+})
+
+const causal = (onArrival: boolean): ExploreScenario => ({
+  setup: launch([1, 2, 3], causalBroadcast(onArrival)),
+  invariant: ({ events }) => {
+    for (const node of [1, 2, 3]) {
+      const seen = emitted(events, node)
+      const a = seen.indexOf('deliver a')
+      const b = seen.indexOf('deliver b')
+      if (b >= 0 && (a < 0 || a > b)) return `node ${node} delivered b before a, which caused it`
+    }
+    return undefined
+  },
+})
+
+describe('explore: known-bad protocols are caught, and their counterexamples replay', () => {
+  for (const [name, bad, good] of [
+    ['Ricart-Agrawala without the pid tie-break', mutex(false), mutex(true)],
+    ['Chang-Roberts without the participant flag', ring(false), ring(true)],
+    ['causal broadcast that delivers on arrival', causal(true), causal(false)],
+  ] as const) {
+    it(name, () => {
+      const result = explore(bad)
+      expect(result.counterexample, name).toBeDefined()
+      const { message, schedule, shrunk } = result.counterexample!
+      expect(replay(bad, schedule).violation).toBe(message)
+      const again = replay(bad, shrunk)
+      expect(again.violation).toBeDefined()
+      expect(shrunk.split(' ').length).toBeLessThanOrEqual(schedule.split(' ').length)
+      // The replay writes a normal trace, for the playground and the visualizer.
+      expect(again.net.traceDocument().events.length).toBeGreaterThan(0)
+      // The correct protocol survives every ordering.
+      const clean = explore(good)
+      expect(clean.counterexample).toBeUndefined()
+      expect(clean.exhausted).toBe(true)
+      expect(clean.schedules).toBeGreaterThan(1)
+    })
+  }
+})
+
+describe('explore: the reduction', () => {
+  it('finds every terminal state the full exploration finds, with fewer schedules', () => {
+    for (const scenario of [
+      { setup: launch([1, 2, 3], pingPong(1)), invariant: () => undefined },
+      { setup: launch([1, 2, 3], pingPong(2)), invariant: () => undefined },
+      { ...causal(false) },
+      { ...ring(true) },
+    ] satisfies ExploreScenario[]) {
+      const full = explore(scenario, { reduction: false })
+      const reduced = explore(scenario)
+      expect(full.exhausted && reduced.exhausted).toBe(true)
+      // Reduced schedules are a subset of the full ones, so equal counts mean equal sets.
+      expect(reduced.terminalStates).toBe(full.terminalStates)
+      expect(reduced.schedules).toBeLessThanOrEqual(full.schedules)
+    }
+    const full = explore(
+      { setup: launch([1, 2, 3], pingPong(2)), invariant: () => undefined },
+      { reduction: false },
+    )
+    const reduced = explore({ setup: launch([1, 2, 3], pingPong(2)), invariant: () => undefined })
+    expect(reduced.schedules).toBeLessThan(full.schedules)
+  })
+
+  it('respects its bounds: depth cuts schedules, faults are injected only as allowed', () => {
+    const scenario = { setup: launch([1, 2, 3], pingPong(2)), invariant: () => undefined }
+    const cut = explore(scenario, { depth: 3 })
+    expect(cut.cutByDepth).toBeGreaterThan(0)
+    const capped = explore(scenario, { maxSchedules: 5, reduction: false })
+    expect(capped.exhausted).toBe(false)
+    expect(capped.schedules).toBe(5)
+    // With one loss allowed, some schedule loses a message: a node ends with fewer receipts.
+    const lossy = explore(scenario, { faults: { loss: 1 } })
+    expect(lossy.terminalStates).toBeGreaterThan(explore(scenario).terminalStates)
+  })
+})
+
+describe('explore: PCT for deeper spaces', () => {
+  it('finds the tie-break bug within a few runs, and states its per-run guarantee', () => {
+    const result = explorePctRuns(mutex(false), { runs: 50, d: 2, seed: 1 }, { depth: 40 })
+    expect(result.counterexample).toBeDefined()
+    expect(result.perRunBound).toBeCloseTo(1 / (3 * 40), 10)
+    expect(replay(mutex(false), result.counterexample!.schedule).violation).toBeDefined()
+  })
+})
