@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { TraceEvent } from '@sd/transport'
 import { defaults, joinNegativeValues, parseRun, parseWidth, type RunRequest } from './args.js'
+import { runCheck } from './check/command.js'
 import { renderDiagram } from './diagram.js'
 import { faultLines } from './faults.js'
 import { LEGEND_HINT, legendText } from './legend.js'
@@ -37,6 +38,8 @@ export function main(argv: readonly string[], io: Io): number {
         return run(rest, io)
       case 'tour':
         return tour(rest, io)
+      case 'check':
+        return runCheck(rest, io)
       case 'ntp':
         throw new Error('sd ntp works on real sockets, asynchronously: call mainAsync')
       case 'legend':

@@ -9,6 +9,9 @@ export const USAGE = `usage:
   sd run <scenario> [options]     run one scenario in the simulator
   sd run <scenario> --help        what the scenario does, its --n range, when --crash applies
   sd tour [--width N] [--all]     the main scenario of every package (the demo); --all: every one
+  sd check <scenario> [options]   explore every message ordering of a small configuration
+                                  (--n N --depth D --faults K --max-schedules M --pct RUNS
+                                  --json --trace FILE)
   sd ntp serve [options]          serve NTP (RFC 5905) from this machine's clock until Ctrl-C
   sd ntp query HOST[:PORT]        measure this clock against an NTP server ([IPv6]:PORT too)
   sd --legend                     the symbols of the diagram

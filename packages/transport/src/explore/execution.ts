@@ -32,16 +32,18 @@ export class Execution {
   options(options: ExploreOptions): Token[] {
     const until = options.until ?? Number.POSITIVE_INFINITY
     const faults = options.faults ?? {}
+    const used = this.used.loss + this.used.duplicate + this.used.crash
+    const budget = used < (faults.total ?? Number.POSITIVE_INFINITY)
     const out: Token[] = []
     for (const choice of this.net.choices(options.timers ?? 'in-order')) {
       if (choice.t > until && choice.kind !== 'deliver') continue
       out.push(tokenOf(choice))
       if (choice.kind !== 'deliver') continue
-      if (this.used.loss < (faults.loss ?? 0)) out.push(tokenOf(choice, 'drop'))
-      if (this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
+      if (budget && this.used.loss < (faults.loss ?? 0)) out.push(tokenOf(choice, 'drop'))
+      if (budget && this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
         out.push(tokenOf(choice, 'duplicate'))
     }
-    if (this.used.crash < (faults.crash ?? 0)) {
+    if (budget && this.used.crash < (faults.crash ?? 0)) {
       for (const node of options.crashable ?? this.net.nodeIds)
         if (!this.net.isCrashed(node)) out.push(crashToken(node))
     }

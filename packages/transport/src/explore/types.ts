@@ -26,8 +26,11 @@ export interface ExploreScenario {
 export interface ExploreOptions {
   /** Choices per schedule at most; a schedule cut there counts in `cutByDepth`. Default 100. */
   depth?: number
-  /** Faults the explorer itself may inject per schedule. Default none. */
-  faults?: { loss?: number; duplicate?: number; crash?: number }
+  /**
+   * Faults the explorer itself may inject per schedule, by kind, and `total` across kinds.
+   * Default none.
+   */
+  faults?: { loss?: number; duplicate?: number; crash?: number; total?: number }
   /** Nodes the explorer may crash (default: every node). */
   crashable?: readonly NodeId[]
   /** Only events due at or before this virtual time are offered. Default: no bound. */

@@ -1,0 +1,144 @@
+/**
+ * `sd check <scenario>`: explores every ordering of a small configuration of the scenario's
+ * protocol (see `@sd/transport/explore`) and prints how many schedules, whether the space was
+ * exhausted within the bounds, and the first counterexample with its diagram.
+ */
+import { writeFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import {
+  type ExploreOptions,
+  type ExploreResult,
+  explore,
+  explorePctRuns,
+  replay,
+} from '@sd/transport/explore'
+import { renderDiagram } from '../diagram.js'
+import { UsageError } from '../usage.js'
+import { type CheckSpec, checks } from './index.js'
+
+interface Io {
+  out(text: string): void
+  columns?: number | undefined
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text))
+    throw new UsageError(`${flag} takes an integer, got ${JSON.stringify(text)}`)
+  const value = Number(text)
+  if (value < min || value > max)
+    throw new UsageError(`${flag} must be in ${min}..${max}, got ${value}`)
+  return value
+}
+
+export function runCheck(args: readonly string[], io: Io): number {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      n: { type: 'string' },
+      depth: { type: 'string' },
+      faults: { type: 'string' },
+      'max-schedules': { type: 'string' },
+      pct: { type: 'string' },
+      json: { type: 'boolean' },
+      trace: { type: 'string' },
+    },
+  })
+  const names = checks.map((c) => c.scenario).join(', ')
+  if (positionals.length !== 1) throw new UsageError(`check takes one scenario (one of ${names})`)
+  const spec = checks.find((c) => c.scenario === positionals[0])
+  if (spec === undefined)
+    throw new UsageError(
+      `sd check knows ${names}; ${JSON.stringify(positionals[0])} is not one of them`,
+    )
+  const n = values.n === undefined ? spec.defaultN : integer('--n', values.n, spec.minN, spec.maxN)
+  const faults = values.faults === undefined ? 0 : integer('--faults', values.faults, 0, 5)
+  const options: ExploreOptions = {
+    ...spec.defaults,
+    ...(values.depth === undefined ? {} : { depth: integer('--depth', values.depth, 1, 10_000) }),
+    ...(values['max-schedules'] === undefined
+      ? {}
+      : { maxSchedules: integer('--max-schedules', values['max-schedules'], 1, 100_000_000) }),
+    ...(faults === 0
+      ? {}
+      : { faults: { loss: faults, duplicate: faults, crash: faults, total: faults } }),
+  }
+  const scenario = spec.build(n)
+  const result: ExploreResult =
+    values.pct === undefined
+      ? explore(scenario, options)
+      : explorePctRuns(
+          scenario,
+          { runs: integer('--pct', values.pct, 1, 1_000_000), d: 3 },
+          options,
+        )
+  const violations = result.counterexample ? [result.counterexample.message] : []
+  const replayed = result.counterexample
+    ? replay(scenario, result.counterexample.shrunk)
+    : undefined
+  if (values.trace !== undefined && replayed)
+    writeFileSync(values.trace, `${JSON.stringify(replayed.net.traceDocument())}\n`)
+  if (values.json) {
+    io.out(
+      JSON.stringify({
+        scenario: spec.scenario,
+        n,
+        mode: values.pct === undefined ? 'exhaustive' : 'pct',
+        bounds: {
+          depth: options.depth ?? 100,
+          faults,
+          maxSchedules: options.maxSchedules ?? 100_000,
+        },
+        schedules: result.schedules,
+        exhausted: result.exhausted,
+        cutByDepth: result.cutByDepth,
+        terminalStates: result.terminalStates,
+        steps: result.steps,
+        violations,
+        ...(result.counterexample ? { counterexample: result.counterexample } : {}),
+      }),
+    )
+    return violations.length > 0 ? 1 : 0
+  }
+  io.out(`check ${spec.scenario} (n=${n}): ${spec.what}`)
+  io.out(describe(result, options, faults, values.pct !== undefined))
+  if (!result.counterexample) {
+    io.out('invariant held in every schedule explored')
+    return 0
+  }
+  io.out(`VIOLATION: ${result.counterexample.message}`)
+  io.out(`schedule: ${result.counterexample.schedule}`)
+  io.out(`shrunk:   ${result.counterexample.shrunk || '(none: the default order breaks it)'}`)
+  io.out(
+    `replay:   the shrunk schedule, then virtual-time order${replayed?.violation ? '' : ' (did not break it again!)'}`,
+  )
+  io.out('')
+  io.out(
+    renderDiagram(replayed!.net.trace, {
+      nodes: replayed!.net.nodeIds,
+      width: io.columns ?? 100,
+      maxRows: 80,
+    }),
+  )
+  return 1
+}
+
+function describe(
+  result: ExploreResult,
+  options: ExploreOptions,
+  faults: number,
+  pct: boolean,
+): string {
+  const exhausted = pct
+    ? 'random (PCT) runs: not exhaustive'
+    : result.exhausted
+      ? 'exhausted within the bounds'
+      : 'NOT exhausted (schedule limit, or stopped at the counterexample)'
+  return [
+    `schedules: ${result.schedules} (${exhausted}); cut by the depth bound ${options.depth ?? 100}: ${result.cutByDepth}`,
+    `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected at most: ${faults}`,
+  ].join('\n')
+}
+
+export type { CheckSpec }
