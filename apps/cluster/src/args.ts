@@ -1,0 +1,190 @@
+/** The command line of `pnpm cluster`: pure parsing, checked ranges, and the usage text. */
+
+export const CHAOS_KINDS = [
+  'kill-leader',
+  'kill-holder',
+  'pause-holder',
+  'loss',
+  'partition',
+] as const
+export type ChaosKind = (typeof CHAOS_KINDS)[number]
+
+/** Faults that need nftables inside network namespaces. */
+export const NETNS_ONLY: ReadonlySet<ChaosKind> = new Set(['partition', 'loss'])
+
+export interface Options {
+  n: number
+  seconds: number
+  chaos: ChaosKind[]
+  /** Percentage of packets dropped during the `loss` fault. */
+  lossPercent: number
+  /** How long a fault lasts: a killed node's down time, a partition, the loss window (ms). */
+  faultMs: number
+  mode: 'auto' | 'netns' | 'loopback'
+  json: boolean
+  plain: boolean
+  trace: string | undefined
+  seed: number
+  keep: boolean
+  help: boolean
+}
+
+export const DEFAULTS: Options = {
+  n: 3,
+  seconds: 20,
+  chaos: [...CHAOS_KINDS],
+  lossPercent: 10,
+  faultMs: 2500,
+  mode: 'auto',
+  json: false,
+  plain: false,
+  trace: undefined,
+  seed: 0,
+  keep: false,
+  help: false,
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+export const USAGE = `pnpm cluster [-- options]
+
+Starts N node processes over UDP (each in its own network namespace when run as root with ip and
+nft, on loopback ports otherwise), each running one composed protocol: majority election, a lock
+whose coordinator is the leader (fencing tokens led by the term), Berkeley time sync led by the
+leader, durable state in a file per node. Every node adds 1 to a fenced counter under the lock,
+again and again, while scripted faults hit the cluster; a live table shows each node, and a summary
+checks the counter against the acknowledged increments and looks for safety violations.
+
+Options:
+  --n N             nodes, 3..9 (default 3)
+  --seconds S       length of the workload, 5..600 (default 20)
+  --chaos LIST      faults, in order, comma-separated, or none (default: all of them)
+                      kill-leader   SIGKILL the leader, restart it after --fault-ms (same state file)
+                      kill-holder   SIGKILL the lock holder inside its critical section, restart it
+                      pause-holder  SIGSTOP the holder inside its critical section past its lease,
+                                    then SIGCONT: its late write must be refused (fencing)
+                      loss          drop --loss percent of the packets entering every node (nft)
+                                    for --fault-ms, while the next faults go on
+                      partition     cut a minority (with the leader) off with nft drop rules, heal
+                    partition and loss need network namespaces: skipped with a notice on loopback
+  --loss P          percent of packets lost during the loss fault, 1..50 (default 10)
+  --fault-ms MS     how long each fault lasts, 500..10000 (default 2500)
+  --netns           require network namespaces (fail without root, ip or nft)
+  --loopback        loopback ports, no namespaces
+  --json            print only the summary, as one JSON object (progress goes to stderr)
+  --plain           plain lines instead of the refreshing table (the default when not a TTY)
+  --trace FILE      write a trace of the run (sd-trace format) for a viewer
+  --seed N          seed for the clock skews (default: random)
+  --keep            keep the run directory (node state files, counter file)
+  --help            this text
+
+Exit status: 0 when every check held, 1 on a safety violation, 2 on a usage error, 3 when the
+cluster could not run.`
+
+const integer = (name: string, text: string | undefined, min: number, max: number): number => {
+  if (text === undefined || !/^-?\d+$/.test(text)) {
+    throw new UsageError(
+      `${name} needs a whole number, got ${text === undefined ? 'nothing' : JSON.stringify(text)}`,
+    )
+  }
+  const value = Number(text)
+  if (value < min || value > max)
+    throw new UsageError(`${name} must be in ${min}..${max}, got ${value}`)
+  return value
+}
+
+export function parseChaos(text: string): ChaosKind[] {
+  if (text === 'none' || text === '') return []
+  if (text === 'all') return [...CHAOS_KINDS]
+  const kinds = text.split(',').map((k) => k.trim())
+  for (const k of kinds) {
+    if (!(CHAOS_KINDS as readonly string[]).includes(k)) {
+      throw new UsageError(
+        `unknown fault ${JSON.stringify(k)} (known: ${CHAOS_KINDS.join(', ')}, none)`,
+      )
+    }
+  }
+  return kinds as ChaosKind[]
+}
+
+/** Parses argv (without node and the script); throws UsageError. */
+export function parseArgs(argv: readonly string[], random: () => number = Math.random): Options {
+  const o: Options = { ...DEFAULTS, chaos: [...DEFAULTS.chaos] }
+  let seedGiven = false
+  const args = [...argv]
+  while (args.length > 0) {
+    let arg = args.shift()!
+    if (arg === '--') continue
+    let inline: string | undefined
+    const eq = arg.indexOf('=')
+    if (arg.startsWith('--') && eq > 0) {
+      inline = arg.slice(eq + 1)
+      arg = arg.slice(0, eq)
+    }
+    const value = () => {
+      const v = inline ?? args.shift()
+      if (v === undefined || (inline === undefined && v.startsWith('--'))) {
+        throw new UsageError(`${arg} needs a value`)
+      }
+      return v
+    }
+    const flag = () => {
+      if (inline !== undefined) throw new UsageError(`${arg} takes no value`)
+    }
+    switch (arg) {
+      case '--n':
+        o.n = integer('--n', value(), 3, 9)
+        break
+      case '--seconds':
+        o.seconds = integer('--seconds', value(), 5, 600)
+        break
+      case '--chaos':
+        o.chaos = parseChaos(value())
+        break
+      case '--loss':
+        o.lossPercent = integer('--loss', value(), 1, 50)
+        break
+      case '--fault-ms':
+        o.faultMs = integer('--fault-ms', value(), 500, 10_000)
+        break
+      case '--netns':
+        flag()
+        o.mode = 'netns'
+        break
+      case '--loopback':
+        flag()
+        o.mode = 'loopback'
+        break
+      case '--json':
+        flag()
+        o.json = true
+        break
+      case '--plain':
+        flag()
+        o.plain = true
+        break
+      case '--trace':
+        o.trace = value()
+        break
+      case '--seed':
+        o.seed = integer('--seed', value(), 0, 2 ** 31 - 1)
+        seedGiven = true
+        break
+      case '--keep':
+        flag()
+        o.keep = true
+        break
+      case '--help':
+      case '-h':
+        flag()
+        o.help = true
+        break
+      default:
+        throw new UsageError(`unknown option ${JSON.stringify(arg)} (see --help)`)
+    }
+  }
+  if (!seedGiven) o.seed = Math.floor(random() * 2 ** 31)
+  return o
+}

@@ -1,0 +1,218 @@
+/**
+ * One node of the cluster, as an OS process:
+ *   node --import tsx worker.ts '<NodeConfig as JSON>'
+ * One UDP transport, one composed protocol (election + lock + time sync, see protocol.ts) with its
+ * durable state in a file, and the workload: take the lock, read the fenced counter, spend a
+ * moment inside the critical section, write the value plus one, release; again and again.
+ *
+ * The node deliberately does not check its lease before it writes (a paused process cannot): the
+ * counter's fencing is what keeps a late writer out. It talks to the parent in JSON lines
+ * (wire.ts) and exits when its stdin closes, so it never outlives the parent.
+ */
+import { createInterface } from 'node:readline'
+import { runProtocol, type Transport } from '@sd/transport'
+import { openFileStorage } from '@sd/transport/storage-file'
+import { createUdpTransport } from '@sd/transport/udp'
+import { machineNow, type NodeConfig, type NodeLine, type ParentLine, parseLine } from '../wire.js'
+import { clusterNode, nodeClock } from './protocol.js'
+
+const config = JSON.parse(process.argv[2] ?? '') as NodeConfig
+const self = config.id
+// Whatever happens, this process ends.
+setTimeout(() => process.exit(3), config.maxLifetimeMs).unref()
+
+const say = (line: NodeLine) => process.stdout.write(`${JSON.stringify(line)}\n`)
+const fail = (error: unknown) => {
+  say({ k: 'error', t: machineNow(), message: String((error as Error)?.stack ?? error) })
+  process.exit(1)
+}
+process.on('uncaughtException', fail)
+process.on('unhandledRejection', fail)
+
+const storage = openFileStorage(config.storage)
+const loaded = storage.load()
+const num = (key: string) => {
+  const v = loaded.get(key)
+  return typeof v === 'number' ? v : 0
+}
+const stored = { term: num('election/term'), boots: num('lock/boots'), lockTerm: num('lock/term') }
+
+const me = config.members[self]!
+const udp = await createUdpTransport<unknown>({
+  id: self,
+  bind: { host: me.host, port: me.port },
+  peers: Object.fromEntries(
+    Object.entries(config.members)
+      .filter(([id]) => id !== self)
+      .map(([id, a]) => [id, `${a.host}:${a.port}`]),
+  ),
+})
+
+/** With `--trace`, every message carries the sender's sequence number, so sends meet deliveries. */
+function traced(inner: Transport<unknown>): Transport<unknown> {
+  // Unique across incarnations of the node: a restarted node does not reuse its old numbers.
+  let seq = process.pid * 10_000_000
+  return {
+    self: inner.self,
+    get closed() {
+      return inner.closed
+    },
+    send(to, msg) {
+      seq++
+      say({ k: 'send', t: machineNow(), to: String(to), seq, msg })
+      inner.send(to, { s: seq, m: msg })
+    },
+    onMessage: (handler) =>
+      inner.onMessage((from, raw) => {
+        const env = raw as { s?: unknown; m?: unknown }
+        if (typeof env?.s === 'number')
+          say({ k: 'deliver', t: machineNow(), from: String(from), seq: env.s })
+        handler(from, env?.m)
+      }),
+    onSignal: (handler) => inner.onSignal?.(handler) ?? (() => {}),
+    close: () => inner.close(),
+  }
+}
+
+// The hardware clock of this node: the machine's, off by `skewMs`. The software clock that the
+// time sync disciplines reads it.
+const hardware = { now: () => machineNow() + config.skewMs }
+const clock = nodeClock()
+
+let leader: string | undefined
+let held: number | undefined
+let waiting: ((token: number) => void) | undefined
+
+const REPORTED: Record<string, ReadonlySet<string>> = {
+  election: new Set(['leader', 'leader-lost', 'candidate', 'stepped-down']),
+  lock: new Set([
+    'acquired',
+    'released',
+    'lease-lost',
+    'coordinator-changed',
+    'granted',
+    'recovered',
+    'lease-expired',
+  ]),
+  sync: new Set(['adjusted', 'berkeley-round']),
+}
+
+const handle = runProtocol(clusterNode(self, config.timings, clock), {
+  transport: config.trace ? traced(udp) : udp,
+  members: Object.keys(config.members),
+  clock: hardware,
+  storage,
+  onEvent(composed) {
+    const { proto, event } = composed as { proto: string; event: Record<string, unknown> }
+    if (proto === 'election') {
+      if (event.type === 'leader') leader = String(event.leader)
+      else if (event.type === 'leader-lost') leader = undefined
+    } else if (proto === 'lock') {
+      if (event.type === 'acquired') {
+        held = event.token as number
+        const resolve = waiting
+        waiting = undefined
+        resolve?.(held)
+      } else if (event.type === 'released' && event.token === held) held = undefined
+    }
+    if (config.trace || REPORTED[proto]?.has(event.type as string)) {
+      say({ k: 'ev', t: machineNow(), p: proto, e: event })
+    }
+  },
+  onError: fail,
+})
+
+const stats = () => {
+  const s = udp.stats
+  say({
+    k: 'stats',
+    t: machineNow(),
+    sent: s.messagesSent,
+    delivered: s.messagesDelivered,
+    retransmissions: s.retransmissions,
+    dropped: s.droppedTotal,
+    unreachable: s.peersUnreachable,
+    clockMs: clock.read(hardware.now()) - machineNow(),
+  })
+}
+setInterval(stats, 300).unref()
+
+// ---- the workload ---------------------------------------------------------------------------
+
+let opSeq = 0
+const answers = new Map<number, (res: Extract<ParentLine, { k: 'res' }>) => void>()
+const op = (kind: 'read' | 'write', token: number, value?: number) =>
+  new Promise<Extract<ParentLine, { k: 'res' }>>((resolve) => {
+    const id = ++opSeq
+    answers.set(id, resolve)
+    if (kind === 'read') say({ k: 'op', t: machineNow(), op: id, kind, token })
+    else say({ k: 'op', t: machineNow(), op: id, kind, token, value: value! })
+  })
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+let stopping = false
+let stopped: () => void = () => {}
+const whenStopped = new Promise<'stop'>((resolve) => {
+  stopped = () => resolve('stop')
+})
+
+const acquire = () =>
+  new Promise<number>((resolve) => {
+    waiting = resolve
+    handle.request({ proto: 'lock', req: { type: 'acquire' } })
+  })
+
+let increments = 0
+let working = false
+async function work(): Promise<void> {
+  while (!stopping) {
+    if (leader === undefined) {
+      // The lock's coordinator is the leader: wait until there is one.
+      await Promise.race([sleep(20), whenStopped])
+      continue
+    }
+    const token = await Promise.race([acquire(), whenStopped])
+    if (token === 'stop') break
+    const read = await op('read', token)
+    if (read.ok) {
+      await sleep(config.csMs) // inside the critical section, the lease unchecked
+      const write = await op('write', token, read.value + 1)
+      if (write.ok) increments++
+    }
+    handle.request({ proto: 'lock', req: { type: 'release' } })
+    await sleep(Math.random() * config.csMs)
+  }
+  say({ k: 'stopped', t: machineNow(), increments })
+}
+
+const exit = async () => {
+  handle.stop()
+  await udp.close({ graceful: false })
+  process.exit(0)
+}
+
+const input = createInterface({ input: process.stdin })
+input.on('line', (text) => {
+  const line = parseLine<ParentLine>(text)
+  if (line === undefined) return
+  if (line.k === 'go') {
+    if (!working && !stopping) {
+      working = true
+      work().catch(fail)
+    }
+  } else if (line.k === 'res') {
+    const resolve = answers.get(line.op)
+    answers.delete(line.op)
+    resolve?.(line)
+  } else if (line.k === 'stop') {
+    if (stopping) return
+    stopping = true
+    stopped()
+    // A workload under way says `stopped` once its operation is done.
+    if (!working) say({ k: 'stopped', t: machineNow(), increments })
+  } else if (line.k === 'exit') void exit()
+})
+input.on('close', () => void exit())
+
+say({ k: 'ready', t: machineNow(), pid: process.pid, stored })
+stats()

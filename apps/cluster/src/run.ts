@@ -1,0 +1,850 @@
+/**
+ * One run of the cluster: make the hosts, start a node process per host, wait for a leader, start
+ * the workload, play the chaos script, stop, check, clean up. Every wait is bounded, every process
+ * it starts is killed by PID at the end (also on Ctrl-C, SIGTERM, or a failure of its own, from
+ * exit handlers), and every namespace it made is deleted.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { type ChaosKind, NETNS_ONLY, type Options } from './args.js'
+import { createLoopbackHosts, createNetnsHosts, type Hosts, netnsUnavailable } from './hosts.js'
+import { DEFAULT_TIMINGS, formatToken, leaseBoundMs } from './node/protocol.js'
+import { FencedStore, readStoreFile } from './store.js'
+import {
+  type BootRecord,
+  type FaultRecord,
+  type NodeEvent,
+  type RunRecord,
+  type Summary,
+  summarize,
+} from './summary.js'
+import { TraceRecorder } from './trace.js'
+import { Display, type NodeRow, type ViewState } from './view.js'
+import { machineNow, type NodeConfig, type NodeLine, type ParentLine, parseLine } from './wire.js'
+
+const WORKER = fileURLToPath(new URL('./node/worker.ts', import.meta.url))
+const APP_DIR = fileURLToPath(new URL('..', import.meta.url))
+
+/** The cluster could not run (as opposed to a run that found a violation). */
+export class ClusterError extends Error {
+  override name = 'ClusterError'
+}
+
+export interface RunIo {
+  /** Raw output for the refreshing table. */
+  write(text: string): void
+  /** A line of progress. */
+  line(text: string): void
+  /** Draw the table in place (a terminal), or plain lines. */
+  tty: boolean
+  /** The terminal's width, when it is one. */
+  columns?: () => number | undefined
+}
+
+/** Time inside the critical section, between the read and the write. */
+const CS_MS = 20
+/** Bounds on the waits (generous: a loaded 2-core machine starts tsx processes slowly). */
+const READY_TIMEOUT_MS = 120_000
+const FIRST_LEADER_TIMEOUT_MS = 60_000
+const SETTLE_TIMEOUT_MS = 8_000
+/** Calm between two faults. */
+const SETTLE_MS = 500
+const TRAP_TIMEOUT_MS = 6_000
+const STOP_TIMEOUT_MS = 15_000
+const EXIT_TIMEOUT_MS = 5_000
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Polls `done` every 20 ms for at most `timeoutMs`; whether it came true. */
+async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  const end = machineNow() + timeoutMs
+  while (!done()) {
+    if (machineNow() > end) return false
+    await sleep(20)
+  }
+  return true
+}
+
+/** A small seeded generator (mulberry32), for the clock skews. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+interface Counters {
+  sent: number
+  delivered: number
+  retransmissions: number
+  dropped: number
+}
+const ZERO: Counters = { sent: 0, delivered: 0, retransmissions: 0, dropped: 0 }
+
+/** The parent's view of one node, across its incarnations. */
+interface Node {
+  id: string
+  index: number
+  config: NodeConfig
+  proc: ChildProcess | undefined
+  pid: number | undefined
+  state: NodeRow['state']
+  /** We killed it or told it to exit: its exit is no failure. */
+  expectExit: boolean
+  stopped: boolean
+  restarts: number
+  leader: string | undefined
+  term: number | undefined
+  role: NodeRow['role']
+  coordinator: string | undefined
+  holds: number | undefined
+  clockMs: number | undefined
+  /** Counters of the incarnations that ended, and of the current one. */
+  past: Counters
+  now: Counters
+  stderr: string[]
+}
+
+export async function runCluster(o: Options, io: RunIo): Promise<Summary> {
+  const run = new ClusterRun(o, io)
+  try {
+    return await run.execute()
+  } finally {
+    run.cleanup()
+  }
+}
+
+class ClusterRun {
+  private hosts: Hosts | undefined
+  private dir: string | undefined
+  private store: FencedStore | undefined
+  private nodes: Node[] = []
+  private events: NodeEvent[] = []
+  private faults: FaultRecord[] = []
+  private boots: BootRecord[] = []
+  private errors: string[] = []
+  private log: string[] = []
+  private chaosNow = 'waiting for the cluster'
+  private startedAt: number | undefined
+  private stopping = false
+  private cut = new Set<string>()
+  private lossOn = false
+  private lossEnds: ReturnType<typeof setTimeout> | undefined
+  private display: Display
+  private trace: TraceRecorder | undefined
+  private removeHandlers: (() => void) | undefined
+  private cleaned = false
+  /** A fault that took the leader away: reported when a majority follows a new one. */
+  private pendingFailover: { t: number; term: number; cause: ChaosKind } | undefined
+  /** kill-holder / pause-holder: the next read of a holder that qualifies springs it. */
+  private trap: { armedAt: number; spring: (node: Node, token: number) => void } | undefined
+  private readonly majority: number
+
+  constructor(
+    private readonly o: Options,
+    private readonly io: RunIo,
+  ) {
+    this.majority = Math.floor(o.n / 2) + 1
+    this.display = new Display(io.tty, io.write, io.line, io.columns)
+  }
+
+  // ---- the run ------------------------------------------------------------------------------
+
+  async execute(): Promise<Summary> {
+    const o = this.o
+    this.removeHandlers = installExitHandlers(() => this.cleanup())
+    const why = netnsUnavailable()
+    if (o.mode === 'netns' && why !== undefined) {
+      throw new ClusterError(`--netns: network namespaces cannot be used here (${why})`)
+    }
+    const netns = o.mode === 'netns' || (o.mode === 'auto' && why === undefined)
+    if (o.mode === 'auto' && why !== undefined) {
+      this.note(`network namespaces unavailable (${why}): every node on loopback instead`)
+    }
+    this.hosts = netns ? createNetnsHosts(o.n) : await createLoopbackHosts(o.n)
+    this.dir = mkdtempSync(join(tmpdir(), 'sd-cluster-'))
+    this.io.line(`run directory ${this.dir}`)
+    this.store = new FencedStore(join(this.dir, 'counter.json'))
+    if (o.trace) this.trace = new TraceRecorder(machineNow(), o.seed)
+
+    const ids = Array.from({ length: o.n }, (_, i) => `n${i + 1}`)
+    const random = seeded(o.seed)
+    const members = Object.fromEntries(
+      ids.map((id, i) => [id, { host: this.hosts!.addresses[i]!, port: this.hosts!.ports[i]! }]),
+    )
+    this.nodes = ids.map((id, index) => ({
+      id,
+      index,
+      config: {
+        id,
+        members,
+        storage: join(this.dir!, `${id}.json`),
+        timings: DEFAULT_TIMINGS,
+        skewMs: Math.round((random() * 2 - 1) * 50),
+        csMs: CS_MS,
+        trace: o.trace !== undefined,
+        maxLifetimeMs: o.seconds * 1000 + 180_000,
+      },
+      proc: undefined,
+      pid: undefined,
+      state: 'starting',
+      expectExit: false,
+      stopped: false,
+      restarts: 0,
+      leader: undefined,
+      term: undefined,
+      role: undefined,
+      coordinator: undefined,
+      holds: undefined,
+      clockMs: undefined,
+      past: { ...ZERO },
+      now: { ...ZERO },
+      stderr: [],
+    }))
+    this.note(
+      `${o.n} nodes in ${this.hosts.mode} mode: ${this.nodes
+        .map(
+          (n) =>
+            `${n.id} ${n.config.members[n.id]!.host}:${n.config.members[n.id]!.port} (clock ${n.config.skewMs >= 0 ? '+' : ''}${n.config.skewMs} ms)`,
+        )
+        .join(', ')}`,
+    )
+    for (const node of this.nodes) this.spawn(node)
+    const drawer = setInterval(() => this.draw(), this.io.tty ? 250 : 500)
+    try {
+      if (
+        !(await until(
+          () => this.nodes.every((n) => n.state === 'up') || this.errors.length > 0,
+          READY_TIMEOUT_MS,
+        ))
+      ) {
+        throw new ClusterError(`the nodes did not start within ${READY_TIMEOUT_MS / 1000} s`)
+      }
+      if (this.errors.length > 0) throw new ClusterError(`a node failed: ${this.errors[0]}`)
+      this.chaosNow = 'waiting for a leader'
+      const agreed = () => {
+        const l = this.currentLeader()
+        return (
+          l !== undefined && this.nodes.every((n) => n.leader === l.leader && n.term === l.term)
+        )
+      }
+      if (!(await until(agreed, FIRST_LEADER_TIMEOUT_MS))) {
+        throw new ClusterError(
+          `no leader agreed by every node within ${FIRST_LEADER_TIMEOUT_MS / 1000} s`,
+        )
+      }
+      this.startedAt = machineNow()
+      const first = this.currentLeader()!
+      this.note(`${first.leader} leads term ${first.term}: the workload starts`)
+      for (const node of this.nodes) this.send(node, { k: 'go' })
+
+      const deadline = this.startedAt + o.seconds * 1000
+      await this.playChaos(deadline)
+      this.chaosNow = 'done; the workload runs to the end'
+      const left = deadline - machineNow()
+      if (left > 0) await sleep(left)
+      return await this.finish()
+    } finally {
+      clearInterval(drawer)
+    }
+  }
+
+  private async finish(): Promise<Summary> {
+    const hosts = this.hosts!
+    const endedAt = machineNow()
+    this.stopping = true
+    this.chaosNow = 'stopping'
+    clearTimeout(this.lossEnds)
+    if (this.lossOn) {
+      this.lossOn = false
+      const loss = this.faults.find(
+        (f) => f.kind === 'loss' && f.t !== undefined && f.until === undefined,
+      )
+      if (loss) loss.until = machineNow()
+    }
+    if (this.cut.size > 0 || this.o.chaos.includes('loss')) hosts.heal()
+    this.cut.clear()
+    for (const node of this.nodes) {
+      if (node.state === 'paused') this.signal(node, 'SIGCONT')
+    }
+    for (const node of this.nodes)
+      if (node.state === 'up' || node.state === 'paused') this.send(node, { k: 'stop' })
+    const quiet = () => this.nodes.every((n) => n.state !== 'up' || n.stopped)
+    if (!(await until(quiet, STOP_TIMEOUT_MS))) {
+      this.errors.push(
+        `the workload did not stop within ${STOP_TIMEOUT_MS / 1000} s at ${this.nodes
+          .filter((n) => n.state === 'up' && !n.stopped)
+          .map((n) => n.id)
+          .join(', ')}`,
+      )
+    }
+    // Operations already answered are all the store took: nobody writes any more.
+    this.draw(true)
+    const drops = hosts.drops()
+    const clocks = this.nodes
+      .filter((n) => n.state === 'up' && n.clockMs !== undefined)
+      .map((n) => n.clockMs!)
+    for (const node of this.nodes) {
+      node.expectExit = true
+      this.send(node, { k: 'exit' })
+    }
+    if (!(await until(() => this.nodes.every((n) => n.proc === undefined), EXIT_TIMEOUT_MS))) {
+      for (const node of this.nodes) this.signal(node, 'SIGKILL')
+      await until(() => this.nodes.every((n) => n.proc === undefined), EXIT_TIMEOUT_MS)
+    }
+    hosts.destroy()
+
+    const skews = this.nodes.map((n) => n.config.skewMs)
+    const record: RunRecord = {
+      mode: hosts.mode,
+      nodes: this.nodes.map((n) => n.id),
+      seconds: this.o.seconds,
+      startedAt: this.startedAt!,
+      endedAt,
+      events: this.events,
+      faults: this.faults,
+      boots: this.boots,
+      store: readStoreFile(join(this.dir!, 'counter.json')),
+      anomalies: this.store!.anomalies,
+      messages: this.nodes.reduce(
+        (sum, n) => ({
+          sent: sum.sent + n.past.sent + n.now.sent,
+          delivered: sum.delivered + n.past.delivered + n.now.delivered,
+          retransmissions: sum.retransmissions + n.past.retransmissions + n.now.retransmissions,
+          dropped: sum.dropped + n.past.dropped + n.now.dropped,
+        }),
+        { ...ZERO },
+      ),
+      nftDrops: drops.reduce((s, d) => ({ cut: s.cut + d.cut, loss: s.loss + d.loss }), {
+        cut: 0,
+        loss: 0,
+      }),
+      clockSpreadMs: {
+        start: Math.max(...skews) - Math.min(...skews),
+        end: clocks.length > 0 ? Math.max(...clocks) - Math.min(...clocks) : undefined,
+      },
+      errors: this.errors,
+    }
+    const summary = summarize(record)
+    if (this.trace && this.o.trace) {
+      writeFileSync(this.o.trace, JSON.stringify(this.trace.document(record.nodes)))
+      this.io.line(`trace written to ${this.o.trace}`)
+    }
+    return summary
+  }
+
+  /** Synchronous and idempotent: kills every process it started, deletes what it made. */
+  cleanup(): void {
+    if (this.cleaned) return
+    this.cleaned = true
+    for (const node of this.nodes) {
+      if (node.pid !== undefined && node.proc !== undefined) {
+        try {
+          process.kill(node.pid, 'SIGKILL')
+        } catch {}
+      }
+    }
+    this.hosts?.destroy()
+    if (this.dir !== undefined && !this.o.keep) rmSync(this.dir, { recursive: true, force: true })
+    else if (this.dir !== undefined) this.io.line(`kept ${this.dir}`)
+    this.removeHandlers?.()
+  }
+
+  // ---- node processes -------------------------------------------------------------------------
+
+  private spawn(node: Node): void {
+    const prefix = this.hosts!.exec(node.index)
+    const argv = [
+      ...prefix,
+      process.execPath,
+      '--import',
+      'tsx',
+      WORKER,
+      JSON.stringify(node.config),
+    ]
+    const proc = spawn(argv[0]!, argv.slice(1), { cwd: APP_DIR, stdio: ['pipe', 'pipe', 'pipe'] })
+    node.proc = proc
+    node.pid = proc.pid
+    node.state = 'starting'
+    node.expectExit = false
+    node.stopped = false
+    node.leader = undefined
+    node.term = undefined
+    node.role = undefined
+    node.coordinator = undefined
+    node.holds = undefined
+    proc.stdin!.on('error', () => {}) // a node that died cannot read: nothing to do
+    createInterface({ input: proc.stdout! }).on('line', (text) => {
+      const line = parseLine<NodeLine>(text)
+      if (line !== undefined && node.proc === proc) this.onLine(node, line)
+    })
+    createInterface({ input: proc.stderr! }).on('line', (text) => {
+      node.stderr.push(text)
+      if (node.stderr.length > 20) node.stderr.shift()
+    })
+    proc.once('exit', (code, signal) => {
+      if (node.proc !== proc) return
+      node.proc = undefined
+      node.pid = undefined
+      node.past = {
+        sent: node.past.sent + node.now.sent,
+        delivered: node.past.delivered + node.now.delivered,
+        retransmissions: node.past.retransmissions + node.now.retransmissions,
+        dropped: node.past.dropped + node.now.dropped,
+      }
+      node.now = { ...ZERO }
+      node.holds = undefined
+      node.state = this.stopping && node.expectExit ? 'stopped' : 'down'
+      if (!node.expectExit) {
+        const why = `${node.id} exited on its own (${signal ?? `code ${code}`})${node.stderr.length > 0 ? `: ${node.stderr.slice(-5).join(' | ')}` : ''}`
+        this.errors.push(why)
+        this.note(why)
+      }
+    })
+  }
+
+  private send(node: Node, line: ParentLine): void {
+    if (node.proc?.stdin?.writable) node.proc.stdin.write(`${JSON.stringify(line)}\n`)
+  }
+
+  private signal(node: Node, signal: NodeJS.Signals): void {
+    if (node.pid === undefined) return
+    try {
+      process.kill(node.pid, signal)
+    } catch {}
+    if (signal === 'SIGSTOP') node.state = 'paused'
+    if (signal === 'SIGCONT' && node.state === 'paused') node.state = 'up'
+  }
+
+  private kill(node: Node): void {
+    node.expectExit = true
+    this.trace?.crash(machineNow(), node.id)
+    this.signal(node, 'SIGKILL')
+    node.state = 'down'
+  }
+
+  private onLine(node: Node, line: NodeLine): void {
+    switch (line.k) {
+      case 'ready': {
+        const restart = this.boots.some((b) => b.node === node.id)
+        this.boots.push({ node: node.id, t: line.t, stored: line.stored })
+        node.state = 'up'
+        this.trace?.boot(line.t, node.id, restart)
+        if (restart) {
+          this.note(
+            `${node.id} is back (pid ${line.pid}); its file held term ${line.stored.term}, lock term ${line.stored.lockTerm}, boot ${line.stored.boots + 1}`,
+          )
+          if (this.stopping) this.send(node, { k: 'stop' })
+          else if (this.startedAt !== undefined) this.send(node, { k: 'go' })
+        }
+        return
+      }
+      case 'ev':
+        this.onEvent(node, line)
+        return
+      case 'stats':
+        node.now = {
+          sent: line.sent,
+          delivered: line.delivered,
+          retransmissions: line.retransmissions,
+          dropped: line.dropped,
+        }
+        node.clockMs = line.clockMs
+        return
+      case 'op':
+        this.onOp(node, line)
+        return
+      case 'stopped':
+        node.stopped = true
+        return
+      case 'send':
+        this.trace?.send(line.t, node.id, line.to, line.seq, line.msg)
+        return
+      case 'deliver':
+        this.trace?.deliver(line.t, line.from, node.id, line.seq)
+        return
+      case 'error': {
+        const why = `${node.id} failed: ${line.message.split('\n')[0]}`
+        this.errors.push(why)
+        this.note(why)
+        return
+      }
+    }
+  }
+
+  private onEvent(node: Node, line: Extract<NodeLine, { k: 'ev' }>): void {
+    const { p, e, t } = line
+    this.trace?.emit(t, node.id, p, e)
+    if (p !== 'election' && p !== 'lock' && p !== 'sync') return // compose's own notices (--trace)
+    this.events.push({ node: node.id, t, p, e })
+    if (p === 'election') {
+      if (e.type === 'leader') {
+        node.leader = String(e.leader)
+        node.term = e.term as number
+        node.role = node.leader === node.id ? 'leader' : 'follower'
+        if (node.role === 'leader') this.note(`${node.id} leads term ${node.term}`)
+        this.checkFailover(t)
+      } else if (e.type === 'leader-lost') {
+        node.leader = undefined
+        node.role = 'no leader'
+      } else if (e.type === 'candidate') {
+        node.role = 'candidate'
+        node.term = e.term as number
+      } else if (e.type === 'stepped-down') {
+        this.note(`${node.id} stepped down from term ${e.term} (${e.reason})`)
+      }
+    } else if (p === 'lock') {
+      if (e.type === 'acquired') node.holds = e.token as number
+      else if (e.type === 'released' && e.token === node.holds) node.holds = undefined
+      else if (e.type === 'coordinator-changed') node.coordinator = String(e.coordinator)
+      else if (e.type === 'lease-lost') {
+        this.note(`${node.id} lost its lease on ${formatToken(e.token as number)} (${e.reason})`)
+      }
+    }
+  }
+
+  private onOp(node: Node, line: Extract<NodeLine, { k: 'op' }>): void {
+    const store = this.store!
+    const res =
+      line.kind === 'read'
+        ? store.read(node.id, line.token)
+        : store.write(node.id, line.token, line.value)
+    this.send(
+      node,
+      res.ok
+        ? { k: 'res', op: line.op, ok: true, value: res.value }
+        : { k: 'res', op: line.op, ok: false, reason: res.reason },
+    )
+    if (!res.ok && res.reason.startsWith('fenced')) {
+      this.note(
+        `fencing: ${node.id}'s ${line.kind} with ${formatToken(line.token)} refused (newest ${formatToken(store.snapshot.newestToken)})`,
+      )
+    }
+    if (res.ok && line.kind === 'read' && this.trap !== undefined && !this.stopping) {
+      const leader = this.currentLeader()?.leader
+      const patient = machineNow() - this.trap.armedAt < TRAP_TIMEOUT_MS / 2
+      // A holder that is not the leader, so that the fault hits the lock alone; any holder later.
+      if (!(patient && node.id === leader)) {
+        const trap = this.trap
+        this.trap = undefined
+        trap.spring(node, line.token)
+      }
+    }
+  }
+
+  // ---- who leads ------------------------------------------------------------------------------
+
+  /** The leader that a majority of the running nodes follow now, in the highest such term. */
+  private currentLeader(): { leader: string; term: number } | undefined {
+    const votes = new Map<string, number>()
+    for (const n of this.nodes) {
+      if (n.state !== 'up' || n.leader === undefined) continue
+      const key = `${n.term} ${n.leader}`
+      votes.set(key, (votes.get(key) ?? 0) + 1)
+    }
+    let best: { leader: string; term: number } | undefined
+    for (const [key, count] of votes) {
+      if (count < this.majority) continue
+      const [term, leader] = key.split(' ')
+      if (best === undefined || Number(term) > best.term)
+        best = { leader: leader!, term: Number(term) }
+    }
+    return best
+  }
+
+  private checkFailover(t: number): void {
+    const pending = this.pendingFailover
+    if (pending === undefined) return
+    const now = this.currentLeader()
+    if (now !== undefined && now.term > pending.term) {
+      this.pendingFailover = undefined
+      this.note(
+        `failover (${pending.cause}): a majority follows ${now.leader} in term ${now.term}, ${Math.round(t - pending.t)} ms after the fault`,
+      )
+    }
+  }
+
+  private leaderFault(t: number, cause: ChaosKind, targets: readonly string[]): void {
+    const l = this.currentLeader()
+    if (l !== undefined && targets.includes(l.leader))
+      this.pendingFailover = { t, term: l.term, cause }
+  }
+
+  // ---- chaos ----------------------------------------------------------------------------------
+
+  private async playChaos(deadline: number): Promise<void> {
+    const o = this.o
+    const pauseMs = Math.max(o.faultMs, leaseBoundMs(DEFAULT_TIMINGS) + 1000)
+    const needs: Record<ChaosKind, number> = {
+      'kill-leader': o.faultMs,
+      'kill-holder': o.faultMs + TRAP_TIMEOUT_MS / 4,
+      'pause-holder': pauseMs + TRAP_TIMEOUT_MS / 4,
+      partition: o.faultMs,
+      loss: 0,
+    }
+    await sleep(Math.min(1500, o.seconds * 100))
+    for (const kind of o.chaos) {
+      if (this.hosts!.mode === 'loopback' && NETNS_ONLY.has(kind)) {
+        this.faults.push({ kind, targets: [], skipped: 'needs network namespaces (root, ip, nft)' })
+        this.note(`${kind} skipped: it needs network namespaces (run as root with ip and nft)`)
+        continue
+      }
+      if (machineNow() + needs[kind] + 500 > deadline) {
+        this.faults.push({ kind, targets: [], skipped: 'not enough time left' })
+        this.note(`${kind} skipped: not enough time left`)
+        continue
+      }
+      await this.fault(kind, pauseMs)
+      if (kind === 'loss') continue
+      // Before the next fault: a leader again, and a moment of calm.
+      this.chaosNow = `${kind} done; settling`
+      await until(
+        () => this.currentLeader() !== undefined && this.pendingFailover === undefined,
+        SETTLE_TIMEOUT_MS,
+      )
+      await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - machineNow() - 500)))
+    }
+  }
+
+  private async fault(kind: ChaosKind, pauseMs: number): Promise<void> {
+    const o = this.o
+    const hosts = this.hosts!
+    const record: FaultRecord = { kind, targets: [] }
+    this.faults.push(record)
+    switch (kind) {
+      case 'kill-leader': {
+        this.chaosNow = 'kill-leader: waiting for a leader'
+        if (!(await until(() => this.currentLeader() !== undefined, SETTLE_TIMEOUT_MS))) {
+          record.skipped = 'no leader to kill'
+          return
+        }
+        const { leader, term } = this.currentLeader()!
+        const node = this.nodes.find((n) => n.id === leader)!
+        record.t = machineNow()
+        record.targets = [leader]
+        this.leaderFault(record.t, kind, [leader])
+        this.kill(node)
+        this.chaosNow = `kill-leader: ${leader} killed, restart in ${o.faultMs} ms`
+        this.note(`kill-leader: SIGKILL ${leader} (pid ${node.pid}, leader of term ${term})`)
+        await sleep(o.faultMs)
+        record.until = machineNow()
+        this.restart(node)
+        return
+      }
+      case 'kill-holder':
+      case 'pause-holder': {
+        this.chaosNow = `${kind}: waiting for a holder inside its critical section`
+        const sprung = await new Promise<{ node: Node; token: number } | undefined>((resolve) => {
+          const timer = setTimeout(() => {
+            this.trap = undefined
+            resolve(undefined)
+          }, TRAP_TIMEOUT_MS)
+          this.trap = {
+            armedAt: machineNow(),
+            spring: (node, token) => {
+              clearTimeout(timer)
+              record.t = machineNow()
+              record.targets = [node.id]
+              record.token = token
+              this.leaderFault(record.t, kind, [node.id])
+              // Right after its read was answered: inside the critical section, before its write.
+              if (kind === 'kill-holder') this.kill(node)
+              else {
+                this.signal(node, 'SIGSTOP')
+                this.trace?.crash(record.t, node.id)
+              }
+              resolve({ node, token })
+            },
+          }
+        })
+        if (sprung === undefined) {
+          record.skipped = 'no holder entered its critical section in time'
+          return
+        }
+        const { node, token } = sprung
+        if (kind === 'kill-holder') {
+          this.note(
+            `kill-holder: SIGKILL ${node.id} inside its critical section (token ${formatToken(token)})`,
+          )
+          this.chaosNow = `kill-holder: ${node.id} killed holding ${formatToken(token)}, restart in ${o.faultMs} ms`
+          await sleep(o.faultMs)
+          record.until = machineNow()
+          this.restart(node)
+        } else {
+          this.note(
+            `pause-holder: SIGSTOP ${node.id} inside its critical section (token ${formatToken(token)}) for ${pauseMs} ms`,
+          )
+          this.chaosNow = `pause-holder: ${node.id} paused holding ${formatToken(token)}`
+          await sleep(pauseMs)
+          // Until another holder has used the counter with a newer token, so that the late write
+          // meets the fence (bounded: if nobody else wants the lock, it goes through, rightly).
+          await until(() => this.store!.snapshot.newestToken > token, TRAP_TIMEOUT_MS)
+          record.until = machineNow()
+          this.signal(node, 'SIGCONT')
+          this.trace?.boot(record.until, node.id, true)
+          this.note(`pause-holder: SIGCONT ${node.id}: it will write with its old token`)
+        }
+        return
+      }
+      case 'partition': {
+        this.chaosNow = 'partition: waiting for a leader'
+        if (!(await until(() => this.currentLeader() !== undefined, SETTLE_TIMEOUT_MS))) {
+          record.skipped = 'no leader to cut off'
+          return
+        }
+        const { leader } = this.currentLeader()!
+        const size = Math.floor((this.o.n - 1) / 2)
+        const minority = [
+          this.nodes.find((n) => n.id === leader)!,
+          ...this.nodes.filter((n) => n.id !== leader).slice(0, size - 1),
+        ]
+        record.t = machineNow()
+        record.targets = minority.map((n) => n.id)
+        this.leaderFault(record.t, kind, record.targets)
+        hosts.partition(minority.map((n) => n.index))
+        for (const n of minority) this.cut.add(n.id)
+        this.trace?.partition(record.t, [
+          record.targets,
+          this.nodes.filter((n) => !this.cut.has(n.id)).map((n) => n.id),
+        ])
+        this.note(
+          `partition: ${record.targets.join(', ')} cut off from the others for ${o.faultMs} ms (nft drop rules)`,
+        )
+        this.chaosNow = `partition: ${record.targets.join(', ')} cut off`
+        await sleep(o.faultMs)
+        hosts.heal()
+        this.cut.clear()
+        record.until = machineNow()
+        this.trace?.heal(record.until)
+        this.note('partition healed')
+        return
+      }
+      case 'loss': {
+        // In the background: the next faults happen under loss.
+        record.t = machineNow()
+        record.targets = this.nodes.map((n) => n.id)
+        hosts.setLoss(o.lossPercent)
+        this.lossOn = true
+        this.note(
+          `loss: ${o.lossPercent}% of the packets entering every node dropped for ${o.faultMs} ms`,
+        )
+        this.chaosNow = `loss: ${o.lossPercent}% of packets dropped`
+        this.lossEnds = setTimeout(() => {
+          if (!this.lossOn) return
+          this.lossOn = false
+          hosts.setLoss(0)
+          record.until = machineNow()
+          this.note('loss ended')
+        }, o.faultMs)
+        return
+      }
+    }
+  }
+
+  private restart(node: Node): void {
+    node.restarts++
+    this.note(`restarting ${node.id} with its state file`)
+    this.spawn(node)
+  }
+
+  // ---- display --------------------------------------------------------------------------------
+
+  private elapsed(): number {
+    return this.startedAt === undefined ? 0 : machineNow() - this.startedAt
+  }
+
+  private note(text: string): void {
+    this.log.push(`${(this.elapsed() / 1000).toFixed(1).padStart(5)} s  ${text}`)
+    if (this.log.length > 8) this.log.shift()
+    this.display.note(this.elapsed(), text)
+  }
+
+  private view(): ViewState {
+    const drops = this.hosts?.mode === 'netns' && !this.cleaned ? safeDrops(this.hosts) : undefined
+    const store = this.store?.snapshot
+    const terms = new Set(
+      this.events.filter((x) => x.p === 'election' && x.e.type === 'leader').map((x) => x.e.term),
+    )
+    return {
+      mode: this.hosts?.mode ?? 'loopback',
+      elapsedMs: Math.min(this.elapsed(), this.o.seconds * 1000),
+      seconds: this.o.seconds,
+      rows: this.nodes.map((n) => ({
+        id: n.id,
+        address: `${n.config.members[n.id]!.host}:${n.config.members[n.id]!.port}`,
+        state: n.state,
+        cut: this.cut.has(n.id),
+        role: n.role,
+        term: n.term,
+        leader: n.leader,
+        clockMs: n.state === 'up' ? n.clockMs : undefined,
+        holds: n.holds,
+        coordinator: n.coordinator === n.id,
+        sent: n.past.sent + n.now.sent,
+        delivered: n.past.delivered + n.now.delivered,
+        retransmissions: n.past.retransmissions + n.now.retransmissions,
+        nftDrops: drops === undefined ? 0 : drops[n.index]!.cut + drops[n.index]!.loss,
+        refused: n.past.dropped + n.now.dropped,
+        restarts: n.restarts,
+      })),
+      counter: store?.counter ?? 0,
+      acknowledged: store?.acknowledged ?? 0,
+      fencingRejections: store?.fencingRejections ?? 0,
+      terms: terms.size,
+      violations: this.store?.anomalies.length ?? 0,
+      chaos: this.chaosNow,
+      log: [...this.log],
+    }
+  }
+
+  private draw(force = false): void {
+    if (this.startedAt === undefined && !this.io.tty) return
+    this.display.draw(this.view(), force)
+  }
+}
+
+function safeDrops(hosts: Hosts) {
+  try {
+    return hosts.drops()
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Runs `cleanup` (synchronous) when the process exits, is interrupted (SIGINT, SIGTERM, SIGHUP)
+ * or fails; returns the function that removes the handlers.
+ */
+function installExitHandlers(cleanup: () => void): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanup()
+    process.stderr.write(
+      `\ninterrupted (${signal}): every node process killed, every namespace deleted\n`,
+    )
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
+  const onFatal = (error: unknown) => {
+    cleanup()
+    process.stderr.write(`${String((error as Error)?.stack ?? error)}\n`)
+    process.exit(3)
+  }
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+  process.on('exit', cleanup)
+  for (const s of signals) process.on(s, onSignal)
+  process.on('uncaughtException', onFatal)
+  process.on('unhandledRejection', onFatal)
+  return () => {
+    process.off('exit', cleanup)
+    for (const s of signals) process.off(s, onSignal)
+    process.off('uncaughtException', onFatal)
+    process.off('unhandledRejection', onFatal)
+  }
+}

@@ -1,0 +1,401 @@
+/**
+ * What a run comes to, computed from what the parent recorded (pure, so it is unit-tested): the
+ * counter against the acknowledged increments, failover times, terms, fencing rejections, and
+ * every safety rule checked from the events the nodes reported.
+ *
+ * Safety rules (any broken one is a violation):
+ * - at most one leader per term, and terms never go back at a node (`checkElection`);
+ * - fencing tokens never go backwards: each node's entries have increasing tokens, each
+ *   coordinator grants increasing tokens (across its restarts too), no token is granted twice, and
+ *   every token belongs to a term some leader was elected in (the term leads the token);
+ * - the counter equals the acknowledged increments exactly, and no accepted write lost another;
+ * - durable state survives: a restarted node finds in its file a term at least as high as the
+ *   last it reported before it died.
+ */
+import { checkElection } from '@sd/election'
+import type { ChaosKind } from './args.js'
+import { formatToken, termOfToken } from './node/protocol.js'
+import type { StoreState } from './store.js'
+
+export interface NodeEvent {
+  node: string
+  t: number
+  p: 'election' | 'lock' | 'sync'
+  e: Record<string, unknown>
+}
+
+export interface FaultRecord {
+  kind: ChaosKind
+  /** When it was applied (machine ms); absent when skipped. */
+  t?: number
+  /** When it ended: the restart, the heal, the SIGCONT. */
+  until?: number
+  /** The nodes it hit. */
+  targets: string[]
+  /** For kill-holder and pause-holder: the token the victim held. */
+  token?: number
+  /** Why it did not run. */
+  skipped?: string
+}
+
+export interface BootRecord {
+  node: string
+  t: number
+  /** What its state file held at boot. */
+  stored: { term: number; boots: number; lockTerm: number }
+}
+
+export interface RunRecord {
+  mode: 'netns' | 'loopback'
+  nodes: string[]
+  /** The workload's length as asked (s). */
+  seconds: number
+  /** When the workload started and ended (machine ms). */
+  startedAt: number
+  endedAt: number
+  /** In the order each node reported them (per node, the order they happened). */
+  events: NodeEvent[]
+  faults: FaultRecord[]
+  boots: BootRecord[]
+  /** The counter file as read back at the end, and the store's own findings. */
+  store: StoreState
+  anomalies: string[]
+  /** Totals over every incarnation of every node. */
+  messages: { sent: number; delivered: number; retransmissions: number; dropped: number }
+  /** Packets the fault rules dropped (namespace mode). */
+  nftDrops: { cut: number; loss: number }
+  /** Largest minus smallest software clock, at the start and at the end (ms). */
+  clockSpreadMs: { start: number | undefined; end: number | undefined }
+  /** Nodes that failed on their own (a protocol error, an unexpected exit). */
+  errors: string[]
+}
+
+export interface Failover {
+  cause: ChaosKind
+  /** From the start of the workload (ms). */
+  atMs: number
+  from: string
+  fromTerm: number
+  to: string | undefined
+  toTerm: number | undefined
+  /** Until a majority followed a new leader in a higher term; null if that never happened. */
+  ms: number | null
+}
+
+export interface Summary {
+  ok: boolean
+  mode: 'netns' | 'loopback'
+  nodes: number
+  seconds: number
+  counter: number
+  acknowledged: number
+  fencingRejections: number
+  /** Terms in which a leader was elected. */
+  terms: number
+  maxTerm: number
+  leaders: Array<{ term: number; leader: string; atMs: number }>
+  /** One entry per failover whose new leader was found. */
+  failoverMs: number[]
+  failovers: Failover[]
+  /** After a holder was killed or paused: until another node entered with a newer token (ms). */
+  lockRecoveryMs: number[]
+  /** Critical sections entered. */
+  entries: number
+  chaos: Array<{
+    kind: ChaosKind
+    atMs?: number
+    durationMs?: number
+    targets: string[]
+    skipped?: string
+  }>
+  restarts: Array<{ node: string; atMs: number; storedTerm: number; termBefore: number }>
+  messages: RunRecord['messages']
+  nftDrops: RunRecord['nftDrops']
+  clockSpreadMs: RunRecord['clockSpreadMs']
+  violations: string[]
+  errors: string[]
+}
+
+const majorityOf = (n: number) => Math.floor(n / 2) + 1
+const round = (ms: number) => Math.round(ms)
+
+/** Per term, the elected leader and when a majority of the members first followed it. */
+export function leadershipsOf(
+  events: readonly NodeEvent[],
+  n: number,
+): Array<{ term: number; leader: string; t: number }> {
+  const followers = new Map<string, Set<string>>()
+  const found: Array<{ term: number; leader: string; t: number }> = []
+  for (const { node, t, p, e } of [...events].sort((a, b) => a.t - b.t)) {
+    if (p !== 'election' || e.type !== 'leader') continue
+    const key = `${e.term}:${e.leader}`
+    const set = followers.get(key) ?? new Set<string>()
+    followers.set(key, set)
+    set.add(node)
+    if (set.size === majorityOf(n))
+      found.push({ term: e.term as number, leader: String(e.leader), t })
+  }
+  return found
+}
+
+/** The leadership a majority followed at time t (the newest one established by then). */
+export function leaderAt(
+  leaderships: ReadonlyArray<{ term: number; leader: string; t: number }>,
+  t: number,
+) {
+  let best: { term: number; leader: string; t: number } | undefined
+  for (const l of leaderships) if (l.t <= t && (best === undefined || l.term > best.term)) best = l
+  return best
+}
+
+/** Does fault `f` take the leader `leader` away from the majority? */
+function hitsLeader(f: FaultRecord, leader: string): boolean {
+  if (f.kind === 'loss') return false
+  return f.targets.includes(leader)
+}
+
+export function summarize(run: RunRecord): Summary {
+  const n = run.nodes.length
+  const rel = (t: number) => round(t - run.startedAt)
+  const violations: string[] = []
+
+  // ---- election ---------------------------------------------------------------------------
+  const electionEvents = run.events
+    .filter((x) => x.p === 'election')
+    .map((x) => ({ node: x.node, t: x.t, event: x.e }))
+  for (const v of checkElection(electionEvents).violations) {
+    if (v.kind === 'two-leaders-in-term') {
+      violations.push(`two leaders in term ${v.term}: ${v.leaders.join(' and ')}`)
+    } else {
+      violations.push(`term went back at ${String(v.node)}: from ${v.from} to ${v.to}`)
+    }
+  }
+  const announced = new Map<number, string>()
+  for (const x of [...run.events].sort((a, b) => a.t - b.t)) {
+    if (x.p === 'election' && x.e.type === 'leader' && x.e.leader === x.node) {
+      if (!announced.has(x.e.term as number)) announced.set(x.e.term as number, x.node)
+    }
+  }
+  const electedTerms = new Set<number>()
+  for (const x of run.events) {
+    if (x.p === 'election' && x.e.type === 'leader') electedTerms.add(x.e.term as number)
+  }
+  const leaderships = leadershipsOf(run.events, n)
+
+  // ---- failovers ----------------------------------------------------------------------------
+  const failovers: Failover[] = []
+  for (const f of run.faults) {
+    if (f.t === undefined) continue
+    const before = leaderAt(leaderships, f.t)
+    if (before === undefined || !hitsLeader(f, before.leader)) continue
+    const next = leaderships
+      .filter((l) => l.t >= f.t! && l.term > before.term)
+      .sort((a, b) => a.t - b.t)[0]
+    failovers.push({
+      cause: f.kind,
+      atMs: rel(f.t),
+      from: before.leader,
+      fromTerm: before.term,
+      to: next?.leader,
+      toTerm: next?.term,
+      ms: next === undefined ? null : round(next.t - f.t),
+    })
+  }
+
+  // ---- the lock and its tokens ----------------------------------------------------------------
+  const lastEntered = new Map<string, number>()
+  const lastGranted = new Map<string, number>()
+  const enteredBy = new Map<number, string>()
+  let entries = 0
+  for (const { node, p, e } of run.events) {
+    if (p !== 'lock') continue
+    const token = e.token as number
+    if (e.type === 'acquired') {
+      entries++
+      const last = lastEntered.get(node)
+      if (last !== undefined && token <= last) {
+        violations.push(
+          `fencing token went backwards at ${node}: entered with ${formatToken(token)} after ${formatToken(last)}`,
+        )
+      }
+      lastEntered.set(node, Math.max(last ?? 0, token))
+      const other = enteredBy.get(token)
+      if (other !== undefined) {
+        violations.push(`token ${formatToken(token)} entered twice: by ${other} and by ${node}`)
+      }
+      enteredBy.set(token, node)
+      if (!electedTerms.has(termOfToken(token))) {
+        violations.push(
+          `${node} entered with ${formatToken(token)}, of a term no leader was elected in`,
+        )
+      }
+    } else if (e.type === 'granted') {
+      const last = lastGranted.get(node)
+      if (last !== undefined && token <= last) {
+        violations.push(
+          `fencing token went backwards at coordinator ${node}: granted ${formatToken(token)} after ${formatToken(last)}`,
+        )
+      }
+      lastGranted.set(node, Math.max(last ?? 0, token))
+    }
+  }
+  const lockRecoveryMs: number[] = []
+  for (const f of run.faults) {
+    if (f.t === undefined || f.token === undefined) continue
+    const victim = f.targets[0]
+    const next = run.events
+      .filter(
+        (x) =>
+          x.p === 'lock' &&
+          x.e.type === 'acquired' &&
+          x.node !== victim &&
+          x.t >= f.t! &&
+          (x.e.token as number) > f.token!,
+      )
+      .sort((a, b) => a.t - b.t)[0]
+    if (next !== undefined) lockRecoveryMs.push(round(next.t - f.t))
+  }
+
+  // ---- the counter ----------------------------------------------------------------------------
+  if (run.store.counter !== run.store.acknowledged) {
+    violations.push(
+      `counter ${run.store.counter} differs from the ${run.store.acknowledged} acknowledged increments`,
+    )
+  }
+  violations.push(...run.anomalies)
+
+  // ---- durable state across restarts ----------------------------------------------------------
+  const restarts: Summary['restarts'] = []
+  const highest = new Map<string, number>()
+  const timeline = [
+    ...run.events.map((x) => ({
+      t: x.t,
+      node: x.node,
+      event: x as NodeEvent | undefined,
+      boot: undefined,
+    })),
+    ...run.boots.map((b) => ({
+      t: b.t,
+      node: b.node,
+      event: undefined,
+      boot: b as BootRecord | undefined,
+    })),
+  ].sort((a, b) => a.t - b.t)
+  const booted = new Set<string>()
+  for (const step of timeline) {
+    if (step.boot !== undefined) {
+      const before = highest.get(step.node) ?? 0
+      if (booted.has(step.node)) {
+        restarts.push({
+          node: step.node,
+          atMs: rel(step.t),
+          storedTerm: step.boot.stored.term,
+          termBefore: before,
+        })
+        if (step.boot.stored.term < before) {
+          violations.push(
+            `durable state lost at ${step.node}: restarted with term ${step.boot.stored.term} after it reported term ${before}`,
+          )
+        }
+      }
+      booted.add(step.node)
+      continue
+    }
+    const e = step.event!
+    if (e.p === 'election' && typeof e.e.term === 'number') {
+      highest.set(step.node, Math.max(highest.get(step.node) ?? 0, e.e.term))
+    }
+  }
+
+  const leaders = [...announced]
+    .sort(([a], [b]) => a - b)
+    .map(([term, leader]) => {
+      const at = leaderships.find((l) => l.term === term)?.t
+      return { term, leader, atMs: at === undefined ? -1 : rel(at) }
+    })
+  const ok = violations.length === 0 && run.errors.length === 0
+  return {
+    ok,
+    mode: run.mode,
+    nodes: n,
+    seconds: run.seconds,
+    counter: run.store.counter,
+    acknowledged: run.store.acknowledged,
+    fencingRejections: run.store.fencingRejections,
+    terms: electedTerms.size,
+    maxTerm: Math.max(0, ...electedTerms),
+    leaders,
+    failoverMs: failovers.flatMap((f) => (f.ms === null ? [] : [f.ms])),
+    failovers,
+    lockRecoveryMs,
+    entries,
+    chaos: run.faults.map((f) => ({
+      kind: f.kind,
+      ...(f.t === undefined ? {} : { atMs: rel(f.t) }),
+      ...(f.t !== undefined && f.until !== undefined ? { durationMs: round(f.until - f.t) } : {}),
+      targets: f.targets,
+      ...(f.skipped === undefined ? {} : { skipped: f.skipped }),
+    })),
+    restarts,
+    messages: run.messages,
+    nftDrops: run.nftDrops,
+    clockSpreadMs: run.clockSpreadMs,
+    violations,
+    errors: run.errors,
+  }
+}
+
+/** The summary in words, for the terminal. */
+export function formatSummary(s: Summary): string {
+  const lines: string[] = []
+  const verdict = s.ok ? 'all checks held' : `${s.violations.length + s.errors.length} problem(s)`
+  lines.push(`Summary (${s.mode}, ${s.nodes} nodes, ${s.seconds} s): ${verdict}`)
+  const eq = s.counter === s.acknowledged ? '=' : '≠'
+  lines.push(
+    `  counter            ${s.counter} ${eq} ${s.acknowledged} acknowledged increments (${s.entries} critical sections entered)`,
+  )
+  lines.push(`  fencing rejections ${s.fencingRejections}`)
+  lines.push(
+    `  terms              ${s.terms} with a leader (highest ${s.maxTerm}): ${s.leaders.map((l) => `${l.term}:${l.leader}`).join(' ')}`,
+  )
+  if (s.failovers.length === 0) lines.push('  failovers          none')
+  for (const f of s.failovers) {
+    lines.push(
+      `  failover           ${f.cause} at ${(f.atMs / 1000).toFixed(1)} s: ${f.from} (term ${f.fromTerm}) -> ${
+        f.to === undefined ? 'no new leader' : `${f.to} (term ${f.toTerm}) in ${f.ms} ms`
+      }`,
+    )
+  }
+  if (s.lockRecoveryMs.length > 0) {
+    lines.push(
+      `  lock recovery      ${s.lockRecoveryMs.map((ms) => `${ms} ms`).join(', ')} (victim's lease runs out, next holder enters)`,
+    )
+  }
+  for (const c of s.chaos) {
+    const what = c.skipped
+      ? `skipped: ${c.skipped}`
+      : `at ${((c.atMs ?? 0) / 1000).toFixed(1)} s on ${c.targets.join(', ')}${c.durationMs === undefined ? '' : ` for ${c.durationMs} ms`}`
+    lines.push(`  chaos              ${c.kind} ${what}`)
+  }
+  for (const r of s.restarts) {
+    lines.push(
+      `  restart            ${r.node} at ${(r.atMs / 1000).toFixed(1)} s found term ${r.storedTerm} in its file (had reported ${r.termBefore})`,
+    )
+  }
+  const m = s.messages
+  lines.push(
+    `  messages           ${m.sent} sent, ${m.delivered} delivered, ${m.retransmissions} retransmissions, ${m.dropped} datagrams refused`,
+  )
+  if (s.mode === 'netns')
+    lines.push(
+      `  nft drops          ${s.nftDrops.cut} by the partition, ${s.nftDrops.loss} by the loss rule`,
+    )
+  const spread = (v: number | undefined) => (v === undefined ? '?' : `${v.toFixed(1)} ms`)
+  lines.push(
+    `  clock spread       ${spread(s.clockSpreadMs.start)} at the start, ${spread(s.clockSpreadMs.end)} at the end`,
+  )
+  lines.push(`  violations         ${s.violations.length === 0 ? 'none' : ''}`)
+  for (const v of s.violations) lines.push(`    - ${v}`)
+  for (const e of s.errors) lines.push(`  error              ${e}`)
+  return lines.join('\n')
+}

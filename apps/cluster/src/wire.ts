@@ -1,0 +1,85 @@
+/**
+ * What the parent and its node processes say to each other: one JSON object per line, the node's
+ * on its stdout, the parent's on the node's stdin. Times `t` are the machine's clock in ms
+ * (`performance.timeOrigin + performance.now()`), comparable across the processes of one machine.
+ */
+import type { NodeTimings } from './node/protocol.js'
+
+/** How the parent starts a node (its argv[2], as JSON). */
+export interface NodeConfig {
+  id: string
+  /** Every member, this node included, with its UDP address. */
+  members: Record<string, { host: string; port: number }>
+  /** The node's durable state (file storage of @sd/transport). */
+  storage: string
+  timings: NodeTimings
+  /** A deliberate error of this node's hardware clock (ms), for the time sync to correct. */
+  skewMs: number
+  /** Time spent inside the critical section, between the read and the write (ms). */
+  csMs: number
+  /** Report every send and delivery, for `--trace`. */
+  trace: boolean
+  /** Exit on its own after this long (ms), whatever happens: no node outlives a run. */
+  maxLifetimeMs: number
+}
+
+/** Node -> parent. */
+export type NodeLine =
+  /** Bound and running; `stored` is what its storage held at boot (durable state survived?). */
+  | {
+      k: 'ready'
+      t: number
+      pid: number
+      stored: { term: number; boots: number; lockTerm: number }
+    }
+  /** A protocol event (`p` names the child; `compose` for the composition's own notices). */
+  | { k: 'ev'; t: number; p: string; e: Record<string, unknown> }
+  /** Counters, every few hundred ms. */
+  | {
+      k: 'stats'
+      t: number
+      sent: number
+      delivered: number
+      retransmissions: number
+      dropped: number
+      unreachable: number
+      /** The software clock minus the machine's clock (ms). */
+      clockMs: number
+    }
+  /** An operation on the fenced counter, answered by a `res` line. */
+  | { k: 'op'; t: number; op: number; kind: 'read'; token: number }
+  | { k: 'op'; t: number; op: number; kind: 'write'; token: number; value: number }
+  /** The workload stopped (after a `stop`): no more operations will come. */
+  | { k: 'stopped'; t: number; increments: number }
+  /** For `--trace`: a message sent (`seq` is the sender's) or delivered. */
+  | { k: 'send'; t: number; to: string; seq: number; msg: unknown }
+  | { k: 'deliver'; t: number; from: string; seq: number }
+  | { k: 'error'; t: number; message: string }
+
+/** Parent -> node. */
+export type ParentLine =
+  /** Start the workload. */
+  | { k: 'go' }
+  /** The answer to an operation. */
+  | { k: 'res'; op: number; ok: true; value: number }
+  | { k: 'res'; op: number; ok: false; reason: string }
+  /** Stop the workload (finish the operation under way), answer `stopped`. */
+  | { k: 'stop' }
+  /** Close the transport and exit. */
+  | { k: 'exit' }
+
+/** The machine's clock, comparable across its processes. */
+export const machineNow = () => performance.timeOrigin + performance.now()
+
+/** A line, or undefined when it is not one of ours (a stray print). */
+export function parseLine<T extends { k: string }>(line: string): T | undefined {
+  if (!line.startsWith('{')) return undefined
+  try {
+    const value = JSON.parse(line) as unknown
+    return typeof value === 'object' && value !== null && typeof (value as T).k === 'string'
+      ? (value as T)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
