@@ -20,6 +20,8 @@ export interface Options {
   lossPercent: number
   /** How long a fault lasts: a killed node's down time, a partition, the loss window (ms). */
   faultMs: number
+  /** How many times the list of faults is played; 0: again and again while time is left. */
+  rounds: number
   mode: 'auto' | 'netns' | 'loopback'
   json: boolean
   plain: boolean
@@ -35,6 +37,7 @@ export const DEFAULTS: Options = {
   chaos: [...CHAOS_KINDS],
   lossPercent: 10,
   faultMs: 2500,
+  rounds: 0,
   mode: 'auto',
   json: false,
   plain: false,
@@ -71,6 +74,8 @@ Options:
                     partition and loss need network namespaces: skipped with a notice on loopback
   --loss P          percent of packets lost during the loss fault, 1..50 (default 10)
   --fault-ms MS     how long each fault lasts, 500..10000 (default 2500)
+  --rounds R        play the list of faults R times, 1..100 (default: again and again while the
+                    run has time for the next fault)
   --netns           require network namespaces (fail without root, ip or nft)
   --loopback        loopback ports, no namespaces
   --json            print only the summary, as one JSON object (progress goes to stderr)
@@ -148,6 +153,9 @@ export function parseArgs(argv: readonly string[], random: () => number = Math.r
         break
       case '--fault-ms':
         o.faultMs = integer('--fault-ms', value(), 500, 10_000)
+        break
+      case '--rounds':
+        o.rounds = integer('--rounds', value(), 1, 100)
         break
       case '--netns':
         flag()

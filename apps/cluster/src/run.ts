@@ -287,6 +287,7 @@ class ClusterRun {
       )
     }
     // Operations already answered are all the store took: nobody writes any more.
+    this.chaosNow = 'over: every node finished its last operation'
     this.draw(true)
     const drops = hosts.drops()
     const clocks = this.nodes
@@ -591,26 +592,35 @@ class ClusterRun {
       loss: 0,
     }
     await sleep(Math.min(1500, o.seconds * 100))
-    for (const kind of o.chaos) {
-      if (this.hosts!.mode === 'loopback' && NETNS_ONLY.has(kind)) {
-        this.faults.push({ kind, targets: [], skipped: 'needs network namespaces (root, ip, nft)' })
-        this.note(`${kind} skipped: it needs network namespaces (run as root with ip and nft)`)
-        continue
+    const playable = o.chaos.filter((kind) => {
+      if (this.hosts!.mode === 'netns' || !NETNS_ONLY.has(kind)) return true
+      this.faults.push({ kind, targets: [], skipped: 'needs network namespaces (root, ip, nft)' })
+      this.note(`${kind} skipped: it needs network namespaces (run as root with ip and nft)`)
+      return false
+    })
+    // Round after round (or --rounds of them), each fault only if the run has time for it.
+    for (let round = 1; o.rounds === 0 || round <= o.rounds; round++) {
+      let played = false
+      for (const kind of playable) {
+        if (machineNow() + needs[kind] + 500 > deadline) {
+          if (round === 1) {
+            this.faults.push({ kind, targets: [], skipped: 'not enough time left' })
+            this.note(`${kind} skipped: not enough time left`)
+          }
+          continue
+        }
+        played = true
+        await this.fault(kind, pauseMs)
+        if (kind === 'loss') continue
+        // Before the next fault: a leader again, and a moment of calm.
+        this.chaosNow = `${kind} done; settling`
+        await until(
+          () => this.currentLeader() !== undefined && this.pendingFailover === undefined,
+          SETTLE_TIMEOUT_MS,
+        )
+        await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - machineNow() - 500)))
       }
-      if (machineNow() + needs[kind] + 500 > deadline) {
-        this.faults.push({ kind, targets: [], skipped: 'not enough time left' })
-        this.note(`${kind} skipped: not enough time left`)
-        continue
-      }
-      await this.fault(kind, pauseMs)
-      if (kind === 'loss') continue
-      // Before the next fault: a leader again, and a moment of calm.
-      this.chaosNow = `${kind} done; settling`
-      await until(
-        () => this.currentLeader() !== undefined && this.pendingFailover === undefined,
-        SETTLE_TIMEOUT_MS,
-      )
-      await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - machineNow() - 500)))
+      if (!played) break
     }
   }
 

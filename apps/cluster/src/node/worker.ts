@@ -112,7 +112,11 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
         held = event.token as number
         const resolve = waiting
         waiting = undefined
-        resolve?.(held)
+        if (resolve !== undefined) resolve(held)
+        else {
+          // A grant that came after the workload stopped waiting for it: given back at once.
+          queueMicrotask(() => handle.request({ proto: 'lock', req: { type: 'release' } }))
+        }
       } else if (event.type === 'released' && event.token === held) held = undefined
     }
     if (config.trace || REPORTED[proto]?.has(event.type as string)) {
@@ -172,7 +176,10 @@ async function work(): Promise<void> {
       continue
     }
     const token = await Promise.race([acquire(), whenStopped])
-    if (token === 'stop') break
+    if (token === 'stop') {
+      waiting = undefined
+      break
+    }
     const read = await op('read', token)
     if (read.ok) {
       await sleep(config.csMs) // inside the critical section, the lease unchecked
