@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import {
+  causalBroadcast,
+  changRoberts,
+  pingPong,
+  ricartAgrawala,
+} from '../../../../test-support/explore-protocols.js'
 import { type ExploreScenario, explore, explorePctRuns, replay } from '../../src/explore/index.js'
 import type { NodeId } from '../../src/index.js'
-import { causalBroadcast, changRoberts, pingPong, ricartAgrawala } from './protocols.js'
 
 const launch =
   (

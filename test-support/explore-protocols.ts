@@ -1,7 +1,7 @@
 /**
  * Small protocols for the explorer's tests: each correct one beside the bug the texts warn of.
  */
-import type { Ctx, NodeId, Protocol } from '../../src/index.js'
+import type { Ctx, NodeId, Protocol } from '@sd/transport'
 
 /** 1 pings each peer `rounds` times; each answers pong. Emits what each node received. */
 export function pingPong(rounds: number) {
