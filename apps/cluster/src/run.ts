@@ -330,7 +330,10 @@ class ClusterRun {
       }),
       clockSpreadMs: {
         start: Math.max(...skews) - Math.min(...skews),
-        end: clocks.length > 0 ? Math.max(...clocks) - Math.min(...clocks) : undefined,
+        end:
+          clocks.length > 0
+            ? Math.round((Math.max(...clocks) - Math.min(...clocks)) * 10) / 10
+            : undefined,
       },
       errors: this.errors,
     }

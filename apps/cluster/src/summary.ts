@@ -64,7 +64,10 @@ export interface RunRecord {
   messages: { sent: number; delivered: number; retransmissions: number; dropped: number }
   /** Packets the fault rules dropped (namespace mode). */
   nftDrops: { cut: number; loss: number }
-  /** Largest minus smallest software clock, at the start and at the end (ms). */
+  /**
+   * Largest minus smallest clock (ms): of the nodes' hardware clocks (their skews), and of their
+   * software clocks at the end, after Berkeley's corrections.
+   */
   clockSpreadMs: { start: number | undefined; end: number | undefined }
   /** Nodes that failed on their own (a protocol error, an unexpected exit). */
   errors: string[]
@@ -392,7 +395,7 @@ export function formatSummary(s: Summary): string {
     )
   const spread = (v: number | undefined) => (v === undefined ? '?' : `${v.toFixed(1)} ms`)
   lines.push(
-    `  clock spread       ${spread(s.clockSpreadMs.start)} at the start, ${spread(s.clockSpreadMs.end)} at the end`,
+    `  clock spread       ${spread(s.clockSpreadMs.start)} between the hardware clocks, ${spread(s.clockSpreadMs.end)} between the synchronized clocks at the end`,
   )
   lines.push(`  violations         ${s.violations.length === 0 ? 'none' : ''}`)
   for (const v of s.violations) lines.push(`    - ${v}`)

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { CHAOS_KINDS, DEFAULTS, parseArgs, parseChaos, UsageError } from '../src/args.js'
+import { CHAOS_KINDS, DEFAULTS, parseArgs, parseChaos, USAGE, UsageError } from '../src/args.js'
 
 const fixed = () => 0.5
 
@@ -78,5 +79,12 @@ describe('parseArgs', () => {
   ])('refuses %j', (argv, message) => {
     expect(() => parseArgs(argv, fixed)).toThrow(UsageError)
     expect(() => parseArgs(argv, fixed)).toThrow(message)
+  })
+})
+
+describe('the README', () => {
+  it('shows the usage text as --help prints it', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    expect(readme).toContain(USAGE)
   })
 })
