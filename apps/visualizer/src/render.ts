@@ -1,0 +1,299 @@
+/// <reference lib="dom" />
+import type { Layout } from './layout.js'
+import { STEP } from './layout.js'
+import type { Diagram, DownBand, EventKind, PartitionBand, VizEvent, VizMessage } from './model.js'
+
+const SVG = 'http://www.w3.org/2000/svg'
+
+/** Colors for message types, in the order of the sorted type names. */
+const PALETTE = [
+  '#1f77b4',
+  '#2ca02c',
+  '#9467bd',
+  '#d62728',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#bcbd22',
+  '#7f7f7f',
+  '#ff7f0e',
+]
+
+export function typeColors(types: readonly string[]): Map<string, string> {
+  return new Map(types.map((t, i) => [t, PALETTE[i % PALETTE.length]!]))
+}
+
+function el<K extends keyof SVGElementTagNameMap>(
+  name: K,
+  attrs: Record<string, string | number> = {},
+  parent?: Element,
+): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG, name)
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v))
+  parent?.appendChild(node)
+  return node
+}
+
+/** The drawn elements, for the page to show, hide and highlight. */
+export interface Drawing {
+  svg: SVGSVGElement
+  events: Map<VizEvent, SVGGElement>
+  messages: Map<VizMessage, SVGGElement>
+  down: Map<DownBand, SVGRectElement>
+  partitions: Map<PartitionBand, SVGGElement>
+  duplicates: SVGGElement[]
+  now: SVGLineElement
+}
+
+/** A small shape per event kind, centered on (0, 0); the legend draws the same. */
+export function drawMark(kind: EventKind, parent: Element, color?: string): void {
+  switch (kind) {
+    case 'send':
+      el('circle', { r: 4.5, fill: color ?? '#333', class: 'shape' }, parent)
+      break
+    case 'deliver':
+      el(
+        'circle',
+        { r: 4.5, fill: '#fff', stroke: color ?? '#333', 'stroke-width': 2, class: 'shape' },
+        parent,
+      )
+      break
+    case 'emit':
+      el(
+        'polygon',
+        {
+          points: star(6.5, 2.8),
+          fill: '#f2b705',
+          stroke: '#7a5c00',
+          'stroke-width': 0.8,
+          class: 'shape',
+        },
+        parent,
+      )
+      break
+    case 'request':
+      el('rect', { x: -4, y: -4, width: 8, height: 8, fill: '#7b3fa0', class: 'shape' }, parent)
+      break
+    case 'timer-fire':
+      el('polygon', { points: '0,-5.5 5,4 -5,4', fill: '#138a8a', class: 'shape' }, parent)
+      break
+    case 'timer-set':
+      el('line', { x1: 0, y1: -6, x2: 0, y2: 6, stroke: '#138a8a', 'stroke-width': 1.5 }, parent)
+      break
+    case 'timer-cancel':
+      el(
+        'path',
+        { d: 'M-3,-3L3,3M3,-3L-3,3', stroke: '#138a8a', 'stroke-width': 1.5, fill: 'none' },
+        parent,
+      )
+      break
+    case 'storage':
+      el('rect', { x: -2.5, y: -2.5, width: 5, height: 5, fill: '#999', class: 'shape' }, parent)
+      break
+    case 'start':
+      el('line', { x1: 0, y1: -8, x2: 0, y2: 8, stroke: '#222', 'stroke-width': 2.5 }, parent)
+      break
+    case 'crash':
+      el(
+        'path',
+        { d: 'M-6,-6L6,6M6,-6L-6,6', stroke: '#c0161d', 'stroke-width': 3.5, fill: 'none' },
+        parent,
+      )
+      break
+    case 'restart':
+      el(
+        'circle',
+        { r: 6, fill: '#fff', stroke: '#1a8f3c', 'stroke-width': 2.5, class: 'shape' },
+        parent,
+      )
+      el(
+        'path',
+        { d: 'M2,-7L6,-5L3,-2', stroke: '#1a8f3c', 'stroke-width': 2, fill: 'none' },
+        parent,
+      )
+      break
+    case 'clock':
+      el('polygon', { points: '0,-5 5,0 0,5 -5,0', fill: '#666', class: 'shape' }, parent)
+      break
+    case 'error':
+      el('circle', { r: 6, fill: '#c0161d', class: 'shape' }, parent)
+      el(
+        'text',
+        { y: 4, 'text-anchor': 'middle', fill: '#fff', 'font-size': 10 },
+        parent,
+      ).textContent = '!'
+      break
+    default:
+      el('circle', { r: 5, fill: color ?? '#444', class: 'shape' }, parent)
+  }
+}
+
+function star(outer: number, inner: number): string {
+  const points: string[] = []
+  for (let i = 0; i < 10; i++) {
+    const r = i % 2 === 0 ? outer : inner
+    const a = (Math.PI / 5) * i - Math.PI / 2
+    points.push(`${(r * Math.cos(a)).toFixed(2)},${(r * Math.sin(a)).toFixed(2)}`)
+  }
+  return points.join(' ')
+}
+
+/** The arrowhead at (x2, y2), pointing from (x1, y1). */
+function head(x1: number, y1: number, x2: number, y2: number): string {
+  const a = Math.atan2(y2 - y1, x2 - x1)
+  const l = 8
+  const w = 4
+  const bx = x2 - l * Math.cos(a)
+  const by = y2 - l * Math.sin(a)
+  const px = -Math.sin(a) * w
+  const py = Math.cos(a) * w
+  return `${x2},${y2} ${(bx + px).toFixed(1)},${(by + py).toFixed(1)} ${(bx - px).toFixed(1)},${(by - py).toFixed(1)}`
+}
+
+export function partitionLabel(groups: readonly (readonly string[])[]): string {
+  return `partition ${groups.map((g) => `{${g.join(',')}}`).join(' | ')}`
+}
+
+/**
+ * The whole diagram as SVG: bands (partitions, processes down), process lines, message arrows,
+ * event marks. Every process line carries `data-process`, every arrow `data-message` (the trace's
+ * message id), every event mark `data-event` (its index in the input).
+ */
+export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, string>): Drawing {
+  const svg = el('svg', {
+    width: lay.width,
+    height: lay.height,
+    viewBox: `0 0 ${lay.width} ${lay.height}`,
+    id: 'diagram',
+    role: 'img',
+    'aria-label': `space-time diagram: ${d.title}`,
+  })
+  const bands = el('g', { class: 'bands' }, svg)
+  const lines = el('g', { class: 'lines' }, svg)
+  const arrows = el('g', { class: 'arrows' }, svg)
+  const marks = el('g', { class: 'marks' }, svg)
+  const drawing: Drawing = {
+    svg,
+    events: new Map(),
+    messages: new Map(),
+    down: new Map(),
+    partitions: new Map(),
+    duplicates: [],
+    now: el('line', { class: 'now', y1: 8, y2: lay.height - 4, x1: 0, x2: 0 }, svg),
+  }
+  const top = 26
+  const bottom = lay.height - 16
+
+  for (const p of d.partitions) {
+    const x1 = lay.x[p.fromSeq]!
+    const x2 = p.toSeq === undefined ? lay.endX : lay.x[p.toSeq]!
+    const g = el('g', { class: 'partition', 'data-partition': p.id }, bands)
+    el('rect', { x: x1, y: top, width: Math.max(2, x2 - x1), height: bottom - top }, g)
+    el('text', { x: x1 + 4, y: top - 6, class: 'band-label' }, g).textContent =
+      `${partitionLabel(p.groups)}${p.toSeq === undefined ? '' : ' … heal'}`
+    drawing.partitions.set(p, g)
+  }
+  for (const b of d.down) {
+    const y = lay.y.get(b.process)!
+    const x1 = lay.x[b.fromSeq]!
+    const x2 = b.toSeq === undefined ? lay.endX : lay.x[b.toSeq]!
+    const rect = el(
+      'rect',
+      { class: 'down', x: x1, y: y - 9, width: Math.max(2, x2 - x1), height: 18 },
+      bands,
+    )
+    el('title', {}, rect).textContent = `process ${b.process} is down`
+    drawing.down.set(b, rect)
+  }
+
+  for (const p of d.processes) {
+    const y = lay.y.get(p)!
+    const g = el('g', { class: 'process', 'data-process': p }, lines)
+    el('line', { x1: 70, y1: y, x2: lay.endX, y2: y }, g)
+    el('text', { x: 62, y: y + 4, 'text-anchor': 'end', class: 'process-label' }, g).textContent =
+      d.format === 'shiviz' ? p : `node ${p}`
+  }
+
+  const labelArrows = d.messages.length <= 80
+  for (const m of d.messages) {
+    const color = colors.get(m.type) ?? '#555'
+    const y1 = lay.y.get(m.from)!
+    const y2 = lay.y.get(m.to)!
+    const x1 = m.send ? lay.x[m.send.seq]! : lay.x[m.seq]! - 2 * STEP
+    let x2: number
+    let yEnd = y2
+    if (m.deliver) x2 = lay.x[m.deliver.seq]!
+    else if (m.drop?.atReceiver) x2 = lay.x[m.drop.seq]!
+    else if (m.drop) {
+      // Dropped on the way: the cross stands 40% of the way to the receiver.
+      x2 = Math.max(lay.x[m.drop.seq]!, x1 + 1.5 * STEP)
+      yEnd = y1 + (y2 - y1) * 0.4
+    } else x2 = lay.endX
+    const g = el(
+      'g',
+      {
+        class: `msg outcome-${m.outcome}${m.duplicated ? ' duplicated' : ''}`,
+        'data-message': m.id,
+        'data-outcome': m.outcome,
+        'data-copy': m.copy,
+        style: `--c:${color}`,
+      },
+      arrows,
+    )
+    el('line', { x1, y1, x2, y2: yEnd, class: 'hit' }, g)
+    el('line', { x1, y1, x2, y2: yEnd, class: 'shaft' }, g)
+    if (m.outcome === 'drop') {
+      el(
+        'path',
+        {
+          d: `M${x2 - 5},${yEnd - 5}L${x2 + 5},${yEnd + 5}M${x2 + 5},${yEnd - 5}L${x2 - 5},${yEnd + 5}`,
+          class: 'cross',
+        },
+        g,
+      )
+      el('text', { x: x2 + 7, y: yEnd - 6, class: 'drop-label' }, g).textContent = m.drop!.reason
+    } else {
+      el('polygon', { points: head(x1, y1, x2, yEnd), class: 'head' }, g)
+      if (m.outcome === 'in-flight')
+        el('text', { x: x2 + 4, y: yEnd - 6, class: 'drop-label' }, g).textContent = 'in flight'
+    }
+    if (labelArrows && m.outcome !== 'drop') {
+      const t = el('text', { x: (x1 + x2) / 2 + 3, y: (y1 + yEnd) / 2 - 3, class: 'msg-label' }, g)
+      t.textContent = m.type
+    }
+    drawing.messages.set(m, g)
+  }
+
+  for (const dup of d.duplicates) {
+    const g = el(
+      'g',
+      {
+        class: 'dup',
+        'data-duplicate': dup.messageId,
+        transform: `translate(${lay.x[dup.seq]},${lay.y.get(dup.from)! - 12})`,
+      },
+      marks,
+    )
+    el('text', { 'text-anchor': 'middle', y: 4 }, g).textContent = '⧉'
+    el('title', {}, g).textContent = `message #${dup.messageId} duplicated by the network`
+    drawing.duplicates.push(g)
+  }
+
+  for (const e of d.events) {
+    const g = el(
+      'g',
+      {
+        class: `ev kind-${e.kind}`,
+        'data-event': e.id,
+        'data-kind': e.kind,
+        transform: `translate(${lay.x[e.seq]},${lay.y.get(e.process)})`,
+        tabindex: 0,
+      },
+      marks,
+    )
+    el('circle', { r: 8, class: 'hit' }, g)
+    drawMark(e.kind, g, e.messageType ? colors.get(e.messageType) : undefined)
+    drawing.events.set(e, g)
+  }
+  return drawing
+}

@@ -1,0 +1,394 @@
+/**
+ * The visualizer in a real browser: Debian's Chromium driven by playwright-core, inside a
+ * loopback-only network namespace (Chromium reaches for update and DNS servers even headless),
+ * the built page served on 127.0.0.1 there. Traces come from the playground's scenarios, run
+ * here; what the page draws is compared with counts and causal sets computed from the traces
+ * independently of the page's code. Skipped with a notice without root, `ip` or Chromium;
+ * failed instead under SD_REQUIRE_ALL=1.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { SHIVIZ_REGEX, traceToShiViz, traceVectorClocks } from '@sd/clocks'
+import { scenarios } from '@sd/playground/src/scenarios/index.js'
+import { type Ctx, SimNetwork, type TraceDocument } from '@sd/transport'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Browser, browserUnavailable } from './support/browser.js'
+import { causalPastFuture, expectedArrows, processEvents } from './support/expected.js'
+
+const unavailable = browserUnavailable()
+if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
+  throw new Error(`the browser tests cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
+}
+if (unavailable) console.warn(`skipping the visualizer's browser tests: ${unavailable}`)
+
+const app = fileURLToPath(new URL('..', import.meta.url))
+const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url))
+const browser = new Browser()
+let dir: string | undefined
+const traces: Record<string, TraceDocument> = {}
+
+/** The trace of a playground scenario, as `sd run <name> --trace` writes it. */
+function scenarioTrace(name: string, options: { n?: number; crash?: number[] } = {}) {
+  const scenario = scenarios.find((s) => s.name === name)
+  if (!scenario) throw new Error(`no scenario ${name}`)
+  return scenario
+    .run({ n: options.n ?? scenario.defaultN, seed: 1, crash: options.crash ?? [] })
+    .net.traceDocument()
+}
+
+/** Pings over links that lose and duplicate messages, cut short while some are in flight. */
+function duplicatesTrace(): TraceDocument {
+  const net = new SimNetwork({
+    seed: 3,
+    latency: { kind: 'uniform', min: 1, max: 20 },
+    loss: 0.1,
+    duplicate: 0.3,
+  })
+  net.launch([1, 2, 3], (self) => ({
+    start(ctx: Ctx<{ type: 'ping' }, never>) {
+      ctx.setTimer('ping', 1)
+    },
+    onTimer(_key: string, ctx: Ctx<{ type: 'ping' }, never>) {
+      for (const peer of ctx.peers) if (peer !== self) ctx.send(peer, { type: 'ping' })
+      ctx.setTimer('ping', 5)
+    },
+    onMessage() {},
+  }))
+  net.run({ until: 60 })
+  return net.traceDocument()
+}
+
+const VISIBLE = ':not(.off-time):not(.off-filter)'
+const count = (selector: string) =>
+  browser.eval<number>(`document.querySelectorAll(${JSON.stringify(selector)}).length`)
+const attrs = (selector: string, attr: string) =>
+  browser.eval<string[]>(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.getAttribute(${JSON.stringify(attr)}))`,
+  )
+const open = async (file: string, query = '') => {
+  expect(await browser.call('goto', { path: `/?trace=/traces/${file}${query}` })).toBe('ready')
+}
+const shot = (name: string) => browser.call('screenshot', { path: join(screenshots, name) })
+
+beforeAll(async () => {
+  if (unavailable) return
+  dir = mkdtempSync(join(tmpdir(), 'sd-visualizer-'))
+  const dist = join(dir, 'dist')
+  const tracesDir = join(dir, 'traces')
+  mkdirSync(tracesDir)
+  mkdirSync(screenshots, { recursive: true })
+  // The page as `pnpm visualize` serves it: vite's production build, of the current sources.
+  const built = spawnSync(
+    process.execPath,
+    [join(app, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', dist, '--logLevel', 'warn'],
+    { cwd: app, encoding: 'utf8', timeout: 300_000 },
+  )
+  if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}${built.stdout}`)
+
+  traces['causal-order'] = scenarioTrace('causal-order')
+  traces.vector = scenarioTrace('vector')
+  traces['mutex-ricart-agrawala'] = scenarioTrace('mutex-ricart-agrawala')
+  traces['election-bully'] = scenarioTrace('election-bully')
+  traces['deadlock-prevention'] = scenarioTrace('deadlock-prevention')
+  traces.flood = scenarioTrace('flood', { crash: [4] })
+  traces.duplicates = duplicatesTrace()
+  for (const [name, doc] of Object.entries(traces))
+    writeFileSync(join(tracesDir, `${name}.json`), JSON.stringify(doc))
+  writeFileSync(
+    join(tracesDir, 'causal-order.shiviz.log'),
+    traceToShiViz(traces['causal-order'].events, { header: true }),
+  )
+  writeFileSync(join(tracesDir, 'broken.json'), '{"format":"sd-trace","events":[{"type":"send"}]}')
+  await browser.start(dist, tracesDir)
+})
+
+afterAll(async () => {
+  await browser.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
+  it.each([
+    'causal-order',
+    'mutex-ricart-agrawala',
+    'election-bully',
+    'deadlock-prevention',
+    'flood',
+    'duplicates',
+  ])(
+    '%s: one line per process, one arrow per delivery, drop or copy in flight, one mark per event',
+    async (name) => {
+      const doc = traces[name]!
+      await open(`${name}.json`)
+      expect(await attrs('#diagram [data-process]', 'data-process')).toEqual(doc.nodes.map(String))
+      const arrows = expectedArrows(doc)
+      expect(await count('#diagram [data-message]')).toBe(arrows.total)
+      expect(new Set(await attrs('#diagram [data-message]', 'data-message'))).toEqual(arrows.ids)
+      const marks = await attrs('#diagram [data-event]', 'data-event')
+      expect(marks.map(Number).sort((a, b) => a - b)).toEqual(processEvents(doc))
+      // Drops are drawn to a cross with their reason.
+      const drops = doc.events.filter((e) => e.type === 'drop')
+      expect(await count('#diagram [data-outcome="drop"] .cross')).toBe(drops.length)
+      expect((await attrs('#diagram [data-outcome="drop"] .drop-label', 'class')).length).toBe(
+        drops.length,
+      )
+      await shot(`${name}.png`)
+    },
+  )
+
+  it('draws crashes and restarts as bands, partitions as bands, duplicates as two arrows of one id', async () => {
+    await open('election-bully.json')
+    const bully = traces['election-bully']!
+    expect(await count('#diagram rect.down')).toBe(
+      bully.events.filter((e) => e.type === 'crash').length,
+    )
+    await open('flood.json')
+    const flood = traces.flood!
+    expect(await count('#diagram [data-partition]')).toBe(
+      flood.events.filter((e) => e.type === 'partition').length,
+    )
+    expect(await count('#diagram rect.down')).toBe(1)
+    const reasons = await browser.eval<string[]>(
+      `[...document.querySelectorAll('#diagram .drop-label')].map((e) => e.textContent)`,
+    )
+    expect(new Set(reasons)).toEqual(
+      new Set(flood.events.flatMap((e) => (e.type === 'drop' ? [e.reason] : []))),
+    )
+    // The README's picture: a delivery on node 3 selected, its causal past and future lit.
+    const pick = flood.events.findIndex(
+      (e, i) => e.type === 'deliver' && e.to === 3 && i > flood.events.length / 3,
+    )
+    await open('flood.json', '&layout=time&zoom=fit')
+    await browser.call('click', { selector: `#diagram [data-event="${pick}"]` })
+    await browser.call('hover', { selector: 'h1' })
+    await browser.call('viewport', { width: 1440, height: 660 })
+    await shot('flood-selected.png')
+    await browser.call('viewport', { width: 1440, height: 900 })
+    await open('duplicates.json')
+    const dup = traces.duplicates!
+    const duplicated = dup.events.filter((e) => e.type === 'duplicate')
+    expect(duplicated.length).toBeGreaterThan(0)
+    expect(await count('#diagram [data-duplicate]')).toBe(duplicated.length)
+    for (const e of duplicated.slice(0, 3))
+      expect(await count(`#diagram [data-message="${e.id}"]`)).toBe(2)
+    expect(await count('#diagram [data-outcome="in-flight"]')).toBeGreaterThan(0)
+  })
+
+  it('highlights the causal past and future of a clicked event, as the happened-before graph and vector clocks say', async () => {
+    for (const name of ['causal-order', 'mutex-ricart-agrawala', 'election-bully']) {
+      const doc = traces[name]!
+      await open(`${name}.json`)
+      // Vector clocks from @sd/clocks over the same process events: an independent second check.
+      const clocked = traceVectorClocks(doc.events, {
+        include: (e) => !['drop', 'duplicate', 'partition', 'heal'].includes(e.type),
+      })
+      const clockOf = new Map(clocked.map((c) => [doc.events.indexOf(c.source as never), c]))
+      const visible = await attrs(`#diagram [data-event]${VISIBLE}`, 'data-event')
+      const picks = [
+        visible[0]!,
+        visible[Math.floor(visible.length / 3)]!,
+        visible[Math.floor((2 * visible.length) / 3)]!,
+      ]
+      for (const pick of picks) {
+        const selected = Number(pick)
+        await browser.call('click', { selector: `#diagram [data-event="${selected}"]` })
+        const past = (await attrs('#diagram [data-event].past', 'data-event')).map(Number)
+        const future = (await attrs('#diagram [data-event].future', 'data-event')).map(Number)
+        expect(await attrs('#diagram [data-event].selected', 'data-event')).toEqual([pick])
+        const want = causalPastFuture(doc, selected)
+        expect(new Set(past)).toEqual(want.past)
+        expect(new Set(future)).toEqual(want.future)
+        const v = clockOf.get(selected)!.clock
+        for (const i of past) expect(clockOf.get(i)!.clock.compare(v)).toBe('before')
+        for (const i of future) expect(clockOf.get(i)!.clock.compare(v)).toBe('after')
+        expect(
+          await browser.eval('document.querySelector("#selection [data-past]").dataset.past'),
+        ).toBe(String(want.past.size))
+      }
+      if (name === 'causal-order') await shot('causal-order-selected.png')
+      await browser.call('press', { key: 'Escape' })
+      expect(await count('#diagram [data-event].past')).toBe(0)
+    }
+  })
+
+  it('steps through virtual time: the visible arrows grow to all of them; back and play work', async () => {
+    const doc = traces['causal-order']!
+    await open('causal-order.json')
+    const total = expectedArrows(doc).total
+    const visibleArrows = () => count(`#diagram [data-message]${VISIBLE}`)
+    const visibleEvents = () => count(`#diagram [data-event]${VISIBLE}`)
+    await browser.call('click', { selector: '#reset' })
+    expect(await visibleArrows()).toBe(0)
+    expect(await visibleEvents()).toBe(0)
+    const seen: number[] = []
+    let events = 0
+    for (let i = 0; i < 500; i++) {
+      await browser.call('click', { selector: '#step' })
+      const arrows = await visibleArrows()
+      const nowEvents = await visibleEvents()
+      expect(nowEvents).toBeGreaterThanOrEqual(events)
+      events = nowEvents
+      seen.push(arrows)
+      if (arrows === total && events === processEvents(doc).length) break
+    }
+    expect(seen.every((a, i) => i === 0 || a >= seen[i - 1]!)).toBe(true)
+    expect(seen[seen.length - 1]).toBe(total)
+    expect(new Set(seen).size).toBeGreaterThan(5)
+    expect(await browser.eval('document.getElementById("status").dataset.arrows')).toBe(
+      String(total),
+    )
+    await browser.call('press', { key: 'ArrowLeft' })
+    await browser.call('press', { key: 'ArrowLeft' })
+    expect(await visibleEvents()).toBeLessThan(events)
+    // Play from the start at 50 steps/s until everything is shown again.
+    await browser.eval(
+      `(() => { const s = document.getElementById('speed'); s.value = '50'; s.dispatchEvent(new Event('change')) })()`,
+    )
+    await browser.call('click', { selector: '#reset' })
+    await browser.call('click', { selector: '#play' })
+    let done = false
+    for (let i = 0; i < 600 && !done; i++) {
+      done = (await visibleArrows()) === total && (await visibleEvents()) === events
+      if (!done) await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(done).toBe(true)
+    expect(await browser.eval('document.getElementById("play").getAttribute("aria-pressed")')).toBe(
+      'false',
+    )
+  })
+
+  it('hovering an event shows its details with vector and Lamport clocks, and the clocks the trace carries', async () => {
+    const doc = traces.vector!
+    await open('vector.json')
+    const send = doc.events.findIndex((e) => e.type === 'send')
+    await browser.call('hover', { selector: `#diagram [data-event="${send}"]` })
+    const text = await browser.eval<string>('document.getElementById("tooltip").innerText')
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(false)
+    expect(text).toMatch(/vector clock\s+\[\d+, \d+, \d+\] over \(1, 2, 3\)/)
+    expect(text).toMatch(/Lamport clock\s+\d+/)
+    // The vector scenario's messages carry their own clocks: shown as found in the trace.
+    expect(text).toContain('msg.vector = [0, 0, 1]')
+    expect(text).toContain('msg.lamport = 1')
+    await browser.call('hover', { selector: '#diagram [data-message]' })
+    expect(await browser.eval<string>('document.getElementById("tooltip").innerText')).toMatch(
+      /outcome\s+delivered at/,
+    )
+  })
+
+  it('filters by message type and by protocol', async () => {
+    const mutex = traces['mutex-ricart-agrawala']!
+    await open('mutex-ricart-agrawala.json')
+    const total = expectedArrows(mutex).total
+    const types = await attrs('#types input', 'data-type')
+    expect(types.length).toBeGreaterThan(1)
+    const type = types[0]!
+    const ofType = mutex.events.filter(
+      (e) => e.type === 'send' && (e.msg as { type: string }).type === type,
+    ).length
+    await browser.call('setChecked', {
+      selector: `#types input[data-type="${type}"]`,
+      checked: false,
+    })
+    expect(await count(`#diagram [data-message]${VISIBLE}`)).toBe(total - ofType)
+    await browser.call('setChecked', {
+      selector: `#types input[data-type="${type}"]`,
+      checked: true,
+    })
+    expect(await count(`#diagram [data-message]${VISIBLE}`)).toBe(total)
+
+    const dp = traces['deadlock-prevention']!
+    await open('deadlock-prevention.json')
+    expect(new Set(await attrs('#protos input', 'data-proto'))).toEqual(
+      new Set(['wait-die', 'wound-wait']),
+    )
+    await browser.call('setChecked', {
+      selector: '#protos input[data-proto="wound-wait"]',
+      checked: false,
+    })
+    const waitDie = dp.events.filter((e) => e.type === 'deliver' && e.proto === 'wait-die').length
+    expect(await count(`#diagram [data-message]${VISIBLE}`)).toBe(waitDie)
+    await shot('deadlock-prevention-wait-die.png')
+  })
+
+  it('opens a ShiViz log from @sd/clocks: hosts, events, messages and causality from its clocks', async () => {
+    const doc = traces['causal-order']!
+    await open('causal-order.shiviz.log')
+    expect(await browser.eval('document.body.dataset.format')).toBe('shiviz')
+    const log = traceToShiViz(doc.events, { header: true })
+    const entries = [...log.matchAll(new RegExp(SHIVIZ_REGEX, 'g'))].map((m) => ({
+      host: m.groups!.host!,
+      clock: JSON.parse(m.groups!.clock!) as Record<string, number>,
+    }))
+    const hosts = [...new Set(entries.map((e) => e.host))]
+    expect(await attrs('#diagram [data-process]', 'data-process')).toEqual(hosts)
+    expect(await count('#diagram [data-event]')).toBe(entries.length)
+    // ShiViz's rule: a delivery whose send the receiver did not know yet is a message edge.
+    const clocked = traceVectorClocks(doc.events)
+    const sendClock = new Map<number, Record<string, number>>()
+    const known = new Map<string, Record<string, number>>()
+    let edges = 0
+    for (const c of clocked) {
+      const clock = c.clock.toObject() as Record<string, number>
+      const host = String(c.host)
+      if (c.source.type === 'send') sendClock.set(c.source.id!, clock)
+      if (c.source.type === 'deliver') {
+        const from = String(c.source.from)
+        const sent = sendClock.get(c.source.id!)![from]!
+        if (sent > (known.get(host)?.[from] ?? 0)) edges++
+      }
+      known.set(host, clock)
+    }
+    expect(await count('#diagram [data-message]')).toBe(edges)
+    // Causal past and future from the log's own vector clocks: V(f) ≤ V(e) and V(e) ≤ V(f).
+    const leq = (a: Record<string, number>, b: Record<string, number>) =>
+      Object.entries(a).every(([k, v]) => v <= (b[k] ?? 0))
+    for (const pick of [3, Math.floor(entries.length / 2), entries.length - 2]) {
+      await browser.call('click', { selector: `#diagram [data-event="${pick}"]` })
+      const past = new Set((await attrs('#diagram [data-event].past', 'data-event')).map(Number))
+      const future = new Set(
+        (await attrs('#diagram [data-event].future', 'data-event')).map(Number),
+      )
+      const e = entries[pick]!.clock
+      const want = (rel: (f: Record<string, number>) => boolean) =>
+        new Set(entries.flatMap((f, i) => (i !== pick && rel(f.clock) ? [i] : [])))
+      expect(past).toEqual(want((f) => leq(f, e)))
+      expect(future).toEqual(want((f) => leq(e, f)))
+    }
+    await shot('causal-order-shiviz.png')
+  })
+
+  it('opens files from the file picker and from a drop, and says what is wrong with a bad one', async () => {
+    await open('flood.json')
+    await browser.call('setFiles', {
+      selector: '#file',
+      path: join(dir!, 'traces', 'mutex-ricart-agrawala.json'),
+      name: 'mutex-ricart-agrawala.json',
+    })
+    expect(await count('#diagram [data-message]')).toBe(
+      expectedArrows(traces['mutex-ricart-agrawala']!).total,
+    )
+    const state = await browser.call('drop', {
+      name: 'dropped-causal-order.json',
+      text: JSON.stringify(traces['causal-order']),
+    })
+    expect(state).toBe('ready')
+    expect(await count('#diagram [data-message]')).toBe(
+      expectedArrows(traces['causal-order']!).total,
+    )
+    expect(await browser.call('goto', { path: '/?trace=/traces/broken.json' })).toBe('error')
+    expect(await browser.eval('document.getElementById("error").textContent')).toMatch(
+      /Cannot open broken\.json: event 0 \(send\) has no finite time/,
+    )
+    expect(await browser.call('goto', { path: '/?trace=/traces/missing.json' })).toBe('error')
+    expect(await browser.eval('document.getElementById("error").textContent')).toMatch(/404/)
+    expect(await browser.call('goto', { path: '/' })).toBe('empty')
+  })
+
+  it('raised no error in the page', () => {
+    // A missing trace's 404 is reported by the browser as a console error: the only one allowed.
+    expect(browser.pageErrors.filter((e) => !/404/.test(e))).toEqual([])
+  })
+})
