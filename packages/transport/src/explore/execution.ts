@@ -21,7 +21,7 @@ export class Execution {
     private readonly scenario: ExploreScenario,
     trace: boolean,
   ) {
-    this.net = new SimNetwork({ seed: scenario.seed ?? 1, trace })
+    this.net = new SimNetwork({ seed: scenario.seed ?? 1, trace, fifo: scenario.fifo ?? true })
     this.net.onEmit((node, event, t) => this.events.push({ node, t, event }))
     scenario.setup(this.net)
     for (const id of this.net.nodeIds) this.nodesById.set(String(id), id)

@@ -20,6 +20,12 @@ export interface ExploreScenario {
   invariant(state: ExploreState): string | undefined
   /** The simulator's seed (it seeds each node's `ctx.random`). Default 1. */
   seed?: number | string
+  /**
+   * The simulator's link settings: with `fifo: true` (the default, as in the simulator) messages
+   * of one link arrive in the order sent, with `fifo: false` in any order. Latency and loss
+   * settings are ignored: the explorer decides orderings and injects faults itself.
+   */
+  fifo?: boolean
 }
 
 /** Bounds and modes of an exploration. */

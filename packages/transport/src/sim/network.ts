@@ -452,7 +452,8 @@ export class SimNetwork {
 
   /**
    * The events that may happen next when a scheduler, not virtual time, decides: every message in
-   * flight (the network is asynchronous: any delay is possible), and the timers and planned
+   * flight (the network is asynchronous: any delay is possible; on a FIFO link, the default, only
+   * the oldest one of that link), and the timers and planned
    * actions. With `timers: 'in-order'` (the default) only the earliest of those are offered, so
    * timeouts keep their order and virtual time only moves forward; with `'any-order'` any of them,
    * as if clocks could drift without bound. Keys name events stably: `m:1>2#3` is the third
@@ -463,9 +464,19 @@ export class SimNetwork {
     const live = this.queue.live()
     let earliest = Number.POSITIVE_INFINITY
     for (const e of live) if (e.kind === 'call') earliest = Math.min(earliest, e.t)
+    // On a FIFO link (the default) only the oldest message in flight may arrive next.
+    const head = new Map<string, DeliverEvent>()
+    for (const e of live) {
+      if (e.kind !== 'deliver' || !e.from.links.get(e.to.id)?.config.fifo) continue
+      const link = `${String(e.from.id)}>${String(e.to.id)}`
+      const first = head.get(link)
+      if (first === undefined || e.seq < first.seq) head.set(link, e)
+    }
     const out: Choice[] = []
     for (const e of live) {
       if (e.kind === 'deliver') {
+        const link = `${String(e.from.id)}>${String(e.to.id)}`
+        if (head.has(link) && head.get(link) !== e) continue
         out.push({
           key: e.key,
           kind: 'deliver',

@@ -36,7 +36,9 @@ const mutex = (tieBreak: boolean): ExploreScenario => ({
   },
 })
 
+// Links that reorder: on a FIFO ring every node has one ordered input, so all orderings are one.
 const ring = (flag: boolean): ExploreScenario => ({
+  fifo: false,
   setup: launch([1, 2, 3], changRoberts(3, flag)),
   invariant: ({ events }) => {
     for (const node of [1, 2, 3]) {
