@@ -39,8 +39,10 @@ async function main(argv: string[]): Promise<number> {
     else process.stdout.write(`\n${formatSummary(summary)}\n`)
     return summary.ok ? 0 : 1
   } catch (error) {
-    if (!(error instanceof ClusterError)) throw error
-    process.stderr.write(`cluster: ${error.message}\n`)
+    // Everything it started is already cleaned up (runCluster's finally).
+    const text =
+      error instanceof ClusterError ? error.message : String((error as Error)?.stack ?? error)
+    process.stderr.write(`cluster: ${text}\n`)
     return 3
   }
 }

@@ -137,6 +137,9 @@ class ClusterRun {
   private stopping = false
   private cut = new Set<string>()
   private lossOn = false
+  /** The fault rules' counters per host, as last read, and when. */
+  private drops: Array<{ cut: number; loss: number }> | undefined
+  private dropsAt = 0
   private lossEnds: ReturnType<typeof setTimeout> | undefined
   private display: Display
   private trace: TraceRecorder | undefined
@@ -781,7 +784,12 @@ class ClusterRun {
   }
 
   private view(): ViewState {
-    const drops = this.hosts?.mode === 'netns' && !this.cleaned ? safeDrops(this.hosts) : undefined
+    // The counters cost a process per host (nft): read at most once a second.
+    if (this.hosts?.mode === 'netns' && !this.cleaned && machineNow() - this.dropsAt >= 1000) {
+      this.dropsAt = machineNow()
+      this.drops = safeDrops(this.hosts) ?? this.drops
+    }
+    const drops = this.drops
     const store = this.store?.snapshot
     const terms = new Set(
       this.events.filter((x) => x.p === 'election' && x.e.type === 'leader').map((x) => x.e.term),
