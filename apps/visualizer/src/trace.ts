@@ -203,13 +203,15 @@ export function traceToDiagram(doc: unknown): Diagram {
         const mid = id(e.id)
         const sent = sends.get(mid)
         const type = sent ? messageType(sent.msg) : 'unknown'
+        // A recorder may put `proto` on the send only (the cluster app does): the delivery's is the send's.
+        const msgProto = proto ?? sent?.proto
         const deliver = event(
           index,
           e,
           to,
           'deliver',
           `←${from} #${mid} ${type}`,
-          { messageId: mid, messageType: type, peer: from },
+          { messageId: mid, messageType: type, peer: from, proto: msgProto },
           sent?.send.seq,
         )
         if (sent) deliver.traceClocks = findTraceClocks(sent.msg, 'msg')
@@ -223,7 +225,7 @@ export function traceToDiagram(doc: unknown): Diagram {
           outcome: 'deliver',
           duplicated: false,
           type,
-          proto,
+          proto: msgProto,
           seq: deliver.seq,
         })
         break
@@ -248,7 +250,7 @@ export function traceToDiagram(doc: unknown): Diagram {
           drop: { reason, t: e.t, seq, id: index, atReceiver },
           duplicated: false,
           type: sent ? messageType(sent.msg) : 'unknown',
-          proto,
+          proto: proto ?? sent?.proto,
           seq,
         })
         if (proto) protos.add(proto)
@@ -345,7 +347,7 @@ export function traceToDiagram(doc: unknown): Diagram {
     `${processes.length} processes`,
     `${events.length} events`,
     `${messages.length} message arrows`,
-    `${formatTime(end, 'ms')} of virtual time`,
+    `over ${formatTime(end, 'ms')}`,
   ]
     .filter(Boolean)
     .join(' · ')

@@ -131,6 +131,15 @@ describe('sd traces', () => {
     )
     expect(d.protos).toEqual(['app/lock', 'lock'])
     expect(d.messages[0]).toMatchObject({ type: 'req', proto: 'lock' })
+    // A delivery recorded without `proto` (as the cluster app writes them) takes its send's.
+    const bare = traceToDiagram(
+      doc([
+        { t: 0, type: 'send', id: 1, from: 1, to: 2, msg: { type: 'req' }, proto: 'lock' },
+        { t: 1, type: 'deliver', id: 1, from: 1, to: 2, sentAt: 0 },
+      ]),
+    )
+    expect(bare.messages[0]!.proto).toBe('lock')
+    expect(bare.events[1]!.proto).toBe('lock')
     expect(d.events[2]!.label).toBe('★ done')
   })
 
