@@ -136,6 +136,13 @@ function applyZoom(): void {
   v.scale = zoom === 'fit' ? Math.min(1.5, (canvas.clientWidth - 4) / v.lay.width) : Number(zoom)
   v.drawing.svg.setAttribute('width', String(Math.round(v.lay.width * v.scale)))
   v.drawing.svg.setAttribute('height', String(Math.round(v.lay.height * v.scale)))
+  pinLabels()
+}
+
+/** Keeps the process names at the left edge of the pane, whatever the horizontal scroll. */
+function pinLabels(): void {
+  if (!view?.drawing.labels) return
+  view.drawing.labels.setAttribute('transform', `translate(${canvas.scrollLeft / view.scale},0)`)
 }
 
 function applyFilters(): void {
@@ -618,6 +625,7 @@ speedSelect.addEventListener('change', () => {
   }
 })
 layoutSelect.addEventListener('change', draw)
+canvas.addEventListener('scroll', pinLabels)
 zoomSelect.addEventListener('change', applyZoom)
 window.addEventListener('resize', () => {
   if (zoomSelect.value === 'fit') applyZoom()

@@ -43,6 +43,8 @@ export interface Drawing {
   partitions: Map<PartitionBand, SVGGElement>
   duplicates: SVGGElement[]
   now: SVGLineElement
+  /** The process names, moved along when the page scrolls sideways. */
+  labels?: SVGGElement
 }
 
 /** A small shape per event kind, centered on (0, 0); the legend draws the same. */
@@ -210,8 +212,6 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
     const y = lay.y.get(p)!
     const g = el('g', { class: 'process', 'data-process': p }, lines)
     el('line', { x1: 70, y1: y, x2: lay.endX, y2: y }, g)
-    el('text', { x: 62, y: y + 4, 'text-anchor': 'end', class: 'process-label' }, g).textContent =
-      d.format === 'shiviz' ? p : `node ${p}`
   }
 
   const labelArrows = d.messages.length <= 80
@@ -279,6 +279,18 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
     drawing.duplicates.push(g)
   }
 
+  // Process names on top of everything, in a column the page keeps in sight when scrolled.
+  const labels = el('g', { class: 'labels' })
+  el('rect', { x: 0, y: 0, width: 68, height: lay.height, class: 'labels-bg' }, labels)
+  for (const p of d.processes) {
+    el(
+      'text',
+      { x: 62, y: lay.y.get(p)! + 4, 'text-anchor': 'end', class: 'process-label' },
+      labels,
+    ).textContent = d.format === 'shiviz' ? `host ${p}` : `node ${p}`
+  }
+  drawing.labels = labels
+
   for (const e of d.events) {
     const g = el(
       'g',
@@ -295,5 +307,6 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
     drawMark(e.kind, g, e.messageType ? colors.get(e.messageType) : undefined)
     drawing.events.set(e, g)
   }
+  svg.appendChild(labels)
   return drawing
 }

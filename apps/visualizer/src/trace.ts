@@ -418,8 +418,8 @@ function nodeLabel(kind: EventKind, e: Entry): string {
   }
 }
 
-/** `37.469 ms`, or `step 12` for logs without time. */
+/** `37.469 ms`, or `log position 12` for logs without time. */
 export function formatTime(t: number, unit: 'ms' | 'step'): string {
-  if (unit === 'step') return `step ${t}`
+  if (unit === 'step') return `log position ${t}`
   return `${Number.isInteger(t) ? t : t.toFixed(3)} ms`
 }
