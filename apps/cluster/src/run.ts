@@ -52,7 +52,7 @@ const READY_TIMEOUT_MS = 120_000
 const FIRST_LEADER_TIMEOUT_MS = 60_000
 const SETTLE_TIMEOUT_MS = 8_000
 /** Calm between two faults. */
-const SETTLE_MS = 500
+const SETTLE_MS = 1000
 const TRAP_TIMEOUT_MS = 6_000
 const STOP_TIMEOUT_MS = 15_000
 const EXIT_TIMEOUT_MS = 5_000
@@ -595,7 +595,8 @@ class ClusterRun {
       'kill-holder': o.faultMs + TRAP_TIMEOUT_MS / 4,
       'pause-holder': pauseMs + TRAP_TIMEOUT_MS / 4,
       partition: o.faultMs,
-      loss: 0,
+      // In the background, but over before the run ends.
+      loss: o.faultMs,
     }
     await sleep(Math.min(1500, o.seconds * 100))
     const playable = o.chaos.filter((kind) => {
@@ -615,9 +616,11 @@ class ClusterRun {
           }
           continue
         }
-        played = true
+        // Loss runs in the background and takes no time here: a round of loss alone ends the play.
+        if (kind === 'loss' && this.lossOn) continue
         await this.fault(kind, pauseMs)
         if (kind === 'loss') continue
+        played = true
         // Before the next fault: a leader again, and a moment of calm.
         this.chaosNow = `${kind} done; settling`
         await until(
