@@ -36,10 +36,18 @@ export interface Hosts {
 
 /** Why namespaces cannot be used here, or undefined when they can. */
 export function netnsUnavailable(): string | undefined {
-  if (process.platform !== 'linux') return 'network namespaces need Linux'
-  if (process.getuid?.() !== 0) return 'network namespaces need root'
-  if (spawnSync('ip', ['-V']).status !== 0) return '`ip` (iproute2) is missing'
-  if (spawnSync('nft', ['--version']).status !== 0) return '`nft` (nftables) is missing'
+  if (process.platform !== 'linux')
+    return `network namespaces are Linux only (this is ${process.platform})`
+  if (process.geteuid?.() !== 0) return 'making network namespaces takes root'
+  const tools: Array<[string, string[], string]> = [
+    ['ip', ['-V'], 'iproute2'],
+    ['nft', ['-v'], 'nftables'],
+  ]
+  for (const [tool, versionArgs, pkg] of tools) {
+    if (spawnSync(tool, versionArgs, { stdio: 'ignore' }).status !== 0) {
+      return `\`${tool}\` (${pkg}) is not installed`
+    }
+  }
   return undefined
 }
 
@@ -51,12 +59,13 @@ function sh(command: string, args: readonly string[], input?: string): string {
   return r.stdout
 }
 
-const alive = (pid: number) => {
+/** Whether process `pid` still exists (signal 0 tests without sending anything). */
+function running(pid: number): boolean {
   try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
+    return process.kill(pid, 0)
+  } catch (error) {
+    // Exists, but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 
@@ -70,7 +79,7 @@ export function deleteOrphanNamespaces(): string[] {
   const pattern = new RegExp(`^(${NETNS_PREFIX}-(\\d+)-[a-z0-9]+)\\b`)
   for (const line of sh('ip', ['netns', 'list']).split('\n')) {
     const m = pattern.exec(line)
-    if (m && !alive(Number(m[2]))) {
+    if (m && !running(Number(m[2]))) {
       spawnSync('ip', ['netns', 'del', m[1]!], { timeout: 10_000 })
       deleted.push(m[1]!)
     }
