@@ -9,9 +9,11 @@
  * SD_REQUIRE_ALL=1 (CI).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { netnsUnavailable } from '../src/hosts.js'
 import type { Summary } from '../src/summary.js'
 
@@ -35,10 +37,15 @@ interface Outcome {
 }
 
 /** Runs the CLI; `onStderr` sees each progress line (and may signal the process). */
-function runCli(args: string[], onStderr?: (line: string, pid: number) => void): Promise<Outcome> {
+function runCli(
+  args: string[],
+  onStderr?: (line: string, pid: number) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
       cwd: appDir,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -154,23 +161,37 @@ describe.skipIf(unavailable !== undefined)('a cluster in network namespaces', ()
 })
 
 describe('a cluster on loopback', () => {
-  it('survives a killed leader, a killed holder and a paused holder whose late write is fenced off', async () => {
-    const o = await runCli([
-      '--n',
-      '3',
-      '--seconds',
-      '14',
-      '--fault-ms',
-      '2000',
-      '--chaos',
-      'kill-leader,kill-holder,pause-holder,partition',
-      '--rounds',
-      '1',
-      '--loopback',
-      '--json',
-    ])
+  let stubs: string | undefined
+  afterAll(() => {
+    if (stubs) rmSync(stubs, { recursive: true, force: true })
+  })
+
+  it('falls back to loopback without nftables, and survives a killed leader, a killed holder and a paused holder whose late write is fenced off', async () => {
+    // A machine without nftables (or without root): an `nft` that fails comes first on the PATH,
+    // and the default mode falls back to loopback ports with a notice.
+    stubs = mkdtempSync(join(tmpdir(), 'sd-cluster-stubs-'))
+    writeFileSync(join(stubs, 'nft'), '#!/bin/sh\nexit 127\n', { mode: 0o755 })
+    const env = { ...process.env, PATH: `${stubs}${delimiter}${process.env.PATH ?? ''}` }
+    const o = await runCli(
+      [
+        '--n',
+        '3',
+        '--seconds',
+        '14',
+        '--fault-ms',
+        '2000',
+        '--chaos',
+        'kill-leader,kill-holder,pause-holder,partition',
+        '--rounds',
+        '1',
+        '--json',
+      ],
+      undefined,
+      env,
+    )
     const s = summaryOf(o)
     expect(o.code).toBe(0)
+    expect(o.stderr).toContain('every node on loopback instead')
     expectSafeRun(s, 3)
     expect(s.mode).toBe('loopback')
     expect(s.chaos.map((c) => [c.kind, c.skipped])).toEqual([
