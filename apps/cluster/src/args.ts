@@ -73,7 +73,7 @@ Options:
                       partition     cut a minority (with the leader) off with nft drop rules, heal
                     partition and loss need network namespaces: skipped with a notice on loopback
   --loss P          percent of packets lost during the loss fault, 1..50 (default 10)
-  --fault-ms MS     how long each fault lasts, 500..10000 (default 2500)
+  --fault-ms MS     how long each fault lasts, 500..6000 (default 2500)
   --rounds R        play the list of faults R times, 1..100 (default: again and again while the
                     run has time for the next fault)
   --netns           require network namespaces (fail without root, ip or nft)
@@ -152,7 +152,7 @@ export function parseArgs(argv: readonly string[], random: () => number = Math.r
         o.lossPercent = integer('--loss', value(), 1, 50)
         break
       case '--fault-ms':
-        o.faultMs = integer('--fault-ms', value(), 500, 10_000)
+        o.faultMs = integer('--fault-ms', value(), 500, 6000)
         break
       case '--rounds':
         o.rounds = integer('--rounds', value(), 1, 100)

@@ -71,7 +71,7 @@ describe('parseArgs', () => {
     [['--seconds', '--json'], '--seconds needs a value'],
     [['--seconds', '4'], '--seconds must be in 5..600'],
     [['--loss', '0'], '--loss must be in 1..50'],
-    [['--fault-ms', '100'], '--fault-ms must be in 500..10000'],
+    [['--fault-ms', '100'], '--fault-ms must be in 500..6000'],
     [['--rounds', '0'], '--rounds must be in 1..100'],
     [['--chaos', 'kill-leader,meteor'], 'unknown fault "meteor"'],
     [['--json=yes'], '--json takes no value'],
