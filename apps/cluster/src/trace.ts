@@ -10,7 +10,7 @@ import type { TraceDocument, TraceEvent } from '@sd/transport'
 
 export class TraceRecorder {
   private readonly events: TraceEvent[] = []
-  private readonly sends = new Map<string, { t: number; id: number }>()
+  private readonly sends = new Map<string, { t: number; id: number; proto: string | undefined }>()
   private readonly delivers: Array<{ t: number; from: string; to: string; seq: number }> = []
   private nextId = 1
 
@@ -39,8 +39,9 @@ export class TraceRecorder {
 
   send(t: number, from: string, to: string, seq: number, msg: unknown): void {
     const id = this.nextId++
-    this.sends.set(`${from} ${seq}`, { t, id })
-    const proto = (msg as { proto?: unknown })?.proto
+    const tag = (msg as { proto?: unknown })?.proto
+    const proto = typeof tag === 'string' ? tag : undefined
+    this.sends.set(`${from} ${seq}`, { t, id, proto })
     this.events.push({
       t: this.at(t),
       type: 'send',
@@ -48,7 +49,7 @@ export class TraceRecorder {
       from,
       to,
       msg,
-      ...(typeof proto === 'string' ? { proto } : {}),
+      ...(proto === undefined ? {} : { proto }),
     })
   }
 
@@ -76,6 +77,7 @@ export class TraceRecorder {
         from: d.from,
         to: d.to,
         sentAt: this.at(sent.t),
+        ...(sent.proto === undefined ? {} : { proto: sent.proto }),
       })
     }
     events.sort((a, b) => a.t - b.t)
