@@ -99,5 +99,35 @@ export default async function exploreBench(): Promise<BenchResult[]> {
       terminalStates: causal.result.terminalStates,
     },
   })
+  // Two broadcasts each: far more orderings. Bounded, to report how far 50,000 schedules get.
+  const started = performance.now()
+  const deeper = explore(
+    {
+      setup(net) {
+        net.launch(IDS, () => causalBroadcast<string>())
+        for (const id of IDS)
+          for (const k of [1, 2])
+            net.request(id, { type: 'broadcast', payload: `m${String(id)}.${k}` })
+      },
+      invariant: quiet,
+    },
+    { maxSchedules: 50_000 },
+  )
+  const deeperMs = performance.now() - started
+  log(
+    `causal broadcast, 2 messages each: ${deeper.schedules} schedules in ${deeperMs.toFixed(0)} ms, exhausted: ${deeper.exhausted}`,
+  )
+  results.push({
+    name: 'explore.causal-broadcast-2each.bounded',
+    unit: 'schedules/s',
+    value: Math.round((deeper.schedules / deeperMs) * 1000),
+    params: { nodes: 3, messagesEach: 2, reduction: true, maxSchedules: 50_000 },
+    extra: {
+      exhausted: deeper.exhausted,
+      schedules: deeper.schedules,
+      ms: Math.round(deeperMs),
+      terminalStates: deeper.terminalStates,
+    },
+  })
   return results
 }
