@@ -1,7 +1,20 @@
 import { causalOrderCheck, totalOrderCheck } from './clocks.js'
+import { cmhCheck } from './deadlock.js'
+import { changRobertsCheck } from './election.js'
+import { ricartAgrawalaCheck } from './mutex.js'
 import type { CheckSpec } from './spec.js'
+import { cristianCheck } from './timesync.js'
+import { floodCheck } from './transport.js'
 
 /** The scenarios `sd check` can explore, one or more per package. */
-export const checks: readonly CheckSpec[] = [causalOrderCheck, totalOrderCheck]
+export const checks: readonly CheckSpec[] = [
+  causalOrderCheck,
+  totalOrderCheck,
+  floodCheck,
+  ricartAgrawalaCheck,
+  changRobertsCheck,
+  cristianCheck,
+  cmhCheck,
+]
 
 export type { CheckSpec }

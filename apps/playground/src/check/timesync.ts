@@ -1,0 +1,81 @@
+/** Check spec for the timesync package: Cristian's algorithm. */
+import { cristian } from '@sd/timesync'
+import type { NodeId } from '@sd/transport'
+import type { CheckSpec } from './spec.js'
+
+const SERVER: NodeId = 1
+/** Samples per round: three with one client; with two (their rounds interleave), 1 and 2. */
+const samplesFor = (n: number, self: NodeId) => (n === 2 ? 3 : self === 2 ? 1 : 2)
+const SAMPLE_TIMEOUT_MS = 10
+const HANDLING_MS = 1
+const MAX_DRIFT = 1e-4
+/** Float rounding of sums of readings and offsets. */
+const EPSILON = 1e-9
+
+/** Client clocks, off by tens of ms: node 2 slow by MAX_DRIFT, node 3 fast by as much. */
+const clockOf = (id: NodeId) =>
+  id === 2 ? { offset: -37, drift: -MAX_DRIFT } : { offset: 52, drift: MAX_DRIFT }
+
+/**
+ * The bound reported is first order in drift: it charges MAX_DRIFT per ms of the client's own
+ * clock, but a clock slow by MAX_DRIFT measures a true interval T as T (1 - MAX_DRIFT), so the
+ * error can exceed it by MAX_DRIFT^2 / (1 - MAX_DRIFT) per ms (2e-8 ms at n = 3, when the reply
+ * takes the whole round trip: the explorer finds it with the bound as reported). The exact
+ * bound divides the reported one by (1 - MAX_DRIFT), which covers that term (the drift part of
+ * the reported bound is at least MAX_DRIFT per ms measured).
+ */
+const exactBound = (reported: number) => reported / (1 - MAX_DRIFT)
+
+type SyncEv = {
+  type: string
+  offsetMs?: number
+  errorBoundMs?: number
+  readingMs?: number
+}
+
+export const cristianCheck: CheckSpec = {
+  scenario: 'cristian',
+  what: `node 1 is the server (true time); node 2's clock is 37 ms behind and ${MAX_DRIFT * 1e6} ppm slow, node 3's 52 ms ahead and as fast; each client runs one round (3 samples at n = 2; at n = 3, 1 for node 2 and 2 for node 3; sample timeout ${SAMPLE_TIMEOUT_MS} ms, server handling ${HANDLING_MS} ms, no period, no minimum delay). Deliveries take no virtual time: a round trip lasts as long as the timers that fire meanwhile (handling, the other client's timeout), so the worst asymmetry (request instant, reply as late as a timeout) is reached. Every correction's target (reading + offset) is within its error bound of the server's clock at that moment, the bound divided by 1 - ${MAX_DRIFT} (as reported it is first order in drift: the explorer finds errors beyond it by 2e-8 ms at n = 3), and at the end every client adjusted or reported sync-failed, once`,
+  defaultN: 3,
+  minN: 2,
+  maxN: 3,
+  defaults: { depth: 80 },
+  build(n) {
+    const nodes = Array.from({ length: n }, (_, i): NodeId => i + 1)
+    const clients = nodes.filter((id) => id !== SERVER)
+    return {
+      setup(net) {
+        for (const id of clients) net.addNode(id, clockOf(id))
+        net.launch(nodes, (self: NodeId) =>
+          cristian({
+            server: SERVER,
+            samples: samplesFor(n, self),
+            sampleTimeoutMs: SAMPLE_TIMEOUT_MS,
+            handlingMs: HANDLING_MS,
+            maxDrift: MAX_DRIFT,
+          })(self),
+        )
+      },
+      invariant({ net, events }) {
+        for (const { node, t, event } of events) {
+          const ev = event as SyncEv
+          if (ev.type !== 'adjusted') continue
+          // The server's clock is true time: its reading at t is t.
+          const error = ev.readingMs! + ev.offsetMs! - t
+          const bound = exactBound(ev.errorBoundMs!)
+          if (Math.abs(error) > bound + EPSILON)
+            return `node ${String(node)} set its clock ${error.toFixed(9)} ms off the server's, beyond its bound ${bound.toFixed(9)} ms`
+        }
+        if (net.choices().length > 0) return undefined
+        for (const id of clients) {
+          const outcomes = events.filter(
+            (e) => e.node === id && ['adjusted', 'sync-failed'].includes((e.event as SyncEv).type),
+          )
+          if (outcomes.length !== 1)
+            return `client ${String(id)} ended its one round with ${outcomes.length} outcomes`
+        }
+        return undefined
+      },
+    }
+  },
+}
