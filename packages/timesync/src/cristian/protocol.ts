@@ -76,6 +76,7 @@ export function cristian(options: CristianOptions) {
   nonNegative('handlingMs', handlingMs)
   nonNegative('minDelayMs', minDelayMs)
   nonNegative('maxDrift', maxDrift)
+  if (!(maxDrift < 1)) throw new InvalidArgumentError(`maxDrift must be below 1, got ${maxDrift}`)
   nonNegative('resolutionMs', resolutionMs)
 
   return (
@@ -119,9 +120,11 @@ export function cristian(options: CristianOptions) {
       const readingMs = clock.read(now)
       const offsetMs = best.estimateMs + (now - best.atH) - readingMs
       const correction = clock.adjust(now, offsetMs)
+      // Intervals are measured on this clock: one slow by ρ reads a true T as T (1 - ρ), so the
+      // drift allowance per measured ms is ρ / (1 - ρ), not ρ (the explorer found the difference).
       const errorBoundMs =
         Math.max(0, (best.rttMs - best.handlingMs) / 2 - minDelayMs) +
-        maxDrift * (best.rttMs + (now - best.atH)) +
+        (maxDrift / (1 - maxDrift)) * (best.rttMs + (now - best.atH)) +
         2 * resolutionMs
       ctx.emit({
         type: 'adjusted',
