@@ -67,6 +67,7 @@ export class Browser {
   readonly pageErrors: string[] = []
   version = ''
   private worker: Worker | undefined
+  private created = false
   private next = 1
   private read = 0
   private answers = new Map<number, Answer>()
@@ -74,6 +75,7 @@ export class Browser {
   /** Creates the namespace and starts the driver in it, serving `dist` and `traces`. */
   async start(dist: string, traces: string): Promise<void> {
     deleteOrphans()
+    this.created = true
     ip('netns', 'add', this.namespace)
     ip('-n', this.namespace, 'link', 'set', 'lo', 'up')
     this.worker = spawnScript(
@@ -142,6 +144,6 @@ export class Browser {
         () => {},
       )
     }
-    spawnSync('ip', ['netns', 'del', this.namespace], { timeout: 10_000 })
+    if (this.created) spawnSync('ip', ['netns', 'del', this.namespace], { timeout: 10_000 })
   }
 }
