@@ -1,4 +1,5 @@
 import type { TraceDocument } from '@sd/transport'
+import { messageType } from '@sd/transport'
 import { assignClocks } from './causality.js'
 import {
   type Diagram,
@@ -14,27 +15,13 @@ import {
   type VizMessage,
 } from './model.js'
 
+/** The type of a message for filtering, as the simulator counts it. */
+export { messageType }
+
 /** A trace entry as read from JSON: checked field by field, never trusted. */
 type Entry = Record<string, unknown> & { t: number; type: string }
 
 const MAX_ENVELOPES = 16
-
-/**
- * The type of a message for filtering: its string `type`, looking through the `{ proto, msg }`
- * envelopes of composed protocols; `object`, `string`... for messages without one.
- */
-export function messageType(msg: unknown): string {
-  let inner = msg
-  for (let depth = 0; depth <= MAX_ENVELOPES; depth++) {
-    if (inner === null || typeof inner !== 'object') return typeof inner
-    const { type, proto } = inner as { type?: unknown; proto?: unknown }
-    if (typeof type === 'string') return type
-    if (typeof proto !== 'string' || !Object.hasOwn(inner, 'msg'))
-      return Array.isArray(inner) ? 'array' : 'object'
-    inner = (inner as { msg: unknown }).msg
-  }
-  return 'object'
-}
 
 /** An emitted event or request without its composition envelopes (`{ proto, event }`). */
 export function unwrap(value: unknown, field: 'event' | 'req' | 'msg'): unknown {
