@@ -8,6 +8,7 @@
  * ways, like a real partition (a drop in an `output` hook would make send() fail with EPERM).
  */
 import { spawnSync } from 'node:child_process'
+import { isAlive } from './processes.js'
 
 /** Why namespaces cannot be used here, or undefined when they can. */
 export function netnsUnavailable(): string | undefined {
@@ -42,15 +43,6 @@ function run(command: string, args: string[], input?: string): string {
     )
   }
   return result.stdout
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** Deletes namespaces `<tag>-<pid>-*` whose creating process is gone (it was killed). */

@@ -52,3 +52,13 @@ export function spawnScript(
   })
   return worker
 }
+
+/** Whether process `pid` still exists (EPERM: it does, owned by someone else). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

@@ -4,6 +4,7 @@
  * deleting the namespaces deletes everything. Needs root, `ip` (iproute2) and `nft` (nftables).
  */
 import { spawnSync } from 'node:child_process'
+import { isAlive } from '../../../test-support/processes.js'
 
 const prefix = 'sd-gp-'
 const table = 'sdloss'
@@ -37,15 +38,6 @@ function run(command: string, args: string[], input?: string): string {
 
 const inNs = (ns: string, command: string, args: string[], input?: string) =>
   run('ip', ['netns', 'exec', ns, command, ...args], input)
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /** Deletes pairs left behind by benchmark processes that died without cleaning up (e.g. SIGKILL). */
 function deleteOrphans(): void {

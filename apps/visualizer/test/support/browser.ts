@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { pollUntil } from '@sd/transport/testing'
-import { spawnScript, type Worker } from '../../../../test-support/processes.js'
+import { isAlive, spawnScript, type Worker } from '../../../../test-support/processes.js'
 
 export const CHROMIUM_PATHS = ['/usr/lib/chromium/chromium', '/usr/bin/chromium']
 const TAG = 'sd-viz'
@@ -24,15 +24,6 @@ export function browserUnavailable(): string | undefined {
   if (!findChromium())
     return `Chromium is missing (apt-get install chromium: ${CHROMIUM_PATHS.join(' or ')})`
   return undefined
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 function ip(...args: string[]): void {

@@ -44,15 +44,7 @@ export function gate(what: string, needs: readonly Need[]): string | undefined {
   return why
 }
 
-/** Whether process `pid` exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+export { isAlive } from '../../../../test-support/processes.js'
 
 /** Polls `read` until it returns a value (not undefined), at most `tries` times `everyMs` apart. */
 export async function retry<T>(
