@@ -59,7 +59,7 @@ export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockV
         const cycle = graph.cycleThrough(event.from, event.to)
         if (cycle !== undefined) {
           verdict.everDeadlocked = true
-          existed.add(key(cycle))
+          existed.add(cycleKey(cycle))
         }
         break
       }
@@ -72,7 +72,7 @@ export function checkDeadlocks(events: readonly TimedDeadlockEvent[]): DeadlockV
         const { cycle } = event
         const whole = cycle.every((p, i) => graph.has(p, cycle[(i + 1) % cycle.length]!))
         if (whole) break
-        if (existed.has(key(cycle))) verdict.late++
+        if (existed.has(cycleKey(cycle))) verdict.late++
         else verdict.phantoms.push({ t, cycle })
         break
       }
@@ -146,8 +146,8 @@ class WaitGraph {
   }
 }
 
-/** A cycle's name whatever process it starts from. */
-function key(cycle: readonly ProcessId[]): string {
+/** A cycle's name whatever process it starts from (two reports of one cycle share it). */
+export function cycleKey(cycle: readonly ProcessId[]): string {
   const names = cycle.map((p) => JSON.stringify(p))
   let best = 0
   for (let i = 1; i < names.length; i++) if (names[i]! < names[best]!) best = i

@@ -5,7 +5,12 @@ export {
   type DeadlockReport,
   type VictimRule,
 } from './api/detector.js'
-export { checkDeadlocks, type DeadlockVerdict, type TimedDeadlockEvent } from './check.js'
+export {
+  checkDeadlocks,
+  cycleKey,
+  type DeadlockVerdict,
+  type TimedDeadlockEvent,
+} from './check.js'
 export type {
   DeadlockEvent,
   DeadlockManagerEvent,

@@ -5,6 +5,7 @@
  */
 import {
   checkDeadlocks,
+  cycleKey,
   type DeadlockVerdict,
   type ProcessId,
   type ProcessSpec,
@@ -142,13 +143,6 @@ export function distinctCycles(reports: Judged['reports']): ProcessId[][] {
     out.push(cycle)
   }
   return out
-}
-
-function cycleKey(cycle: readonly ProcessId[]): string {
-  const names = cycle.map((p) => JSON.stringify(p))
-  let best = 0
-  for (let i = 1; i < names.length; i++) if (names[i]! < names[best]!) best = i
-  return [...names.slice(best), ...names.slice(0, best)].join('>')
 }
 
 /** The checker's findings, for the JSON result. */
