@@ -658,7 +658,7 @@ export function start(): void {
   const mode = params.get('layout')
   if (mode === 'time' || mode === 'compact') layoutSelect.value = mode
   const zoom = params.get('zoom')
-  if (zoom && [...zoomSelect.options].some((o) => o.value === zoom)) zoomSelect.value = zoom
+  if (zoom && Array.from(zoomSelect.options).some((o) => o.value === zoom)) zoomSelect.value = zoom
   const trace = params.get('trace')
   if (trace) void openUrl(trace)
   else {
