@@ -1,68 +1,15 @@
 /** Check spec for the mutex package: Ricart-Agrawala, judged by happens-before. */
 import { type MutexRequest, ricartAgrawala } from '@sd/mutex'
-import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
-import type { ExploreScenario, ExploreState } from '@sd/transport/explore'
+import type { NodeId, ProtocolFactory } from '@sd/transport'
+import {
+  atOrBefore,
+  type Clock,
+  type ExploreScenario,
+  type ExploreState,
+  type WithClock,
+  withVectorClocks,
+} from '@sd/transport/explore'
 import type { CheckSpec } from './spec.js'
-
-/** A vector clock: node id (as a string) to the count of its events. */
-export type Clock = Record<string, number>
-/** A message with the sender's vector clock. */
-export type Stamped<Msg> = { vc: Clock; msg: Msg }
-/** An emitted event with the emitter's vector clock at that moment. */
-export type WithClock<Ev> = { event: Ev; vc: Clock }
-
-/**
- * Runs `factory` with a vector clock on every node: a send (a broadcast is one event) and an
- * emit are events; a delivery merges the sender's clock. Each emitted event carries the clock, so
- * an invariant can judge happens-before without a trace (the explorer runs without one), and does
- * not depend on the order in which the reduction interleaved independent events.
- */
-export function withVectorClocks<Msg, Req, Ev>(
-  factory: ProtocolFactory<Msg, Req, Ev>,
-): ProtocolFactory<Stamped<Msg>, Req, WithClock<Ev>> {
-  return (self) => {
-    const inner = factory(self)
-    const me = String(self)
-    let vc: Clock = {}
-    const tick = (): Clock => {
-      vc = { ...vc, [me]: (vc[me] ?? 0) + 1 }
-      return vc
-    }
-    const wrap = (ctx: Ctx<Stamped<Msg>, WithClock<Ev>>): Ctx<Msg, Ev> => ({
-      self: ctx.self,
-      get peers() {
-        return ctx.peers
-      },
-      now: () => ctx.now(),
-      send: (to, msg) => ctx.send(to, { vc: tick(), msg }),
-      broadcast: (msg) => ctx.broadcast({ vc: tick(), msg }),
-      setTimer: (key, ms) => ctx.setTimer(key, ms),
-      cancelTimer: (key) => ctx.cancelTimer(key),
-      random: () => ctx.random(),
-      emit: (event) => ctx.emit({ event, vc: tick() }),
-      storage: ctx.storage,
-    })
-    const protocol: Protocol<Stamped<Msg>, Req, WithClock<Ev>> = {
-      onMessage(from, { vc: theirs, msg }, ctx) {
-        const merged = { ...vc }
-        for (const [k, v] of Object.entries(theirs)) merged[k] = Math.max(merged[k] ?? 0, v)
-        vc = merged
-        tick()
-        inner.onMessage(from, msg, wrap(ctx))
-      },
-    }
-    if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
-    if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
-    if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
-    if (inner.onSignal) protocol.onSignal = (signal, ctx) => inner.onSignal!(signal, wrap(ctx))
-    return protocol
-  }
-}
-
-/** a happened before b, or is b: every entry of a at most b's. */
-export function atOrBefore(a: Clock, b: Clock): boolean {
-  return Object.entries(a).every(([k, v]) => v <= (b[k] ?? 0))
-}
 
 type MutexEv = { type: string; token?: number }
 interface Entry {

@@ -48,7 +48,6 @@ export class DisciplinedClock {
   private until = Number.NEGATIVE_INFINITY
   private initialized = false
   private last = Number.NEGATIVE_INFINITY
-  private current: Correction | undefined
 
   constructor(policy: DisciplinePolicy = {}) {
     const { stepThresholdMs = 128, maxSlewRate = 0.0005 } = policy
@@ -85,11 +84,6 @@ export class DisciplinedClock {
     return this.until !== Number.NEGATIVE_INFINITY && h < this.until
   }
 
-  /** The correction in force (the last one asked for), if any. */
-  get correction(): Correction | undefined {
-    return this.current
-  }
-
   /**
    * Corrects S by `offsetMs` (the target minus the present reading): a step forward when it is
    * larger than the step threshold, a slew otherwise; never a step back. Replaces a slew under
@@ -114,7 +108,6 @@ export class DisciplinedClock {
       correction = { kind: 'slew', offsetMs, fromH: h, a, b: rl - (1 + a) * h, ticks }
       this.restart(h, rl, 1 + a, h + ticks)
     }
-    this.current = correction
     return correction
   }
 

@@ -1,45 +1,65 @@
 /**
- * Happens-before from a trace, for invariants that must not depend on the order in which
- * independent events were explored: a vector clock for every emitted event (a node's events in
- * order; a delivery after its send).
+ * Happens-before for invariants. The explorer runs without a trace, and with the reduction on an
+ * invariant must not depend on the order of independent events; vector clocks carried by the
+ * protocol's own messages give it causality instead. Wrap the factory with `withVectorClocks`,
+ * and every emitted event arrives as `{ event, vc }`.
  */
-import type { NodeId } from '../ids.js'
-import type { TraceEvent } from '../sim/trace.js'
+import type { Ctx, Protocol, ProtocolFactory } from '../protocol.js'
 
-export type Vector = Map<string, number>
+/** A vector clock: node id (as a string) to the count of its events. */
+export type Clock = Record<string, number>
+/** A message with the sender's vector clock. */
+export type Stamped<Msg> = { vc: Clock; msg: Msg }
+/** An emitted event with the emitter's vector clock at that moment. */
+export type WithClock<Ev> = { event: Ev; vc: Clock }
 
-/** The vector clock of each `emit` entry of `trace`, in trace order, with its node and event. */
-export function causalOrder(
-  trace: readonly TraceEvent[],
-): Array<{ node: NodeId; event: unknown; clock: Vector }> {
-  const clocks = new Map<string, Vector>()
-  const sent = new Map<number, Vector>()
-  const out: Array<{ node: NodeId; event: unknown; clock: Vector }> = []
-  const tick = (node: NodeId): Vector => {
-    const key = String(node)
-    const clock = new Map(clocks.get(key) ?? [])
-    clock.set(key, (clock.get(key) ?? 0) + 1)
-    clocks.set(key, clock)
-    return clock
+/**
+ * Runs `factory` with a vector clock on every node: a send (a broadcast is one event) and an
+ * emit are events; a delivery merges the sender's clock. Each emitted event carries the clock.
+ */
+export function withVectorClocks<Msg, Req, Ev>(
+  factory: ProtocolFactory<Msg, Req, Ev>,
+): ProtocolFactory<Stamped<Msg>, Req, WithClock<Ev>> {
+  return (self) => {
+    const inner = factory(self)
+    const me = String(self)
+    let vc: Clock = {}
+    const tick = (): Clock => {
+      vc = { ...vc, [me]: (vc[me] ?? 0) + 1 }
+      return vc
+    }
+    const wrap = (ctx: Ctx<Stamped<Msg>, WithClock<Ev>>): Ctx<Msg, Ev> => ({
+      self: ctx.self,
+      get peers() {
+        return ctx.peers
+      },
+      now: () => ctx.now(),
+      send: (to, msg) => ctx.send(to, { vc: tick(), msg }),
+      broadcast: (msg) => ctx.broadcast({ vc: tick(), msg }),
+      setTimer: (key, ms) => ctx.setTimer(key, ms),
+      cancelTimer: (key) => ctx.cancelTimer(key),
+      random: () => ctx.random(),
+      emit: (event) => ctx.emit({ event, vc: tick() }),
+      storage: ctx.storage,
+    })
+    const protocol: Protocol<Stamped<Msg>, Req, WithClock<Ev>> = {
+      onMessage(from, { vc: theirs, msg }, ctx) {
+        const merged = { ...vc }
+        for (const [k, v] of Object.entries(theirs)) merged[k] = Math.max(merged[k] ?? 0, v)
+        vc = merged
+        tick()
+        inner.onMessage(from, msg, wrap(ctx))
+      },
+    }
+    if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
+    if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
+    if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
+    if (inner.onSignal) protocol.onSignal = (signal, ctx) => inner.onSignal!(signal, wrap(ctx))
+    return protocol
   }
-  for (const e of trace) {
-    if (e.type === 'send') sent.set(e.id, tick(e.from))
-    else if (e.type === 'deliver') {
-      const clock = tick(e.to)
-      for (const [k, v] of sent.get(e.id) ?? []) clock.set(k, Math.max(clock.get(k) ?? 0, v))
-    } else if (e.type === 'emit') out.push({ node: e.node, event: e.event, clock: tick(e.node) })
-  }
-  return out
 }
 
-/** a happened before b: a's clock is below b's in every entry and differs. */
-export function happenedBefore(a: Vector, b: Vector): boolean {
-  let less = false
-  for (const [k, v] of a) {
-    const w = b.get(k) ?? 0
-    if (v > w) return false
-    if (v < w) less = true
-  }
-  for (const [k, w] of b) if (!a.has(k) && w > 0) less = true
-  return less
+/** a happened before b, or is b: every entry of a at most b's. */
+export function atOrBefore(a: Clock, b: Clock): boolean {
+  return Object.entries(a).every(([k, v]) => v <= (b[k] ?? 0))
 }

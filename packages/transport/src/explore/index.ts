@@ -6,7 +6,13 @@ import { exploreExhaustive } from './dfs.js'
 import { explorePct, type PctOptions, type PctResult } from './pct.js'
 import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
 
-export { causalOrder, happenedBefore, type Vector } from './causality.js'
+export {
+  atOrBefore,
+  type Clock,
+  type Stamped,
+  type WithClock,
+  withVectorClocks,
+} from './causality.js'
 export { type Replay, replay } from './replay.js'
 export type {
   Counterexample,

@@ -15,7 +15,7 @@ export interface ExploreScenario {
    * A broken invariant as a sentence, or undefined. Checked after every step. With the reduction
    * on, independent events (at different nodes) are explored in one order only, so the invariant
    * must not depend on the order of independent events: judge each node's own events, causality
-   * (`causalOrder`), or the state at the end; otherwise explore with `reduction: false`.
+   * (`withVectorClocks`), or the state at the end; otherwise explore with `reduction: false`.
    */
   invariant(state: ExploreState): string | undefined
   /** The simulator's seed (it seeds each node's `ctx.random`). Default 1. */
