@@ -10,8 +10,19 @@ export interface Ctx<Msg, Ev = never> {
   readonly self: NodeId
   /** The other members, ascending by id. */
   readonly peers: readonly NodeId[]
-  /** This node's local clock in ms (in the simulator: virtual time with this node's offset and drift). */
+  /**
+   * This node's wall clock in ms (in the simulator: virtual time with this node's offset and
+   * drift). It can step, forwards or back (NTP, an operator, the simulator's `stepClock`): use it
+   * for timestamps, never to time a duration.
+   */
   now(): number
+  /**
+   * This node's monotonic clock in ms, from an arbitrary origin: it never steps, and runs at the
+   * rate of the node's oscillator (within the drift bound the protocol assumes). Leases, timeouts
+   * and failure detection compare its readings, and timers run on it. A reading is only
+   * comparable with other readings of the same node and incarnation.
+   */
+  monotonic(): number
   send(to: NodeId, msg: Msg): void
   /** Sends to every peer (not to self). */
   broadcast(msg: Msg): void

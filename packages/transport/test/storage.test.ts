@@ -93,7 +93,7 @@ describe('ctx.storage in runProtocol', () => {
     expect(fresh).toEqual([1, 1])
   })
 
-  it('holds back what a handler sends or emits after its first write until the commit', () => {
+  it('holds back everything a handler sends or emits until its writes commit', () => {
     const storage = new RecordingStorage()
     const order: string[] = []
     const hand = handTransport('n')
@@ -126,12 +126,40 @@ describe('ctx.storage in runProtocol', () => {
     )
     handle.request('r1')
     expect(order).toEqual([
+      'commit k',
       'send r1: before',
       'emit r1: before',
-      'commit k',
       'send r1: after',
       'emit r1: after',
     ])
+  })
+
+  it('a handler that sends and emits, writes nothing and then throws, sends and emits nothing', () => {
+    const hand = handTransport('n')
+    const errors: ProtocolError[] = []
+    const events: string[] = []
+    const handle = runProtocol<string, string, string>(
+      {
+        onMessage() {},
+        onRequest(req, ctx) {
+          ctx.send('peer', req)
+          ctx.broadcast(req)
+          ctx.emit(req)
+          throw new Error('half done')
+        },
+      },
+      {
+        transport: hand.transport as never,
+        members: ['n', 'peer'],
+        onEvent: (e) => events.push(e),
+        onError: (e) => errors.push(e),
+      },
+    )
+    handle.request('x')
+    expect(errors).toHaveLength(1)
+    expect(hand.sent).toEqual([])
+    expect(events).toEqual([])
+    expect(handle.stopped).toBe(true)
   })
 
   it('a handler that throws commits nothing and releases nothing it held', () => {

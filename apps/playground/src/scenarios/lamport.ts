@@ -58,20 +58,26 @@ export function randomExecution({ n, seed, crash }: ScenarioOptions): RandomExec
   const sendOfMessage = new Map<number, number>()
   const lastTrace = () => net.trace[net.trace.length - 1]!
 
+  // A step's sends leave when its handler returns, so a send's trace entry is found after the
+  // run; message ids count up from 1 in the order sent, and only this protocol sends.
+  let sends = 0
+  const sendTraces = new Map<number, ClockedEvent>()
   const record = (e: Omit<ClockedEvent, 'index' | 't' | 'trace'>): void => {
     const trace = lastTrace()
     const index = events.length
     let sendIndex: number | undefined
-    if (trace.type === 'send') sendOfMessage.set(trace.id, index)
-    if (trace.type === 'deliver') sendIndex = sendOfMessage.get(trace.id)
+    if (e.kind === 'send') sendOfMessage.set(++sends, index)
+    else if (trace.type === 'deliver') sendIndex = sendOfMessage.get(trace.id)
     history.record(e.node, sendIndex === undefined ? [] : [sendIndex])
-    events.push({
+    const event: ClockedEvent = {
       ...e,
       index,
       t: net.now,
       trace,
       ...(sendIndex === undefined ? {} : { sendIndex }),
-    })
+    }
+    if (e.kind === 'send') sendTraces.set(sends, event)
+    events.push(event)
   }
 
   net.launch<AppMessage>(ids, (self) => {
@@ -111,6 +117,10 @@ export function randomExecution({ n, seed, crash }: ScenarioOptions): RandomExec
   })
   for (const id of crash) net.crash(id)
   net.run()
+  for (const trace of net.trace) {
+    const event = trace.type === 'send' ? sendTraces.get(trace.id) : undefined
+    if (event !== undefined) event.trace = trace
+  }
   return { net, ids, events, history }
 }
 

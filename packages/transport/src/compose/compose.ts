@@ -177,6 +177,7 @@ function childView(outer: AnyCtx, name: string, emit: (event: unknown) => void):
     self: outer.self,
     peers: outer.peers,
     now: () => outer.now(),
+    monotonic: () => outer.monotonic(),
     random: () => outer.random(),
     send: (to, msg) => outer.send(to, { proto: name, msg }),
     broadcast: (msg) => outer.broadcast({ proto: name, msg }),

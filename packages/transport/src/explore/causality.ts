@@ -34,6 +34,7 @@ export function withVectorClocks<Msg, Req, Ev>(
         return ctx.peers
       },
       now: () => ctx.now(),
+      monotonic: () => ctx.monotonic(),
       send: (to, msg) => ctx.send(to, { vc: tick(), msg }),
       broadcast: (msg) => ctx.broadcast({ vc: tick(), msg }),
       setTimer: (key, ms) => ctx.setTimer(key, ms),

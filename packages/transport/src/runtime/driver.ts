@@ -14,6 +14,7 @@ import type { StorageBackend } from '../storage/types.js'
 import type { Transport, TransportSignal, Unsubscribe } from '../transport.js'
 import {
   type Clock,
+  monotonicClock,
   realTimers,
   systemClock,
   type TimerHandle,
@@ -36,7 +37,11 @@ export interface RunProtocolOptions<Msg, Req, Ev> {
   transport: Transport<Msg>
   /** Every member of the group; `self` may be included, it is removed from `ctx.peers`. */
   members: readonly NodeId[]
+  /** The wall clock `ctx.now()` reads. Default: `Date.now()`. */
   clock?: Clock
+  /** The monotonic clock `ctx.monotonic()` reads. Default: `performance.now()`. */
+  monotonic?: Clock
+  /** Where timers run; they measure durations, so on a monotonic clock. Default: `setTimeout`. */
   timers?: TimerScheduler
   /** Seed or source for `ctx.random()`. Defaults to a random seed. */
   random?: number | string | (() => number)
@@ -76,6 +81,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   const { transport, observer } = options
   const self = transport.self
   const clock = options.clock ?? systemClock
+  const monotonic = options.monotonic ?? monotonicClock
   const timers = options.timers ?? realTimers
   const random = randomSource(options.random)
   // Built on first use: a protocol that never asks costs nothing, and launching n nodes does not
@@ -90,7 +96,11 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   const errorListeners = new Set<(error: ProtocolError) => void>()
   const storage = new StagedStorage(options.storage ?? new MemoryStorage())
   let stopped = false
-  /** Sends and emits of the running handler that wait for its writes to commit. */
+  /**
+   * Sends and emits of the running handler: none leaves before the handler returned and its writes
+   * committed, so a step takes effect whole or not at all (etcd raft's Ready / Advance). Undefined
+   * outside a handler.
+   */
   let held: Output<Msg, Ev>[] | undefined
 
   const release = (output: Output<Msg, Ev>) => {
@@ -102,18 +112,13 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       for (const listener of eventListeners) listener(output.event)
     }
   }
-  const takeHeld = () => {
-    const outputs = held ?? []
-    held = undefined
-    return outputs
-  }
-  // Before the handler's first write, outputs leave at once; from then on they wait for the commit.
   const output = (out: Output<Msg, Ev>) => {
-    if (held === undefined && !storage.dirty) release(out)
-    else {
-      held ??= []
-      held.push(out)
+    if (held === undefined) {
+      throw new InvalidArgumentError(
+        'ctx.send, ctx.broadcast and ctx.emit work only while a handler runs (a ctx kept for later is stale)',
+      )
     }
+    held.push(out)
   }
 
   const ctx: Ctx<Msg, Ev> = {
@@ -122,6 +127,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       return peers()
     },
     now: () => clock.now(),
+    monotonic: () => monotonic.now(),
     send: (to, msg) => output({ kind: 'send', to, msg }),
     broadcast(msg) {
       for (const peer of peers()) ctx.send(peer, msg)
@@ -135,15 +141,16 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       const old = pending.get(key)
       if (old !== undefined) timers.cancel(old)
       observer?.onTimerSet?.(self, key, ms)
-      pending.set(
-        key,
-        timers.schedule(ms, () => {
-          pending.delete(key)
-          if (stopped) return
-          observer?.onTimerFire?.(self, key)
-          step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
-        }),
-      )
+      const handle: TimerHandle = timers.schedule(ms, () => {
+        // A scheduler may still fire a timer that was replaced or cancelled (one held while its
+        // node was paused): only the timer now set under `key` counts.
+        if (pending.get(key) !== handle) return
+        pending.delete(key)
+        if (stopped) return
+        observer?.onTimerFire?.(self, key)
+        step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
+      })
+      pending.set(key, handle)
     },
     cancelTimer(key) {
       const handle = pending.get(key)
@@ -167,8 +174,9 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   }
 
   /**
-   * Runs one handler as a step: its writes commit when it returns, then what it held back is
-   * released. A handler that throws (or a commit that fails) commits and releases nothing.
+   * Runs one handler as a step: its writes commit when it returns, then its sends and emits leave,
+   * in the order it made them. A handler that throws (or a commit that fails) commits and releases
+   * nothing, and stops the instance.
    */
   const step = (
     input: ProtocolInput<Msg, Req>,
@@ -177,26 +185,32 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     body: () => void,
   ) => {
     observer?.onInput?.(self, input)
-    // A handler may start inside another (an event listener making a request): keep them apart.
+    // A handler may start inside another's release (an event listener making a request): keep
+    // their writes and outputs apart.
     const outerWrites = storage.suspend()
     const outerHeld = held
-    held = undefined
+    held = []
+    let outputs: Output<Msg, Ev>[] = []
     try {
       body()
       if (stopped) storage.discard()
       else storage.commit() // may throw: a full disk, or the simulator crashing the node here
-      const outputs = takeHeld()
-      if (!stopped) for (const out of outputs) release(out)
+      outputs = held
     } catch (cause) {
       storage.discard()
-      held = undefined
+      held = outerHeld
+      storage.resume(outerWrites)
       const error = new ProtocolErrorClass(self, phase, detail, cause)
       stop()
       if (errorListeners.size === 0) throw error
       for (const listener of errorListeners) listener(error)
-    } finally {
-      held = outerHeld
-      storage.resume(outerWrites)
+      return
+    }
+    held = outerHeld
+    storage.resume(outerWrites)
+    for (const out of outputs) {
+      if (stopped) break
+      release(out)
     }
   }
 

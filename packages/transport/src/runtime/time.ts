@@ -11,8 +11,16 @@ export interface TimerScheduler {
   cancel(handle: TimerHandle): void
 }
 
-/** Wall-clock milliseconds since the Unix epoch. */
+/** Wall-clock milliseconds since the Unix epoch. It can step (NTP, an operator): never time a duration with it. */
 export const systemClock: Clock = { now: () => Date.now() }
+
+/**
+ * A monotonic clock: milliseconds from an arbitrary origin, never stepped, running at the rate of
+ * the machine's oscillator (`performance.now()`). Leases, timeouts and failure detection read it.
+ */
+export const monotonicClock: Clock = {
+  now: () => (globalThis as unknown as { performance: { now(): number } }).performance.now(),
+}
 
 /** Real timers. Unref'd so a forgotten protocol never keeps the process alive on its own. */
 export const realTimers: TimerScheduler = {

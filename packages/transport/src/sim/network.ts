@@ -127,6 +127,10 @@ interface SimNode {
   readonly disk: Map<string, JsonValue>
   /** What the running handler is handling (for `crashBeforeCommit`). */
   input: ProtocolInput | undefined
+  /** Paused: the node runs no handler; what comes for it waits in `backlog`. */
+  paused: boolean
+  /** Deliveries, timers and requests that came due while the node was paused, in order. */
+  backlog: SimEvent[]
   /** A planned crash at the commit of a step that matches. */
   crashPlan: ((step: CommitStep) => boolean) | undefined
   /** Names the child of a composed protocol behind a message, timer, event or request. */
@@ -237,7 +241,7 @@ export class SimNetwork {
     const node: SimNode = {
       id,
       transport: undefined as unknown as SimTransport<unknown>,
-      clock: new NodeClock(),
+      clock: new NodeClock(this.time),
       links: new Map(),
       crashed: false,
       incarnation: 0,
@@ -250,6 +254,8 @@ export class SimNetwork {
       timers: new Set(),
       disk: new Map(),
       input: undefined,
+      paused: false,
+      backlog: [],
       crashPlan: undefined,
       locator: undefined,
     }
@@ -326,9 +332,14 @@ export class SimNetwork {
     return () => this.emitListeners.delete(listener)
   }
 
-  /** This node's local clock reading now. */
+  /** This node's wall clock reading now (what its `ctx.now()` returns). */
   clockOf(id: NodeId): number {
     return this.node(id, 'clockOf()').clock.read(this.time)
+  }
+
+  /** This node's monotonic clock reading now (what its `ctx.monotonic()` returns). */
+  monotonicOf(id: NodeId): number {
+    return this.node(id, 'monotonicOf()').clock.monotonic(this.time)
   }
 
   // ---- faults ------------------------------------------------------------------------------
@@ -345,6 +356,16 @@ export class SimNetwork {
       drift: node.clock.drift,
       ...(node.clock.resolution > 0 ? { resolution: node.clock.resolution } : {}),
     })
+  }
+
+  /**
+   * Steps a node's wall clock by `deltaMs` now (negative: back), as NTP or an operator setting the
+   * time would; its monotonic clock and its timers are not affected. Recorded as `clock-step`.
+   */
+  stepClock(id: NodeId, deltaMs: number): void {
+    const node = this.node(id, 'stepClock()')
+    node.clock.step(this.time, deltaMs, `stepClock(${JSON.stringify(id)})`)
+    this.record({ t: this.time, type: 'clock-step', node: id, deltaMs })
   }
 
   /** Changes every link that has no per-link settings. */
@@ -400,11 +421,54 @@ export class SimNetwork {
     const node = this.node(id, 'crash()')
     if (node.crashed) return
     node.crashed = true
+    if (node.paused) {
+      node.paused = false
+      for (const held of node.backlog) {
+        if (held.kind === 'deliver')
+          this.drop(held.id, held.from, held.to, 'receiver-crashed', held.proto)
+      }
+      node.backlog = []
+    }
     node.handle?.stop()
     node.handle = undefined
     for (const timer of node.timers) timer.cancelled = true
     node.timers.clear()
     this.record({ t: this.time, type: 'crash', node: id })
+  }
+
+  /**
+   * Freezes a node, as SIGSTOP, a long garbage collection or a stalled VM would: it runs no
+   * handler until `resume`; messages that arrive for it, timers that come due and requests wait,
+   * in order. Its clocks go on, and so does everybody else. Recorded as `pause`.
+   */
+  pause(id: NodeId): void {
+    const node = this.node(id, 'pause()')
+    if (node.paused || node.crashed) return
+    node.paused = true
+    this.record({ t: this.time, type: 'pause', node: id })
+  }
+
+  /**
+   * Wakes a paused node: everything that waited is handled now, in the order it came due (its
+   * timers late, its messages old). Recorded as `resume`, with how many events waited.
+   */
+  resume(id: NodeId): void {
+    const node = this.node(id, 'resume()')
+    if (!node.paused) return
+    node.paused = false
+    const backlog = node.backlog
+    node.backlog = []
+    this.record({ t: this.time, type: 'resume', node: id, backlog: backlog.length })
+    // Due now, in their order: the queue keeps insertion order among events of one time.
+    for (const event of backlog) {
+      event.t = this.time
+      event.cancelled = false
+      this.queue.push(event)
+    }
+  }
+
+  isPaused(id: NodeId): boolean {
+    return this.node(id, 'isPaused()').paused
   }
 
   /**
@@ -786,6 +850,11 @@ export class SimNetwork {
   private process(event: SimEvent, time = event.t): void {
     this.time = time
     this.counters.events++
+    const owner = this.pausedOwner(event)
+    if (owner !== undefined) {
+      owner.backlog.push(event)
+      return
+    }
     if (event.kind === 'deliver') {
       const { to } = event
       if (to.crashed) this.drop(event.id, event.from, to, 'receiver-crashed', event.proto)
@@ -813,6 +882,17 @@ export class SimNetwork {
       this.guardRaw(event.node, event.run)
     }
     this.throwFailure()
+  }
+
+  /** The paused node an event would run on, if any (planned actions run whatever is paused). */
+  private pausedOwner(event: SimEvent): SimNode | undefined {
+    const node =
+      event.kind === 'deliver'
+        ? event.to
+        : event.owner === undefined
+          ? undefined
+          : this.nodes.get(event.owner)
+    return node?.paused ? node : undefined
   }
 
   /** Exceptions from raw handlers or scheduled actions also stop the run, with the seed. */
@@ -872,6 +952,7 @@ export class SimNetwork {
       transport: node.transport,
       members: node.members,
       clock: { now: () => node.clock.read(this.time) },
+      monotonic: { now: () => node.clock.monotonic(this.time) },
       timers: scheduler,
       random: createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next,
       storage: this.storageBackend(node),

@@ -10,11 +10,40 @@ export interface ClockSettings {
   resolution?: number
 }
 
+/**
+ * A node's two clocks. The wall clock (`read`) has an offset and can be set or stepped; the
+ * monotonic clock (`monotonic`) runs at the same rate (one oscillator) but never jumps: it starts
+ * at the true time the node was added and only its rate changes.
+ */
 export class NodeClock {
   private t0 = 0
   private base = 0
   private rate = 1
   private tick = 0
+  private monoT0 = 0
+  private monoBase = 0
+
+  constructor(t = 0) {
+    this.monoT0 = t
+    this.monoBase = t
+  }
+
+  /** The monotonic reading at true time t. */
+  monotonic(t: number): number {
+    return this.monoBase + (t - this.monoT0) * this.rate
+  }
+
+  /** Steps the wall clock by `deltaMs` at true time t (forward or back); the monotonic one goes on. */
+  step(t: number, deltaMs: number, where: string): void {
+    if (typeof deltaMs !== 'number' || !Number.isFinite(deltaMs)) {
+      throw new InvalidArgumentError(
+        `${where}: a clock step must be a finite number of ms, got ${deltaMs}`,
+      )
+    }
+    const reading = this.exact(t) + deltaMs
+    this.t0 = t
+    this.base = reading
+  }
 
   read(t: number): number {
     const exact = this.exact(t)
@@ -60,6 +89,8 @@ export class NodeClock {
       throw new InvalidArgumentError(`${where}: clock resolution must be >= 0, got ${resolution}`)
     }
     const reading = offset === undefined ? this.exact(t) : t + offset
+    this.monoBase = this.monotonic(t)
+    this.monoT0 = t
     this.t0 = t
     this.base = reading
     if (drift !== undefined) this.rate = 1 + drift

@@ -61,6 +61,12 @@ export type TraceEvent =
   | { t: number; type: 'partition'; groups: NodeId[][] }
   | { t: number; type: 'heal' }
   | { t: number; type: 'clock'; node: NodeId; offset: number; drift: number; resolution?: number }
+  /** The node's wall clock jumped by `deltaMs` (its monotonic clock did not). */
+  | { t: number; type: 'clock-step'; node: NodeId; deltaMs: number }
+  /** The node stopped running handlers (SIGSTOP, a long pause); its clocks go on. */
+  | { t: number; type: 'pause'; node: NodeId }
+  /** The node runs again; `backlog` events that waited for it are handled now, in order. */
+  | { t: number; type: 'resume'; node: NodeId; backlog: number }
   | { t: number; type: 'error'; node: NodeId; message: string }
 
 /** The whole trace file: `sd run --trace FILE` writes this. */
