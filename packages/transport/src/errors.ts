@@ -172,6 +172,36 @@ export class StorageIoError extends SdError {
   }
 }
 
+/**
+ * A protocol found a value of the wrong shape in its stable storage (`"term": "1"` where a number
+ * belongs): refused, never read as a default, since a default would let the node vote or grant
+ * twice.
+ */
+export class StoredStateError extends SdError {
+  readonly key: string
+  readonly expected: string
+  constructor(key: string, expected: string, value: unknown) {
+    super(
+      'ERR_STORED_STATE',
+      `stored state ${JSON.stringify(key)} should be ${expected}, found ${preview(value)}: the node's state file is damaged or was written by something else; restore it, or remove it deliberately (the node then starts with empty state)`,
+    )
+    this.key = key
+    this.expected = expected
+  }
+}
+
+/** A store belongs to another node (or cluster) than the one opening it. */
+export class StorageOwnerError extends SdError {
+  readonly path: string
+  constructor(path: string, expected: string, found: string) {
+    super(
+      'ERR_STORAGE_OWNER',
+      `stable storage ${JSON.stringify(path)} belongs to ${found}, not to ${expected}: each node needs its own file`,
+    )
+    this.path = path
+  }
+}
+
 /** Wiring between the children of a composed protocol went deeper than its limit: a cycle of events and requests. */
 export class WiringDepthError extends SdError {
   /** The children the wiring went through, first to last. */
@@ -200,6 +230,8 @@ export interface SdErrorsByCode {
   ERR_STORAGE_CORRUPT: StorageCorruptError
   ERR_STORAGE_IO: StorageIoError
   ERR_WIRING_DEPTH: WiringDepthError
+  ERR_STORED_STATE: StoredStateError
+  ERR_STORAGE_OWNER: StorageOwnerError
 }
 
 export type SdErrorCode = keyof SdErrorsByCode
@@ -218,6 +250,16 @@ export function isSdError(error: unknown, code?: string): error is SdError {
   if ((error as Record<symbol, unknown>)[SD_ERROR_MARK] !== true) return false
   const actual = (error as { code?: unknown }).code
   return typeof actual === 'string' && (code === undefined || actual === code)
+}
+
+function preview(value: unknown): string {
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = String(value)
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }
 
 function describe(cause: unknown): string {

@@ -97,3 +97,59 @@ export function messageType(msg: unknown): string {
   }
   return 'object'
 }
+
+/**
+ * The faults of a run as checkers read them: the simulator's own trace entries, and the same
+ * shapes written by anything else that runs nodes (the cluster's nemesis), so one checker judges
+ * both. `t` is in the run's one time base (virtual time; machine time for real processes).
+ */
+export type FaultEvent = Extract<
+  TraceEvent,
+  { type: 'crash' | 'restart' | 'pause' | 'resume' | 'partition' | 'heal' | 'clock-step' }
+>
+
+const FAULT_TYPES: ReadonlySet<string> = new Set([
+  'crash',
+  'restart',
+  'pause',
+  'resume',
+  'partition',
+  'heal',
+  'clock-step',
+])
+
+/** The fault entries of a trace, in order. */
+export function faultsOf(events: readonly TraceEvent[]): FaultEvent[] {
+  return events.filter((e): e is FaultEvent => FAULT_TYPES.has(e.type))
+}
+
+/** One emitted event, as checkers take them: who, when (trace time), what. */
+export interface EmittedEvent {
+  node: NodeId
+  t: number
+  event: unknown
+}
+
+/**
+ * The events nodes emitted, in order. With `proto`, only the events of that child of a composed
+ * protocol (`{ proto, event }` entries), unwrapped; a nested child is named by its path (`app/lock`).
+ */
+export function emitsOf(events: readonly TraceEvent[], proto?: string): EmittedEvent[] {
+  const out: EmittedEvent[] = []
+  for (const e of events) {
+    if (e.type !== 'emit') continue
+    if (proto === undefined) out.push({ node: e.node, t: e.t, event: e.event })
+    else if (e.proto === proto) out.push({ node: e.node, t: e.t, event: unwrap(e.event, proto) })
+  }
+  return out
+}
+
+/** `{ proto: 'app', event: { proto: 'lock', event: x } }` with path `app/lock` is x. */
+function unwrap(event: unknown, path: string): unknown {
+  let inner = event
+  for (const _ of path.split('/')) {
+    if (inner === null || typeof inner !== 'object' || !('event' in inner)) return inner
+    inner = (inner as { event: unknown }).event
+  }
+  return inner
+}
