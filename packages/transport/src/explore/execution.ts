@@ -5,14 +5,18 @@
  */
 import type { NodeId } from '../ids.js'
 import { SimNetwork } from '../sim/network.js'
-import { apply, crashToken, type Token, tokenOf } from './token.js'
+import { apply, clockStepToken, crashToken, pauseToken, type Token, tokenOf } from './token.js'
 import type { ExploreOptions, ExploreScenario } from './types.js'
+
+/** How long an injected pause lasts, and how far an injected clock step goes, by default. */
+export const DEFAULT_PAUSE_MS = 1000
+export const DEFAULT_CLOCK_STEP_MS = -1000
 
 export class Execution {
   readonly net: SimNetwork
   readonly events: Array<{ node: NodeId; t: number; event: unknown }> = []
   readonly tokens: Token[] = []
-  readonly used = { loss: 0, duplicate: 0, crash: 0 }
+  readonly used = { loss: 0, duplicate: 0, crash: 0, pause: 0, clockStep: 0 }
   private readonly nodesById = new Map<string, NodeId>()
   /** Set when the invariant broke. */
   violation: string | undefined
@@ -32,7 +36,8 @@ export class Execution {
   options(options: ExploreOptions): Token[] {
     const until = options.until ?? Number.POSITIVE_INFINITY
     const faults = options.faults ?? {}
-    const used = this.used.loss + this.used.duplicate + this.used.crash
+    const u = this.used
+    const used = u.loss + u.duplicate + u.crash + u.pause + u.clockStep
     const budget = used < (faults.total ?? Number.POSITIVE_INFINITY)
     const out: Token[] = []
     for (const choice of this.net.choices(options.timers ?? 'in-order')) {
@@ -47,6 +52,16 @@ export class Execution {
       for (const node of options.crashable ?? this.net.nodeIds)
         if (!this.net.isCrashed(node)) out.push(crashToken(node))
     }
+    if (budget && this.used.pause < (faults.pause ?? 0)) {
+      for (const node of options.pausable ?? this.net.nodeIds)
+        if (!this.net.isCrashed(node) && !this.net.isPaused(node))
+          out.push(pauseToken(node, options.pauseMs ?? DEFAULT_PAUSE_MS))
+    }
+    if (budget && this.used.clockStep < (faults.clockStep ?? 0)) {
+      for (const node of options.steppable ?? this.net.nodeIds)
+        if (!this.net.isCrashed(node))
+          out.push(clockStepToken(node, options.clockStepMs ?? DEFAULT_CLOCK_STEP_MS))
+    }
     return out
   }
 
@@ -57,6 +72,8 @@ export class Execution {
     if (token.how === 'drop') this.used.loss++
     else if (token.how === 'duplicate') this.used.duplicate++
     else if (token.how === 'crash') this.used.crash++
+    else if (token.how === 'pause') this.used.pause++
+    else if (token.how === 'clock-step') this.used.clockStep++
     this.check()
     return true
   }
@@ -83,7 +100,8 @@ export class Execution {
       byNode.set(key, [...(byNode.get(key) ?? []), event])
     }
     const crashed = this.net.nodeIds.filter((id) => this.net.isCrashed(id))
-    return JSON.stringify([[...byNode].sort(([a], [b]) => (a < b ? -1 : 1)), crashed])
+    const paused = this.net.nodeIds.filter((id) => this.net.isPaused(id))
+    return JSON.stringify([[...byNode].sort(([a], [b]) => (a < b ? -1 : 1)), crashed, paused])
   }
 
   private check(): void {

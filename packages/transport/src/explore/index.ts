@@ -2,6 +2,7 @@
  * `@sd/transport/explore`: systematic exploration of a protocol's schedules in the simulator.
  * See the package README, "Exploring every ordering".
  */
+import { InvalidArgumentError } from '../errors.js'
 import { exploreExhaustive } from './dfs.js'
 import { explorePct, type PctOptions, type PctResult } from './pct.js'
 import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
@@ -25,6 +26,7 @@ export type { PctOptions, PctResult }
 
 /** Every schedule within the bounds, depth first, with the reduction unless turned off. */
 export function explore(scenario: ExploreScenario, options: ExploreOptions = {}): ExploreResult {
+  checkFaultSettings(options)
   return exploreExhaustive(scenario, options)
 }
 
@@ -34,5 +36,16 @@ export function explorePctRuns(
   pct: PctOptions,
   options: ExploreOptions = {},
 ): PctResult {
+  checkFaultSettings(options)
   return explorePct(scenario, pct, options)
+}
+
+function checkFaultSettings(options: ExploreOptions): void {
+  const { pauseMs, clockStepMs } = options
+  if (pauseMs !== undefined && !(Number.isFinite(pauseMs) && pauseMs > 0))
+    throw new InvalidArgumentError(`explore: pauseMs must be a finite number > 0, got ${pauseMs}`)
+  if (clockStepMs !== undefined && !(Number.isFinite(clockStepMs) && clockStepMs !== 0))
+    throw new InvalidArgumentError(
+      `explore: clockStepMs must be a finite number other than 0, got ${clockStepMs}`,
+    )
 }

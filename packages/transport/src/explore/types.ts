@@ -36,9 +36,26 @@ export interface ExploreOptions {
    * Faults the explorer itself may inject per schedule, by kind, and `total` across kinds.
    * Default none.
    */
-  faults?: { loss?: number; duplicate?: number; crash?: number; total?: number }
+  faults?: {
+    loss?: number
+    duplicate?: number
+    crash?: number
+    /** Pauses: the node stops for `pauseMs` of virtual time, then handles its backlog. */
+    pause?: number
+    /** Steps of a node's wall clock by `clockStepMs` (its monotonic clock and timers go on). */
+    clockStep?: number
+    total?: number
+  }
   /** Nodes the explorer may crash (default: every node). */
   crashable?: readonly NodeId[]
+  /** Nodes the explorer may pause (default: every node). */
+  pausable?: readonly NodeId[]
+  /** How long an injected pause lasts, ms of virtual time. Default 1000. */
+  pauseMs?: number
+  /** Nodes whose wall clock the explorer may step (default: every node). */
+  steppable?: readonly NodeId[]
+  /** How far an injected clock step moves the wall clock, ms (negative: back). Default -1000. */
+  clockStepMs?: number
   /** Only events due at or before this virtual time are offered. Default: no bound. */
   until?: number
   /** See `SimNetwork.choices`. Default 'in-order'. */
