@@ -1,6 +1,13 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { isSdError, StorageCorruptError, StorageIoError } from '../errors.js'
+import {
+  InvalidArgumentError,
+  isSdError,
+  StorageCorruptError,
+  StorageIoError,
+  StorageOwnerError,
+} from '../errors.js'
+import { isNodeId, type NodeId } from '../ids.js'
 import { frozenJsonCopy, type JsonValue } from '../storage/json.js'
 import { applyWrites } from '../storage/memory.js'
 import type { StorageBackend, StorageWrites } from '../storage/types.js'
@@ -9,10 +16,30 @@ import type { StorageBackend, StorageWrites } from '../storage/types.js'
 export const FILE_STORAGE_FORMAT = 'sd-storage'
 export const FILE_STORAGE_VERSION = 1
 
-/** What the file holds: `{ "format": "sd-storage", "version": 1, "entries": { key: value } }`. */
+/** Whose state a file holds: the node, and the cluster if the caller names one. */
+export interface StorageOwner {
+  node: NodeId
+  cluster?: string
+}
+
+export interface OpenFileStorageOptions {
+  /**
+   * Whose state this is. A new file records it; an existing file that records another owner is
+   * refused with `StorageOwnerError` (two nodes given one file, a file copied from another node
+   * or another cluster); one that records none (written before owners were recorded) is adopted.
+   * Without it, any owner is accepted: pass it in real deployments.
+   */
+  owner?: StorageOwner
+}
+
+/**
+ * What the file holds: `{ "format": "sd-storage", "version": 1, "owner": { "node": 2 },
+ * "entries": { key: value } }` (`owner` absent in files of callers that named none).
+ */
 export interface FileStorageDocument {
   format: typeof FILE_STORAGE_FORMAT
   version: typeof FILE_STORAGE_VERSION
+  owner?: StorageOwner
   entries: Record<string, JsonValue>
 }
 
@@ -24,12 +51,15 @@ export interface FileStorageDocument {
  */
 export class FileStorage implements StorageBackend {
   readonly path: string
+  /** Whose state the file holds (undefined when nobody was named). */
+  readonly owner: StorageOwner | undefined
   private readonly entries: Map<string, JsonValue>
 
   /** Use `openFileStorage`. */
-  constructor(path: string, entries: Map<string, JsonValue>) {
+  constructor(path: string, entries: Map<string, JsonValue>, owner?: StorageOwner) {
     this.path = path
     this.entries = entries
+    this.owner = owner
   }
 
   load(): ReadonlyMap<string, JsonValue> {
@@ -40,7 +70,7 @@ export class FileStorage implements StorageBackend {
   commit(writes: StorageWrites): void {
     const next = new Map(this.entries)
     applyWrites(next, writes)
-    writeAtomically(this.path, serialize(next))
+    writeAtomically(this.path, serialize(next, this.owner))
     applyWrites(this.entries, writes)
   }
 
@@ -53,10 +83,12 @@ export class FileStorage implements StorageBackend {
 /**
  * Opens the store of one node at `path`, creating the file (empty) if there is none, so an
  * unwritable place is reported now rather than at the first write. Throws `StorageCorruptError`
- * when the file is not a store this version can read, `StorageIoError` when it cannot be read or
- * created. A corrupt file is never treated as empty.
+ * when the file is not a store this version can read, `StorageOwnerError` when it records another
+ * owner than `options.owner`, `StorageIoError` when it cannot be read or created. A corrupt file
+ * is never treated as empty.
  */
-export function openFileStorage(path: string): FileStorage {
+export function openFileStorage(path: string, options: OpenFileStorageOptions = {}): FileStorage {
+  const owner = checkOwner(options.owner)
   const absolute = resolve(path)
   let text: string | undefined
   try {
@@ -67,22 +99,50 @@ export function openFileStorage(path: string): FileStorage {
   }
   if (text === undefined) {
     const entries = new Map<string, JsonValue>()
-    writeAtomically(absolute, serialize(entries))
-    return new FileStorage(absolute, entries)
+    writeAtomically(absolute, serialize(entries, owner))
+    return new FileStorage(absolute, entries, owner)
   }
-  return new FileStorage(absolute, parse(absolute, text))
+  const document = parse(absolute, text)
+  if (owner === undefined) return new FileStorage(absolute, document.entries, document.owner)
+  if (document.owner !== undefined && !sameOwner(document.owner, owner))
+    throw new StorageOwnerError(absolute, describeOwner(owner), describeOwner(document.owner))
+  if (document.owner === undefined) writeAtomically(absolute, serialize(document.entries, owner))
+  return new FileStorage(absolute, document.entries, owner)
 }
 
-function serialize(entries: ReadonlyMap<string, JsonValue>): string {
+function checkOwner(owner: StorageOwner | undefined): StorageOwner | undefined {
+  if (owner === undefined) return undefined
+  if (typeof owner !== 'object' || owner === null || !isNodeId(owner.node))
+    throw new InvalidArgumentError('openFileStorage: owner.node must be a node id')
+  if (owner.cluster !== undefined && typeof owner.cluster !== 'string')
+    throw new InvalidArgumentError('openFileStorage: owner.cluster must be a string')
+  return owner.cluster === undefined
+    ? { node: owner.node }
+    : { node: owner.node, cluster: owner.cluster }
+}
+
+const sameOwner = (a: StorageOwner, b: StorageOwner) => a.node === b.node && a.cluster === b.cluster
+
+const describeOwner = (o: StorageOwner) =>
+  `node ${JSON.stringify(o.node)}${o.cluster === undefined ? '' : ` of cluster ${JSON.stringify(o.cluster)}`}`
+
+function serialize(
+  entries: ReadonlyMap<string, JsonValue>,
+  owner: StorageOwner | undefined,
+): string {
   const document: FileStorageDocument = {
     format: FILE_STORAGE_FORMAT,
     version: FILE_STORAGE_VERSION,
+    ...(owner === undefined ? {} : { owner }),
     entries: Object.fromEntries(entries),
   }
   return `${JSON.stringify(document)}\n`
 }
 
-function parse(path: string, text: string): Map<string, JsonValue> {
+function parse(
+  path: string,
+  text: string,
+): { entries: Map<string, JsonValue>; owner: StorageOwner | undefined } {
   let document: unknown
   try {
     document = JSON.parse(text)
@@ -91,7 +151,7 @@ function parse(path: string, text: string): Map<string, JsonValue> {
   }
   if (document === null || typeof document !== 'object' || Array.isArray(document))
     throw new StorageCorruptError(path, 'not a JSON object')
-  const { format, version, entries } = document as Record<string, unknown>
+  const { format, version, entries, owner } = document as Record<string, unknown>
   if (format !== FILE_STORAGE_FORMAT)
     throw new StorageCorruptError(path, `format is ${JSON.stringify(format)}, not "sd-storage"`)
   if (version !== FILE_STORAGE_VERSION)
@@ -101,6 +161,16 @@ function parse(path: string, text: string): Map<string, JsonValue> {
     )
   if (entries === null || typeof entries !== 'object' || Array.isArray(entries))
     throw new StorageCorruptError(path, '"entries" is not an object')
+  if (owner !== undefined) {
+    const o = owner as Record<string, unknown> | null
+    if (
+      typeof o !== 'object' ||
+      o === null ||
+      !isNodeId(o.node) ||
+      (o.cluster !== undefined && typeof o.cluster !== 'string')
+    )
+      throw new StorageCorruptError(path, '"owner" is not { node, cluster? }')
+  }
   const map = new Map<string, JsonValue>()
   for (const [key, value] of Object.entries(entries)) {
     try {
@@ -111,7 +181,7 @@ function parse(path: string, text: string): Map<string, JsonValue> {
       throw error
     }
   }
-  return map
+  return { entries: map, owner: owner as StorageOwner | undefined }
 }
 
 /** Write to a temporary file, fsync, rename over the target, fsync the directory. */
