@@ -35,9 +35,9 @@ export interface Ctx<Msg, Ev = never> {
   emit(event: Ev): void
   /**
    * Stable storage: survives a crash and restart of this node (in the simulator by default; with a
-   * file store in real processes). Writes become durable when the handler returns; once a handler
-   * has written, what it sends or emits afterwards is held until then, so nothing leaves the node
-   * that a crash could make it forget.
+   * file store in real processes). Writes become durable when the handler returns; everything the
+   * handler sends or emits is held until then, so nothing leaves the node that a crash could make
+   * it forget, and a handler that throws sends nothing.
    */
   readonly storage: StableStorage
 }
