@@ -62,6 +62,21 @@ describe('Berkeley', () => {
     for (const [, error] of run.errors()) expect(error).toBeCloseTo(24.5, 6)
   })
 
+  it('times its round trips on the monotonic clock: a step of the master wall clock mid-round bends no estimate', () => {
+    const run = runSync(IDS, (self, clock) => berkeley({ master: 1 })(self, clock), {
+      seed: 1,
+      net: { latency: 20 },
+      clockOf: (id) => ({ offset: id * 7, drift: 0 }),
+      maxSlewRate: 0.5,
+      until: 2000,
+      // The poll leaves at 0 and the answers come back at 40: the master's clock steps between.
+      plan: (net) => net.at(10, () => net.stepClock(1, 300)),
+    })
+    // The master's software clock reads hardware + 300 after the step; the others are brought
+    // to the average of every clock as read in one instant, exactly: they all agree.
+    expect(spread(run.errors().values())).toBeLessThan(1e-6)
+  })
+
   it('leaves a clock far off out of the average, and still corrects it', () => {
     const run = runSync(
       IDS,

@@ -49,6 +49,41 @@ describe('Cristian', () => {
     expect(checked).toBeGreaterThan(1000)
   })
 
+  it('keeps its bound when client wall clocks step, forward and back, even mid-exchange', () => {
+    // Round trips are timed on the monotonic clock: on the wall clock, a step while a request is
+    // in flight would count as round-trip time (or make it negative).
+    let checked = 0
+    forSeeds(seedList(60), (seed) => {
+      const run = runSync(
+        IDS,
+        (self, clock) => cristian({ server: SERVER, samples: 1, periodMs: 40 })(self, clock),
+        {
+          seed,
+          clockOf: (id, random) =>
+            id === SERVER
+              ? { offset: 0, drift: 0 }
+              : { offset: 0, drift: (2 * random() - 1) * 1e-4 },
+          spreadMs: 10,
+          until: 1500,
+          plan: (net) => {
+            for (let t = 13 + (seed % 7); t < 1400; t += 17) {
+              const id = IDS[1 + (t % 4)]!
+              net.at(t, () => net.stepClock(id, (t % 2 === 0 ? 1 : -1) * (50 + (t % 400))))
+            }
+          },
+        },
+      )
+      for (const { t, event } of run.events.filter((e) => e.event.type === 'adjusted')) {
+        const target = (event.readingMs as number) + (event.offsetMs as number)
+        expect(Math.abs(target - t), `seed ${seed} at ${t}`).toBeLessThanOrEqual(
+          event.errorBoundMs as number,
+        )
+        checked++
+      }
+    })
+    expect(checked).toBeGreaterThan(1000)
+  })
+
   it('keeps the least round trip: more samples, a tighter bound', () => {
     const bounds = (samples: number) => {
       const run = runSync(

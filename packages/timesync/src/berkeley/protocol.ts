@@ -90,7 +90,7 @@ export function berkeley(options: BerkeleyOptions = {}) {
     const startRound = (ctx: Ctx<BerkeleyMsg, BerkeleyEvent>) => {
       if (self !== master || polling !== undefined) return
       roundNo++
-      polling = { round: roundNo, sentAt: ctx.now(), estimates: new Map() }
+      polling = { round: roundNo, sentAt: ctx.monotonic(), estimates: new Map() }
       ctx.cancelTimer('period')
       if (ctx.peers.length === 0) return finish(ctx)
       ctx.broadcast({ type: 'berkeley-poll', round: roundNo })
@@ -119,7 +119,7 @@ export function berkeley(options: BerkeleyOptions = {}) {
         return
       }
       const average = faultTolerantAverage(estimates, thresholdMs)
-      const drift = 2 * maxDrift * (now - round.sentAt)
+      const drift = 2 * maxDrift * (ctx.monotonic() - round.sentAt)
       let widest = 0
       for (const e of estimates) widest = Math.max(widest, e.uncertaintyMs)
       const keptWidest = Math.max(
@@ -190,7 +190,8 @@ export function berkeley(options: BerkeleyOptions = {}) {
           case 'berkeley-time': {
             if (polling === undefined || msg.round !== polling.round) return
             const now = ctx.now()
-            const half = (now - polling.sentAt) / 2
+            // Round trips are durations: on the monotonic clock, which no step bends.
+            const half = (ctx.monotonic() - polling.sentAt) / 2
             // The answer left the machine about half a round trip ago: its clock is now about
             // clockMs + half, to within half the round trip less the minimum delay.
             polling.estimates.set(from, {

@@ -41,7 +41,8 @@ interface Sample {
   estimateMs: number
   rttMs: number
   handlingMs: number
-  atH: number
+  /** The monotonic reading at T1: how long ago the estimate was made is measured from it. */
+  atMono: number
 }
 
 const positive = (name: string, v: number) => {
@@ -95,7 +96,7 @@ export function cristian(options: CristianOptions) {
       if (round.taken >= samples) return finish(ctx)
       round.taken++
       seq++
-      sentAt = ctx.now()
+      sentAt = ctx.monotonic() // a duration: a step of the wall clock must not bend it
       sent = seq
       ctx.send(server, { type: 'time-request', seq })
       ctx.setTimer('sample', sampleTimeoutMs)
@@ -117,14 +118,15 @@ export function cristian(options: CristianOptions) {
       // The estimate moves on with the hardware since T1: the software clock may have been
       // slewing meanwhile, so an offset taken at T1 would be stale.
       const now = ctx.now()
+      const elapsed = ctx.monotonic() - best.atMono
       const readingMs = clock.read(now)
-      const offsetMs = best.estimateMs + (now - best.atH) - readingMs
+      const offsetMs = best.estimateMs + elapsed - readingMs
       const correction = clock.adjust(now, offsetMs)
       // Intervals are measured on this clock: one slow by ρ reads a true T as T (1 - ρ), so the
       // drift allowance per measured ms is ρ / (1 - ρ), not ρ (the explorer found the difference).
       const errorBoundMs =
         Math.max(0, (best.rttMs - best.handlingMs) / 2 - minDelayMs) +
-        (maxDrift / (1 - maxDrift)) * (best.rttMs + (now - best.atH)) +
+        (maxDrift / (1 - maxDrift)) * (best.rttMs + elapsed) +
         2 * resolutionMs
       ctx.emit({
         type: 'adjusted',
@@ -166,20 +168,20 @@ export function cristian(options: CristianOptions) {
             return
           }
           const key = `handle:${String(from)}:${msg.seq}`
-          handling.set(key, { from, seq: msg.seq, receivedAt: ctx.now() })
+          handling.set(key, { from, seq: msg.seq, receivedAt: ctx.monotonic() })
           ctx.setTimer(key, handlingMs)
           return
         }
         // A reply: only the one we wait for counts (a late one belongs to a sample given up).
         if (round === undefined || msg.seq !== sent || from !== server) return
-        const t1 = ctx.now()
+        const t1 = ctx.monotonic()
         const rttMs = t1 - sentAt
         const oneWay = (rttMs - msg.handlingMs) / 2
         const sample: Sample = {
           estimateMs: msg.utcMs + oneWay,
           rttMs,
           handlingMs: msg.handlingMs,
-          atH: t1,
+          atMono: t1,
         }
         const best = round.best
         if (best === undefined || sample.rttMs - sample.handlingMs < best.rttMs - best.handlingMs)
@@ -193,12 +195,11 @@ export function cristian(options: CristianOptions) {
         const held = handling.get(key)
         if (held === undefined) return
         handling.delete(key)
-        const now = ctx.now()
         ctx.send(held.from, {
           type: 'time-reply',
           seq: held.seq,
-          utcMs: clock.read(now),
-          handlingMs: now - held.receivedAt,
+          utcMs: clock.read(ctx.now()),
+          handlingMs: ctx.monotonic() - held.receivedAt,
         })
       },
     }
