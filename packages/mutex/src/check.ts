@@ -1,14 +1,19 @@
-import type { NodeId } from '@sd/transport'
-import type { AcquiredEvent, ReleasedEvent } from './contract.js'
+import type { FaultEvent, NodeId } from '@sd/transport'
 
-/** One emitted event as a trace records it: who, when, what. */
+/** One emitted event as a trace records it: who, when, what (`emitsOf(trace, 'lock')` gives these). */
 export interface TimedEvent {
   node: NodeId
   t: number
   event: unknown
 }
 
-/** What a run looked like, judged from its `acquired` / `released` events alone. */
+/** A crash of `node` at `t` (the first form of the faults `checkMutualExclusion` takes). */
+export interface CrashAt {
+  node: NodeId
+  t: number
+}
+
+/** What a run looked like, judged from its `acquired` / `released` (and lease) events. */
 export interface MutexVerdict {
   /** Node ids in order of entry, per resource. */
   order: Record<string, NodeId[]>
@@ -17,77 +22,129 @@ export interface MutexVerdict {
   violations: string[]
 }
 
-const isAcquired = (e: unknown): e is AcquiredEvent =>
-  typeof e === 'object' && e !== null && (e as { type?: unknown }).type === 'acquired'
-const isReleased = (e: unknown): e is ReleasedEvent =>
-  typeof e === 'object' && e !== null && (e as { type?: unknown }).type === 'released'
+type Ev = { type?: unknown; resource?: unknown; token?: unknown }
+interface Holding {
+  node: NodeId
+  resource: string
+  token: number
+  since: number
+  /** When its lease runs out, in trace time; Infinity without a lease. */
+  expiresAt: number
+  leased: boolean
+}
+
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+const keyOf = (node: NodeId, resource: string, token: number) =>
+  JSON.stringify([node, resource, token])
 
 /**
- * Checks mutual exclusion from a trace: on each resource, no `acquired` while another node holds
- * it (holding runs from `acquired` to its `released`, or to the node's crash, or forever), each
- * `released` closes an `acquired` of the same node and token, and tokens strictly increase.
- * `crashes` lists (node, time) of crashes, which end what the node held.
+ * Checks mutual exclusion from a run's events across all nodes (times in one time base: virtual
+ * time, or machine time for real processes).
+ *
+ * A holding runs from `acquired` to the earliest of its `released`, its `lease-lost`, the end of
+ * its lease (with leases: `leaseMs` after `acquired`, moved by each `lease-renewed` to
+ * `validForMs` after it), the holder's crash, or (with a lease) the holder's pause: a paused
+ * process cannot know its lease ran out, so the lock may not count on it. Broken rules:
+ * - an `acquired` while another holding of that resource is valid (two valid leases overlap);
+ * - a token not strictly above the previous one of that resource, in entry order, whoever entered;
+ * - a `released` of what the node never acquired.
+ *
+ * `faults` is either the crashes (`{ node, t }`) or the run's fault entries (`faultsOf(trace)`:
+ * crash, restart, pause, resume, partition, heal, clock-step), in time order. Faults at time t
+ * come before events at t.
  */
 export function checkMutualExclusion(
   events: readonly TimedEvent[],
-  crashes: ReadonlyArray<{ node: NodeId; t: number }> = [],
+  faults: ReadonlyArray<CrashAt> | readonly FaultEvent[] = [],
 ): MutexVerdict {
   const violations: string[] = []
   const order: Record<string, NodeId[]> = {}
-  // Every node holding each resource now: more than one is the violation being looked for, and
-  // each of them still leaves through its own `released`.
-  const holders = new Map<string, Array<{ node: NodeId; token: number; since: number }>>()
+  // Valid holdings per resource: more than one is the violation being looked for.
+  const valid = new Map<string, Holding[]>()
+  // Every holding not yet released (valid or not), so a late `released` is not taken for a stray.
+  const open = new Map<string, Holding>()
   const lastToken = new Map<string, number>()
   let entries = 0
-  // Crashes at time t end holdings before events at t are considered (a crash is not an exit,
-  // but a crashed node holds nothing any more).
+
+  const end = (keep: (h: Holding) => boolean) => {
+    for (const [resource, list] of valid) valid.set(resource, list.filter(keep))
+  }
+  const onFault = (f: { node?: NodeId; type?: string }) => {
+    if (f.type === undefined || f.type === 'crash') {
+      end((h) => h.node !== f.node)
+      for (const [key, h] of open) if (h.node === f.node) open.delete(key)
+    } else if (f.type === 'pause') end((h) => !(h.node === f.node && h.leased))
+  }
+
   const timeline = [
-    ...crashes.map((c) => ({ at: c.t, rank: 0, crash: c.node })),
-    ...events.map((e, i) => ({ at: e.t, rank: 1 + i, item: e })),
+    ...faults.map((f, i) => ({ at: f.t, rank: i - faults.length, fault: f as FaultEvent })),
+    ...events.map((e, i) => ({ at: e.t, rank: i, item: e })),
   ].sort((a, b) => a.at - b.at || a.rank - b.rank)
+
   for (const step of timeline) {
-    if ('crash' in step) {
-      for (const [resource, list] of holders) {
-        holders.set(
-          resource,
-          list.filter((h) => h.node !== step.crash),
-        )
-      }
+    if ('fault' in step) {
+      onFault(step.fault as { node?: NodeId; type?: string })
       continue
     }
-    const { node, t, event } = step.item!
-    if (isAcquired(event)) {
+    const { node, t } = step.item!
+    const e = step.item!.event as Ev | null
+    if (typeof e?.resource !== 'string' || !num(e.token)) continue
+    const { resource, token } = e as { resource: string; token: number }
+    const current = (valid.get(resource) ?? []).filter((h) => h.expiresAt > t)
+    valid.set(resource, current)
+    if (e.type === 'acquired') {
       entries++
-      const current = holders.get(event.resource) ?? []
       for (const other of current) {
         violations.push(
-          `t=${t}: ${String(node)} acquired ${event.resource} (token ${event.token}) while ${String(other.node)} held it since t=${other.since} (token ${other.token})`,
+          `t=${t}: ${String(node)} acquired ${resource} (token ${token}) while ${String(other.node)} held it since t=${other.since} (token ${other.token}${other.leased ? `, lease valid until t=${other.expiresAt}` : ''})`,
         )
       }
-      const last = lastToken.get(event.resource)
-      if (last !== undefined && !(event.token > last)) {
+      const last = lastToken.get(resource)
+      if (last !== undefined && !(token > last)) {
         violations.push(
-          `t=${t}: ${String(node)} acquired ${event.resource} with token ${event.token}, not above the previous ${last}`,
+          `t=${t}: ${String(node)} acquired ${resource} with token ${token}, not above the previous ${last}`,
         )
       }
-      lastToken.set(event.resource, event.token)
-      holders.set(event.resource, [...current, { node, token: event.token, since: t }])
-      const entered = order[event.resource] ?? []
+      lastToken.set(resource, token)
+      const leaseMs = (e as { leaseMs?: unknown }).leaseMs
+      const leased = num(leaseMs)
+      const holding = {
+        node,
+        resource,
+        token,
+        since: t,
+        expiresAt: leased ? t + leaseMs : Number.POSITIVE_INFINITY,
+        leased,
+      }
+      current.push(holding)
+      open.set(keyOf(node, resource, token), holding)
+      const entered = order[resource] ?? []
       entered.push(node)
-      order[event.resource] = entered
-    } else if (isReleased(event)) {
-      const current = holders.get(event.resource) ?? []
-      const mine = current.findIndex((h) => h.node === node && h.token === event.token)
-      if (mine < 0) {
+      order[resource] = entered
+    } else if (e.type === 'lease-renewed') {
+      const validForMs = (e as { validForMs?: unknown }).validForMs
+      const mine = current.find((h) => h.node === node && h.token === token)
+      // A renewal of a lease already over (expired, or its holder paused) does not revive it.
+      if (mine !== undefined && num(validForMs))
+        mine.expiresAt = Math.max(mine.expiresAt, t + validForMs)
+    } else if (e.type === 'lease-lost') {
+      valid.set(
+        resource,
+        current.filter((h) => !(h.node === node && h.token === token)),
+      )
+    } else if (e.type === 'released') {
+      const key = keyOf(node, resource, token)
+      if (!open.has(key)) {
         violations.push(
-          `t=${t}: ${String(node)} released ${event.resource} (token ${event.token}) it did not hold`,
+          `t=${t}: ${String(node)} released ${resource} (token ${token}) it did not hold`,
         )
-      } else {
-        holders.set(
-          event.resource,
-          current.filter((_, i) => i !== mine),
-        )
+        continue
       }
+      open.delete(key)
+      valid.set(
+        resource,
+        current.filter((h) => !(h.node === node && h.token === token)),
+      )
     }
   }
   return { order, entries, violations }

@@ -19,6 +19,11 @@ export interface AcquiredEvent {
   type: 'acquired'
   resource: string
   token: number
+  /**
+   * With leases: the entry is valid for this many ms from now (on the holder's monotonic clock),
+   * unless renewed (`lease-renewed`); absent when the algorithm has no leases.
+   */
+  leaseMs?: number
 }
 
 /** Emitted when the node leaves the critical section it entered with `token`. */

@@ -5,10 +5,18 @@ export {
   type CentralizedMessage,
   type CentralizedOptions,
   type CentralizedRequest,
+  type CoordinatorLeaseRequest,
+  type CoordinatorLostRequest,
   type CoordinatorRequest,
   centralized,
 } from './centralized/index.js'
-export { checkMutualExclusion, type MutexVerdict, type TimedEvent } from './check.js'
+export { electionToLock } from './centralized/wiring.js'
+export {
+  type CrashAt,
+  checkMutualExclusion,
+  type MutexVerdict,
+  type TimedEvent,
+} from './check.js'
 export {
   type AcquiredEvent,
   DEFAULT_RESOURCE,

@@ -11,7 +11,7 @@ interface Use {
   token: number
   /** Refusals in a row ('deny'), for the backoff. */
   refusals: number
-  /** Local time until which the lease is known to be valid. */
+  /** Until when the lease is known to be valid, on this node's monotonic clock. */
   leaseUntil: number
 }
 
@@ -116,11 +116,24 @@ export class ClientRole {
       case 'renewed': {
         const lease = this.node.settings.lease
         if (lease === undefined || use?.state !== 'held' || use.token !== msg.token) return
+        const now = ctx.monotonic()
+        if (now >= use.leaseUntil) {
+          // Its lease ran out before this renewal was handled (a pause: the timer that ends it
+          // may come later in the backlog): it holds nothing, whatever the renewal says.
+          this.lose(msg.resource, use, 'expired', ctx)
+          return
+        }
         // Counted from when the renewal was sent: the coordinator's count started later.
         const until = msg.at + lease.ms
         if (until > use.leaseUntil) {
           use.leaseUntil = until
-          ctx.setTimer(LEASE + msg.resource, until - ctx.now())
+          ctx.setTimer(LEASE + msg.resource, until - now)
+          ctx.emit({
+            type: 'lease-renewed',
+            resource: msg.resource,
+            token: use.token,
+            validForMs: until - now,
+          })
         }
         return
       }
@@ -153,14 +166,17 @@ export class ClientRole {
         if (use?.state === 'pending') this.sendRequest(name, use, ctx)
         return true
       case RENEW:
-        if (use?.state === 'held') {
+        if (use?.state === 'held' && ctx.monotonic() >= use.leaseUntil) {
+          // Woken after its lease ended (a pause): the timer that ends it may not have come yet.
+          this.lose(name, use, 'expired', ctx)
+        } else if (use?.state === 'held') {
           this.node.toCoordinator(
             {
               type: 'renew',
               term: this.node.term,
               resource: name,
               token: use.token,
-              at: ctx.now(),
+              at: ctx.monotonic(), // a duration's start: never the wall clock, which can step
             },
             ctx,
           )
@@ -212,13 +228,15 @@ export class ClientRole {
     use.token = token
     use.wanted--
     const lease = this.node.settings.lease
-    if (lease !== undefined) {
-      // Counted from the GRANT's arrival; the coordinator adds one message delay to its own count.
-      use.leaseUntil = ctx.now() + lease.ms
-      ctx.setTimer(LEASE + name, lease.ms)
-      ctx.setTimer(RENEW + name, lease.renewEveryMs)
+    if (lease === undefined) {
+      ctx.emit({ type: 'acquired', resource: name, token })
+      return
     }
-    ctx.emit({ type: 'acquired', resource: name, token })
+    // Counted from the GRANT's arrival; the coordinator adds one message delay to its own count.
+    use.leaseUntil = ctx.monotonic() + lease.ms
+    ctx.setTimer(LEASE + name, lease.ms)
+    ctx.setTimer(RENEW + name, lease.renewEveryMs)
+    ctx.emit({ type: 'acquired', resource: name, token, leaseMs: lease.ms })
   }
 
   private leave(name: string, use: Use, ctx: CCtx): void {

@@ -1,4 +1,4 @@
-import type { NodeId } from '@sd/transport'
+import { type NodeId, readStored, storedShapes } from '@sd/transport'
 import type { CentralizedMessage, Held } from './messages.js'
 import type { CCtx, Node } from './node.js'
 import { TOKENS_PER_TERM } from './options.js'
@@ -14,6 +14,9 @@ interface Resource {
 }
 
 const tokenKey = (resource: string) => `token:${resource}`
+/** The last token granted on `name` (0 before the first); a damaged value throws StoredStateError. */
+const lastToken = (ctx: CCtx, name: string): number =>
+  readStored(ctx.storage, tokenKey(name), storedShapes.count) ?? 0
 const EXPIRE = 'expire:'
 export const RECOVERY_TIMER = 'recovery'
 
@@ -45,6 +48,12 @@ export class CoordinatorRole {
     for (const name of this.resources.keys()) ctx.cancelTimer(EXPIRE + name)
     ctx.cancelTimer(RECOVERY_TIMER)
     this.resources.clear()
+  }
+
+  /** A valid leader lease arrived: requests held back for lack of one are served now. */
+  resume(ctx: CCtx): void {
+    if (this.recovering) return
+    for (const name of [...this.resources.keys()].sort()) this.grantNext(name, ctx)
   }
 
   onMessage(from: NodeId, msg: CentralizedMessage, ctx: CCtx): void {
@@ -113,11 +122,13 @@ export class CoordinatorRole {
 
   private grantNext(name: string, ctx: CCtx): void {
     const r = this.res(name)
-    if (this.recovering || r.holder !== undefined) return
-    const next = r.queue.shift()
-    if (next === undefined) return
+    if (this.recovering || r.holder !== undefined || r.queue.length === 0) return
+    // Checked at the moment of granting, on the monotonic clock: a coordinator that was paused or
+    // cut off finds its leader lease over before it acts, whatever order its backlog comes in.
+    if (!this.node.mayGrant(ctx)) return
+    const next = r.queue.shift()!
     // The term leads: a new coordinator's tokens are above every token of the terms before.
-    const last = (ctx.storage.get(tokenKey(name)) as number | undefined) ?? 0
+    const last = lastToken(ctx, name)
     const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
     ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
     r.holder = { node: next.node, token }
@@ -171,6 +182,15 @@ export class CoordinatorRole {
       })
       return
     }
+    if (!this.node.mayGrant(ctx)) {
+      // No answer: the holder's lease runs out, as no other grant can be made without a lease.
+      ctx.emit({
+        type: 'ignored',
+        from,
+        reason: `renew of ${name} (token ${token}) without a valid leader lease`,
+      })
+      return
+    }
     this.armLease(name, ctx)
     this.node.toClient(
       from,
@@ -206,7 +226,7 @@ export class CoordinatorRole {
   private claim(from: NodeId, { resource: name, token }: Held, ctx: CCtx): void {
     const r = this.res(name)
     if (token <= r.closed) return // released already: its RELEASE overtook this SYNC
-    const last = (ctx.storage.get(tokenKey(name)) as number | undefined) ?? 0
+    const last = lastToken(ctx, name)
     const grantedThisTerm = last > this.node.term * TOKENS_PER_TERM
     const accept =
       r.holder === undefined

@@ -2,21 +2,26 @@ import type { NodeId } from '@sd/transport'
 import type { MutexEvent } from '../contract.js'
 
 /**
- * What a node running `centralized()` emits: the contract's `acquired` / `released`, and:
+ * What a node running `centralized()` emits: the contract's `acquired` (with `leaseMs` when leases
+ * are on) / `released`, and:
  * - client side: `denied` (a refusal, retried after `retryInMs`), `coordinator-unreachable` (no
  *   answer within the timeout; the request stays pending until a new coordinator is known),
+ *   `lease-renewed` (a renewal extended the holder's lease: valid `validForMs` from now),
  *   `lease-lost` (always followed by `released`: the node no longer holds the resource),
  *   `coordinator-changed`;
  * - coordinator side: `requested` (a request accepted, in the order received), `granted`,
- *   `lease-expired`, `recovering` / `recovered` (after a change or a restart, before the first grant);
+ *   `lease-expired`, `recovering` / `recovered` (after a change or a restart, before the first
+ *   grant), `coordinator-stopped` (this node no longer coordinates `term`: its leader stepped down);
  * - `ignored`: a malformed or out-of-date message or request, never thrown.
  */
 export type CentralizedEvent =
   | MutexEvent
   | { type: 'denied'; resource: string; retryInMs: number }
   | { type: 'coordinator-unreachable'; coordinator: NodeId; term: number }
+  | { type: 'lease-renewed'; resource: string; token: number; validForMs: number }
   | { type: 'lease-lost'; resource: string; token: number; reason: 'expired' | 'revoked' }
   | { type: 'coordinator-changed'; coordinator: NodeId; term: number }
+  | { type: 'coordinator-stopped'; term: number }
   | { type: 'requested'; resource: string; node: NodeId }
   | { type: 'granted'; resource: string; node: NodeId; token: number }
   | { type: 'lease-expired'; resource: string; node: NodeId; token: number }

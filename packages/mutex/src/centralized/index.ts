@@ -52,7 +52,15 @@
  * term); with leases, a deposed coordinator that keeps renewing for clients that have not heard of
  * the new term (a partition), or a message slower than `maxDelayMs`.
  */
-import { compareNodeIds, isNodeId, type NodeId, type Protocol } from '@sd/transport'
+import {
+  compareNodeIds,
+  isNodeId,
+  type NodeId,
+  type Protocol,
+  readStored,
+  StoredStateError,
+  storedShapes,
+} from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexRequest } from '../contract.js'
 import { InvalidArgumentError } from '../errors.js'
 import { ClientRole } from './client.js'
@@ -73,7 +81,35 @@ export interface CoordinatorRequest {
   term: number
 }
 
-export type CentralizedRequest = MutexRequest | CoordinatorRequest
+/** This node no longer coordinates `term` (its leader stepped down or lost the lead). */
+export interface CoordinatorLostRequest {
+  type: 'coordinator-lost'
+  term: number
+}
+
+/**
+ * This node, coordinator of `term`, may grant until `until` on its own `ctx.monotonic()` (the
+ * leader lease its election holds); with `leaderLease`, it grants nothing without one.
+ */
+export interface CoordinatorLeaseRequest {
+  type: 'coordinator-lease'
+  term: number
+  until: number
+}
+
+export type CentralizedRequest =
+  | MutexRequest
+  | CoordinatorRequest
+  | CoordinatorLostRequest
+  | CoordinatorLeaseRequest
+
+const isTerm = (v: unknown): v is number =>
+  Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_TERM
+
+const TERM_SHAPE = {
+  expected: `an integer in [0, ${MAX_TERM}]`,
+  is: (v: unknown): v is number => isTerm(v),
+}
 
 const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync'])
 
@@ -87,19 +123,67 @@ export function centralized(
     let client: ClientRole
     /** The coordinator's incarnation as told by its RECOVER (within the current term). */
     let coordinatorEpoch = 0
+    /** The newest leader lease this node was told of (`leaderLease` only). */
+    let leaderLease: { term: number; until: number } | undefined
     const node: Node & { term: number; coordinator: NodeId; epoch: number } = {
       settings,
       term: settings.term,
       coordinator: settings.coordinator ?? '',
       epoch: 0,
+      mayGrant(ctx) {
+        if (coord === undefined || node.coordinator !== ctx.self) return false
+        if (!settings.leaderLease) return true
+        return leaderLease?.term === node.term && ctx.monotonic() < leaderLease.until
+      },
       toCoordinator(msg, ctx) {
         if (node.coordinator === ctx.self) coordinatorGets(ctx.self, msg, ctx)
         else ctx.send(node.coordinator, msg)
       },
       toClient(to, msg, ctx) {
-        if (to === ctx.self) client.onMessage(to, msg, ctx)
+        // A local answer passes the same term rules as one that came over the network.
+        if (to === ctx.self) clientGets(ctx.self, msg, ctx)
         else ctx.send(to, msg)
       },
+    }
+
+    /** Rule 5 for what a coordinator sends a client: only the coordinator of this term counts. */
+    const clientGets = (from: NodeId, msg: CentralizedMessage, ctx: CCtx) => {
+      if (msg.term !== node.term || from !== node.coordinator) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `${msg.type} from a node that does not coordinate term ${msg.term}`,
+        })
+        return
+      }
+      if (msg.type === 'grant' && msg.epoch < coordinatorEpoch) {
+        ctx.emit({ type: 'ignored', from, reason: 'grant sent before the coordinator restarted' })
+        return
+      }
+      client.onMessage(from, msg, ctx)
+    }
+
+    /** The leader stepped down: its coordinator role ends at once (queue and holders forgotten). */
+    const coordinatorLost = (term: number, ctx: CCtx) => {
+      if (term !== node.term || node.coordinator !== ctx.self || coord === undefined) return
+      coord.stop(ctx)
+      coord = undefined
+      leaderLease = undefined
+      ctx.emit({ type: 'coordinator-stopped', term })
+    }
+
+    const coordinatorLease = (term: number, until: number, ctx: CCtx) => {
+      if (term < node.term || (leaderLease !== undefined && term < leaderLease.term)) {
+        ctx.emit({
+          type: 'ignored',
+          from: ctx.self,
+          reason: `leader lease of term ${term} (now ${node.term})`,
+        })
+        return
+      }
+      // Kept even before the `coordinator` request of its term arrives (wiring order).
+      leaderLease = { term, until }
+      if (node.mayGrant(ctx)) coord?.resume(ctx)
     }
 
     const coordinatorGets = (from: NodeId, msg: CentralizedMessage, ctx: CCtx) => {
@@ -154,13 +238,23 @@ export function centralized(
 
     return {
       start(ctx) {
-        const boots = ((ctx.storage.get('boots') as number | undefined) ?? 0) + 1
+        // Stored values of the wrong shape throw StoredStateError: never read as a default.
+        const boots = (readStored(ctx.storage, 'boots', storedShapes.count) ?? 0) + 1
+        const term = readStored(ctx.storage, 'term', TERM_SHAPE)
+        const stored = readStored(ctx.storage, 'coordinator', storedShapes.nodeId)
+        if ((term === undefined) !== (stored === undefined)) {
+          // Written together: one without the other is not a state this protocol leaves.
+          const missing = term === undefined ? 'term' : 'coordinator'
+          throw new StoredStateError(
+            missing,
+            `stored with ${missing === 'term' ? 'coordinator' : 'term'}`,
+            undefined,
+          )
+        }
         ctx.storage.set('boots', boots)
         node.epoch = boots
         client = new ClientRole(node, boots * TOKENS_PER_TERM)
-        const term = ctx.storage.get('term')
-        const stored = ctx.storage.get('coordinator')
-        if (typeof term === 'number' && isNodeId(stored)) {
+        if (term !== undefined && stored !== undefined) {
           node.term = term
           node.coordinator = stored
         } else if (settings.coordinator === undefined) {
@@ -178,14 +272,17 @@ export function centralized(
         const r = req as Partial<Record<string, unknown>> | null
         const resource = r?.resource ?? DEFAULT_RESOURCE
         if (r?.type === 'coordinator') {
-          if (
-            !isNodeId(r.id) ||
-            !Number.isSafeInteger(r.term) ||
-            (r.term as number) < 0 ||
-            (r.term as number) > MAX_TERM
-          ) {
+          if (!isNodeId(r.id) || !isTerm(r.term)) {
             ctx.emit({ type: 'ignored', from: ctx.self, reason: `malformed coordinator request` })
-          } else change(r.id, r.term as number, ctx, ctx.self)
+          } else change(r.id, r.term, ctx, ctx.self)
+        } else if (r?.type === 'coordinator-lost') {
+          if (!isTerm(r.term)) {
+            ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed coordinator-lost' })
+          } else coordinatorLost(r.term, ctx)
+        } else if (r?.type === 'coordinator-lease') {
+          if (!isTerm(r.term) || typeof r.until !== 'number' || Number.isNaN(r.until)) {
+            ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed coordinator-lease' })
+          } else coordinatorLease(r.term, r.until, ctx)
         } else if (
           (r?.type === 'acquire' || r?.type === 'release') &&
           typeof resource === 'string'
@@ -242,19 +339,7 @@ export function centralized(
           coordinatorGets(from, msg, ctx)
           return
         }
-        if (msg.term !== node.term || from !== node.coordinator) {
-          ctx.emit({
-            type: 'ignored',
-            from,
-            reason: `${msg.type} from a node that does not coordinate term ${msg.term}`,
-          })
-          return
-        }
-        if (msg.type === 'grant' && msg.epoch < coordinatorEpoch) {
-          ctx.emit({ type: 'ignored', from, reason: 'grant sent before the coordinator restarted' })
-          return
-        }
-        client.onMessage(from, msg, ctx)
+        clientGets(from, msg, ctx)
       },
 
       onTimer(key, ctx) {

@@ -12,6 +12,11 @@ export interface Node {
   readonly coordinator: NodeId
   /** This node's incarnation (1 on the first start, +1 on each restart). */
   readonly epoch: number
+  /**
+   * Whether the coordinator may grant or renew now: it coordinates the newest term this node knows
+   * and, with `leaderLease`, holds a leader lease of that term valid on `ctx.monotonic()` now.
+   */
+  mayGrant(ctx: CCtx): boolean
   /** To the coordinator: a local call when this node is the coordinator (no message). */
   toCoordinator(msg: CentralizedMessage, ctx: CCtx): void
   /** From the coordinator to a client: a local call when the client is this node. */

@@ -20,6 +20,13 @@ export interface CentralizedOptions {
   retryBaseMs?: number
   /** `'deny'`: longest wait between retries; default 1000. */
   retryMaxMs?: number
+  /**
+   * The coordinator is an elected leader with a lease (`{ type: 'coordinator-lease', term, until }`
+   * requests, as `electionToLock` wires them): it grants and renews only while its lease for the
+   * current term is valid on `ctx.monotonic()`, and serves waiting requests when a valid lease
+   * arrives. Default false (a coordinator set by hand or by an election without leases).
+   */
+  leaderLease?: boolean
 }
 
 /** Options with their defaults applied (lease fields are undefined when there are no leases). */
@@ -31,6 +38,7 @@ export interface Settings {
   answerTimeoutMs: number
   retryBaseMs: number
   retryMaxMs: number
+  leaderLease: boolean
 }
 
 /** Terms stay below 2^21 so that term * 2^32 + counter is an exact integer. */
@@ -82,6 +90,12 @@ export function settingsOf(options: CentralizedOptions = {}): Settings {
   } else if (options.renewEveryMs !== undefined || options.maxDelayMs !== undefined) {
     throw new InvalidArgumentError('centralized: renewEveryMs and maxDelayMs need leaseMs')
   }
+  const { leaderLease = false } = options
+  if (typeof leaderLease !== 'boolean') {
+    throw new InvalidArgumentError(
+      `centralized: leaderLease must be a boolean, got ${String(leaderLease)}`,
+    )
+  }
   const retryBaseMs = positive('retryBaseMs', options.retryBaseMs ?? 10)
   const retryMaxMs = positive('retryMaxMs', options.retryMaxMs ?? 1000)
   if (retryMaxMs < retryBaseMs) {
@@ -97,5 +111,6 @@ export function settingsOf(options: CentralizedOptions = {}): Settings {
     answerTimeoutMs: positive('answerTimeoutMs', options.answerTimeoutMs ?? 1000),
     retryBaseMs,
     retryMaxMs,
+    leaderLease,
   }
 }
