@@ -16,6 +16,7 @@ export {
 export {
   agreedLeader,
   checkElection,
+  type ElectionCheckOptions,
   type ElectionVerdict,
   type ElectionViolation,
   type TimedEvent,

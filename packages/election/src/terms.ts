@@ -2,14 +2,18 @@
  * The term, kept in stable storage so that it never goes back at a node, not even across a
  * restart: every leadership has a term above every term the node has seen.
  */
-import type { StableStorage } from '@sd/transport'
+import { readStored, type StableStorage } from '@sd/transport'
+import { termShape } from './stored.js'
 
 const TERM_KEY = 'term'
 
-/** The highest term this node has seen (0 before any). */
+/**
+ * The highest term this node has seen (0 before any). A stored term that is not an integer >= 0
+ * throws `StoredStateError` (ERR_STORED_STATE): read as 0, it would let the node vote again in
+ * terms it already voted in.
+ */
 export function storedTerm(storage: StableStorage): number {
-  const value = storage.get(TERM_KEY)
-  return typeof value === 'number' ? value : 0
+  return readStored(storage, TERM_KEY, termShape) ?? 0
 }
 
 /** Records `term` if it is above what is stored; returns the stored term afterwards. */

@@ -1,5 +1,7 @@
+import { faultsOf } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
+import { checkElection } from '../src/check.js'
 import { majorityElection } from '../src/majority/index.js'
 import { runElection } from './support/harness.js'
 import { lastViewChange, leasesBroken, planChaos } from './support/majority-faults.js'
@@ -35,6 +37,13 @@ describe('majorityElection under random partitions, crashes, restarts and slow l
       expect(run.violations).toEqual([])
       // Nobody leads without a majority it could reach within the last timeout (see leasesBroken).
       expect(leasesBroken(run.net, ids, TIMEOUT, UNTIL)).toEqual([])
+      // The global checker agrees: never two leaders at once, none on a minority side.
+      const global = checkElection(run.events, faultsOf(run.net.trace), {
+        members: ids,
+        minorityGraceMs: TIMEOUT,
+        end: UNTIL,
+      })
+      expect(global.violations).toEqual([])
       // Every node runs again after HEAL_AT; all follow one leader, and no view changes after
       // SETTLE_BOUND (no flapping once the network is sound).
       expect(run.live).toEqual(ids)

@@ -1,7 +1,8 @@
-import type { Ctx, NodeId, ProtocolFactory } from '@sd/transport'
+import { type Ctx, type NodeId, type ProtocolFactory, readStored } from '@sd/transport'
 import { compareCandidates, type ElectionRequest } from '../contract.js'
 import { LeaderWatch } from '../detector/heartbeat.js'
 import { ballot, explicitOrder, idOrder, type RingOrder } from '../ring/order.js'
+import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import { type ChangRobertsEvent, type ChangRobertsMessage, parseMessage } from './messages.js'
 import { type ChangRobertsOptions, settingsOf } from './options.js'
@@ -156,7 +157,7 @@ export function changRoberts(
         order = given ? given(self) : idOrder(self, ctx.peers)
         electionMs = settings.electionTimeoutMs(order.size)
         lastTerm = storedTerm(ctx.storage)
-        const recovered = ctx.storage.get(STARTED_KEY) === true
+        const recovered = readStored(ctx.storage, STARTED_KEY, startedShape) === true
         if (!recovered) ctx.storage.set(STARTED_KEY, true)
         if (recovered || settings.startAll) initiate(ctx)
       },

@@ -2,8 +2,9 @@ import type { NodeId } from '@sd/transport'
 import type { ElectionEvent } from '../contract.js'
 
 /**
- * What the nodes say. `at` is a time on the clock of the node that asks (a candidate's request, a
- * leader's heartbeat), echoed back unchanged in the answer: the leader measures its lease from it.
+ * What the nodes say. `at` is a reading of the monotonic clock of the node that asks (a
+ * candidate's request, a leader's heartbeat), echoed back unchanged in the answer: the leader
+ * measures its lease from it, and compares it only with its own readings.
  */
 export type MajorityMessage =
   /** Candidate to every member: vote for me in `term`. */
@@ -65,6 +66,13 @@ export type MajorityEvent =
   | { type: 'candidate'; term: number }
   /** The node gave its one vote of `term` (recorded durably before the answer left). */
   | { type: 'voted'; term: number; candidate: NodeId }
+  /**
+   * The leader of `term` holds its lease until `until`, a reading of its own monotonic clock
+   * (`ctx.monotonic()`): emitted when it becomes leader and whenever the expiry moves. Whatever
+   * the leader guards should act only while `ctx.monotonic() < until` (a lone member's lease never
+   * ends: `Number.MAX_VALUE`). Past it, another leader may be elected.
+   */
+  | { type: 'lease'; term: number; until: number }
   /** The leader of `term` stops leading (a `leader-lost` follows). */
   | { type: 'stepped-down'; term: number; reason: StepDownReason }
   /** A message that was not acted upon, and why. */

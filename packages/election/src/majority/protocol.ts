@@ -1,13 +1,14 @@
 import {
   type Ctx,
   InvalidArgumentError,
-  type JsonValue,
   type NodeId,
   type Protocol,
   type ProtocolFactory,
+  readStored,
 } from '@sd/transport'
 import { compareCandidates, type ElectionRequest } from '../contract.js'
 import { LeaderWatch } from '../detector/heartbeat.js'
+import { shownShape, voteShape } from '../stored.js'
 import { nextTerm, observeTerm, storedTerm } from '../terms.js'
 import {
   type MajorityEvent,
@@ -25,11 +26,13 @@ const SHOWN_KEY = 'majority:shown'
 const ELECT = 'majority:elect'
 const ROUND = 'majority:round'
 const LEASE = 'majority:lease'
+/** The lease of a lone member (a majority of one): it never ends. */
+const LONE_LEASE = Number.MAX_VALUE
 
 type MajorityCtx = Ctx<MajorityMessage, MajorityEvent>
 
 /**
- * Whom a node stands by until `until` (its local clock): the leader it heard last, the candidate it
+ * Whom a node stands by until `until` (its monotonic clock): the leader it heard last, the candidate it
  * voted for, itself while it asks for votes, or nobody (`to` undefined) just after it started. It
  * gives no vote to anybody else meanwhile, and ignores leaders of terms below `term`.
  */
@@ -41,7 +44,7 @@ interface Loyalty {
 
 interface Round {
   term: number
-  /** Who granted, with the `at` of the request they answered (the lease starts from it). */
+  /** Who granted, with the `at` (monotonic) of the request they answered (the lease starts from it). */
   votes: Map<NodeId, number>
   refusals: Set<NodeId>
 }
@@ -118,8 +121,9 @@ class MajorityNode {
   private lastLeader: NodeId | undefined
   private loyalty: Loyalty | undefined
   private round: Round | undefined
-  /** As leader: per follower, the `at` of the latest heartbeat (or request) it acknowledged. */
+  /** As leader: per follower, the `at` (monotonic) of the latest heartbeat (or request) it acknowledged. */
   private readonly acks = new Map<NodeId, number>()
+  /** As leader: when its lease ends, on its monotonic clock (announced in `lease` events). */
   private leaseExpiry: number | undefined
   private firstBeat = false
   /** The best candidate that asked this node for a vote in `term`. */
@@ -153,11 +157,12 @@ class MajorityNode {
     }
     // A node that (re)starts may have acknowledged a leader in its previous life, whose lease
     // counts on it: it listens for a full timeout before it votes for anybody.
-    this.loyalty = { to: undefined, term: 0, until: ctx.now() + this.settings.timeoutMs }
+    this.loyalty = { to: undefined, term: 0, until: ctx.monotonic() + this.settings.timeoutMs }
     this.watch.follow(ctx)
   }
 
   onMessage(from: NodeId, raw: unknown): void {
+    this.expireLease()
     const msg = parseMessage(raw)
     if (typeof msg === 'string') this.ignore(from, msg)
     else if (from === this.self || !this.members.includes(from)) this.ignore(from, 'no member')
@@ -172,6 +177,7 @@ class MajorityNode {
   }
 
   onTimer(key: string): void {
+    this.expireLease()
     const watched = this.watch.onTimer(key, this.ctx)
     if (watched === 'suspect') this.suspect()
     if (watched !== undefined) return
@@ -179,12 +185,17 @@ class MajorityNode {
     else if (key === ROUND) {
       if (this.role === 'candidate') this.endRound()
     } else if (key === LEASE) {
-      this.leaseExpiry = undefined // re-armed by checkLease if the lease still runs
-      this.checkLease()
+      const now = this.ctx.monotonic()
+      const expiry = this.leaseExpiry
+      // A timer a little early (real timers round) is set again for the rest.
+      if (this.role === 'leader' && expiry !== undefined && expiry - now >= 1e-6) {
+        this.ctx.setTimer(LEASE, expiry - now)
+      } else this.checkLease()
     }
   }
 
   onRequest(req: ElectionRequest): void {
+    this.expireLease()
     const type = (req as { type?: unknown } | null)?.type
     if (type === 'start') {
       // As if the leader had been suspected: stand now, whatever this node heard lately (the
@@ -234,7 +245,7 @@ class MajorityNode {
       ctx.emit({ type: 'leader', leader, term })
     }
     ctx.cancelTimer(ELECT)
-    this.loyalty = { to: leader, term, until: ctx.now() + this.settings.timeoutMs }
+    this.loyalty = { to: leader, term, until: ctx.monotonic() + this.settings.timeoutMs }
     this.watch.follow(ctx)
     ctx.send(leader, { type: 'ack', term, at })
   }
@@ -275,7 +286,7 @@ class MajorityNode {
       this.loseLeader()
       observeTerm(ctx.storage, term)
       ctx.storage.set(VOTE_KEY, { term, for: candidate })
-      this.loyalty = { to: candidate, term, until: ctx.now() + this.settings.timeoutMs }
+      this.loyalty = { to: candidate, term, until: ctx.monotonic() + this.settings.timeoutMs }
       ctx.emit({ type: 'voted', term, candidate })
       granted = true
     }
@@ -300,7 +311,7 @@ class MajorityNode {
   /** The elect timer: stand, unless a leader or a candidate holds this node's loyalty. */
   private elect(): void {
     if (this.role !== 'follower' || this.leader !== undefined) return
-    const now = this.ctx.now()
+    const now = this.ctx.monotonic()
     const loyalty = this.loyalty
     if (loyalty !== undefined && loyalty.to !== this.self && now < loyalty.until) {
       this.ctx.setTimer(ELECT, loyalty.until - now + this.candidacyDelay())
@@ -319,7 +330,7 @@ class MajorityNode {
     this.loseLeader()
     const term = nextTerm(ctx.storage)
     ctx.storage.set(VOTE_KEY, { term, for: this.self })
-    const at = ctx.now()
+    const at = ctx.monotonic()
     this.role = 'candidate'
     this.round = { term, votes: new Map([[this.self, at]]), refusals: new Set() }
     this.loyalty = { to: this.self, term, until: at + this.settings.voteTimeoutMs }
@@ -396,7 +407,7 @@ class MajorityNode {
   private beat(): void {
     const type = this.firstBeat ? 'leader' : 'heartbeat'
     this.firstBeat = false
-    this.ctx.broadcast({ type, term: this.leaderTerm, at: this.ctx.now() })
+    this.ctx.broadcast({ type, term: this.leaderTerm, at: this.ctx.monotonic() })
   }
 
   private onAck(from: NodeId, term: number, at: number): void {
@@ -410,22 +421,37 @@ class MajorityNode {
    * sent less than timeoutMs - intervalMs ago. Such a follower refuses other candidates for
    * timeoutMs after it received that heartbeat, so the leader gives up at least one interval
    * before anyone can be elected: room for a late timer on a busy machine and for clocks that do
-   * not run at quite the same rate.
+   * not run at quite the same rate. All of it on the monotonic clock: `at` is the leader's own
+   * reading, echoed back, and a wall-clock step changes nothing. Every new expiry is announced in
+   * a `lease` event (for a lock that grants only while the lease runs).
    */
   private checkLease(): void {
     if (this.role !== 'leader') return
     const need = this.majority - 1
-    if (need === 0) return
     const newest = [...this.acks.values()].sort((a, b) => b - a)[need - 1]
     const expiry =
-      newest === undefined
-        ? Number.NEGATIVE_INFINITY
-        : newest + this.settings.timeoutMs - this.settings.intervalMs
-    const now = this.ctx.now()
+      need === 0
+        ? LONE_LEASE
+        : newest === undefined
+          ? Number.NEGATIVE_INFINITY
+          : newest + this.settings.timeoutMs - this.settings.intervalMs
+    const now = this.ctx.monotonic()
     if (expiry - now < 1e-6) this.stepDown('lease')
     else if (expiry !== this.leaseExpiry) {
       this.leaseExpiry = expiry
-      this.ctx.setTimer(LEASE, expiry - now)
+      if (need > 0) this.ctx.setTimer(LEASE, expiry - now)
+      this.ctx.emit({ type: 'lease', term: this.leaderTerm, until: expiry })
+    }
+  }
+
+  /**
+   * Before anything else in a step: a leader whose lease ran out while it could not act (a pause,
+   * a late timer) steps down first, so it never acts on an expired lease.
+   */
+  private expireLease(): void {
+    const expiry = this.leaseExpiry
+    if (this.role === 'leader' && expiry !== undefined && this.ctx.monotonic() >= expiry) {
+      this.stepDown('lease')
     }
   }
 
@@ -450,21 +476,17 @@ class MajorityNode {
   /** Whether this node's loyalty holds now, to somebody other than `id`. */
   private loyal(id: NodeId): boolean {
     const l = this.loyalty
-    return l !== undefined && l.to !== id && this.ctx.now() < l.until
+    return l !== undefined && l.to !== id && this.ctx.monotonic() < l.until
   }
 
+  /** The vote stored last; a value of another shape throws StoredStateError. */
   private vote(): { term: number; for: NodeId } | undefined {
-    const v = this.ctx.storage.get(VOTE_KEY) as { term?: unknown; for?: unknown } | undefined
-    return v !== undefined && typeof v.term === 'number'
-      ? { term: v.term, for: v.for as NodeId }
-      : undefined
+    return readStored(this.ctx.storage, VOTE_KEY, voteShape)
   }
 
+  /** The leader announced last; a value of another shape throws StoredStateError. */
   private shown(): { term: number; leader: NodeId | undefined } {
-    const v = this.ctx.storage.get(SHOWN_KEY) as { term?: unknown; leader?: JsonValue } | undefined
-    return v !== undefined && typeof v.term === 'number'
-      ? { term: v.term, leader: v.leader as NodeId }
-      : { term: 0, leader: undefined }
+    return readStored(this.ctx.storage, SHOWN_KEY, shownShape) ?? { term: 0, leader: undefined }
   }
 
   private ignore(from: NodeId, reason: string): void {

@@ -1,6 +1,7 @@
-import { type Ctx, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
+import { type Ctx, type NodeId, type ProtocolFactory, readStored, sortNodeIds } from '@sd/transport'
 import { bestOf, compareCandidates, type ElectionRequest } from '../contract.js'
 import { LeaderWatch } from '../detector/heartbeat.js'
+import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import {
   type CoordinatorPass,
@@ -205,7 +206,7 @@ export function ringElection(
         electionMs = settings.electionTimeoutMs(order.size)
         lastTerm = storedTerm(ctx.storage)
         // A recovered member starts an election; a fresh group waits for a request.
-        if (ctx.storage.get(STARTED_KEY) === true) initiate(ctx)
+        if (readStored(ctx.storage, STARTED_KEY, startedShape) === true) initiate(ctx)
         else ctx.storage.set(STARTED_KEY, true)
       },
 
