@@ -2,8 +2,10 @@ import type { NodeId } from '@sd/transport'
 import type { Io } from './io.js'
 import type { QuorumMessage } from './messages.js'
 import type { QuorumSettings } from './options.js'
+import { tokenOf } from './tokens.js'
 
 type Answer = Extract<QuorumMessage, { type: 'grant' | 'deny' }>
+type Query = Extract<QuorumMessage, { type: 'query' }>
 
 /** A client's state for one resource it wants or holds. */
 interface Want {
@@ -25,7 +27,8 @@ const backoffKey = (resource: string) => `backoff:${resource}`
 /**
  * A client asks every coordinator, enters with m grants, and otherwise (too many denials to reach
  * m, or no m grants within the timeout) gives back what it got and tries again after a random
- * backoff. It releases to every coordinator that granted.
+ * backoff. It releases to every coordinator that granted, once: a coordinator that misses the
+ * release (or whose grant never arrived) asks later (QUERY), and is answered with a release then.
  */
 export class Client {
   private readonly wants = new Map<string, Want>()
@@ -36,6 +39,8 @@ export class Client {
   constructor(
     private readonly settings: QuorumSettings,
     private readonly session: number,
+    /** This node's rank among the members: the low bits of its tokens. */
+    private readonly rank: number,
   ) {}
 
   acquire(resource: string, io: Io): void {
@@ -75,13 +80,7 @@ export class Client {
   }
 
   onAnswer(from: NodeId, msg: Answer, io: Io): void {
-    const want = this.wants.get(msg.resource)
-    const current =
-      want !== undefined &&
-      want.phase !== 'backoff' &&
-      msg.session === this.session &&
-      msg.attempt === want.attempt
-    if (!current) {
+    if (!this.isCurrent(msg)) {
       // An answer to a round that is over (or to an earlier life of this node): a grant in it is
       // given straight back, so the coordinator is not left bound to nobody.
       if (msg.type === 'grant') {
@@ -90,6 +89,7 @@ export class Client {
       }
       return
     }
+    const want = this.wants.get(msg.resource)!
     if (msg.type === 'grant') {
       want.granted.set(from, msg.counter)
       // A grant after entering (beyond m) is kept and given back on release.
@@ -101,6 +101,27 @@ export class Client {
     if (want.phase !== 'collecting') return
     want.denied.add(from)
     if (this.settings.n - want.denied.size < this.settings.m) this.fail(msg.resource, want, io)
+  }
+
+  /**
+   * A coordinator asks whether a round it granted is still in use: if the round is over (released,
+   * given up, of an earlier life), its grant is given back now; if not, nothing is said.
+   */
+  onQuery(from: NodeId, msg: Query, io: Io): void {
+    if (this.isCurrent(msg)) return
+    const token = this.lastTokens.get(msg.resource) ?? 0
+    io.send(from, { ...roundOf(msg), type: 'release', token })
+  }
+
+  /** The round a message is about is the one this client collects or holds with now. */
+  private isCurrent(msg: { resource: string; session: number; attempt: number }): boolean {
+    const want = this.wants.get(msg.resource)
+    return (
+      want !== undefined &&
+      want.phase !== 'backoff' &&
+      msg.session === this.session &&
+      msg.attempt === want.attempt
+    )
   }
 
   onTimer(key: string, io: Io): boolean {
@@ -136,9 +157,10 @@ export class Client {
   private enter(resource: string, want: Want, io: Io): void {
     io.cancelTimer(timeoutKey(resource))
     want.phase = 'held'
-    // The largest counter among the grants: above the last holder's token wherever the two
-    // quorums meet (the coordinators there moved past it on its release).
-    want.token = Math.max(...want.granted.values())
+    // The largest counter among the grants: above the last holder's wherever the two quorums meet
+    // (the coordinators there moved past it on its release); then this client's rank, so no other
+    // client gets the same token.
+    want.token = tokenOf(Math.max(...want.granted.values()), this.rank)
     this.lastTokens.set(resource, Math.max(want.token, this.lastTokens.get(resource) ?? 0))
     io.emit({ type: 'grants', resource, count: want.granted.size, of: this.settings.n })
     io.emit({ type: 'acquired', resource, token: want.token })
@@ -170,7 +192,7 @@ export class Client {
   }
 }
 
-const roundOf = (msg: Answer) => ({
+const roundOf = (msg: Answer | Query) => ({
   resource: msg.resource,
   session: msg.session,
   attempt: msg.attempt,

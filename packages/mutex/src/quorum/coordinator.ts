@@ -1,18 +1,40 @@
 import type { NodeId } from '@sd/transport'
-import type { GrantStore } from './grants.js'
+import type { Grant, GrantStore } from './grants.js'
 import type { Io } from './io.js'
 import type { QuorumMessage } from './messages.js'
+import { counterOf } from './tokens.js'
 
 type Request = Extract<QuorumMessage, { type: 'request' }>
 type Release = Extract<QuorumMessage, { type: 'release' }>
+
+/** When this coordinator last asked about (or gave) a grant: its clock reading, per resource. */
+interface Asked {
+  grant: Grant
+  at: number
+}
+
+const sameRound = (a: Grant, b: Grant): boolean =>
+  a.client === b.client && a.session === b.session && a.attempt === b.attempt
 
 /**
  * A coordinator grants each resource to one client at a time and answers the others DENIED at
  * once (it does not queue): a refusal is told from a crash without waiting, and a client holding
  * part of a quorum gives it back instead of waiting on the rest, so split grants cannot deadlock.
+ *
+ * A grant ends only when its client gives it back: no lease, so no clock decides that a holder is
+ * gone. A lost RELEASE, or a GRANT lost before the client saw it, would leave the grant bound to a
+ * round that is over, so when the coordinator denies another client and has heard nothing about
+ * its grant for `reclaimAfterMs` (on the monotonic clock), it asks the holder (QUERY); the holder
+ * answers RELEASE if that round is over. Someone waiting keeps asking, so a grant left behind is
+ * reclaimed as long as the holder is up and messages get through now and then.
  */
 export class Coordinator {
-  constructor(private readonly grants: () => GrantStore) {}
+  private readonly asked = new Map<string, Asked>()
+
+  constructor(
+    private readonly grants: () => GrantStore,
+    private readonly reclaimAfterMs: number,
+  ) {}
 
   onRequest(from: NodeId, msg: Request, io: Io): void {
     const store = this.grants()
@@ -33,12 +55,15 @@ export class Coordinator {
       // still be on the way), so that grant is over.
     } else if (holder !== undefined && holder.client !== from) {
       io.send(from, { type: 'deny', ...reply })
+      this.askHolder(resource, holder, io)
       return
     }
     // Free, or held by an earlier round or an earlier life (another session) of this client,
     // which restarted and forgot it.
-    const counter = Math.max(store.counter(resource), token) + 1
-    store.set(resource, { client: from, session, attempt, counter }, counter)
+    const counter = Math.max(store.counter(resource), counterOf(token)) + 1
+    const grant = { client: from, session, attempt, counter }
+    store.set(resource, grant, counter)
+    this.asked.set(resource, { grant, at: io.monotonic() })
     io.send(from, { type: 'grant', ...reply, counter })
   }
 
@@ -46,7 +71,7 @@ export class Coordinator {
     const store = this.grants()
     const { resource, session, attempt, token } = msg
     const holder = store.holder(resource)
-    const counter = Math.max(store.counter(resource), token)
+    const counter = Math.max(store.counter(resource), counterOf(token))
     if (
       holder !== undefined &&
       holder.client === from &&
@@ -54,11 +79,27 @@ export class Coordinator {
       holder.attempt === attempt
     ) {
       store.set(resource, undefined, counter)
+      this.asked.delete(resource)
       return
     }
     // Not the grant this coordinator holds: a late release of a round already superseded, or of a
     // grant forgotten in a restart. Still move the counter past the token it reports.
     if (counter > store.counter(resource)) store.set(resource, holder, counter)
     io.emit({ type: 'ignored', from, reason: `release of ${resource}: not the grant held here` })
+  }
+
+  /** Asks the holder about its round, at most once per `reclaimAfterMs` of silence. */
+  private askHolder(resource: string, holder: Grant, io: Io): void {
+    const now = io.monotonic()
+    const last = this.asked.get(resource)
+    if (last === undefined || !sameRound(last.grant, holder)) {
+      // A grant remembered across a restart: its age is unknown, so it counts from now.
+      this.asked.set(resource, { grant: holder, at: now })
+      return
+    }
+    if (now - last.at < this.reclaimAfterMs) return
+    last.at = now
+    const { session, attempt } = holder
+    io.send(holder.client, { type: 'query', resource, session, attempt })
   }
 }

@@ -1,4 +1,10 @@
-import type { JsonValue, NodeId, StableStorage } from '@sd/transport'
+import {
+  type JsonValue,
+  type NodeId,
+  readStored,
+  type StableStorage,
+  storedShapes,
+} from '@sd/transport'
 
 /** Whom a coordinator granted a resource to, and the counter it granted with. */
 export interface Grant {
@@ -14,6 +20,8 @@ export interface GrantStore {
   /** The last counter handed out or released past, on this resource. */
   counter(resource: string): number
   set(resource: string, holder: Grant | undefined, counter: number): void
+  /** Reads everything stored once, so a damaged store is refused when the node starts. */
+  check(): void
 }
 
 /** Plain memory, as in the texts: a restart forgets every grant (and the counters). */
@@ -28,22 +36,49 @@ export function volatileGrants(): GrantStore {
       else holders.set(resource, holder)
       counters.set(resource, counter)
     },
+    check() {},
   }
 }
 
-const holderKey = (resource: string) => `quorum/grant/${resource}`
-const counterKey = (resource: string) => `quorum/counter/${resource}`
+const GRANT = 'quorum/grant/'
+const COUNTER = 'quorum/counter/'
 
-/** Stable storage: a restart remembers whom it granted (the grant leaves once it is durable). */
+/** What a stored grant must look like: a value of another shape is refused, never defaulted. */
+const grantShape = storedShapes.record({
+  client: storedShapes.nodeId,
+  session: storedShapes.count,
+  attempt: storedShapes.count,
+  counter: storedShapes.count,
+})
+
+/**
+ * Stable storage: a restart remembers whom it granted (the grant leaves once it is durable). A
+ * stored value of the wrong shape throws `StoredStateError`: read as "no grant" or "counter 0",
+ * it would let the coordinator grant a second client, or hand out a token again.
+ */
 export function durableGrants(storage: () => StableStorage): GrantStore {
+  const holder = (resource: string): Grant | undefined => {
+    const g = readStored(storage(), GRANT + resource, grantShape)
+    return g === undefined
+      ? undefined
+      : { client: g.client, session: g.session, attempt: g.attempt, counter: g.counter }
+  }
+  const counter = (resource: string): number =>
+    readStored(storage(), COUNTER + resource, storedShapes.count) ?? 0
   return {
-    holder: (resource) => (storage().get(holderKey(resource)) as Grant | undefined) ?? undefined,
-    counter: (resource) => (storage().get(counterKey(resource)) as number | undefined) ?? 0,
-    set(resource, holder, counter) {
+    holder,
+    counter,
+    set(resource, grant, next) {
       const s = storage()
-      if (holder === undefined) s.delete(holderKey(resource))
-      else s.set(holderKey(resource), { ...holder } as unknown as JsonValue)
-      s.set(counterKey(resource), counter)
+      if (grant === undefined) s.delete(GRANT + resource)
+      else s.set(GRANT + resource, { ...grant } satisfies Record<string, JsonValue>)
+      s.set(COUNTER + resource, next)
+    },
+    check() {
+      for (const key of storage().keys()) {
+        if (key.startsWith(GRANT)) holder(key.slice(GRANT.length))
+        else if (key.startsWith(COUNTER)) counter(key.slice(COUNTER.length))
+      }
     },
   }
 }

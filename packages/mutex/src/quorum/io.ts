@@ -9,4 +9,6 @@ export interface Io {
   setTimer(key: string, ms: number): void
   cancelTimer(key: string): void
   random(): number
+  /** Milliseconds on a clock that never steps: durations only. */
+  monotonic(): number
 }

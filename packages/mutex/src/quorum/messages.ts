@@ -19,11 +19,18 @@ export type QuorumMessage =
   /**
    * Client to coordinator: I give back the grant of that round. `token` is the largest token the
    * client entered with on the resource (0 if none): the coordinator's counter moves past it, so
-   * the next holder's token is larger.
+   * the next holder's token is larger. Also the answer to a `query` about a round that is over.
    */
   | { type: 'release'; resource: string; session: number; attempt: number; token: number }
+  /**
+   * Coordinator to the client it granted: is that round still yours? Sent when the coordinator
+   * denies someone else and has heard nothing about its grant for a while: the client answers
+   * with a `release` if the round is over (its RELEASE, or the GRANT itself, was lost), and says
+   * nothing if it still collects or holds with it.
+   */
+  | { type: 'query'; resource: string; session: number; attempt: number }
 
-const KINDS = new Set(['request', 'grant', 'deny', 'release'])
+const KINDS = new Set(['request', 'grant', 'deny', 'release', 'query'])
 const isCount = (v: unknown): v is number =>
   typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 

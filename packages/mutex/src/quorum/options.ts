@@ -17,6 +17,13 @@ export interface QuorumMutexOptions {
   backoffMs?: number
   /** The largest backoff window. Default 1000 ms. */
   maxBackoffMs?: number
+  /**
+   * How long a coordinator's grant may go without news before the coordinator, denying another
+   * client, asks the holder whether it still uses it (a QUERY, answered with a RELEASE when the
+   * round is over): how a grant whose RELEASE or GRANT was lost is reclaimed. Measured on the
+   * monotonic clock. Default: `timeoutMs`.
+   */
+  reclaimAfterMs?: number
 }
 
 export interface QuorumSettings {
@@ -28,6 +35,7 @@ export interface QuorumSettings {
   timeoutMs: number
   backoffMs: number
   maxBackoffMs: number
+  reclaimAfterMs: number
 }
 
 const positive = (name: string, value: number): number => {
@@ -70,14 +78,16 @@ export function settingsOf(options: QuorumMutexOptions): QuorumSettings {
       `quorumMutex: maxBackoffMs (${maxBackoffMs}) must be >= backoffMs (${backoffMs})`,
     )
   }
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 200)
   return {
     coordinators: [...list],
     isCoordinator: (id) => set.has(id),
     n,
     m,
     durableGrants,
-    timeoutMs: positive('timeoutMs', options.timeoutMs ?? 200),
+    timeoutMs,
     backoffMs,
     maxBackoffMs,
+    reclaimAfterMs: positive('reclaimAfterMs', options.reclaimAfterMs ?? timeoutMs),
   }
 }

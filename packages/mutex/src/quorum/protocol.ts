@@ -12,12 +12,20 @@ import { durableGrants, type GrantStore, volatileGrants } from './grants.js'
 import type { Io } from './io.js'
 import { parseMessage, type QuorumEvent, type QuorumMessage } from './messages.js'
 import { type QuorumMutexOptions, settingsOf } from './options.js'
+import { clientRank } from './tokens.js'
 
 /**
  * The quorum mutex of the course texts: n coordinators, a client enters with m > n/2 grants.
  * Coordinators keep their grants in memory (unless `durableGrants`), so a coordinator that
  * restarts forgets them, and two clients can hold quorums whose intersection restarted: mutual
  * exclusion holds with probability 1 - P_v (see `violationProbability`).
+ *
+ * Under message loss, grants are not leased: a coordinator that denies another client and has
+ * heard nothing about its grant for `reclaimAfterMs` asks the holder (QUERY), which gives back a
+ * round that is over, so a lost RELEASE or GRANT does not bind a coordinator for good. A client
+ * that crashes for good holding grants keeps them (a restarted one gives them back when asked).
+ * Tokens are the quorum's largest grant counter x 65536 + the client's rank: never equal for two
+ * clients, so even two overlapping holders carry different tokens.
  */
 export function quorumMutex(
   options: QuorumMutexOptions,
@@ -29,7 +37,9 @@ export function quorumMutex(
     const store: GrantStore = settings.durableGrants
       ? durableGrants(() => ctx!.storage)
       : volatileGrants()
-    const coordinator = settings.isCoordinator(self) ? new Coordinator(() => store) : undefined
+    const coordinator = settings.isCoordinator(self)
+      ? new Coordinator(() => store, settings.reclaimAfterMs)
+      : undefined
     // Messages to self are handled here, after the handler that sent them, not sent on the wire.
     const loopback: QuorumMessage[] = []
     const io: Io = {
@@ -42,6 +52,7 @@ export function quorumMutex(
       setTimer: (key, ms) => ctx!.setTimer(key, ms),
       cancelTimer: (key) => ctx!.cancelTimer(key),
       random: () => ctx!.random(),
+      monotonic: () => ctx!.monotonic(),
     }
 
     const receive = (from: NodeId, raw: unknown): void => {
@@ -58,6 +69,8 @@ export function quorumMutex(
         }
       } else if (!settings.isCoordinator(from)) {
         io.emit({ type: 'ignored', from, reason: `${msg.type}: sender is no coordinator` })
+      } else if (msg.type === 'query') {
+        client?.onQuery(from, msg, io)
       } else {
         client?.onAnswer(from, msg, io)
       }
@@ -82,8 +95,10 @@ export function quorumMutex(
               `quorumMutex: coordinators ${missing.map(String).join(', ')} are not members`,
             )
           }
+          // A damaged store is refused now, not at the first request that reads it.
+          if (coordinator !== undefined) store.check()
           // A new session per life, so answers meant for an earlier life are recognised.
-          client = new Client(settings, Math.floor(c.random() * 2 ** 32))
+          client = new Client(settings, Math.floor(c.random() * 2 ** 32), clientRank(self, c.peers))
         })
       },
       onMessage(from, raw, c) {
