@@ -155,6 +155,11 @@ class MajorityNode {
         )
       }
     }
+    // The whole stored state is read now, so a damaged or foreign store (StoredStateError) stops
+    // the node before it takes part in anything.
+    storedTerm(ctx.storage)
+    this.vote()
+    this.shown()
     // A node that (re)starts may have acknowledged a leader in its previous life, whose lease
     // counts on it: it listens for a full timeout before it votes for anybody.
     this.loyalty = { to: undefined, term: 0, until: ctx.monotonic() + this.settings.timeoutMs }

@@ -1,6 +1,6 @@
 import { type Ctx, compareNodeIds, type NodeId, type ProtocolFactory } from '@sd/transport'
 import type { ElectionRequest } from '../contract.js'
-import { nextTerm, observeTerm } from '../terms.js'
+import { nextTerm, observeTerm, storedTerm } from '../terms.js'
 import { answers, smallest } from './answers.js'
 import { parseMessage, type YoyoEvent, type YoyoMessage } from './messages.js'
 import { checkOptions, neighborsOf, type YoyoOptions } from './options.js'
@@ -176,6 +176,7 @@ export function yoyo(
     return {
       start(c) {
         ctx = c
+        storedTerm(c.storage) // a damaged stored term (StoredStateError) stops the node now
         graph = neighborsOf(self, [self, ...c.peers], neighbors)
         c.emit({ type: 'phase', phase: 'setup' })
         for (const to of graph) c.send(to, { type: 'setup' })
