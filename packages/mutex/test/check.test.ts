@@ -45,3 +45,88 @@ describe('after an overlap', () => {
     expect(v.violations[0]).toContain('b acquired r (token 2) while a held it')
   })
 })
+
+/** The global form: faults as the simulator's trace records them (`faultsOf`), and leases. */
+describe('checking leases across nodes, with the faults of the run', () => {
+  const leased = (node: string, t: number, token: number, leaseMs: number) => ({
+    node,
+    t,
+    event: { type: 'acquired', resource: 'r', token, leaseMs },
+  })
+  const renewed = (node: string, t: number, token: number, validForMs: number) => ({
+    node,
+    t,
+    event: { type: 'lease-renewed', resource: 'r', token, validForMs },
+  })
+  const lost = (node: string, t: number, token: number) => ({
+    node,
+    t,
+    event: { type: 'lease-lost', resource: 'r', token, reason: 'expired' },
+  })
+  const pause = (node: string, t: number) => ({ t, type: 'pause' as const, node })
+  const crash = (node: string, t: number) => ({ t, type: 'crash' as const, node })
+
+  it('a lease ends at its expiry: entering after it is fine, before it is an overlap', () => {
+    expect(checkMutualExclusion([leased('a', 0, 1, 100), acq('b', 100, 2)]).violations).toEqual([])
+    const v = checkMutualExclusion([leased('a', 0, 1, 100), acq('b', 99, 2)]).violations
+    expect(v).toEqual([
+      't=99: b acquired r (token 2) while a held it since t=0 (token 1, lease valid until t=100)',
+    ])
+  })
+
+  it('a renewal moves the expiry to validForMs after it; a renewal of an ended lease does not revive it', () => {
+    const renewedOnce = [leased('a', 0, 1, 100), renewed('a', 80, 1, 100)]
+    expect(checkMutualExclusion([...renewedOnce, acq('b', 170, 2)]).violations).toHaveLength(1)
+    expect(checkMutualExclusion([...renewedOnce, acq('b', 180, 2)]).violations).toEqual([])
+    const late = [leased('a', 0, 1, 100), renewed('a', 120, 1, 100), acq('b', 150, 2)]
+    expect(checkMutualExclusion(late).violations).toEqual([])
+  })
+
+  it('lease-lost ends a lease, and its released later is not a stray', () => {
+    const v = checkMutualExclusion([
+      leased('a', 0, 1, 100),
+      lost('a', 10, 1),
+      acq('b', 20, 2),
+      rel('a', 30, 1),
+    ])
+    expect(v.violations).toEqual([])
+  })
+
+  it("the holder's pause ends its lease (a leaseless holding stays); a crash ends either", () => {
+    expect(
+      checkMutualExclusion([leased('a', 0, 1, 100), acq('b', 50, 2)], [pause('a', 40)]).violations,
+    ).toEqual([])
+    expect(
+      checkMutualExclusion([acq('a', 0, 1), acq('b', 50, 2)], [pause('a', 40)]).violations,
+    ).toHaveLength(1)
+    expect(
+      checkMutualExclusion([acq('a', 0, 1), acq('b', 50, 2)], [crash('a', 40)]).violations,
+    ).toEqual([])
+    // Another node's pause, a partition, a clock step end nothing.
+    const others = [
+      pause('c', 10),
+      { t: 11, type: 'partition' as const, groups: [['a'], ['b']] },
+      { t: 12, type: 'clock-step' as const, node: 'a', deltaMs: -500 },
+    ]
+    expect(
+      checkMutualExclusion([leased('a', 0, 1, 100), acq('b', 50, 2)], others).violations,
+    ).toHaveLength(1)
+  })
+
+  it('a pause or crash at the time of an entry comes before it', () => {
+    expect(
+      checkMutualExclusion([leased('a', 0, 1, 100), acq('b', 40, 2)], [pause('a', 40)]).violations,
+    ).toEqual([])
+  })
+
+  it('tokens must rise in entry order across nodes, whoever entered (a deposed coordinator)', () => {
+    const v = checkMutualExclusion([
+      leased('a', 0, 2 ** 32 * 2 + 1, 100),
+      lost('a', 100, 2 ** 32 * 2 + 1),
+      leased('b', 150, 2 ** 32 + 7, 100),
+    ]).violations
+    expect(v).toEqual([
+      `t=150: b acquired r with token ${2 ** 32 + 7}, not above the previous ${2 ** 33 + 1}`,
+    ])
+  })
+})
