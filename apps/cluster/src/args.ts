@@ -3,7 +3,10 @@
 export const CHAOS_KINDS = [
   'kill-leader',
   'kill-holder',
+  'kill-random',
+  'pause-leader',
   'pause-holder',
+  'clock-step',
   'loss',
   'partition',
 ] as const
@@ -22,6 +25,12 @@ export interface Options {
   faultMs: number
   /** How many times the list of faults is played; 0: again and again while time is left. */
   rounds: number
+  /** Each round plays the faults in a seeded random order. */
+  shuffle: boolean
+  /** How far the clock-step fault steps a node's wall clock (ms, either way). */
+  stepMs: number
+  /** Where to write the operations' history (JSON lines). */
+  history: string | undefined
   mode: 'auto' | 'netns' | 'loopback'
   json: boolean
   plain: boolean
@@ -38,6 +47,9 @@ export const DEFAULTS: Options = {
   lossPercent: 10,
   faultMs: 2500,
   rounds: 0,
+  shuffle: false,
+  stepMs: 2000,
+  history: undefined,
   mode: 'auto',
   json: false,
   plain: false,
@@ -66,8 +78,14 @@ Options:
   --chaos LIST      faults, in order, comma-separated, or none (default: all of them)
                       kill-leader   SIGKILL the leader, restart it after --fault-ms (same state file)
                       kill-holder   SIGKILL the lock holder inside its critical section, restart it
+                      kill-random   SIGKILL a node picked at random (seeded), restart it
+                      pause-leader  SIGSTOP the leader (the lock's coordinator) past its leases, then
+                                    SIGCONT: it must not act on its old term when it wakes up
                       pause-holder  SIGSTOP the holder inside its critical section past its lease,
                                     then SIGCONT: its late write must be refused (fencing)
+                      clock-step    step the wall clock of the leader or of a random node by
+                                    --step-ms (either way) for --fault-ms, then step it back; the
+                                    node's monotonic clock (leases, timeouts) goes on unstepped
                       loss          drop --loss percent of the packets entering every node (nft)
                                     for --fault-ms, while the next faults go on
                       partition     cut a minority (with the leader) off with nft drop rules, heal
@@ -76,6 +94,10 @@ Options:
   --fault-ms MS     how long each fault lasts, 500..6000 (default 2500)
   --rounds R        play the list of faults R times, 1..100 (default: again and again while the
                     run has time for the next fault)
+  --shuffle         each round plays the faults in a random order (seeded by --seed)
+  --step-ms MS      how far clock-step steps a wall clock, 1..60000 (default 2000)
+  --history FILE    write every operation (acquire, read, write, release) with its invocation
+                    and completion times and outcome, as JSON lines
   --netns           require network namespaces (fail without root, ip or nft)
   --loopback        loopback ports, no namespaces
   --json            print only the summary, as one JSON object (progress goes to stderr)
@@ -86,7 +108,12 @@ Options:
   --help            this text
 
 Exit status: 0 when every check held, 1 on a safety violation, 2 on a usage error, 3 when the
-cluster could not run.`
+cluster could not run.
+
+The Jepsen-style test (fresh clusters, a random nemesis, every run judged; see jepsen --help):
+  pnpm cluster -- jepsen --rounds 10 --seconds 30 --nemesis all
+Judge a trace written with --trace again, with the global checks alone:
+  pnpm cluster -- check FILE`
 
 const integer = (name: string, text: string | undefined, min: number, max: number): number => {
   if (text === undefined || !/^-?\d+$/.test(text)) {
@@ -156,6 +183,16 @@ export function parseArgs(argv: readonly string[], random: () => number = Math.r
         break
       case '--rounds':
         o.rounds = integer('--rounds', value(), 1, 100)
+        break
+      case '--shuffle':
+        flag()
+        o.shuffle = true
+        break
+      case '--step-ms':
+        o.stepMs = integer('--step-ms', value(), 1, 60_000)
+        break
+      case '--history':
+        o.history = value()
         break
       case '--netns':
         flag()

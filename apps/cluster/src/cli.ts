@@ -3,7 +3,17 @@
  * Exit status: 0 every check held, 1 a safety violation or a failed node, 2 a usage error, 3 the
  * cluster could not run.
  */
+import { readFileSync } from 'node:fs'
+import type { TraceDocument } from '@sd/transport'
 import { parseArgs, USAGE, UsageError } from './args.js'
+import { judgeTrace } from './checks.js'
+import {
+  formatJepsen,
+  JEPSEN_USAGE,
+  type JepsenOptions,
+  parseJepsenArgs,
+  runJepsen,
+} from './jepsen.js'
 import { ClusterError, runCluster } from './run.js'
 import { formatSummary } from './summary.js'
 
@@ -13,6 +23,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 })
 
 async function main(argv: string[]): Promise<number> {
+  const args = argv.filter((a) => a !== '--')
+  if (args[0] === 'jepsen') return jepsen(args.slice(1))
+  if (args[0] === 'check') return check(args.slice(1))
   let options: ReturnType<typeof parseArgs>
   try {
     options = parseArgs(argv)
@@ -45,6 +58,64 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`cluster: ${text}\n`)
     return 3
   }
+}
+
+/** `jepsen [options]`: fresh clusters under a random nemesis, every round judged. */
+async function jepsen(argv: string[]): Promise<number> {
+  let o: JepsenOptions
+  try {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write(`${JEPSEN_USAGE}\n`)
+      return 0
+    }
+    o = parseJepsenArgs(argv)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`${error.message}\n\n${JEPSEN_USAGE}\n`)
+    return 2
+  }
+  const progress = o.run.json ? process.stderr : process.stdout
+  try {
+    const report = await runJepsen(o, {
+      write: () => {},
+      line: (text) => progress.write(`${text}\n`),
+      tty: false,
+    })
+    if (o.run.json) process.stdout.write(`${JSON.stringify(report)}\n`)
+    else process.stdout.write(`\n${formatJepsen(report)}\n`)
+    return report.ok ? 0 : 1
+  } catch (error) {
+    const text =
+      error instanceof ClusterError ? error.message : String((error as Error)?.stack ?? error)
+    process.stderr.write(`cluster jepsen: ${text}\n`)
+    return 3
+  }
+}
+
+/** `check FILE`: the global checks of a trace written with --trace. */
+function check(argv: string[]): number {
+  const file = argv[0]
+  if (file === undefined || argv.length > 1 || file.startsWith('--')) {
+    process.stderr.write('usage: pnpm cluster -- check TRACE.json\n')
+    return 2
+  }
+  let doc: TraceDocument
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8')) as TraceDocument
+    if (doc?.format !== 'sd-trace' || !Array.isArray(doc.events) || !Array.isArray(doc.nodes)) {
+      throw new Error('not an sd-trace document')
+    }
+  } catch (error) {
+    process.stderr.write(`cluster check: cannot read ${file}: ${(error as Error).message}\n`)
+    return 2
+  }
+  const violations = judgeTrace(doc)
+  process.stdout.write(
+    violations.length === 0
+      ? `${file}: every global check held (${doc.events.length} trace entries)\n`
+      : `${file}: ${violations.length} violation(s)\n${violations.map((v) => `  - ${v}`).join('\n')}\n`,
+  )
+  return violations.length === 0 ? 0 : 1
 }
 
 process.exitCode = await main(process.argv.slice(2))

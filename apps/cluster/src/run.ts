@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import type { FaultEvent } from '@sd/transport'
 import { type ChaosKind, NETNS_ONLY, type Options } from './args.js'
+import type { Operation } from './history.js'
 import { createLoopbackHosts, createNetnsHosts, type Hosts, netnsUnavailable } from './hosts.js'
 import { DEFAULT_TIMINGS, formatToken, leaseBoundMs } from './node/protocol.js'
 import { FencedStore, readStoreFile } from './store.js'
@@ -129,6 +131,14 @@ class ClusterRun {
   private nodes: Node[] = []
   private events: NodeEvent[] = []
   private faults: FaultRecord[] = []
+  /** The same faults as the checkers take them (machine ms), and nodes that died on their own. */
+  private faultEvents: FaultEvent[] = []
+  /** Every operation, by `node pid op`, in the order invoked. */
+  private operations = new Map<string, Operation>()
+  /** The run's time origin (machine ms): the trace's and the nodes' monotonic clocks' zero. */
+  private origin = machineNow()
+  /** Seeded choices of the nemesis (which node, which way a clock steps, the order of faults). */
+  private chaosRandom: () => number
   private boots: BootRecord[] = []
   private errors: string[] = []
   private log: string[] = []
@@ -156,6 +166,7 @@ class ClusterRun {
     private readonly io: RunIo,
   ) {
     this.majority = Math.floor(o.n / 2) + 1
+    this.chaosRandom = seeded(o.seed ^ 0x5eed)
     this.display = new Display(io.tty, io.write, io.line, io.columns)
   }
 
@@ -176,7 +187,8 @@ class ClusterRun {
     this.dir = mkdtempSync(join(tmpdir(), 'sd-cluster-'))
     this.io.line(`run directory ${this.dir}`)
     this.store = new FencedStore(join(this.dir, 'counter.json'))
-    if (o.trace) this.trace = new TraceRecorder(machineNow(), o.seed)
+    this.origin = machineNow()
+    if (o.trace) this.trace = new TraceRecorder(this.origin, o.seed)
 
     const ids = Array.from({ length: o.n }, (_, i) => `n${i + 1}`)
     const random = seeded(o.seed)
@@ -195,6 +207,7 @@ class ClusterRun {
         csMs: CS_MS,
         trace: o.trace !== undefined,
         maxLifetimeMs: o.seconds * 1000 + 180_000,
+        originMs: this.origin,
       },
       proc: undefined,
       pid: undefined,
@@ -273,6 +286,7 @@ class ClusterRun {
       )
       if (loss) loss.until = machineNow()
     }
+    if (this.cut.size > 0) this.recordFault({ t: machineNow(), type: 'heal' })
     if (this.cut.size > 0 || this.o.chaos.includes('loss')) hosts.heal()
     this.cut.clear()
     for (const node of this.nodes) {
@@ -313,8 +327,11 @@ class ClusterRun {
       seconds: this.o.seconds,
       startedAt: this.startedAt!,
       endedAt,
+      origin: this.origin,
       events: this.events,
       faults: this.faults,
+      faultEvents: this.faultEvents,
+      history: [...this.operations.values()],
       boots: this.boots,
       store: readStoreFile(join(this.dir!, 'counter.json')),
       anomalies: this.store!.anomalies,
@@ -341,6 +358,11 @@ class ClusterRun {
       errors: this.errors,
     }
     const summary = summarize(record)
+    if (this.o.history) {
+      const lines = record.history.map((op) => JSON.stringify(op))
+      writeFileSync(this.o.history, lines.length > 0 ? `${lines.join('\n')}\n` : '')
+      this.io.line(`history written to ${this.o.history}`)
+    }
     if (this.trace && this.o.trace) {
       writeFileSync(this.o.trace, JSON.stringify(this.trace.document(record.nodes)))
       this.io.line(`trace written to ${this.o.trace}`)
@@ -411,6 +433,7 @@ class ClusterRun {
       node.holds = undefined
       node.state = this.stopping && node.expectExit ? 'stopped' : 'down'
       if (!node.expectExit) {
+        this.recordFault({ t: machineNow(), type: 'crash', node: node.id })
         const why = `${node.id} exited on its own (${signal ?? `code ${code}`})${node.stderr.length > 0 ? `: ${node.stderr.slice(-5).join(' | ')}` : ''}`
         this.errors.push(why)
         this.note(why)
@@ -427,13 +450,26 @@ class ClusterRun {
     try {
       process.kill(node.pid, signal)
     } catch {}
-    if (signal === 'SIGSTOP') node.state = 'paused'
-    if (signal === 'SIGCONT' && node.state === 'paused') node.state = 'up'
+    if (signal === 'SIGSTOP' && node.state !== 'paused') {
+      node.state = 'paused'
+      this.recordFault({ t: machineNow(), type: 'pause', node: node.id })
+    }
+    if (signal === 'SIGCONT' && node.state === 'paused') {
+      node.state = 'up'
+      // How much waited for it is not known outside the process.
+      this.recordFault({ t: machineNow(), type: 'resume', node: node.id, backlog: 0 })
+    }
+  }
+
+  /** A fault, for the checkers and the trace. */
+  private recordFault(f: FaultEvent): void {
+    this.faultEvents.push(f)
+    this.trace?.fault(f)
   }
 
   private kill(node: Node): void {
     node.expectExit = true
-    this.trace?.crash(machineNow(), node.id)
+    if (node.proc !== undefined) this.recordFault({ t: machineNow(), type: 'crash', node: node.id })
     this.signal(node, 'SIGKILL')
     node.state = 'down'
   }
@@ -444,7 +480,8 @@ class ClusterRun {
         const restart = this.boots.some((b) => b.node === node.id)
         this.boots.push({ node: node.id, t: line.t, stored: line.stored })
         node.state = 'up'
-        this.trace?.boot(line.t, node.id, restart)
+        if (restart) this.recordFault({ t: line.t, type: 'restart', node: node.id })
+        else this.trace?.boot(line.t, node.id, false)
         if (restart) {
           this.note(
             `${node.id} is back (pid ${line.pid}); its file held term ${line.stored.term}, lock term ${line.stored.lockTerm}, boot ${line.stored.boots + 1}`,
@@ -467,7 +504,30 @@ class ClusterRun {
         node.clockMs = line.clockMs
         return
       case 'op':
+        this.invoked(
+          node,
+          line.op,
+          line.kind,
+          line.t,
+          line.token,
+          line.kind === 'write' ? line.value : undefined,
+        )
         this.onOp(node, line)
+        return
+      case 'invoke':
+        this.invoked(node, line.op, line.kind, line.t, line.token)
+        return
+      case 'done': {
+        const op = this.operations.get(`${node.id} ${node.pid} ${line.op}`)
+        if (op === undefined) return
+        op.completedAt = line.t
+        op.outcome = line.ok ? 'ok' : 'fail'
+        if (line.token !== undefined) op.token = line.token
+        if (line.value !== undefined) op.value = line.value
+        return
+      }
+      case 'stepped':
+        this.recordFault({ t: line.t, type: 'clock-step', node: node.id, deltaMs: line.deltaMs })
         return
       case 'stopped':
         node.stopped = true
@@ -485,6 +545,27 @@ class ClusterRun {
         return
       }
     }
+  }
+
+  /** An operation begins: `info` (indeterminate) until the node says how it ended. */
+  private invoked(
+    node: Node,
+    op: number,
+    f: Operation['f'],
+    t: number,
+    token?: number,
+    value?: number,
+  ): void {
+    this.operations.set(`${node.id} ${node.pid} ${op}`, {
+      node: node.id,
+      pid: node.pid ?? 0,
+      op,
+      f,
+      ...(token === undefined ? {} : { token }),
+      ...(value === undefined ? {} : { value }),
+      invokedAt: t,
+      outcome: 'info',
+    })
   }
 
   private onEvent(node: Node, line: Extract<NodeLine, { k: 'ev' }>): void {
@@ -593,7 +674,10 @@ class ClusterRun {
     const needs: Record<ChaosKind, number> = {
       'kill-leader': o.faultMs,
       'kill-holder': o.faultMs + TRAP_TIMEOUT_MS / 4,
+      'kill-random': o.faultMs,
+      'pause-leader': pauseMs,
       'pause-holder': pauseMs + TRAP_TIMEOUT_MS / 4,
+      'clock-step': o.faultMs,
       partition: o.faultMs,
       // In the background, but over before the run ends.
       loss: o.faultMs,
@@ -608,7 +692,7 @@ class ClusterRun {
     // Round after round (or --rounds of them), each fault only if the run has time for it.
     for (let round = 1; o.rounds === 0 || round <= o.rounds; round++) {
       let played = false
-      for (const kind of playable) {
+      for (const kind of o.shuffle ? this.shuffled(playable) : playable) {
         if (machineNow() + needs[kind] + 500 > deadline) {
           if (round === 1) {
             this.faults.push({ kind, targets: [], skipped: 'not enough time left' })
@@ -633,6 +717,35 @@ class ClusterRun {
     }
   }
 
+  /** The faults in a seeded random order (Fisher-Yates). */
+  private shuffled(kinds: readonly ChaosKind[]): ChaosKind[] {
+    const out = [...kinds]
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.chaosRandom() * (i + 1))
+      ;[out[i], out[j]] = [out[j]!, out[i]!]
+    }
+    return out
+  }
+
+  /** A node that is up, picked at random (seeded); undefined when none is. */
+  private randomUpNode(): Node | undefined {
+    const up = this.nodes.filter((n) => n.state === 'up')
+    return up.length === 0 ? undefined : up[Math.floor(this.chaosRandom() * up.length)]
+  }
+
+  /** SIGKILL `node` now, restart it with its state file after --fault-ms. */
+  private async killAndRestart(record: FaultRecord, node: Node, why: string): Promise<void> {
+    record.t = machineNow()
+    record.targets = [node.id]
+    this.leaderFault(record.t, record.kind, [node.id])
+    this.note(`${record.kind}: SIGKILL ${node.id} (pid ${node.pid}${why})`)
+    this.kill(node)
+    this.chaosNow = `${record.kind}: ${node.id} killed, restart in ${this.o.faultMs} ms`
+    await sleep(this.o.faultMs)
+    record.until = machineNow()
+    this.restart(node)
+  }
+
   private async fault(kind: ChaosKind, pauseMs: number): Promise<void> {
     const o = this.o
     const hosts = this.hosts!
@@ -647,15 +760,71 @@ class ClusterRun {
         }
         const { leader, term } = this.currentLeader()!
         const node = this.nodes.find((n) => n.id === leader)!
+        await this.killAndRestart(record, node, `, leader of term ${term}`)
+        return
+      }
+      case 'kill-random': {
+        const node = this.randomUpNode()
+        if (node === undefined) {
+          record.skipped = 'no node up'
+          return
+        }
+        const l = this.currentLeader()
+        await this.killAndRestart(
+          record,
+          node,
+          l?.leader === node.id ? `, leader of term ${l.term}` : '',
+        )
+        return
+      }
+      case 'pause-leader': {
+        this.chaosNow = 'pause-leader: waiting for a leader'
+        if (!(await until(() => this.currentLeader() !== undefined, SETTLE_TIMEOUT_MS))) {
+          record.skipped = 'no leader to pause'
+          return
+        }
+        const { leader, term } = this.currentLeader()!
+        const node = this.nodes.find((n) => n.id === leader)!
         record.t = machineNow()
         record.targets = [leader]
         this.leaderFault(record.t, kind, [leader])
-        this.kill(node)
-        this.chaosNow = `kill-leader: ${leader} killed, restart in ${o.faultMs} ms`
-        this.note(`kill-leader: SIGKILL ${leader} (pid ${node.pid}, leader of term ${term})`)
+        this.signal(node, 'SIGSTOP')
+        this.note(
+          `pause-leader: SIGSTOP ${leader} (leader of term ${term}, the lock's coordinator) for ${pauseMs} ms, past its leases`,
+        )
+        this.chaosNow = `pause-leader: ${leader} paused`
+        await sleep(pauseMs)
+        record.until = machineNow()
+        this.signal(node, 'SIGCONT')
+        this.note(`pause-leader: SIGCONT ${leader}: it wakes up in an old term`)
+        return
+      }
+      case 'clock-step': {
+        // The leader half of the time: its leases (the leader's and the lock's) are what a step
+        // of the wall clock could break.
+        const l = this.currentLeader()
+        const leaderNode = this.nodes.find((n) => n.id === l?.leader && n.state === 'up')
+        const node =
+          leaderNode !== undefined && this.chaosRandom() < 0.5 ? leaderNode : this.randomUpNode()
+        if (node === undefined) {
+          record.skipped = 'no node up'
+          return
+        }
+        const deltaMs = (this.chaosRandom() < 0.5 ? -1 : 1) * o.stepMs
+        const pid = node.pid
+        record.t = machineNow()
+        record.targets = [node.id]
+        record.deltaMs = deltaMs
+        this.send(node, { k: 'clock-step', deltaMs })
+        this.note(
+          `clock-step: ${node.id}'s wall clock steps ${deltaMs > 0 ? '+' : ''}${deltaMs} ms for ${o.faultMs} ms${node.id === l?.leader ? ' (the leader)' : ''}`,
+        )
+        this.chaosNow = `clock-step: ${node.id} off by ${deltaMs} ms`
         await sleep(o.faultMs)
         record.until = machineNow()
-        this.restart(node)
+        // The same incarnation only: a restarted node starts with an unstepped clock.
+        if (node.pid === pid) this.send(node, { k: 'clock-step', deltaMs: -deltaMs })
+        this.note(`clock-step: ${node.id}'s wall clock stepped back`)
         return
       }
       case 'kill-holder':
@@ -676,10 +845,7 @@ class ClusterRun {
               this.leaderFault(record.t, kind, [node.id])
               // Right after its read was answered: inside the critical section, before its write.
               if (kind === 'kill-holder') this.kill(node)
-              else {
-                this.signal(node, 'SIGSTOP')
-                this.trace?.crash(record.t, node.id)
-              }
+              else this.signal(node, 'SIGSTOP')
               resolve({ node, token })
             },
           }
@@ -708,7 +874,6 @@ class ClusterRun {
           await until(() => this.store!.snapshot.newestToken > token, TRAP_TIMEOUT_MS)
           record.until = machineNow()
           this.signal(node, 'SIGCONT')
-          this.trace?.boot(record.until, node.id, true)
           this.note(`pause-holder: SIGCONT ${node.id}: it will write with its old token`)
         }
         return
@@ -730,19 +895,22 @@ class ClusterRun {
         this.leaderFault(record.t, kind, record.targets)
         hosts.partition(minority.map((n) => n.index))
         for (const n of minority) this.cut.add(n.id)
-        this.trace?.partition(record.t, [
-          record.targets,
-          this.nodes.filter((n) => !this.cut.has(n.id)).map((n) => n.id),
-        ])
+        // For the checkers, the cut starts once every rule is in place (and ends, below, as the
+        // first is removed): a leader is never judged cut off before it really was.
+        this.recordFault({
+          t: machineNow(),
+          type: 'partition',
+          groups: [record.targets, this.nodes.filter((n) => !this.cut.has(n.id)).map((n) => n.id)],
+        })
         this.note(
           `partition: ${record.targets.join(', ')} cut off from the others for ${o.faultMs} ms (nft drop rules)`,
         )
         this.chaosNow = `partition: ${record.targets.join(', ')} cut off`
         await sleep(o.faultMs)
+        this.recordFault({ t: machineNow(), type: 'heal' })
         hosts.heal()
         this.cut.clear()
         record.until = machineNow()
-        this.trace?.heal(record.until)
         this.note('partition healed')
         return
       }

@@ -4,16 +4,22 @@
  * every safety rule checked from the events the nodes reported.
  *
  * Safety rules (any broken one is a violation):
- * - at most one leader per term, and terms never go back at a node (`checkElection`);
- * - fencing tokens never go backwards: each node's entries have increasing tokens, each
- *   coordinator grants increasing tokens (across its restarts too), no token is granted twice, and
- *   every token belongs to a term some leader was elected in (the term leads the token);
- * - the counter equals the acknowledged increments exactly, and no accepted write lost another;
+ * - judged globally, on the merged events of every node against the nemesis's faults, with the
+ *   simulator's checkers (checks.ts): no two valid leases overlapping in real time, fencing tokens
+ *   strictly increasing in entry order across all nodes, one leader per term, terms never going
+ *   back at a node, no leader on a minority side;
+ * - each coordinator grants increasing tokens (across its restarts too), and every token belongs
+ *   to a term some leader was elected in (the term leads the token);
+ * - the counter equals the acknowledged increments exactly, no accepted write lost another, and
+ *   the nodes' history agrees (every increment acknowledged to a node is in, nothing beyond the
+ *   indeterminate writes);
  * - durable state survives: a restarted node finds in its file a term at least as high as the
  *   last it reported before it died.
  */
-import { checkElection } from '@sd/election'
+import type { EmittedEvent, FaultEvent } from '@sd/transport'
 import type { ChaosKind } from './args.js'
+import { globalViolations } from './checks.js'
+import { countHistory, type HistoryCounts, historyViolations, type Operation } from './history.js'
 import { formatToken, termOfToken } from './node/protocol.js'
 import type { StoreState } from './store.js'
 
@@ -34,6 +40,8 @@ export interface FaultRecord {
   targets: string[]
   /** For kill-holder and pause-holder: the token the victim held. */
   token?: number
+  /** For clock-step: how far the wall clock jumped (it is stepped back at `until`). */
+  deltaMs?: number
   /** Why it did not run. */
   skipped?: string
 }
@@ -53,9 +61,18 @@ export interface RunRecord {
   /** When the workload started and ended (machine ms). */
   startedAt: number
   endedAt: number
+  /** The time origin of the run (machine ms): the checkers and the trace count from it. */
+  origin: number
   /** In the order each node reported them (per node, the order they happened). */
   events: NodeEvent[]
   faults: FaultRecord[]
+  /**
+   * Every fault as the checkers take it (machine ms): kills and deaths (`crash`), restarts,
+   * SIGSTOP / SIGCONT (`pause` / `resume`), partitions and heals, wall clock steps.
+   */
+  faultEvents: FaultEvent[]
+  /** Every operation of the workload, with invocation and completion times. */
+  history: Operation[]
   boots: BootRecord[]
   /** The counter file as read back at the end, and the store's own findings. */
   store: StoreState
@@ -104,11 +121,14 @@ export interface Summary {
   lockRecoveryMs: number[]
   /** Critical sections entered. */
   entries: number
+  /** The workload's operations as the nodes saw them (history.ts). */
+  operations: HistoryCounts
   chaos: Array<{
     kind: ChaosKind
     atMs?: number
     durationMs?: number
     targets: string[]
+    deltaMs?: number
     skipped?: string
   }>
   restarts: Array<{ node: string; atMs: number; storedTerm: number; termBefore: number }>
@@ -162,17 +182,21 @@ export function summarize(run: RunRecord): Summary {
   const rel = (t: number) => round(t - run.startedAt)
   const violations: string[] = []
 
-  // ---- election ---------------------------------------------------------------------------
-  const electionEvents = run.events
-    .filter((x) => x.p === 'election')
-    .map((x) => ({ node: x.node, t: x.t, event: x.e }))
-  for (const v of checkElection(electionEvents).violations) {
-    if (v.kind === 'two-leaders-in-term') {
-      violations.push(`two leaders in term ${v.term}: ${v.leaders.join(' and ')}`)
-    } else {
-      violations.push(`term went back at ${String(v.node)}: from ${v.from} to ${v.to}`)
-    }
-  }
+  // ---- the global checks: every node's events at once, against the faults -----------------
+  const since = (list: ReadonlyArray<{ t: number }>) =>
+    list.map((x) => ({ ...x, t: x.t - run.origin }))
+  const emitted = (p: NodeEvent['p']): EmittedEvent[] =>
+    run.events
+      .filter((x) => x.p === p)
+      .map((x) => ({ node: x.node, t: x.t - run.origin, event: x.e }))
+  violations.push(
+    ...globalViolations({
+      nodes: run.nodes,
+      lock: emitted('lock'),
+      election: emitted('election'),
+      faults: since(run.faultEvents) as FaultEvent[],
+    }),
+  )
   const announced = new Map<number, string>()
   for (const x of [...run.events].sort((a, b) => a.t - b.t)) {
     if (x.p === 'election' && x.e.type === 'leader' && x.e.leader === x.node) {
@@ -206,27 +230,14 @@ export function summarize(run: RunRecord): Summary {
   }
 
   // ---- the lock and its tokens ----------------------------------------------------------------
-  const lastEntered = new Map<string, number>()
+  // Entries in order across nodes are the global checks' (checks.ts); per coordinator, grants.
   const lastGranted = new Map<string, number>()
-  const enteredBy = new Map<number, string>()
   let entries = 0
   for (const { node, p, e } of run.events) {
     if (p !== 'lock') continue
     const token = e.token as number
     if (e.type === 'acquired') {
       entries++
-      const last = lastEntered.get(node)
-      if (last !== undefined && token <= last) {
-        violations.push(
-          `fencing token went backwards at ${node}: entered with ${formatToken(token)} after ${formatToken(last)}`,
-        )
-      }
-      lastEntered.set(node, Math.max(last ?? 0, token))
-      const other = enteredBy.get(token)
-      if (other !== undefined) {
-        violations.push(`token ${formatToken(token)} entered twice: by ${other} and by ${node}`)
-      }
-      enteredBy.set(token, node)
       if (!electedTerms.has(termOfToken(token))) {
         violations.push(
           `${node} entered with ${formatToken(token)}, of a term no leader was elected in`,
@@ -266,6 +277,7 @@ export function summarize(run: RunRecord): Summary {
     )
   }
   violations.push(...run.anomalies)
+  violations.push(...historyViolations(run.history, run.store.counter))
 
   // ---- durable state across restarts ----------------------------------------------------------
   const restarts: Summary['restarts'] = []
@@ -332,11 +344,13 @@ export function summarize(run: RunRecord): Summary {
     failovers,
     lockRecoveryMs,
     entries,
+    operations: countHistory(run.history),
     chaos: run.faults.map((f) => ({
       kind: f.kind,
       ...(f.t === undefined ? {} : { atMs: rel(f.t) }),
       ...(f.t !== undefined && f.until !== undefined ? { durationMs: round(f.until - f.t) } : {}),
       targets: f.targets,
+      ...(f.deltaMs === undefined ? {} : { deltaMs: f.deltaMs }),
       ...(f.skipped === undefined ? {} : { skipped: f.skipped }),
     })),
     restarts,
@@ -358,6 +372,10 @@ export function formatSummary(s: Summary): string {
     `  counter            ${s.counter} ${eq} ${s.acknowledged} acknowledged increments (${s.entries} critical sections entered)`,
   )
   lines.push(`  fencing rejections ${s.fencingRejections}`)
+  const ops = s.operations
+  lines.push(
+    `  operations         ${ops.total}: ${ops.ok} ok, ${ops.fail} failed, ${ops.info} indeterminate (${ops.okByKind.acquire} acquires, ${ops.okByKind.read} reads, ${ops.okByKind.write} writes, ${ops.okByKind.release} releases ok)`,
+  )
   lines.push(
     `  terms              ${s.terms} with a leader (highest ${s.maxTerm}): ${s.leaders.map((l) => `${l.term}:${l.leader}`).join(' ')}`,
   )
@@ -377,7 +395,7 @@ export function formatSummary(s: Summary): string {
   for (const c of s.chaos) {
     const what = c.skipped
       ? `skipped: ${c.skipped}`
-      : `at ${((c.atMs ?? 0) / 1000).toFixed(1)} s on ${c.targets.join(', ')}${c.durationMs === undefined ? '' : ` for ${c.durationMs} ms`}`
+      : `at ${((c.atMs ?? 0) / 1000).toFixed(1)} s on ${c.targets.join(', ')}${c.deltaMs === undefined ? '' : ` by ${c.deltaMs > 0 ? '+' : ''}${c.deltaMs} ms`}${c.durationMs === undefined ? '' : ` for ${c.durationMs} ms`}`
     lines.push(`  chaos              ${c.kind} ${what}`)
   }
   for (const r of s.restarts) {

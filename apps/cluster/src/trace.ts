@@ -3,10 +3,11 @@
  * @sd/transport's `TraceDocument`), so a viewer made for simulated runs can open it. Times are ms
  * since the parent started, on the machine's clock. Each message carries its sender's sequence
  * number, which pairs its `send` with its `deliver` (they arrive on different pipes, in any
- * order). Kills and pauses are `crash` entries, restarts and resumes `restart`; a message sent to a
- * dead node has a `send` and no `deliver` (the link gives up on it silently).
+ * order). Faults have the simulator's shapes (`crash`, `restart`, `pause`, `resume` with an
+ * unknown `backlog` of 0, `partition`, `heal`, `clock-step`), so `faultsOf` reads them; a message
+ * sent to a dead node has a `send` and no `deliver` (the link gives up on it silently).
  */
-import type { TraceDocument, TraceEvent } from '@sd/transport'
+import type { FaultEvent, TraceDocument, TraceEvent } from '@sd/transport'
 
 export class TraceRecorder {
   private readonly events: TraceEvent[] = []
@@ -31,6 +32,11 @@ export class TraceRecorder {
 
   crash(t: number, node: string): void {
     this.events.push({ t: this.at(t), type: 'crash', node })
+  }
+
+  /** A fault, in the simulator's shape (`t` in machine ms): a kill, a pause, a clock step... */
+  fault(f: FaultEvent): void {
+    this.events.push({ ...f, t: this.at(f.t) })
   }
 
   emit(t: number, node: string, proto: string, event: unknown): void {

@@ -21,6 +21,13 @@ export interface NodeConfig {
   trace: boolean
   /** Exit on its own after this long (ms), whatever happens: no node outlives a run. */
   maxLifetimeMs: number
+  /**
+   * The run's time origin (machine ms). The node's monotonic clock (`ctx.monotonic()`, which its
+   * leases and timeouts run on) reads the machine's monotonic clock minus this: ms since the
+   * parent started, the time base of the trace and of the checkers, so a lease deadline a node
+   * emits can be compared with the times of other nodes' events. One machine, one monotonic clock.
+   */
+  originMs: number
 }
 
 /** Node -> parent. */
@@ -46,9 +53,15 @@ export type NodeLine =
       /** The software clock minus the machine's clock (ms). */
       clockMs: number
     }
-  /** An operation on the fenced counter, answered by a `res` line. */
+  /** An operation on the fenced counter, answered by a `res` line; `t` is its invocation. */
   | { k: 'op'; t: number; op: number; kind: 'read'; token: number }
   | { k: 'op'; t: number; op: number; kind: 'write'; token: number; value: number }
+  /** A lock operation invoked (no answer from the parent: the lock's events complete it). */
+  | { k: 'invoke'; t: number; op: number; kind: 'acquire' | 'release'; token?: number }
+  /** Any operation completed as the node saw it (`t` its completion). */
+  | { k: 'done'; t: number; op: number; ok: boolean; token?: number; value?: number }
+  /** The node's wall clock was stepped (a `clock-step` line): when, and by how much. */
+  | { k: 'stepped'; t: number; deltaMs: number }
   /** The workload stopped (after a `stop`): no more operations will come. */
   | { k: 'stopped'; t: number; increments: number }
   /** For `--trace`: a message sent (`seq` is the sender's) or delivered. */
@@ -67,6 +80,8 @@ export type ParentLine =
   | { k: 'stop' }
   /** Close the transport and exit. */
   | { k: 'exit' }
+  /** Step the node's wall clock (`ctx.now()`) by `deltaMs`; its monotonic clock goes on. */
+  | { k: 'clock-step'; deltaMs: number }
 
 /** The machine's clock, comparable across its processes. */
 export const machineNow = () => performance.timeOrigin + performance.now()

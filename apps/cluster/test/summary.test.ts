@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { Operation } from '../src/history.js'
 import {
   type FaultRecord,
   formatSummary,
@@ -22,7 +23,27 @@ const lock = (node: string, t: number, type: string, token: number): NodeEvent =
   node,
   t: T0 + t,
   p: 'lock',
-  e: { type, resource: 'default', token },
+  // Entries carry their lease, as the centralized lock's do.
+  e: { type, resource: 'default', token, ...(type === 'acquired' ? { leaseMs: 1000 } : {}) },
+})
+
+/** An increment acknowledged to `node`. */
+const write = (
+  node: string,
+  value: number,
+  from: number,
+  to: number,
+  token: number,
+): Operation => ({
+  node,
+  pid: 1,
+  op: value,
+  f: 'write',
+  token,
+  value,
+  invokedAt: T0 + from,
+  completedAt: T0 + to,
+  outcome: 'ok',
 })
 
 /** n3 leads term 1; killed at 1000; n2 leads term 2, followed by a majority at 1600. */
@@ -54,8 +75,18 @@ function baseRun(overrides: Partial<RunRecord> = {}): RunRecord {
     seconds: 10,
     startedAt: T0,
     endedAt: T0 + 10_000,
+    origin: T0,
     events,
     faults,
+    faultEvents: [
+      { t: T0 + 1000, type: 'crash', node: 'n3' },
+      { t: T0 + 3500, type: 'restart', node: 'n3' },
+    ],
+    history: [
+      write('n1', 1, 20, 30, T + 1),
+      write('n2', 2, 50, 60, T + 2),
+      write('n1', 3, 3110, 3120, 2 * T + 1),
+    ],
     boots: [
       { node: 'n1', t: T0 - 500, stored: { term: 0, boots: 0, lockTerm: 0 } },
       { node: 'n2', t: T0 - 500, stored: { term: 0, boots: 0, lockTerm: 0 } },
@@ -157,23 +188,52 @@ describe('summarize', () => {
   it('two leaders in one term', () => {
     const run = baseRun()
     run.events.push(leader('n1', 1700, 'n1', 2))
-    expect(summarize(run).violations).toContain('two leaders in term 2: n2 and n1')
+    expect(summarize(run).violations).toContain(
+      'election: t=1700: two leaders in term 2: n2 and n1',
+    )
   })
 
   it('a term that goes back at a node', () => {
     const run = baseRun()
     run.events.push(leader('n1', 1700, 'n3', 1))
-    expect(summarize(run).violations).toContain('term went back at n1: from 2 to 1')
+    expect(summarize(run).violations).toContain(
+      'election: t=1700: term went back at n1: from 2 to 1',
+    )
   })
 
-  it('a fencing token that goes backwards at a node or a coordinator, or is entered twice', () => {
+  it('a fencing token that goes backwards across nodes, or at a coordinator', () => {
     const run = baseRun()
-    run.events.push(lock('n1', 3200, 'acquired', T + 7), lock('n2', 3300, 'granted', T + 9))
-    run.events.push(lock('n3', 3400, 'acquired', 2 * T + 1))
+    run.events.push(lock('n2', 3200, 'acquired', T + 7), lock('n2', 3210, 'released', T + 7))
+    run.events.push(lock('n2', 3300, 'granted', T + 9))
     const v = summarize(run).violations
-    expect(v).toContain('fencing token went backwards at n1: entered with T1#7 after T2#1')
+    // n2 entered after n1 had entered with a newer token: backwards in entry order, globally.
+    expect(v).toContain(
+      'lock: t=3200: n2 acquired default with token T1#7, not above the previous T2#1',
+    )
     expect(v).toContain('fencing token went backwards at coordinator n2: granted T1#9 after T2#1')
-    expect(v).toContain('token T2#1 entered twice: by n1 and by n3')
+  })
+
+  it('two holders at once, on different nodes', () => {
+    const run = baseRun()
+    // n2 enters while n1 holds T2#1 (n1 releases at 3130).
+    run.events.push(
+      lock('n2', 3120, 'acquired', 2 * T + 2),
+      lock('n2', 3140, 'released', 2 * T + 2),
+    )
+    expect(summarize(run).violations).toEqual([
+      'lock: t=3120: n2 acquired default (token T2#2) while n1 held it since t=3102 (token T2#1, lease valid until t=4102)',
+    ])
+  })
+
+  it('a holder that was paused or killed holds nothing from then on', () => {
+    const run = baseRun()
+    run.events.push(
+      lock('n2', 3120, 'acquired', 2 * T + 2),
+      lock('n2', 3140, 'released', 2 * T + 2),
+    )
+    run.faultEvents.push({ t: T0 + 3110, type: 'pause', node: 'n1' })
+    run.faultEvents.push({ t: T0 + 3125, type: 'resume', node: 'n1', backlog: 0 })
+    expect(summarize(run).violations).toEqual([])
   })
 
   it('a token of a term nobody was elected in', () => {
@@ -195,6 +255,7 @@ describe('summarize', () => {
     expect(s.violations).toEqual([
       'counter 2 differs from the 3 acknowledged increments',
       'n2 wrote 2 with token 8589934593 over 2: an increment was lost',
+      'counter 2 lost increments: 3 writes were acknowledged to the nodes',
     ])
     expect(formatSummary(s)).toContain('counter            2 ≠ 3 acknowledged')
   })

@@ -74,19 +74,30 @@ function traced(inner: Transport<unknown>): Transport<unknown> {
   }
 }
 
-// The hardware clock of this node: the machine's, off by `skewMs`. The software clock that the
-// time sync disciplines reads it.
-const hardware = { now: () => machineNow() + config.skewMs }
+// The hardware clock of this node: the machine's, off by `skewMs`, and stepped by the parent's
+// `clock-step` lines (the clock-step fault; the system clock is never touched). The software
+// clock that the time sync disciplines reads it. It is the node's wall clock, `ctx.now()`.
+let steppedMs = 0
+const hardware = { now: () => machineNow() + config.skewMs + steppedMs }
+// The monotonic clock (leases, timeouts): the machine's, from the run's origin; never stepped.
+const monotonic = { now: () => machineNow() - config.originMs }
 const clock = nodeClock()
 
 let leader: string | undefined
 let held: number | undefined
 let waiting: ((token: number) => void) | undefined
 
+/**
+ * The events the parent hears of (every event with --trace): what the view shows, and what the
+ * summary's checkers judge: `leader` / `leader-lost` / `stepped-down` / `lease` (who leads, and
+ * until when its lease runs), `acquired` / `lease-renewed` / `released` / `lease-lost` (who holds
+ * the lock, and until when its lease is valid).
+ */
 const REPORTED: Record<string, ReadonlySet<string>> = {
-  election: new Set(['leader', 'leader-lost', 'candidate', 'stepped-down']),
+  election: new Set(['leader', 'leader-lost', 'candidate', 'stepped-down', 'lease']),
   lock: new Set([
     'acquired',
+    'lease-renewed',
     'released',
     'lease-lost',
     'coordinator-changed',
@@ -101,6 +112,7 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
   transport: config.trace ? traced(udp) : udp,
   members: Object.keys(config.members),
   clock: hardware,
+  monotonic,
   storage,
   onEvent(composed) {
     const { proto, event } = composed as { proto: string; event: Record<string, unknown> }
@@ -148,7 +160,17 @@ const answers = new Map<number, (res: Extract<ParentLine, { k: 'res' }>) => void
 const op = (kind: 'read' | 'write', token: number, value?: number) =>
   new Promise<Extract<ParentLine, { k: 'res' }>>((resolve) => {
     const id = ++opSeq
-    answers.set(id, resolve)
+    answers.set(id, (res) => {
+      say({
+        k: 'done',
+        t: machineNow(),
+        op: id,
+        ok: res.ok,
+        token,
+        ...(res.ok ? { value: res.value } : {}),
+      })
+      resolve(res)
+    })
     if (kind === 'read') say({ k: 'op', t: machineNow(), op: id, kind, token })
     else say({ k: 'op', t: machineNow(), op: id, kind, token, value: value! })
   })
@@ -160,11 +182,28 @@ const whenStopped = new Promise<'stop'>((resolve) => {
   stopped = () => resolve('stop')
 })
 
+let acquiring: number | undefined
+/** Asks for the lock; the `acquired` event completes it. Every operation is in the history. */
 const acquire = () =>
   new Promise<number>((resolve) => {
-    waiting = resolve
+    const id = ++opSeq
+    acquiring = id
+    say({ k: 'invoke', t: machineNow(), op: id, kind: 'acquire' })
+    waiting = (token) => {
+      acquiring = undefined
+      say({ k: 'done', t: machineNow(), op: id, ok: true, token })
+      resolve(token)
+    }
     handle.request({ proto: 'lock', req: { type: 'acquire' } })
   })
+
+/** Gives the lock back: a local request, done in the step that emits `released`. */
+const release = (token: number) => {
+  const id = ++opSeq
+  say({ k: 'invoke', t: machineNow(), op: id, kind: 'release', token })
+  handle.request({ proto: 'lock', req: { type: 'release' } })
+  say({ k: 'done', t: machineNow(), op: id, ok: true, token })
+}
 
 let increments = 0
 let working = false
@@ -178,6 +217,9 @@ async function work(): Promise<void> {
     const token = await Promise.race([acquire(), whenStopped])
     if (token === 'stop') {
       waiting = undefined
+      // Given up: a grant that comes later is given back at once (see onEvent).
+      if (acquiring !== undefined) say({ k: 'done', t: machineNow(), op: acquiring, ok: false })
+      acquiring = undefined
       break
     }
     const read = await op('read', token)
@@ -186,7 +228,7 @@ async function work(): Promise<void> {
       const write = await op('write', token, read.value + 1)
       if (write.ok) increments++
     }
-    handle.request({ proto: 'lock', req: { type: 'release' } })
+    release(token)
     await sleep(Math.random() * config.csMs)
   }
   say({ k: 'stopped', t: machineNow(), increments })
@@ -218,6 +260,10 @@ input.on('line', (text) => {
     // A workload under way says `stopped` once its operation is done.
     if (!working) say({ k: 'stopped', t: machineNow(), increments })
   } else if (line.k === 'exit') void exit()
+  else if (line.k === 'clock-step' && Number.isFinite(line.deltaMs)) {
+    steppedMs += line.deltaMs
+    say({ k: 'stepped', t: machineNow(), deltaMs: line.deltaMs })
+  }
 })
 input.on('close', () => void exit())
 
