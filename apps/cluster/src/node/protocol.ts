@@ -2,17 +2,19 @@
  * The one protocol every node of the cluster runs: three children composed on one transport.
  *
  * - `election`: majority-quorum election (at most one leader per term, no leader in a minority);
- * - `lock`: the centralized lock, whose coordinator is the elected leader. The election's `leader`
- *   event is wired to the lock's `{ type: 'coordinator', id, term }` request, so the coordinator
- *   moves in the same step the node learns of a new leader, and the fencing tokens it grants are
- *   term x 2^32 + a counter: the term leads;
+ * - `lock`: the centralized lock, whose coordinator is the elected leader, wired by `electionToLock`:
+ *   `leader` moves the coordinator in the same step the node learns of a new leader, `lease` tells
+ *   the leader until when (its monotonic clock) it may grant (`leaderLease: true`: no grant or
+ *   renewal without a valid leader lease, so a paused or cut-off leader grants nothing), and
+ *   `stepped-down` / `leader-lost` end its coordinator role at once. The fencing tokens it grants
+ *   are term x 2^32 + a counter: the term leads;
  * - `sync`: Berkeley time synchronization, whose master is the leader (the same `leader` event is
  *   wired to `{ type: 'set-master', master }`).
  *
  * Pure, like its children: the same factory runs in the simulator (the tests) and over UDP.
  */
 import { majorityElection } from '@sd/election'
-import { centralized } from '@sd/mutex'
+import { centralized, electionToLock } from '@sd/mutex'
 import { berkeley, DisciplinedClock } from '@sd/timesync'
 import { compose, type NodeId } from '@sd/transport'
 
@@ -42,7 +44,7 @@ export const leaseBoundMs = (t: NodeTimings) => t.leaseMs + t.leaseMs / 2
 export function clusterNode(self: NodeId, timings: NodeTimings, clock: DisciplinedClock) {
   return compose(
     {
-      lock: centralized({ leaseMs: timings.leaseMs })(self),
+      lock: centralized({ leaseMs: timings.leaseMs, leaderLease: true })(self),
       sync: berkeley({ periodMs: timings.syncPeriodMs, pollTimeoutMs: timings.syncPollMs })(
         self,
         clock,
@@ -54,12 +56,7 @@ export function clusterNode(self: NodeId, timings: NodeTimings, clock: Disciplin
     },
     {
       wiring: [
-        {
-          from: 'election',
-          to: 'lock',
-          map: (e) =>
-            e.type === 'leader' ? { type: 'coordinator', id: e.leader, term: e.term } : undefined,
-        },
+        { from: 'election', to: 'lock', map: electionToLock },
         {
           from: 'election',
           to: 'sync',
