@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { NodeId } from '@sd/transport'
-import type { Scenario } from './scenario.js'
+import { type PlannedFault, parseClockSteps, parsePauses } from './fault-plan.js'
+import type { FaultSupport, Scenario } from './scenario.js'
 import { scenarios } from './scenarios/index.js'
 import { UsageError } from './usage.js'
 
@@ -10,6 +11,8 @@ export interface RunRequest {
   n: number
   seed: number
   crash: NodeId[]
+  /** `--pause` and `--clock-step`, in the order given. */
+  faults: PlannedFault[]
   json: boolean
   /** A file, or `-` for stdout. */
   trace: string | undefined
@@ -31,6 +34,8 @@ const OPTIONS = {
   n: { type: 'string' },
   seed: { type: 'string' },
   crash: { type: 'string' },
+  pause: { type: 'string' },
+  'clock-step': { type: 'string' },
   json: { type: 'boolean' },
   trace: { type: 'string' },
   rows: { type: 'string' },
@@ -63,13 +68,24 @@ export function parseRun(args: readonly string[]): RunRequest | HelpRequest {
     )
   if (values.crash !== undefined && scenario.crashes === undefined)
     throw new UsageError(`${scenario.name} does not take --crash: it has no failures to show`)
+  const first = scenario.firstId ?? 1
+  const faults: PlannedFault[] = []
+  if (values.pause !== undefined) {
+    refusedBy(scenario, 'pause')
+    faults.push(...parsePauses(values.pause, first, n))
+  }
+  if (values['clock-step'] !== undefined) {
+    refusedBy(scenario, 'clockStep')
+    faults.push(...parseClockSteps(values['clock-step'], first, n))
+  }
   if (values.json && values.trace === '-')
     throw new UsageError('--json and --trace - both write to stdout: write the trace to a file')
   return {
     scenario,
     n,
     seed: values.seed === undefined ? 1 : seed(values.seed),
-    crash: values.crash === undefined ? [] : crashIds(values.crash, scenario.firstId ?? 1, n),
+    crash: values.crash === undefined ? [] : crashIds(values.crash, first, n),
+    faults,
     json: values.json ?? false,
     trace: values.trace,
     rows: values.rows === undefined ? 400 : ranged('--rows', values.rows, 0, 1_000_000),
@@ -86,6 +102,7 @@ export function defaults(scenario: Scenario): RunRequest {
     n: scenario.defaultN,
     seed: 1,
     crash: [],
+    faults: [],
     json: false,
     trace: undefined,
     rows: 400,
@@ -180,4 +197,24 @@ function crashIds(text: string, first: number, n: number): NodeId[] {
     ids.push(id)
   }
   return ids
+}
+
+/** How `scenario` takes `--pause` or `--clock-step`: its own words, or the default refusal. */
+export function faultSupport(scenario: Scenario, kind: 'pause' | 'clockStep'): FaultSupport {
+  const own = scenario[kind]
+  if (own) return own
+  return kind === 'pause'
+    ? { refuses: 'this scenario runs a fixed plan of faults of its own' }
+    : {
+        refuses:
+          'no protocol of this scenario reads the wall clock (ctx.now()), so a step would change nothing; mutex-centralized, make and the timesync scenarios take it',
+      }
+}
+
+function refusedBy(scenario: Scenario, kind: 'pause' | 'clockStep'): void {
+  const support = faultSupport(scenario, kind)
+  if ('refuses' in support)
+    throw new UsageError(
+      `${scenario.name} does not take --${kind === 'pause' ? 'pause' : 'clock-step'}: ${support.refuses}`,
+    )
 }

@@ -52,6 +52,22 @@ export function drawEvent(
       return cell(event.node, compact ? '💥' : '💥 crash', withNote)
     case 'restart':
       return cell(event.node, compact ? '↻' : '↻ restart', withNote)
+    case 'pause':
+      return cell(event.node, compact ? PAUSE : `${PAUSE} pause`, withNote)
+    case 'resume':
+      return cell(
+        event.node,
+        compact ? `${PAUSE}▸` : `${PAUSE}▸ resume (${event.backlog} held)`,
+        withNote,
+      )
+    case 'clock-step':
+      return cell(
+        event.node,
+        CLOCK_STEP,
+        signed(event.deltaMs),
+        compact ? undefined : 'ms',
+        withNote,
+      )
     case 'error':
       return cell(event.node, '‼', event.message)
     case 'partition':
@@ -65,6 +81,15 @@ export function drawEvent(
   function kind(id: number): string | undefined {
     return compact ? undefined : types.get(id)
   }
+}
+
+/** A node's pause and resume. */
+const PAUSE = '‖'
+/** A jump of a node's wall clock. */
+const CLOCK_STEP = '⇅'
+
+function signed(ms: number): string {
+  return `${ms > 0 ? '+' : ''}${ms}`
 }
 
 /** A value as JSON, clipped: the trace file (--trace) has it whole. */

@@ -29,6 +29,7 @@ describe('sd', () => {
       const summary = JSON.parse(out)
       expect(Object.keys(summary).sort()).toEqual([
         'faults',
+        'liveness',
         'messages',
         'nodes',
         'result',
@@ -44,6 +45,7 @@ describe('sd', () => {
         Object.values(summary.messages.byType as Record<string, number>).reduce((a, b) => a + b, 0),
       )
       expect(summary.violations).toEqual([])
+      expect(summary.liveness, s.name).toMatchObject({ held: true })
     }
   })
 
@@ -292,7 +294,7 @@ describe('sd exit codes', () => {
     ])
     for (const [name] of shown) expect(scenarios.map((s) => s.name)).toContain(name)
     expect(out).not.toContain('VIOLATIONS')
-    expect(out).toMatch(/tour: 6 scenarios, every invariant held/)
+    expect(out).toMatch(/tour: 6 scenarios, every invariant and liveness check held/)
     expect(out).toMatch(/pnpm visualize/)
     expect(out).toMatch(/pnpm cluster/)
   })
@@ -302,6 +304,6 @@ describe('sd exit codes', () => {
     expect(code).toBe(0)
     for (const s of scenarios) expect(out).toContain(`=== ${s.name} ===`)
     expect(out).not.toContain('VIOLATIONS')
-    expect(out).toMatch(/every invariant held$/)
+    expect(out).toMatch(/every invariant and liveness check held$/)
   })
 })

@@ -1,14 +1,22 @@
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { TraceEvent } from '@sd/transport'
-import { defaults, joinNegativeValues, parseRun, parseWidth, type RunRequest } from './args.js'
+import {
+  defaults,
+  faultSupport,
+  joinNegativeValues,
+  parseRun,
+  parseWidth,
+  type RunRequest,
+} from './args.js'
 import { runCheck } from './check/command.js'
 import { renderDiagram } from './diagram.js'
+import { faultFlag } from './fault-plan.js'
 import { faultLines } from './faults.js'
 import { LEGEND_HINT, legendText } from './legend.js'
 import { runNtp } from './ntp/command.js'
 import { protosIn, showsProto } from './proto-filter.js'
-import { messageCounts, summarize } from './report.js'
+import { failed, livenessLines, messageCounts, summarize } from './report.js'
 import { scenarios } from './scenarios/index.js'
 import { NEXT_STEPS, tourScenarios } from './tour.js'
 import { scenarioHelp, USAGE, UsageError } from './usage.js'
@@ -98,7 +106,8 @@ function list(io: Io): number {
 function run(args: readonly string[], io: Io): number {
   const request = parseRun(args)
   if ('help' in request) {
-    io.out(request.scenario ? scenarioHelp(request.scenario) : USAGE)
+    const scenario = request.scenario
+    io.out(scenario ? scenarioHelp(scenario, (kind) => faultSupport(scenario, kind)) : USAGE)
     return EXIT.ok
   }
   return execute(request, io)
@@ -106,11 +115,11 @@ function run(args: readonly string[], io: Io): number {
 
 /** Runs a checked request; 1 when an invariant was violated. */
 function execute(request: RunRequest, io: Io): number {
-  const { scenario, n, seed, crash } = request
-  const outcome = scenario.run({ n, seed, crash })
+  const { scenario, n, seed, crash, faults } = request
+  const outcome = scenario.run({ n, seed, crash, faults })
   if (request.proto !== undefined) checkProto(request.proto, outcome.net.trace)
   const summary = summarize(scenario.name, seed, outcome)
-  const code = summary.violations.length > 0 ? EXIT.failed : EXIT.ok
+  const code = failed(summary) ? EXIT.failed : EXIT.ok
   const traceJson = `${JSON.stringify(outcome.net.traceDocument())}`
   if (request.trace !== undefined && request.trace !== '-')
     writeFileSync(request.trace, `${traceJson}\n`)
@@ -123,9 +132,9 @@ function execute(request: RunRequest, io: Io): number {
   const show = (text: string) => (toStdout ? io.out(text) : io.err(text))
   if (!toStdout) io.out(traceJson)
   show(
-    `${scenario.name}: ${scenario.title} — n=${n}, seed=${seed}${crash.length ? `, crash=${crash.join(',')}` : ''}`,
+    `${scenario.name}: ${scenario.title} — n=${n}, seed=${seed}${crash.length ? `, crash=${crash.join(',')}` : ''}${faults.map((f) => `, ${faultFlag(f).slice(2)}`).join('')}`,
   )
-  for (const line of faultLines(summary.faults, crash)) show(line)
+  for (const line of faultLines(summary.faults, crash, faults)) show(line)
   show('')
   show(
     renderDiagram(outcome.net.trace, {
@@ -145,6 +154,7 @@ function execute(request: RunRequest, io: Io): number {
       ? `VIOLATIONS:\n${summary.violations.map((v) => `  - ${v}`).join('\n')}`
       : 'invariants: all held',
   )
+  for (const line of livenessLines(summary)) show(line)
   if (request.trace !== undefined && toStdout) show(`trace written to ${request.trace}`)
   return code
 }
@@ -169,7 +179,7 @@ function tour(args: readonly string[], io: Io): number {
   io.out(
     failed.length
       ? `\ntour: violations in ${failed.join(', ')}`
-      : `\ntour: ${stops.length} scenarios, every invariant held`,
+      : `\ntour: ${stops.length} scenarios, every invariant and liveness check held`,
   )
   if (!values.all) io.out(`\n${NEXT_STEPS}`)
   return failed.length ? EXIT.failed : EXIT.ok

@@ -23,6 +23,8 @@ export interface DiagramOptions {
 const INDENT = 2
 const UP = '│'
 const DOWN = '┊'
+/** A paused node's column, from its pause to its resume: the band of time it runs nothing. */
+const PAUSED = '┃'
 
 /**
  * A space-time diagram in text: one column per node, time going down, one row per event.
@@ -40,6 +42,7 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
   const cellLines = layout.compact ? 1 : (options.cellLines ?? 2)
   const known = new Set(nodes)
   const down = new Set<NodeId>()
+  const paused = new Set<NodeId>()
   const types = new Map<number, string>()
 
   const line = (time: string, cell: (id: NodeId) => string) =>
@@ -51,6 +54,7 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     ),
     '-'.repeat(layout.total),
   ]
+  const rail = (id: NodeId) => (down.has(id) ? DOWN : paused.has(id) ? PAUSED : UP)
   let shown = 0
   let hidden = 0
   for (const event of trace) {
@@ -72,13 +76,18 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
       continue
     }
     if (event.type === 'restart') down.delete(drawn.node)
+    if (event.type === 'resume') paused.delete(drawn.node)
     const texts = wrapToWidth(drawn.text, inner, cellLines, inner - INDENT)
     texts.forEach((text, i) => {
       const own = i === 0 ? text : ' '.repeat(INDENT) + text
       const stamp = i === 0 ? time : ' '.repeat(layout.timeWidth)
-      lines.push(line(stamp, (id) => (id === drawn.node ? own : down.has(id) ? DOWN : UP)))
+      lines.push(line(stamp, (id) => (id === drawn.node ? own : rail(id))))
     })
-    if (event.type === 'crash') down.add(drawn.node)
+    if (event.type === 'crash') {
+      down.add(drawn.node)
+      paused.delete(drawn.node) // a crash ends a pause (the backlog is dropped)
+    }
+    if (event.type === 'pause') paused.add(drawn.node)
   }
   if (hidden > 0) lines.push(`… ${hidden} more events (write them all with --trace FILE)`)
   lines.push(...notes(layout, fullViewWidth(nodes.length, lastTime), width))

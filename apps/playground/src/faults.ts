@@ -1,37 +1,49 @@
-import type { NodeId, TraceEvent } from '@sd/transport'
+import {
+  type FaultEvent,
+  faultsOf as faultsOfTrace,
+  type NodeId,
+  type TraceEvent,
+} from '@sd/transport'
 import { group } from './cells.js'
+import { faultFlag, type PlannedFault } from './fault-plan.js'
 
-/** A fault of the run, as the trace recorded it (the `--json` summary lists them). */
-export type Fault =
-  | { t: number; type: 'crash' | 'restart'; node: NodeId }
-  | { t: number; type: 'partition'; groups: NodeId[][] }
-  | { t: number; type: 'heal' }
+/**
+ * A fault of the run, as the trace recorded it (the `--json` summary lists them): crashes,
+ * restarts, partitions, heals, pauses, resumes and clock steps.
+ */
+export type Fault = FaultEvent
 
 export function faultsOf(trace: readonly TraceEvent[]): Fault[] {
-  const faults: Fault[] = []
-  for (const e of trace) {
-    if (e.type === 'crash' || e.type === 'restart')
-      faults.push({ t: e.t, type: e.type, node: e.node })
-    else if (e.type === 'partition') faults.push({ t: e.t, type: e.type, groups: e.groups })
-    else if (e.type === 'heal') faults.push({ t: e.t, type: e.type })
-  }
-  return faults
+  return faultsOfTrace(trace)
 }
 
 /**
- * One line per fault, in time order: `crash of 2, 3 at t=0 ms` (crashes and restarts at the same
- * instant share a line), `partition {1,2} | {3} at t=40 ms`, `heal at t=90 ms`. Requested crashes
- * that never happened (the run ended first) are said too.
+ * One line per fault, in time order: `crash of 2, 3 at t=0 ms` (crashes, restarts, pauses or
+ * resumes of one kind at the same instant share a line), `partition {1,2} | {3} at t=40 ms`,
+ * `heal at t=90 ms`, `clock step of 1 by -500 ms at t=40 ms`. Requested crashes and planned
+ * pauses or steps that never happened (the run ended first, the node was down) are said too.
  */
-export function faultLines(faults: readonly Fault[], requested: readonly NodeId[]): string[] {
+export function faultLines(
+  faults: readonly Fault[],
+  requested: readonly NodeId[],
+  planned: readonly PlannedFault[] = [],
+): string[] {
   const lines: string[] = []
   for (let i = 0; i < faults.length; i++) {
     const f = faults[i]!
-    if (f.type === 'crash' || f.type === 'restart') {
+    if (f.type === 'crash' || f.type === 'restart' || f.type === 'pause') {
       const nodes = [f.node]
       while (faults[i + 1]?.type === f.type && faults[i + 1]!.t === f.t)
         nodes.push((faults[++i] as { node: NodeId }).node)
       lines.push(`${f.type} of ${nodes.map(String).join(', ')} at t=${ms(f.t)}`)
+    } else if (f.type === 'resume') {
+      lines.push(
+        `resume of ${String(f.node)} at t=${ms(f.t)} (${f.backlog} held event${f.backlog === 1 ? '' : 's'} handled now)`,
+      )
+    } else if (f.type === 'clock-step') {
+      lines.push(
+        `clock step of ${String(f.node)} by ${f.deltaMs > 0 ? '+' : ''}${f.deltaMs} ms at t=${ms(f.t)} (wall clock only)`,
+      )
     } else if (f.type === 'partition') {
       lines.push(`partition ${f.groups.map(group).join(' | ')} at t=${ms(f.t)}`)
     } else {
@@ -42,7 +54,22 @@ export function faultLines(faults: readonly Fault[], requested: readonly NodeId[
   const missed = requested.filter((id) => !crashed.has(id))
   if (missed.length)
     lines.push(`--crash ${missed.map(String).join(',')} never took effect: the run ended first`)
+  for (const p of planned) {
+    const happened = faults.some((f) => f.type === p.type && f.node === p.node && f.t === p.at)
+    if (!happened) lines.push(`${faultFlag(p)} never took effect: ${whyNot(p, faults)}`)
+  }
   return lines
+}
+
+/** A planned fault missing from the trace: its node was down then, or the run ended first. */
+function whyNot(p: PlannedFault, faults: readonly Fault[]): string {
+  let down = false
+  for (const f of faults) {
+    if (f.t > p.at) break
+    if (f.type === 'crash' && f.node === p.node) down = true
+    if (f.type === 'restart' && f.node === p.node) down = false
+  }
+  return down ? `node ${String(p.node)} was down (crashed) at t=${ms(p.at)}` : 'the run ended first'
 }
 
 function ms(t: number): string {

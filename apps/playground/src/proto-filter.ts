@@ -8,6 +8,9 @@ const NODE_LEVEL = new Set<TraceEvent['type']>([
   'partition',
   'heal',
   'clock',
+  'clock-step',
+  'pause',
+  'resume',
   'error',
   'storage',
 ])

@@ -1,6 +1,6 @@
 import type { NodeId } from '@sd/transport'
 import { type Fault, faultsOf } from './faults.js'
-import type { ScenarioRun } from './scenario.js'
+import type { ScenarioRun, Unfinished } from './scenario.js'
 
 /** The `--json` summary of a run: the contract every scenario shares. */
 export interface RunSummary {
@@ -11,7 +11,16 @@ export interface RunSummary {
   virtualTimeMs: number
   result: Record<string, unknown>
   violations: string[]
-  /** Crashes, restarts, partitions and heals, in time order, as the trace recorded them. */
+  /**
+   * What the scenario promised would happen (requests served, a leader agreed, clocks
+   * converged) and what was left undone, with why. `held` is false when something was left
+   * undone that the algorithm does not block on by design (exit 1, as for a violation).
+   */
+  liveness: { property: string; held: boolean; unfinished: Unfinished[] } | null
+  /**
+   * Crashes, restarts, partitions, heals, pauses, resumes and clock steps, in time order, as the
+   * trace recorded them.
+   */
   faults: Fault[]
 }
 
@@ -25,6 +34,13 @@ export function summarize(scenario: string, seed: number, run: ScenarioRun): Run
     virtualTimeMs: run.net.now,
     result: run.result,
     violations: run.violations,
+    liveness: run.liveness
+      ? {
+          property: run.liveness.property,
+          held: run.liveness.unfinished.every((u) => u.expected),
+          unfinished: run.liveness.unfinished,
+        }
+      : null,
     faults: faultsOf(run.net.trace),
   }
 }
@@ -35,4 +51,30 @@ export function messageCounts(summary: RunSummary): string {
     .map(([type, count]) => `${type} ${count}`)
     .join(', ')
   return `messages sent: ${summary.messages.total}${byType ? ` (${byType})` : ''}; virtual time ${summary.virtualTimeMs.toFixed(3)} ms`
+}
+
+/** Whether the run failed: a violated invariant, or a liveness promise not kept. */
+export function failed(summary: RunSummary): boolean {
+  return summary.violations.length > 0 || summary.liveness?.held === false
+}
+
+/** Lines for humans: what liveness promised, and what was left undone, with why. */
+export function livenessLines(summary: RunSummary): string[] {
+  const l = summary.liveness
+  if (l === null) return []
+  if (l.unfinished.length === 0) return [`liveness: held (${l.property})`]
+  const failing = l.unfinished.filter((u) => !u.expected)
+  const expected = l.unfinished.filter((u) => u.expected)
+  const item = (u: Unfinished) => `  - ${u.what}: ${u.why}`
+  return [
+    ...(failing.length
+      ? [`LIVENESS FAILED (${l.property}):`, ...failing.map(item)]
+      : [`liveness: held where the algorithm promises it (${l.property})`]),
+    ...(expected.length
+      ? [
+          'left undone because the algorithm blocks here, as its description says:',
+          ...expected.map(item),
+        ]
+      : []),
+  ]
 }

@@ -1,4 +1,5 @@
 import type { NodeId, SimNetwork, TraceEvent } from '@sd/transport'
+import type { PlannedFault } from './fault-plan.js'
 
 /** What `sd run <scenario>` was asked for. */
 export interface ScenarioOptions {
@@ -6,6 +7,31 @@ export interface ScenarioOptions {
   seed: number
   /** Nodes to crash (each scenario says when). */
   crash: NodeId[]
+  /** `--pause` and `--clock-step`, checked (default none); a scenario plans them with `planFaults`. */
+  faults?: PlannedFault[]
+}
+
+/** Something a scenario promised would happen that had not happened when the run ended. */
+export interface Unfinished {
+  /** The node it concerns, if one. */
+  node?: NodeId
+  /** What was left undone: `request of 3 at t=12 ms`. */
+  what: string
+  /** Why, as far as the run can tell. */
+  why: string
+  /**
+   * True when the scenario's own description says the algorithm blocks here (a crashed member
+   * of Ricart-Agrawala, Lamport or Maekawa): said plainly, not counted as a failure.
+   */
+  expected: boolean
+}
+
+/** The liveness half of a run's verdict: what should have happened, and what did not. */
+export interface Liveness {
+  /** The promise checked, in one sentence (`every request of a node that stays up is served`). */
+  property: string
+  /** Empty when the promise was kept in full. */
+  unfinished: Unfinished[]
 }
 
 /** A finished run: the CLI prints its diagram, counts and result, or the JSON summary. */
@@ -16,11 +42,19 @@ export interface ScenarioRun {
   result: Record<string, unknown>
   /** Broken invariants, as sentences. Empty when all is well. */
   violations: string[]
+  /**
+   * What the run promised to finish (requests served, an agreed leader, clocks converged) and
+   * what it left undone. An unfinished item that is not `expected` fails the run (exit 1).
+   */
+  liveness?: Liveness
   /** Extra text for a trace event on the diagram (e.g. the clock value after it). */
   annotate?: (event: TraceEvent) => string | undefined
   /** Lines printed after the diagram (a summary for humans). */
   summary?: string[]
 }
+
+/** How a scenario takes a timed fault: what it does there (for --help), or why it refuses it. */
+export type FaultSupport = { accepts: string } | { refuses: string }
 
 export interface Scenario {
   name: string
@@ -30,6 +64,10 @@ export interface Scenario {
   description: string
   /** When `--crash` takes effect, for `--help`. Without it the scenario refuses `--crash`. */
   crashes?: string
+  /** `--pause`: without it the scenario refuses the flag (`sd run <name> --help` says why). */
+  pause?: FaultSupport
+  /** `--clock-step`: without it the scenario refuses the flag, as no protocol reads the wall clock. */
+  clockStep?: FaultSupport
   /** The lowest node id; the nodes are firstId..firstId+n-1 (default 1; the texts' election examples start at 0). */
   firstId?: number
   defaultN: number

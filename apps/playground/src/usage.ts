@@ -1,4 +1,4 @@
-import type { Scenario } from './scenario.js'
+import type { FaultSupport, Scenario } from './scenario.js'
 import { wrapToWidth } from './width.js'
 
 /** Bad arguments: the CLI prints the message and the usage, and exits with 2. */
@@ -21,6 +21,12 @@ options of run:
   --n N          number of nodes (each scenario has its range)
   --seed S       integer seed, negative too (--seed -5); the same seed replays the same run (default 1)
   --crash IDS    comma-separated distinct node ids to crash (each scenario says when)
+  --pause ID@T+D pause node ID at t=T ms for D ms: it runs nothing, its messages, timers and
+                 requests wait and are handled at the resume; its clocks go on (2@50+100;
+                 several: 2@50+100,3@10+20); scenarios that cannot show it refuse it
+  --clock-step ID@T:DELTA
+                 step node ID's wall clock by DELTA ms at t=T ms (1@40:-500); its monotonic
+                 clock and timers are unaffected; only scenarios that read the wall clock take it
   --json         print one JSON summary instead of the diagram
   --trace FILE   write the full trace (JSON) to FILE; --trace - writes it to stdout and sends
                  the diagram to stderr
@@ -42,11 +48,15 @@ options of ntp query (the port defaults to 123, where NTP servers listen):
   --timeout MS   give up after MS milliseconds (default 5000)
   --json         print one JSON object: offsetMs, delayMs, errorBoundMs, stratum...
 
-exit codes: 0 ok, 1 an invariant was violated (VIOLATIONS), the run failed or no NTP reply came,
+exit codes: 0 ok, 1 an invariant was violated (VIOLATIONS), a liveness check failed (LIVENESS
+FAILED: a request left unserved, no agreed leader...), the run failed or no NTP reply came,
 2 bad arguments`
 
 /** `sd run <scenario> --help`: the usage of run, then what this scenario is. */
-export function scenarioHelp(scenario: Scenario): string {
+export function scenarioHelp(
+  scenario: Scenario,
+  support: (kind: 'pause' | 'clockStep') => FaultSupport,
+): string {
   const n =
     scenario.minN === scenario.maxN
       ? `--n: ${scenario.minN} nodes only`
@@ -67,7 +77,16 @@ export function scenarioHelp(scenario: Scenario): string {
       Number.POSITIVE_INFINITY,
       98,
     ).map((line, i) => (i === 0 ? line : `  ${line}`)),
+    ...flagHelp('--pause', support('pause')),
+    ...flagHelp('--clock-step', support('clockStep')),
     '',
     USAGE,
   ].join('\n')
+}
+
+function flagHelp(flag: string, support: FaultSupport): string[] {
+  const text = 'accepts' in support ? support.accepts : `not accepted: ${support.refuses}`
+  return wrapToWidth(`${flag}: ${text}`, 100, Number.POSITIVE_INFINITY, 98).map((line, i) =>
+    i === 0 ? line : `  ${line}`,
+  )
 }

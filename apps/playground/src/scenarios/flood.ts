@@ -1,5 +1,7 @@
-import { type Ctx, type NodeId, SimNetwork } from '@sd/transport'
-import type { Scenario } from '../scenario.js'
+import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
+import { planFaults } from '../fault-plan.js'
+import type { Scenario, Unfinished } from '../scenario.js'
+import { PAUSE_SLOW } from './lamport.js'
 
 type Rumour = { type: 'rumour'; id: number }
 
@@ -40,10 +42,11 @@ export const flood: Scenario = {
   description:
     'Node 1 floods three rumours, 50 ms apart, over links that lose 10% of messages. The upper half of the nodes is cut off from 40 ms to 90 ms, so rumour 2 cannot reach it, while rumours 1 and 3 reach every live node through redundant paths. Checks that no node delivers a rumour twice and that none crosses the partition.',
   crashes: 'crashed nodes are down from the start (t=0); a crashed node 1 floods nothing',
+  pause: { accepts: PAUSE_SLOW },
   defaultN: 5,
   minN: 2,
   maxN: 64,
-  run({ n, seed, crash }) {
+  run({ n, seed, crash, faults }) {
     const ids = Array.from({ length: n }, (_, i) => i + 1)
     const rumours = [1, 2, 3]
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 10 }, loss: 0.1 })
@@ -57,6 +60,7 @@ export const flood: Scenario = {
       ),
     )
     net.at(90, () => net.heal())
+    planFaults(net, faults ?? [])
 
     const delivered = new Map<NodeId, number[]>(ids.map((id) => [id, []]))
     const violations: string[] = []
@@ -82,9 +86,18 @@ export const flood: Scenario = {
         violations.push(`crashed node ${node} delivered a rumour`)
     }
     const stats = net.stats
+    const unfinished: Unfinished[] = []
+    for (const r of reach)
+      for (const node of r.missed)
+        unfinished.push(missedRumour(net.trace, r.rumour, node, crash, far))
     return {
       net,
       violations,
+      liveness: {
+        property:
+          'every live node gets every rumour, except where loss or the partition (by design) stopped every copy',
+        unfinished,
+      },
       result: {
         origin: 1,
         partitioned: far,
@@ -101,4 +114,47 @@ export const flood: Scenario = {
       ],
     }
   },
+}
+
+/**
+ * Why a live node missed a rumour. Flooding is best effort (no retransmission), so a rumour
+ * whose every copy to the node was lost, or cut by the partition, is missed by design; one that
+ * was never sent to it while the origin was up is a failure.
+ */
+function missedRumour(
+  trace: readonly TraceEvent[],
+  rumour: number,
+  node: NodeId,
+  crash: readonly NodeId[],
+  far: readonly NodeId[],
+): Unfinished {
+  const what = `rumour ${rumour} at node ${String(node)}`
+  if (crash.includes(1))
+    return { node, what, why: 'node 1, the origin, is down: nothing is flooded', expected: true }
+  const copies = new Set(
+    trace.flatMap((e) =>
+      e.type === 'send' && e.to === node && (e.msg as Rumour).id === rumour ? [e.id] : [],
+    ),
+  )
+  const drops = trace.flatMap((e) => (e.type === 'drop' && copies.has(e.id) ? [e.reason] : []))
+  if (copies.size > 0 && drops.length === copies.size) {
+    const cut = drops.includes('partition')
+    return {
+      node,
+      what,
+      why: cut
+        ? `every copy sent to it was cut by the partition${rumour === 2 && far.includes(node) ? " (the scenario's point)" : ''} or lost`
+        : 'every copy sent to it was lost (10% loss; flooding does not retransmit)',
+      expected: true,
+    }
+  }
+  return {
+    node,
+    what,
+    why:
+      copies.size === 0
+        ? 'no copy was ever sent to it'
+        : 'a copy was sent and not dropped, yet never delivered',
+    expected: false,
+  }
 }

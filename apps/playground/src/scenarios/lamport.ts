@@ -6,7 +6,8 @@ import {
   type LamportTimestamp,
 } from '@sd/clocks'
 import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
-import type { Scenario, ScenarioOptions, ScenarioRun } from '../scenario.js'
+import { planFaults } from '../fault-plan.js'
+import type { Scenario, ScenarioOptions, ScenarioRun, Unfinished } from '../scenario.js'
 
 /** An application message: it carries both clocks, as rule R2 of each asks. */
 export interface AppMessage {
@@ -39,10 +40,20 @@ export interface RandomExecution {
   events: ClockedEvent[]
   /** Ground truth: happens-before by transitive closure over the recorded events. */
   history: CausalHistory
+  /** Steps a live node did not take, messages to a live node never received. */
+  unfinished: Unfinished[]
 }
+
+/** The liveness of a random execution: nothing planned is left undone at the end. */
+export const EXECUTION_LIVENESS =
+  'every live node takes its six steps, and every message sent to a live node is received'
 
 const STEPS = 6
 const INTERNAL = 0.3
+
+/** --pause in the scenarios with no timeout: it only delays. */
+export const PAUSE_SLOW =
+  'a paused node only runs late: its held messages and timers are handled at its resume, and every check still applies'
 
 /**
  * Random executions: every node performs STEPS actions at random intervals, each an internal
@@ -50,7 +61,7 @@ const INTERNAL = 0.3
  * 2 to 40 ms). Each node runs a Lamport clock and a dense vector clock by the texts' rules.
  * Crashed nodes are down from the start.
  */
-export function randomExecution({ n, seed, crash }: ScenarioOptions): RandomExecution {
+export function randomExecution({ n, seed, crash, faults }: ScenarioOptions): RandomExecution {
   const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
   const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 2, max: 40 }, fifo: false })
   const events: ClockedEvent[] = []
@@ -116,12 +127,45 @@ export function randomExecution({ n, seed, crash }: ScenarioOptions): RandomExec
     }
   })
   for (const id of crash) net.crash(id)
+  planFaults(net, faults ?? [])
   net.run()
   for (const trace of net.trace) {
     const event = trace.type === 'send' ? sendTraces.get(trace.id) : undefined
     if (event !== undefined) event.trace = trace
   }
-  return { net, ids, events, history }
+  return { net, ids, events, history, unfinished: executionLeftovers(net, ids, crash, events) }
+}
+
+/** What a random execution left undone: steps of live nodes not taken, messages not received. */
+function executionLeftovers(
+  net: SimNetwork,
+  ids: readonly NodeId[],
+  crash: readonly NodeId[],
+  events: readonly ClockedEvent[],
+): Unfinished[] {
+  const unfinished: Unfinished[] = []
+  for (const id of ids) {
+    if (crash.includes(id)) continue
+    const steps = events.filter((e) => e.node === id && e.kind !== 'receive').length
+    if (steps < STEPS)
+      unfinished.push({
+        node: id,
+        what: `steps of node ${String(id)}`,
+        why: `it took ${steps} of ${STEPS} before the run went quiet`,
+        expected: false,
+      })
+  }
+  const received = new Set(net.trace.flatMap((e) => (e.type === 'deliver' ? [e.id] : [])))
+  for (const e of net.trace) {
+    if (e.type !== 'send' || crash.includes(e.to) || received.has(e.id)) continue
+    unfinished.push({
+      node: e.to,
+      what: `message #${e.id} from ${String(e.from)} to ${String(e.to)}`,
+      why: 'never received, though the links lose nothing and the receiver is up',
+      expected: false,
+    })
+  }
+  return unfinished
 }
 
 /** Labels for the diagram: the trace event an execution event is drawn on gets its clock. */
@@ -158,11 +202,12 @@ export const lamport: Scenario = {
   description:
     'Every node performs six steps at random intervals: an internal event or a send to a random peer, over links that reorder (2 to 40 ms). Each event is labelled with its Lamport clock C. Checks the clock condition (a -> b implies C(a) < C(b)) against the true happened-before, shows the total order (T, pid), and counts the concurrent pairs the scalar clock orders anyway.',
   crashes: 'crashed nodes are down from the start (t=0): they take no step',
+  pause: { accepts: PAUSE_SLOW },
   defaultN: 3,
   minN: 2,
   maxN: 32,
   run(options): ScenarioRun {
-    const { net, events, history } = randomExecution(options)
+    const { net, events, history, unfinished } = randomExecution(options)
     const violations: string[] = []
     let ordered = 0
     let concurrentButSmaller = 0
@@ -194,6 +239,7 @@ export const lamport: Scenario = {
     return {
       net,
       violations,
+      liveness: { property: EXECUTION_LIVENESS, unfinished },
       annotate: annotator(events, (e) => `C=${e.lamport}`),
       result: {
         events: events.map((e) => eventJSON(e, { lamport: e.lamport, timestamp: stamp(e) })),

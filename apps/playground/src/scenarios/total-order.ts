@@ -5,7 +5,9 @@ import {
   totalOrderBroadcast,
 } from '@sd/clocks'
 import { type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
-import type { Scenario, ScenarioRun } from '../scenario.js'
+import { planFaults } from '../fault-plan.js'
+import type { Scenario, ScenarioRun, Unfinished } from '../scenario.js'
+import { PAUSE_SLOW } from './lamport.js'
 
 const stamp = (ts: LamportTimestamp) => `(${ts.time},${String(ts.pid)})`
 
@@ -23,10 +25,11 @@ export const totalOrder: Scenario = {
     'Totally ordered broadcast with Lamport timestamps and acknowledgements. In two rounds (t=0 and t=20 ms) several members broadcast at the same instant over reordering links (2 to 30 ms); every member must deliver the same sequence, in (T, pid) order.',
   crashes:
     'crashed members are down from the start (t=0): they never acknowledge, so delivery blocks (the algorithm is not fault tolerant), but no member may deliver out of order',
+  pause: { accepts: PAUSE_SLOW },
   defaultN: 3,
   minN: 2,
   maxN: 16,
-  run({ n, seed, crash }): ScenarioRun {
+  run({ n, seed, crash, faults }): ScenarioRun {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const live = ids.filter((id) => !crash.includes(id))
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 2, max: 30 }, fifo: false })
@@ -81,9 +84,11 @@ export const totalOrder: Scenario = {
         }
       }
     }
+    planFaults(net, faults ?? [])
     net.run()
 
     const violations: string[] = []
+    const unfinished: Unfinished[] = []
     // With every member down nothing is broadcast: the reference is the empty sequence.
     const reference = live.length > 0 ? sequences.get(live[0]!)! : []
     for (const id of live) {
@@ -97,14 +102,26 @@ export const totalOrder: Scenario = {
           break
         }
       }
-      if (crash.length === 0 && seq.length !== sent.length) {
-        violations.push(`node ${id} delivered ${seq.length} of ${sent.length} messages`)
-      }
+      if (seq.length < sent.length)
+        unfinished.push({
+          node: id,
+          what: `${sent.length - seq.length} of ${sent.length} broadcasts at node ${String(id)}`,
+          why:
+            crash.length > 0
+              ? `blocked by design: delivery waits for an acknowledgement from every member, and crashed ${crash.join(', ')} never sends one (the algorithm is not fault tolerant)`
+              : 'never delivered, though every member is up and the links lose nothing',
+          expected: crash.length > 0,
+        })
     }
     const blocked = crash.length > 0 && live.some((id) => sequences.get(id)!.length < sent.length)
     return {
       net,
       violations,
+      liveness: {
+        property:
+          'every live member delivers every broadcast (with a crashed member, delivery blocks by design)',
+        unfinished,
+      },
       annotate: (event) => labels.get(event),
       result: {
         events,

@@ -1,6 +1,13 @@
 import { concurrentAt, DenseVectorClock, isConsistentDenseCut } from '@sd/clocks'
 import type { Scenario, ScenarioRun } from '../scenario.js'
-import { annotator, type ClockedEvent, eventJSON, randomExecution } from './lamport.js'
+import {
+  annotator,
+  type ClockedEvent,
+  EXECUTION_LIVENESS,
+  eventJSON,
+  PAUSE_SLOW,
+  randomExecution,
+} from './lamport.js'
 
 /**
  * Vector clocks on a random execution. Checks, against the ground truth, the strong clock
@@ -13,11 +20,12 @@ export const vector: Scenario = {
   description:
     'The random execution of the lamport scenario, labelled with vector clocks. Checks against the true happened-before: the strong clock condition both ways, the O(1) concurrency test, #(e) = sum of V(e) - 1, and the consistent-cut test on random frontiers.',
   crashes: 'crashed nodes are down from the start (t=0): they take no step',
+  pause: { accepts: PAUSE_SLOW },
   defaultN: 3,
   minN: 2,
   maxN: 32,
   run(options): ScenarioRun {
-    const { net, ids, events, history } = randomExecution(options)
+    const { net, ids, events, history, unfinished } = randomExecution(options)
     const violations: string[] = []
     const clock = (e: ClockedEvent) => DenseVectorClock.from(e.vector, ids.indexOf(e.node))
     const clocks = events.map(clock)
@@ -72,6 +80,7 @@ export const vector: Scenario = {
     return {
       net,
       violations,
+      liveness: { property: EXECUTION_LIVENESS, unfinished },
       annotate: annotator(events, (e) => `[${e.vector.join(',')}]`),
       result: {
         events: events.map((e) =>

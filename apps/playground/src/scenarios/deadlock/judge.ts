@@ -13,6 +13,7 @@ import {
   WaitForGraph,
 } from '@sd/deadlock'
 import type { NodeId } from '@sd/transport'
+import type { Unfinished } from '../../scenario.js'
 import { arrow, distinct, ms, sortIds } from './run.js'
 
 /** What a run of the manager did, judged from its events alone. */
@@ -165,7 +166,7 @@ export function checkResult(verdict: DeadlockVerdict): Record<string, unknown> {
 export function detectionOutcome(
   judged: Judged,
   processes: readonly ProcessSpec[],
-): { result: Record<string, unknown>; violations: string[] } {
+): { result: Record<string, unknown>; violations: string[]; unfinished: Unfinished[] } {
   const { verdict, reports } = judged
   const victims = distinct(reports.map((r) => r.victim))
   const violations: string[] = []
@@ -173,15 +174,25 @@ export function detectionOutcome(
     violations.push(
       `deadlock reported at t=${ms(p.t)} ms for a cycle that never existed: ${arrow(p.cycle)}`,
     )
-  if (verdict.unresolved !== undefined)
-    violations.push(`a cycle of waits is left at the end: ${arrow(verdict.unresolved)}`)
   for (const p of verdict.unreportedVictims)
     violations.push(`process ${String(p)} was aborted as a victim that no report named`)
+  const unfinished: Unfinished[] = []
+  if (verdict.unresolved !== undefined)
+    unfinished.push({
+      what: `the cycle of waits ${arrow(verdict.unresolved)}`,
+      why: 'left at the end: no detection broke it',
+      expected: false,
+    })
   for (const p of processes)
     if (!verdict.finished.has(p.id) && !verdict.aborted.has(p.id))
-      violations.push(`process ${String(p.id)} neither finished nor was aborted`)
+      unfinished.push({
+        what: `process ${String(p.id)}`,
+        why: 'neither finished nor was aborted',
+        expected: false,
+      })
   return {
     violations,
+    unfinished,
     result: {
       deadlocked: judged.deadlocked,
       onCycle: judged.onCycle,

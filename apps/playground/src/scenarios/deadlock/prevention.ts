@@ -13,10 +13,21 @@ import {
   type TimedDeadlockEvent,
 } from '@sd/deadlock'
 import { compose, createRandom, messageType, type NodeId, type TraceEvent } from '@sd/transport'
-import type { Scenario } from '../../scenario.js'
+import type { Scenario, Unfinished } from '../../scenario.js'
 import { describeDeadlock } from './describe.js'
 import { checkResult, distinctCycles, judge } from './judge.js'
-import { arrow, distinct, LINKS, ms, NO_CRASH, newNetwork, ringWorkload, sortIds } from './run.js'
+import {
+  arrow,
+  distinct,
+  LINKS,
+  ms,
+  NO_CRASH,
+  newNetwork,
+  PAUSE,
+  RESOLVES,
+  ringWorkload,
+  sortIds,
+} from './run.js'
 
 const RULES: readonly Prevention[] = ['wait-die', 'wound-wait']
 const WORK_MS = 10
@@ -36,10 +47,11 @@ export const deadlockPrevention: Scenario = {
   name: 'deadlock-prevention',
   title: 'wait-die and wound-wait: timestamps decide who waits, no deadlock, everyone finishes',
   description: `The cycle of deadlock-cmh, once under each rule: sites 1..n (default 4), resource r<i> at site i; process i takes r<i>, works ${WORK_MS} ms, asks for r<i+1> (n for r1) and holds both ${WORK_MS} ms. It runs at site i - 1 (process 1 at site n), so every request, die and wound crosses the network. Start times are drawn from the seed in 0..n ms, and a process's timestamp is its start time, kept when it restarts, so it ages and cannot starve. Wait-die: an older requester waits, a younger one dies (aborts, releasing what it holds, and restarts ${RESTART_MS} ms later). Wound-wait: an older requester wounds the younger holder (it aborts and restarts), a younger requester waits. Under wait-die waits go only from older to younger, so the cycle cannot close. Under wound-wait an older process waits for a younger one only until its wound lands: a cycle of waits may exist for that long, but it is no deadlock, since the wound breaks it without outside help (byRule.onCycle and longestCycleMs show it; deadlocked leaves out the waits whose holder is being wounded, and stays empty). Wait-die runs first; ${GAP_MS} ms after its last process finished, wound-wait runs the same workload on the same sites (two children of one composition: --proto wait-die or --proto wound-wait draws one). ${LINKS} Checks from the trace: every process finishes under each rule, no deadlock is ever reported, no cycle is left. ${NO_CRASH}`,
+  pause: PAUSE,
   defaultN: 4,
   minN: 2,
   maxN: 16,
-  run({ n, seed }) {
+  run({ n, seed, faults }) {
     const random = createRandom(`deadlock-prevention/${seed}`).next
     const starts = Array.from({ length: n }, () => Math.round(random() * n * 1000) / 1000)
     const workload = ringWorkload(n, {
@@ -55,7 +67,7 @@ export const deadlockPrevention: Scenario = {
     }))
     const [first, second] = runs as [RuleRun, RuleRun]
     first.startMs = 0
-    const net = newNetwork(seed)
+    const net = newNetwork(seed, faults)
     const factory = (rule: Prevention, processes: readonly ProcessSpec[]) =>
       resourceManager({
         resources: workload.resources,
@@ -99,6 +111,7 @@ export const deadlockPrevention: Scenario = {
       net,
       annotate: describeDeadlock(net.trace),
       violations: judged.flatMap((j) => j.violations),
+      liveness: { property: RESOLVES, unfinished: judged.flatMap((j) => j.unfinished) },
       result: {
         rules: [...RULES],
         starts: Object.fromEntries(workload.processes.map((p) => [String(p.id), p.startAt])),
@@ -134,19 +147,27 @@ function judgeRule(run: RuleRun, processes: readonly ProcessSpec[], trace: reado
   const judged = judge(run.events, run.rule === 'wound-wait' ? { preempted: older } : {})
   const { verdict } = judged
   const violations: string[] = []
+  const unfinished: Unfinished[] = []
   for (const p of processes)
     if (!verdict.finished.has(p.id))
-      violations.push(`${run.rule}: process ${String(p.id)} did not finish`)
+      unfinished.push({
+        what: `${run.rule}: process ${String(p.id)}`,
+        why: 'did not finish (prevention aborts and restarts, so every process must finish)',
+        expected: false,
+      })
   for (const r of judged.reports)
     violations.push(`${run.rule}: a deadlock was reported at t=${ms(r.t)} ms: ${arrow(r.cycle)}`)
   if (verdict.unresolved !== undefined)
-    violations.push(
-      `${run.rule}: a cycle of waits is left at the end: ${arrow(verdict.unresolved)}`,
-    )
+    unfinished.push({
+      what: `${run.rule}: the cycle of waits ${arrow(verdict.unresolved)}`,
+      why: 'left at the end',
+      expected: false,
+    })
   return {
     rule: run.rule,
     judged,
     violations,
+    unfinished,
     result: {
       startMs: run.startMs === undefined ? null : ms(run.startMs),
       endMs: run.endMs === undefined ? null : ms(run.endMs),

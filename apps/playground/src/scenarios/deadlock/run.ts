@@ -12,6 +12,8 @@ import {
   type TimedDeadlockEvent,
 } from '@sd/deadlock'
 import { type NodeId, SimNetwork } from '@sd/transport'
+import { type PlannedFault, planFaults } from '../../fault-plan.js'
+import type { FaultSupport } from '../../scenario.js'
 
 /** Every message takes MIN..MAX ms (uniform), and links may reorder. */
 export const MIN_LATENCY_MS = 1
@@ -22,12 +24,25 @@ export const LINKS = `Every message takes ${MIN_LATENCY_MS} to ${MAX_LATENCY_MS}
 export const NO_CRASH =
   'The resource manager assumes sites that do not fail (a crashed site would hold its locks forever): --crash is not accepted.'
 
-export function newNetwork(seed: number): SimNetwork {
-  return new SimNetwork({
+/** --pause in the deadlock scenarios: a slow site, not a failed one. */
+export const PAUSE: FaultSupport = {
+  accepts:
+    'a paused site handles nothing until its resume (its lock tables answer late, its probes or reports wait), so waits last longer; every check still applies, and the run must still resolve every deadlock',
+}
+
+/** The liveness every deadlock scenario checks. */
+export const RESOLVES =
+  'every deadlock is resolved: no cycle of waits is left, and every process finishes or is aborted'
+
+/** A network for the manager, with `--pause` planned on it. */
+export function newNetwork(seed: number, faults: readonly PlannedFault[] = []): SimNetwork {
+  const net = new SimNetwork({
     seed,
     latency: { kind: 'uniform', min: MIN_LATENCY_MS, max: MAX_LATENCY_MS },
     fifo: false,
   })
+  planFaults(net, faults)
+  return net
 }
 
 export interface Workload {

@@ -11,21 +11,26 @@ export const electionRing: Scenario = {
   name: 'election-ring',
   title: 'ring election (Tanenbaum): ELECTION collects live ids, COORDINATOR circulates once',
   description:
-    "Processes 0..n-1 in a logical ring (default 8, the texts' example). The crashed nodes (default: the highest id) are down from the start; nodes 2 and 5 start an election at once. Each ELECTION collects the ids of the live processes it passes (every pass is acknowledged; a dead successor is skipped); back at its initiator it becomes COORDINATOR with the best id of the list and circulates once more. Both circulations end with the same leader and term. Checks from the trace: never two leaders in one term, and every live node follows the same leader at the end.",
+    "Processes 0..n-1 in a logical ring (default 8, the texts' example). The crashed nodes (default: the highest id) are down from the start; nodes 2 and 5 start an election at once (those of them that exist and are up; when fewer than two do, the lowest live ids make up two starters, so a small ring tells the same story). Each ELECTION collects the ids of the live processes it passes (every pass is acknowledged; a dead successor is skipped); back at its initiator it becomes COORDINATOR with the best id of the list and circulates once more. Both circulations end with the same leader and term. Checks from the trace: never two leaders in one term, and every live node follows the same leader at the end.",
   crashes: 'the named nodes are down from the start (default: the highest id)',
+  pause: {
+    accepts:
+      'the paused node stops answering: a pass to it is not acknowledged in time, so its predecessor skips it as if it were down; the run lasts until 200 ms after the last resume, and every live node must then follow one leader',
+  },
   firstId: 0,
   defaultN: 8,
   minN: 3,
   maxN: 32,
-  run({ n, seed, crash }) {
+  run({ n, seed, crash, faults }) {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i)
     const down = crash.length > 0 ? crash : [n - 1]
-    const starters = [2, 5].filter((id) => id < n && !down.includes(id))
+    const starters = startersOf(ids, down)
     return runElectionPlan(
       ringElection(),
       {
         ids,
         until: 400,
+        faults,
         plan: (net) => {
           for (const id of down) net.crash(id)
           for (const id of starters) net.request<ElectionRequest>(id, { type: 'start' })
@@ -44,14 +49,18 @@ export const electionChangRoberts: Scenario = {
   defaultN: 8,
   minN: 2,
   maxN: 256,
-  run({ n, seed }) {
+  pause: {
+    accepts:
+      'a pause only slows the ring down (the algorithm needs no timeout): the paused node handles its held messages at its resume; the run lasts until 200 ms after the last resume',
+  },
+  run({ n, seed, faults }) {
     const random = createRandom(`chang-roberts/${seed}`).next
     const pool = Array.from({ length: 10 * n }, (_, i) => i + 1)
     const ring: NodeId[] = []
     for (let i = 0; i < n; i++) ring.push(pool.splice(Math.floor(random() * pool.length), 1)[0]!)
     const run = runElectionPlan(
       changRoberts({ startAll: true, ring }),
-      { ids: ring, until: 10 * n + 50 },
+      { ids: ring, until: 10 * n + 50, faults },
       seed,
     )
     let harmonic = 0
@@ -60,4 +69,19 @@ export const electionChangRoberts: Scenario = {
     run.result.theory = { worst: (n * (n + 1)) / 2, average: Math.round(n * harmonic * 10) / 10 }
     return run
   },
+}
+
+/**
+ * Who starts: nodes 2 and 5, the texts' initiators, those of them that exist and are up; when
+ * fewer than two are, the lowest live ids fill in, so a small ring (n = 3, where 2 is the default
+ * crash) still has two elections racing, and never none.
+ */
+export function startersOf(ids: readonly NodeId[], down: readonly NodeId[]): NodeId[] {
+  const live = ids.filter((id) => !down.includes(id))
+  const starters: NodeId[] = [2, 5].filter((id) => live.includes(id))
+  for (const id of live) {
+    if (starters.length >= 2) break
+    if (!starters.includes(id)) starters.push(id)
+  }
+  return starters
 }

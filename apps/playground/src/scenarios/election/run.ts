@@ -5,7 +5,8 @@
  */
 import { agreedLeader, checkElection, type ElectionRequest } from '@sd/election'
 import { type NodeId, type ProtocolFactory, SimNetwork, type TraceEvent } from '@sd/transport'
-import type { ScenarioRun } from '../../scenario.js'
+import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
+import type { ScenarioRun, Unfinished } from '../../scenario.js'
 
 /** Every message takes this long: delays read in message delays. */
 export const LATENCY = 1
@@ -16,7 +17,12 @@ export interface ElectionPlan {
   plan?: (net: SimNetwork) => void
   /** Virtual time to stop at (heartbeats never let the network go quiet); default: when quiet. */
   until?: number
+  /** `--pause` / `--clock-step`; a run with `until` goes on until SETTLE_MS after the last one. */
+  faults?: readonly PlannedFault[]
 }
+
+/** After the last planned fault, time for the nodes to agree again (a few detection timeouts). */
+export const SETTLE_MS = 200
 
 export function runElectionPlan<Msg, Ev>(
   factory: ProtocolFactory<Msg, ElectionRequest, Ev>,
@@ -28,8 +34,14 @@ export function runElectionPlan<Msg, Ev>(
   net.onEmit((node, event, t) => events.push({ node, t, event }))
   net.launch(plan.ids, factory)
   plan.plan?.(net)
-  if (plan.until === undefined) net.run()
-  else net.run({ until: plan.until })
+  const faults = plan.faults ?? []
+  planFaults(net, faults)
+  const until =
+    plan.until === undefined || faults.length === 0
+      ? plan.until
+      : Math.max(plan.until, faultsEnd(faults) + SETTLE_MS)
+  if (until === undefined) net.run()
+  else net.run({ until })
   const verdict = checkElection(events)
   const live = plan.ids.filter((id) => !net.isCrashed(id))
   const agreed = agreedLeader(verdict, live)
@@ -48,19 +60,24 @@ export function runElectionPlan<Msg, Ev>(
     const kind = String((entry.msg as { type?: unknown } | undefined)?.type ?? 'other')
     messages[kind] = (messages[kind] ?? 0) + 1
   }
-  const violations = verdict.violations.map((v) =>
-    v.kind === 'two-leaders-in-term'
-      ? `two leaders in term ${v.term}: ${v.leaders.map(String).join(' and ')} (t=${v.t})`
-      : `term went back at ${String(v.node)}: ${v.from} then ${v.to} (t=${v.t})`,
-  )
+  const violations = verdict.violations.map(describeViolation)
   // With every node down there is nobody to disagree: agreement holds vacuously, with no leader.
   const everyoneDown = live.length === 0
+  const unfinished: Unfinished[] = []
   if (agreed === undefined && !everyoneDown)
-    violations.push('the live nodes do not agree on one leader at the end')
+    unfinished.push({
+      what: 'agreement on one leader among the live nodes',
+      why: `at t=${net.now} ms ${views(verdict.final, live)}`,
+      expected: false,
+    })
   return {
     net,
     annotate: describeElectionEvent,
     violations,
+    liveness: {
+      property: 'the election ends with every live node following the same leader in the same term',
+      unfinished,
+    },
     result: {
       leader: agreed?.leader ?? null,
       term: agreed?.term ?? null,
@@ -69,6 +86,32 @@ export function runElectionPlan<Msg, Ev>(
       live,
       messages,
     },
+  }
+}
+
+/** What each live node follows at the end: `0 follows 6 (term 2), 1 follows nobody`. */
+function views(
+  final: ReadonlyMap<NodeId, { leader: NodeId; term: number } | undefined>,
+  live: readonly NodeId[],
+): string {
+  return live
+    .map((id) => {
+      const view = final.get(id)
+      return `${String(id)} follows ${view ? `${String(view.leader)} (term ${view.term})` : 'nobody'}`
+    })
+    .join(', ')
+}
+
+/** A violation of the election checker in words; kinds it may add later are printed as data. */
+function describeViolation(v: { kind: string } & Record<string, unknown>): string {
+  const ids = (list: unknown) => (list as NodeId[]).map(String).join(' and ')
+  switch (v.kind) {
+    case 'two-leaders-in-term':
+      return `two leaders in term ${String(v.term)}: ${ids(v.leaders)} (t=${String(v.t)})`
+    case 'term-went-back':
+      return `term went back at ${String(v.node)}: ${String(v.from)} then ${String(v.to)} (t=${String(v.t)})`
+    default:
+      return `${v.kind}: ${JSON.stringify(v)}`
   }
 }
 

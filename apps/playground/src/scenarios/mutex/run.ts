@@ -5,7 +5,8 @@
  */
 import { checkMutualExclusion, type MutexRequest } from '@sd/mutex'
 import { type NodeId, type ProtocolFactory, SimNetwork, type TraceEvent } from '@sd/transport'
-import type { ScenarioRun } from '../../scenario.js'
+import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
+import type { Liveness, ScenarioRun, Unfinished } from '../../scenario.js'
 
 /** Every message takes this long, so delays divide into message delays exactly. */
 export const LATENCY = 1
@@ -25,6 +26,30 @@ export interface MutexPlan {
   crash?: NodeId[]
   /** Virtual time to stop at (protocols with periodic timers never go quiet). */
   until?: number
+  /**
+   * With `until`: how much longer the run may go on while requests are still open, to give the
+   * protocol's own timeouts (a lost token's regeneration, an expired lease) time to act. The run
+   * stops as soon as every request it owes is served. Default 0.
+   */
+  patienceMs?: number
+  /** `--pause` / `--clock-step`; a run with `until` lasts at least SETTLE_MS past the last one. */
+  planned?: readonly PlannedFault[]
+  /**
+   * Algorithms that wait for ever on a crashed member (Ricart-Agrawala, Lamport, Maekawa): why
+   * `node`'s request waits, given the nodes down, or undefined if the crash does not explain it.
+   * Such a request is reported as left undone by design, not as a liveness failure.
+   */
+  blockedBy?: (node: NodeId, down: readonly NodeId[]) => string | undefined
+}
+
+/** After the last planned fault, time for the protocol to serve what waited. */
+export const SETTLE_MS = 100
+/** The run goes on by steps of this much virtual time while it waits for open requests. */
+const PATIENCE_STEP_MS = 10
+
+/** A request the run made: served when an `acquired` of its node answered it. */
+interface Asked extends Ask {
+  servedAt?: number
 }
 
 interface Entry {
@@ -40,7 +65,8 @@ export function runMutexPlan<Msg, Ev>(
   seed: number,
 ): ScenarioRun & { entries: Entry[] } {
   const net = new SimNetwork({ seed, latency: LATENCY })
-  const waiting = new Map<NodeId, Ask[]>()
+  const waiting = new Map<NodeId, Asked[]>()
+  const asked: Asked[] = []
   const events: Array<{ node: NodeId; t: number; event: unknown }> = []
   const entries: Entry[] = []
   const open = new Map<NodeId, Entry>()
@@ -48,7 +74,12 @@ export function runMutexPlan<Msg, Ev>(
     events.push({ node, t, event })
     const type = (event as { type?: string }).type
     if (type === 'acquired') {
-      const ask = waiting.get(node)?.shift()
+      // A request made before the node's last crash died with it: this entry answers a later one.
+      const crashedAt = lastCrash(net.trace, node)
+      const queue = (waiting.get(node) ?? []).filter((a) => a.at >= crashedAt)
+      const ask = queue.shift()
+      waiting.set(node, queue)
+      if (ask) ask.servedAt = t
       const entry = { node, askedAt: ask?.at ?? t, enteredAt: t, releasedAt: undefined }
       entries.push(entry)
       open.set(node, entry)
@@ -63,13 +94,24 @@ export function runMutexPlan<Msg, Ev>(
   for (const ask of plan.asks) {
     net.at(ask.at, () => {
       if (net.isCrashed(ask.node)) return
-      waiting.set(ask.node, [...(waiting.get(ask.node) ?? []), ask])
+      const made: Asked = { ...ask }
+      asked.push(made)
+      waiting.set(ask.node, [...(waiting.get(ask.node) ?? []), made])
       net.request<MutexRequest>(ask.node, { type: 'acquire' })
     })
   }
   plan.faults?.(net)
+  const planned = plan.planned ?? []
+  planFaults(net, planned)
+  const openAsks = () => asked.filter((a) => a.servedAt === undefined && !diedWith(net, a)).length
   if (plan.until === undefined) net.run()
-  else net.run({ until: plan.until })
+  else {
+    const until = planned.length ? Math.max(plan.until, faultsEnd(planned) + SETTLE_MS) : plan.until
+    net.run({ until })
+    const deadline = until + (plan.patienceMs ?? 0)
+    while (openAsks() > 0 && net.now < deadline)
+      net.run({ until: Math.min(deadline, net.now + PATIENCE_STEP_MS) })
+  }
   const crashes = net.trace
     .filter((e) => e.type === 'crash')
     .map((e) => ({ node: (e as { node: NodeId }).node, t: e.t }))
@@ -80,6 +122,7 @@ export function runMutexPlan<Msg, Ev>(
     entries,
     annotate: describeMutexEvent,
     violations: verdict.violations,
+    liveness: mutexLiveness(net, asked, plan),
     result: {
       order: verdict.order.default ?? [],
       entries: verdict.entries,
@@ -89,6 +132,53 @@ export function runMutexPlan<Msg, Ev>(
       syncDelay: round(mean(syncDelays(entries)) / LATENCY),
     },
   }
+}
+
+/**
+ * Every request of a node that stays up must be served. A request whose node crashed after
+ * making it died with the node (not owed). One left waiting is expected only when the algorithm
+ * blocks on a crashed member by design (`blockedBy`); otherwise it fails the run.
+ */
+function mutexLiveness(net: SimNetwork, asked: readonly Asked[], plan: MutexPlan): Liveness {
+  const down = crashedNodes(net)
+  const quiet = net.pending === 0
+  const unfinished: Unfinished[] = []
+  for (const a of asked) {
+    if (a.servedAt !== undefined || diedWith(net, a)) continue
+    const blocked = down.length > 0 ? plan.blockedBy?.(a.node, down) : undefined
+    unfinished.push({
+      node: a.node,
+      what: `request of node ${String(a.node)} at t=${a.at} ms`,
+      why:
+        blocked ??
+        (quiet
+          ? `never served: the run went quiet at t=${net.now} ms with it still waiting${down.length ? ` (nodes down: ${down.map(String).join(', ')})` : ''}`
+          : `not served by t=${net.now} ms, when the run stopped (${plan.patienceMs ?? 0} ms of patience past its planned end, beyond the protocol's own timeouts)`),
+      expected: blocked !== undefined,
+    })
+  }
+  return { property: 'every request of a node that stays up is served', unfinished }
+}
+
+/** Whether the node that made `a` crashed after making it (the request died with it). */
+function diedWith(net: SimNetwork, a: Ask): boolean {
+  return net.trace.some((e) => e.type === 'crash' && e.node === a.node && e.t >= a.at)
+}
+
+/** The nodes that crashed during the run (down at some point), ascending. */
+function crashedNodes(net: SimNetwork): NodeId[] {
+  const ids = new Set<NodeId>()
+  for (const e of net.trace) if (e.type === 'crash') ids.add(e.node)
+  return [...ids].sort((a, b) => Number(a) - Number(b))
+}
+
+/** The time of `node`'s last crash so far, or -Infinity. */
+function lastCrash(trace: readonly TraceEvent[], node: NodeId): number {
+  for (let i = trace.length - 1; i >= 0; i--) {
+    const e = trace[i]!
+    if (e.type === 'crash' && e.node === node) return e.t
+  }
+  return Number.NEGATIVE_INFINITY
 }
 
 /** Request to entry, for entries whose node found the resource free (nobody inside meanwhile). */

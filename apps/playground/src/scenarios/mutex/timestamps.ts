@@ -36,6 +36,7 @@ function plan({ n, seed, crash }: ScenarioOptions): {
 
 function timestampScenario(
   name: string,
+  short: string,
   title: string,
   algorithm: string,
   make: (initialClock: Record<string, number>) => ProtocolFactory<unknown, MutexRequest, unknown>,
@@ -43,9 +44,13 @@ function timestampScenario(
   return {
     name,
     title,
-    description: `${algorithm} With --n 3 and the default seed it replays the texts' worked example: P1 and P2 ask at the same time with Lamport timestamps 41 and 34, P3 does not want the resource; P2 enters first, then P1. Other sizes and seeds: every node asks twice at random times. Checks that no two nodes are ever inside at once (from the acquired/released events of the trace) and reports the order of entry, messages per entry, client delay and synchronization delay in message delays.`,
+    description: `${algorithm} With --n 3 and the default seed it replays the texts' worked example: P1 and P2 ask at the same time with Lamport timestamps 41 and 34, P3 does not want the resource; P2 enters first, then P1. Other sizes and seeds: every node asks twice at random times. Checks that no two nodes are ever inside at once (from the acquired/released events of the trace) and that every request is served (with --crash, every request waits for ever by design, and is named as such); reports the order of entry, messages per entry, client delay and synchronization delay in message delays.`,
     crashes:
-      'crashed nodes are down from the start (t=0): the others then wait for them forever, as the texts say (a crashed participant blocks everyone)',
+      'crashed nodes are down from the start (t=0): the others then wait for them forever, as the texts say (a crashed participant blocks everyone); the output names each request left waiting and why, and does not count it as a failure',
+    pause: {
+      accepts:
+        'a paused node answers no request until its resume: everyone who asks meanwhile waits for it, then all are served',
+    },
     defaultN: 3,
     minN: 2,
     maxN: 12,
@@ -57,9 +62,12 @@ function timestampScenario(
         {
           ids,
           asks,
+          planned: options.faults,
           faults: (net) => {
             for (const id of options.crash) net.crash(id)
           },
+          blockedBy: (_node, down) =>
+            `blocked by design: ${short} needs an answer from every other node, and crashed ${down.map(String).join(', ')} never answers (the texts' point: a crashed participant blocks everyone)`,
         },
         options.seed,
       )
@@ -72,6 +80,7 @@ function timestampScenario(
 
 export const mutexRicartAgrawala = timestampScenario(
   'mutex-ricart-agrawala',
+  'Ricart-Agrawala',
   'Ricart-Agrawala mutual exclusion: Lamport timestamps, deferred replies, 2(n-1) messages per entry',
   'A node that wants the resource multicasts a request stamped with its Lamport clock; every other node answers OK at once unless it holds the resource or wants it with an earlier (T, pid), in which case it defers its answer until it leaves. 2(n-1) messages per entry.',
   (initialClock) =>
@@ -80,6 +89,7 @@ export const mutexRicartAgrawala = timestampScenario(
 
 export const mutexLamport = timestampScenario(
   'mutex-lamport',
+  "Lamport's algorithm",
   "Lamport's mutual exclusion: request queues ordered by (T, pid), 3(n-1) messages per entry",
   'Every node keeps a queue of requests ordered by Lamport timestamp; a node enters when its request heads its queue and it has heard something later from every other node; its release removes it everywhere. 3(n-1) messages per entry, over FIFO links.',
   (initialClock) =>

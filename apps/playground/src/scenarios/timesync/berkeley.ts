@@ -9,6 +9,7 @@ import type { Scenario } from '../../scenario.js'
 import {
   around,
   byNode,
+  CLOCK_STEP,
   DISCIPLINE,
   describeSyncEvent,
   LINKS,
@@ -17,10 +18,12 @@ import {
   ms,
   msOrNull,
   offsetsAtStart,
+  PAUSE,
   RHO,
   runSync,
   signed,
   spread,
+  syncLiveness,
 } from './run.js'
 
 const MASTER = 1
@@ -45,7 +48,9 @@ export const timesyncBerkeley: Scenario = {
   // Two clocks 5 s apart have no median to agree on: the far clock needs two others.
   minN: 3,
   maxN: 16,
-  run({ n, seed, crash }) {
+  pause: PAUSE,
+  clockStep: CLOCK_STEP,
+  run({ n, seed, crash, faults }) {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const far = ids[ids.length - 1]!
     const run = runSync({
@@ -53,6 +58,7 @@ export const timesyncBerkeley: Scenario = {
       ids,
       seed,
       crash,
+      faults,
       until: UNTIL,
       clockOf: (id, random) => ({
         offset: around(random, MAX_OFFSET_MS) + (id === far ? FAR_MS : 0),
@@ -106,6 +112,10 @@ export const timesyncBerkeley: Scenario = {
       net: run.net,
       annotate: describeSyncEvent,
       violations,
+      liveness: syncLiveness(
+        run.live.filter((id) => !adjusted.some((e) => e.node === id)),
+        () => undefined,
+      ),
       result: {
         master: lastRound?.node ?? (crash.includes(MASTER) ? (run.live[0] ?? null) : MASTER),
         far: crash.includes(far) ? null : far,

@@ -9,6 +9,7 @@ import type { Scenario } from '../../scenario.js'
 import {
   around,
   byNode,
+  CLOCK_STEP,
   DISCIPLINE,
   describeSyncEvent,
   LINKS,
@@ -16,10 +17,12 @@ import {
   ms,
   msOrNull,
   offsetsAtStart,
+  PAUSE,
   RHO,
   runSync,
   signed,
   spread,
+  syncLiveness,
 } from './run.js'
 
 const SERVER = 1
@@ -41,7 +44,9 @@ export const timesyncCristian: Scenario = {
   defaultN: 5,
   minN: 2,
   maxN: 16,
-  run({ n, seed, crash }) {
+  pause: PAUSE,
+  clockStep: CLOCK_STEP,
+  run({ n, seed, crash, faults }) {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const violations: string[] = []
     let estimatesWithinBound = true
@@ -50,6 +55,7 @@ export const timesyncCristian: Scenario = {
       ids,
       seed,
       crash,
+      faults,
       until: UNTIL,
       clockOf: (id, random) =>
         id === SERVER
@@ -113,6 +119,13 @@ export const timesyncCristian: Scenario = {
       net: run.net,
       annotate: describeSyncEvent,
       violations,
+      liveness: syncLiveness(
+        run.live.filter((id) => id !== SERVER && !last.has(id)),
+        () =>
+          crash.includes(SERVER)
+            ? `blocked by design: the server (node ${SERVER}) is down, so every round ends sync-failed`
+            : undefined,
+      ),
       result: {
         server: SERVER,
         offsetsBefore: byNode(before),

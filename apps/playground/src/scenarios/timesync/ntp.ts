@@ -11,6 +11,7 @@ import type { Scenario } from '../../scenario.js'
 import {
   around,
   byNode,
+  CLOCK_STEP,
   DISCIPLINE,
   describeSyncEvent,
   innerEvent,
@@ -19,10 +20,12 @@ import {
   ms,
   msOrNull,
   offsetsAtStart,
+  PAUSE,
   RHO,
   runSync,
   signed,
   spread,
+  syncLiveness,
 } from './run.js'
 
 const SERVERS: readonly NodeId[] = [1, 2, 3, 4]
@@ -75,7 +78,9 @@ export const timesyncNtp: Scenario = {
   defaultN: 7,
   minN: SERVERS.length + 1,
   maxN: 16,
-  run({ n, seed, crash }) {
+  pause: PAUSE,
+  clockStep: CLOCK_STEP,
+  run({ n, seed, crash, faults }) {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const clients = ids.filter((id) => !SERVERS.includes(id))
     // One line per node and kind of violation, with a count of the others like it.
@@ -91,6 +96,7 @@ export const timesyncNtp: Scenario = {
       ids,
       seed,
       crash,
+      faults,
       until: UNTIL,
       clockOf: (id, random) =>
         SERVERS.includes(id)
@@ -189,6 +195,15 @@ export const timesyncNtp: Scenario = {
       net: run.net,
       annotate: describeNtpEvent,
       violations,
+      liveness: syncLiveness(
+        liveClients.filter((id) => !last.has(id)),
+        () => {
+          const down = SERVERS.filter((id) => crash.includes(id))
+          return down.length > 0
+            ? `blocked by design: with server(s) ${down.join(', ')} down, no majority of the servers that answer agree, so every poll ends sync-failed`
+            : undefined
+        },
+      ),
       result: {
         servers: [...SERVERS],
         falseticker: FALSETICKER,

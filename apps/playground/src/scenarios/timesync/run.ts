@@ -11,6 +11,8 @@ import {
   SimNetwork,
   type TraceEvent,
 } from '@sd/transport'
+import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
+import type { FaultSupport, Liveness, Unfinished } from '../../scenario.js'
 
 /** The clocks' largest rate error ρ: 100 ppm, a generous quartz, so drift shows in seconds. */
 export const RHO = 1e-4
@@ -52,6 +54,8 @@ export interface SyncPlan<Msg, Req, Ev> {
   /** Down from the start. */
   crash: readonly NodeId[]
   until: number
+  /** `--pause` / `--clock-step`; the run lasts at least a second past the last one. */
+  faults?: readonly PlannedFault[]
   plan?: (net: SimNetwork, live: NodeId[]) => void
   /** Sees every event when it is emitted, with every node's software clock readable then. */
   observe?: (emit: TimedEmit, clockOf: (id: NodeId) => number) => void
@@ -109,7 +113,9 @@ export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun {
   for (const id of plan.crash) net.crash(id)
   const live = plan.ids.filter((id) => !plan.crash.includes(id))
   plan.plan?.(net, live)
-  net.run({ until: plan.until })
+  const faults = plan.faults ?? []
+  planFaults(net, faults)
+  net.run({ until: faults.length ? Math.max(plan.until, faultsEnd(faults) + 1000) : plan.until })
   return {
     net,
     ids: plan.ids,
@@ -126,6 +132,38 @@ export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun {
       return live.filter((id) => clocks.get(id)?.slewing(net.clockOf(id)) === true)
     },
   }
+}
+
+/** --clock-step in the clock synchronization scenarios. */
+export const CLOCK_STEP: FaultSupport = {
+  accepts:
+    "steps the node's hardware clock (what its software clock reads through): the next correction must bring it back; a step after the last one shows as an error beyond the bound at the end (a violation, as it should)",
+}
+
+/** --pause in the clock synchronization scenarios. */
+export const PAUSE: FaultSupport = {
+  accepts:
+    'a paused node answers and corrects nothing until its resume (its clock drifts on); a round that needs it waits or gives up; the run lasts at least a second past the last resume',
+}
+
+/**
+ * Sync converges: every live client had its clock corrected at least once. `blocked` says why a
+ * client cannot be, by design (its server down), or undefined.
+ */
+export function syncLiveness(
+  unsynced: readonly NodeId[],
+  blocked: (id: NodeId) => string | undefined,
+): Liveness {
+  const unfinished: Unfinished[] = unsynced.map((id) => {
+    const why = blocked(id)
+    return {
+      node: id,
+      what: `the clock of node ${String(id)}`,
+      why: why ?? 'never corrected: no round or poll of it succeeded before the run ended',
+      expected: why !== undefined,
+    }
+  })
+  return { property: 'clocks converge: every live client is corrected at least once', unfinished }
 }
 
 /** Largest minus smallest; null for no values. */

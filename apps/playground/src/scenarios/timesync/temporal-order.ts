@@ -6,10 +6,11 @@
  */
 import { berkeley, type TemporalDeliverEvent, temporalOrder } from '@sd/timesync'
 import { compose, createRandom, type NodeId, type TraceEvent } from '@sd/transport'
-import type { Scenario, ScenarioOptions, ScenarioRun } from '../../scenario.js'
+import type { Scenario, ScenarioOptions, ScenarioRun, Unfinished } from '../../scenario.js'
 import {
   around,
   byNode,
+  CLOCK_STEP,
   D_MS,
   DISCIPLINE,
   describeSyncEvent,
@@ -46,7 +47,7 @@ interface Delivery {
 }
 
 /** One run: Berkeley and temporal order composed on every node's clock, broadcasts from 3 s. */
-function runTemporal({ n, seed, crash }: ScenarioOptions, holdBackMs: number) {
+function runTemporal({ n, seed, crash, faults }: ScenarioOptions, holdBackMs: number) {
   const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
   // The master is the lowest live id: the synchronizer needs one up from the start.
   const master = ids.find((id) => !crash.includes(id)) ?? ids[0]!
@@ -56,6 +57,7 @@ function runTemporal({ n, seed, crash }: ScenarioOptions, holdBackMs: number) {
     ids,
     seed,
     crash,
+    faults,
     until: UNTIL,
     clockOf: (_id, random) => ({
       offset: around(random, MAX_OFFSET_MS),
@@ -145,7 +147,16 @@ function report(
 
   // Every member delivers every broadcast once (late ones too: nothing is dropped).
   const labels = sent.map((s) => s.label).sort()
+  const unfinished: Unfinished[] = []
   for (const [node, list] of deliveries) {
+    const missed = labels.filter((l) => !list.some((d) => d.label === l))
+    if (missed.length)
+      unfinished.push({
+        node,
+        what: `${missed.length} of ${labels.length} broadcasts at node ${String(node)}`,
+        why: `never delivered (${missed.slice(0, 3).join(', ')}${missed.length > 3 ? ', …' : ''})`,
+        expected: false,
+      })
     const got = list.map((d) => d.label).sort()
     const missing = firstDifference(got, labels)
     if (missing !== undefined)
@@ -195,6 +206,7 @@ function report(
     net: run.net,
     annotate: describe,
     violations,
+    liveness: { property: 'every live member delivers every broadcast', unfinished },
     result: {
       master,
       holdBackMs: ms(holdBackMs),
@@ -222,11 +234,18 @@ const SETUP = `Nodes 1..n run Berkeley (master: the lowest live id, every ${PERI
 const CRASHES =
   'the named nodes are down from the start: they neither synchronize nor broadcast, and the master is the lowest live id'
 
+const TEMPORAL_PAUSE = {
+  accepts:
+    'a paused member synchronizes and delivers nothing until its resume: a pause longer than Δ makes what it then delivers late, and the run reports it (the bound on delays is an assumption a pause breaks)',
+}
+
 export const timesyncTemporalOrder: Scenario = {
   name: 'temporal-order',
   title: 'temporal order: deliver by synchronized timestamp after Δ = (1 + ρ) D + π',
   description: `${SETUP} Δ comes from the guarantee: Δ = (1 + ρ) D + π, with π the precision, the largest spread bound a Berkeley round reports plus 2ρ x the period; the run is made twice with the same seed, the first to measure π. Checks: no message is late, every member delivers every broadcast in the same sequence, and a message broadcast more than π / (1 - ρ) before another (in real time) is delivered before it.`,
   crashes: CRASHES,
+  pause: TEMPORAL_PAUSE,
+  clockStep: CLOCK_STEP,
   defaultN: 5,
   minN: 2,
   maxN: 12,
@@ -240,6 +259,8 @@ export const timesyncTemporalOrderLate: Scenario = {
   title: 'temporal order with Δ = 0: late messages are delivered at once, marked and counted',
   description: `${SETUP} Here Δ = 0: a message from another member arrives after its timestamp has passed, so it is late unless the receiver's clock is behind by more than the delay: delivered at once, marked LATE, outside the timestamp order (nothing is dropped). The result counts them (late); sameSequence compares the on-time sequences. Checks: every member still delivers every broadcast once, and two messages on time at two members are in the same order at both.`,
   crashes: CRASHES,
+  pause: TEMPORAL_PAUSE,
+  clockStep: CLOCK_STEP,
   defaultN: 5,
   minN: 2,
   maxN: 12,
