@@ -19,7 +19,7 @@ const of = (events: readonly TimedEvent[], node?: NodeId, type?: string) =>
     .map((e) => ({ node: e.node, t: e.t, ...(e.event as Ev) }))
 
 describe('majorityElection, fault-free', () => {
-  it('elects the best node in term 1, agreed by all, with 3(n - 1) election messages', () => {
+  it('elects the best node in term 1, agreed by all, with 5(n - 1) election messages', () => {
     forSeeds(seedList(10), (seed) => {
       for (const n of [1, 2, 3, 5, 9]) {
         const run = runElection(ids(n), majorityElection(), { seed, until: 3000 })
@@ -27,6 +27,9 @@ describe('majorityElection, fault-free', () => {
         expect(run.agreed).toEqual({ leader: n, term: 1 })
         expect(of(run.events, undefined, 'leader-lost')).toEqual([])
         const { vote = 0, 'vote-reply': replies = 0, leader = 0 } = run.sentByType
+        const { 'pre-vote': asks = 0, 'pre-vote-reply': answers = 0 } = run.sentByType
+        // A pre-vote (n - 1 requests and answers), then the vote and the announcement.
+        expect(asks + answers).toBe(2 * (n - 1))
         expect(vote + replies + leader).toBe(3 * (n - 1))
       }
     })
@@ -111,9 +114,11 @@ describe('majorityElection, no flapping', () => {
         plan: (net) => net.at(2000, () => slow(net, 1, ids(5), 400)),
       })
       expect(run.violations).toEqual([])
-      // The test means something: node 1 did suspect the leader and did stand.
+      // The test means something: node 1 did suspect the leader and did ask for votes; refused in
+      // its pre-vote, it never stood, so no term was spent.
       expect(of(run.events, 1, 'leader-lost').length).toBeGreaterThan(0)
-      expect(of(run.events, 1, 'candidate').length).toBeGreaterThan(0)
+      expect(of(run.events, 1, 'pre-candidate').length).toBeGreaterThan(0)
+      expect(of(run.events, undefined, 'candidate').filter((e) => e.t > 2000)).toEqual([])
       // The leader never changed: nobody announced another leader or another term.
       const leaders = of(run.events, undefined, 'leader')
       expect(leaders.every((e) => e.leader === 5 && e.term === 1)).toBe(true)
@@ -184,11 +189,13 @@ describe('majorityElection, restart safety: one vote per term, also across a cra
         (e.msg as { term?: number }).term === 1,
     )
 
-  it('a vote that committed survives the restart: the second candidate of the term is refused', () => {
+  it('a vote that committed survives the restart: node 1 never votes twice in term 1', () => {
     forSeeds(seedList(10), (seed) => {
       const run = scenario(seed, 'after-commit')
       expect(run.violations).toEqual([])
-      expect(askedInTerm1(run.net)).toBe(true)
+      // Node 1's durable term reaches node 3 in its pre-vote's answer: node 3 stands above it.
+      expect(askedInTerm1(run.net)).toBe(false)
+      expect(of(run.events, 3, 'candidate').every((e) => e.term! > 1)).toBe(true)
       const votes = of(run.events, 1, 'voted')
       expect(votes.filter((v) => v.term === 1).map((v) => v.candidate)).toEqual([2])
       expect(of(run.events, 2, 'leader')[0]).toMatchObject({ leader: 2, term: 1 })
@@ -271,14 +278,16 @@ describe('majorityElection, resign', () => {
       plan: (net) => net.request(1, { type: 'start' }, 2000),
     })
     expect(run.violations).toEqual([])
-    // Node 1 drops the leader, stands in term 2, is refused by all, and follows the same leader
-    // again at its next heartbeat; nobody else notices.
-    const after = of(run.events, 1).filter((e) => e.t >= 2000)
+    // Node 1 drops the leader, asks whether the others would vote in term 2 (pre-vote), is
+    // refused by all, and follows the same leader again at its next heartbeat; no term is spent,
+    // nobody else notices.
+    const after = of(run.events, 1).filter((e) => e.t >= 2000 && e.type !== 'ignored')
     expect(after.map((e) => [e.type, e.term])).toEqual([
       ['leader-lost', 1],
-      ['candidate', 2],
+      ['pre-candidate', 2],
       ['leader', 1],
     ])
+    expect(run.net.storageOf(1).term).toBe(1)
     expect(after[2]!.t - 2000).toBeLessThanOrEqual(100 + 2) // a heartbeat interval and a round trip
     expect(of(run.events, undefined, 'voted').filter((e) => e.term === 2)).toEqual([])
     expect(run.agreed).toEqual({ leader: 5, term: 1 })

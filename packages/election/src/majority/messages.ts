@@ -7,6 +7,17 @@ import type { ElectionEvent } from '../contract.js'
  * measures its lease from it, and compares it only with its own readings.
  */
 export type MajorityMessage =
+  /**
+   * Before it stands, a node asks whether the others would vote at all (pre-vote, as in Raft):
+   * nothing is written and no term is spent, so a node cut off in a minority does not inflate
+   * its term. `term` is the term it would stand in.
+   */
+  | { type: 'pre-vote'; term: number }
+  /**
+   * The answer: `granted` when the voter hears no leader and owes no candidate its vote; `known`
+   * is its highest term, so the candidate stands above it.
+   */
+  | { type: 'pre-vote-reply'; term: number; granted: boolean; known: number }
   /** Candidate to every member: vote for me in `term`. */
   | { type: 'vote'; term: number; at: number }
   /** The answer. `known` is the highest term the voter has seen, so a loser stands higher next. */
@@ -22,6 +33,8 @@ export type MajorityMessage =
 
 const isTerm = (v: unknown): v is number =>
   typeof v === 'number' && Number.isSafeInteger(v) && v > 0
+const isKnown = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
 /** The message if it has the shape of one, else a reason to ignore it. */
@@ -34,6 +47,12 @@ export function parseMessage(raw: unknown): MajorityMessage | string {
     case 'heartbeat':
     case 'ack':
       return isTerm(m.term) && isTime(m.at) ? (m as MajorityMessage) : `malformed ${m.type}`
+    case 'pre-vote':
+      return isTerm(m.term) ? (m as MajorityMessage) : 'malformed pre-vote'
+    case 'pre-vote-reply':
+      return isTerm(m.term) && typeof m.granted === 'boolean' && isKnown(m.known)
+        ? (m as MajorityMessage)
+        : 'malformed pre-vote-reply'
     case 'vote-reply':
       return isTerm(m.term) &&
         isTime(m.at) &&
@@ -62,6 +81,11 @@ export type StepDownReason =
 /** The events of this algorithm, beside `leader` / `leader-lost`. */
 export type MajorityEvent =
   | ElectionEvent
+  /**
+   * The node suspects the leader and asks whether the others would vote (pre-vote); it stands
+   * (`candidate`) only if a majority would. `term` is the term it would stand in.
+   */
+  | { type: 'pre-candidate'; term: number }
   /** The node stands for `term` (it voted for itself, durably, and asks the others). */
   | { type: 'candidate'; term: number }
   /** The node gave its one vote of `term` (recorded durably before the answer left). */

@@ -25,6 +25,7 @@ const SHOWN_KEY = 'majority:shown'
 
 const ELECT = 'majority:elect'
 const ROUND = 'majority:round'
+const PRE_ROUND = 'majority:pre-round'
 const LEASE = 'majority:lease'
 /** The lease of a lone member (a majority of one): it never ends. */
 const LONE_LEASE = Number.MAX_VALUE
@@ -40,6 +41,13 @@ interface Loyalty {
   to: NodeId | undefined
   term: number
   until: number
+}
+
+/** A pre-vote: would a majority vote for this node now? Nothing durable happens in it. */
+interface PreRound {
+  term: number
+  grants: Set<NodeId>
+  refusals: Set<NodeId>
 }
 
 interface Round {
@@ -121,6 +129,7 @@ class MajorityNode {
   private lastLeader: NodeId | undefined
   private loyalty: Loyalty | undefined
   private round: Round | undefined
+  private preRound: PreRound | undefined
   /** As leader: per follower, the `at` (monotonic) of the latest heartbeat (or request) it acknowledged. */
   private readonly acks = new Map<NodeId, number>()
   /** As leader: when its lease ends, on its monotonic clock (announced in `lease` events). */
@@ -171,6 +180,8 @@ class MajorityNode {
     const msg = parseMessage(raw)
     if (typeof msg === 'string') this.ignore(from, msg)
     else if (from === this.self || !this.members.includes(from)) this.ignore(from, 'no member')
+    else if (msg.type === 'pre-vote') this.onPreVote(from, msg.term)
+    else if (msg.type === 'pre-vote-reply') this.onPreVoteReply(from, msg)
     else if (msg.type === 'vote') this.onVoteRequest(from, msg.term, msg.at)
     else if (msg.type === 'vote-reply') this.onVoteReply(from, msg)
     else if (msg.type === 'leader' || msg.type === 'heartbeat')
@@ -187,7 +198,9 @@ class MajorityNode {
     if (watched === 'suspect') this.suspect()
     if (watched !== undefined) return
     if (key === ELECT) this.elect()
-    else if (key === ROUND) {
+    else if (key === PRE_ROUND) {
+      if (this.preRound !== undefined) this.endPreRound()
+    } else if (key === ROUND) {
       if (this.role === 'candidate') this.endRound()
     } else if (key === LEASE) {
       const now = this.ctx.monotonic()
@@ -203,13 +216,14 @@ class MajorityNode {
     this.expireLease()
     const type = (req as { type?: unknown } | null)?.type
     if (type === 'start') {
-      // As if the leader had been suspected: stand now, whatever this node heard lately (the
+      // As if the leader had been suspected: ask now, whatever this node heard lately (the
       // others still refuse while they hear a leader).
-      if (this.role === 'follower') this.campaign()
+      if (this.role === 'follower' && this.preRound === undefined) this.preVote()
     } else if (type === 'resign') {
       this.standDown = true
       if (this.role === 'leader') this.stepDown('resign')
       else if (this.role === 'candidate') this.endRound()
+      else if (this.preRound !== undefined) this.endPreRound()
     } else {
       this.ignore(this.self, 'malformed request')
     }
@@ -240,6 +254,7 @@ class MajorityNode {
   private follow(leader: NodeId, term: number, at: number): void {
     const ctx = this.ctx
     if (this.role === 'candidate') this.endRound()
+    this.dropPreRound()
     if (this.leader !== leader || this.leaderTerm !== term) {
       observeTerm(ctx.storage, term)
       if (term > this.shown().term) ctx.storage.set(SHOWN_KEY, { term, leader })
@@ -288,6 +303,7 @@ class MajorityNode {
     else if (this.askers?.term === term && this.askers.best !== candidate) granted = false
     else {
       if (this.role === 'candidate') this.endRound()
+      this.dropPreRound()
       this.loseLeader()
       observeTerm(ctx.storage, term)
       ctx.storage.set(VOTE_KEY, { term, for: candidate })
@@ -324,8 +340,69 @@ class MajorityNode {
       this.standDown = false
       this.watch.follow(this.ctx) // one more timeout, in which the others elect somebody
     } else {
-      this.campaign()
+      this.preVote()
     }
+  }
+
+  /**
+   * Would a majority vote for this node now? Asked before standing, so that a node that cannot
+   * win (cut off in a minority, or the only one to suspect a live leader) spends no term. Terms
+   * inflated on a minority side used to split the next election after the heal along the old
+   * partition line: the nodes with the higher term refused every candidate below it, and votes
+   * given in vain held each side's voters for a timeout.
+   */
+  private preVote(): void {
+    const ctx = this.ctx
+    ctx.cancelTimer(ELECT)
+    this.watch.stop(ctx)
+    this.loseLeader()
+    const term = storedTerm(ctx.storage) + 1
+    this.preRound = { term, grants: new Set([this.self]), refusals: new Set() }
+    ctx.emit({ type: 'pre-candidate', term })
+    if (this.preRound.grants.size >= this.majority) this.campaign()
+    else {
+      ctx.broadcast({ type: 'pre-vote', term })
+      ctx.setTimer(PRE_ROUND, this.settings.voteTimeoutMs)
+    }
+  }
+
+  /** A pre-vote is granted by a node that would vote now: no leader heard, no vote owed. */
+  private onPreVote(candidate: NodeId, term: number): void {
+    const known = storedTerm(this.ctx.storage)
+    const granted = this.role !== 'leader' && !this.loyal(candidate)
+    this.ctx.send(candidate, { type: 'pre-vote-reply', term, granted, known })
+  }
+
+  private onPreVoteReply(
+    from: NodeId,
+    msg: Extract<MajorityMessage, { type: 'pre-vote-reply' }>,
+  ): void {
+    const pre = this.preRound
+    if (pre === undefined || pre.term !== msg.term || this.role !== 'follower') return
+    // Stand above every term the voters have seen, so that none refuses the term as too low.
+    if (msg.known > storedTerm(this.ctx.storage)) observeTerm(this.ctx.storage, msg.known)
+    if (msg.granted) {
+      pre.grants.add(from)
+      if (pre.grants.size >= this.majority) {
+        this.dropPreRound()
+        this.campaign()
+      }
+    } else {
+      pre.refusals.add(from)
+      if (pre.refusals.size > this.members.length - this.majority) this.endPreRound()
+    }
+  }
+
+  /** The pre-vote failed: listen for a full timeout before asking again. */
+  private endPreRound(): void {
+    this.dropPreRound()
+    this.watch.follow(this.ctx)
+  }
+
+  private dropPreRound(): void {
+    if (this.preRound === undefined) return
+    this.ctx.cancelTimer(PRE_ROUND)
+    this.preRound = undefined
   }
 
   private campaign(): void {
@@ -390,6 +467,7 @@ class MajorityNode {
   private becomeLeader(): void {
     const ctx = this.ctx
     const round = this.round!
+    this.dropPreRound()
     ctx.cancelTimer(ROUND)
     this.round = undefined
     this.role = 'leader'
