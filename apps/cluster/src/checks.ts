@@ -79,8 +79,9 @@ function electionViolations(
   )
 }
 
-/** A token (term x 2^32 + grant number, so 10 digits or more) reads `T2#1`. */
-const tokensNamed = (text: string) => text.replace(/\b\d{10,}\b/g, (n) => formatToken(Number(n)))
+/** A token (term x 2^32 + grant number: 10 digits or more, a whole number) reads `T2#1`. */
+const tokensNamed = (text: string) =>
+  text.replace(/(?<![\d.])\d{10,}(?![\d.])/g, (n) => formatToken(Number(n)))
 
 function describeElection(v: ElectionViolation): string {
   switch (v.kind) {

@@ -183,12 +183,11 @@ export function summarize(run: RunRecord): Summary {
   const violations: string[] = []
 
   // ---- the global checks: every node's events at once, against the faults -----------------
-  const since = (list: ReadonlyArray<{ t: number }>) =>
-    list.map((x) => ({ ...x, t: x.t - run.origin }))
+  // In the trace's time: ms since the origin, to the microsecond.
+  const at = (t: number) => Math.round((t - run.origin) * 1000) / 1000
+  const since = (list: ReadonlyArray<{ t: number }>) => list.map((x) => ({ ...x, t: at(x.t) }))
   const emitted = (p: NodeEvent['p']): EmittedEvent[] =>
-    run.events
-      .filter((x) => x.p === p)
-      .map((x) => ({ node: x.node, t: x.t - run.origin, event: x.e }))
+    run.events.filter((x) => x.p === p).map((x) => ({ node: x.node, t: at(x.t), event: x.e }))
   violations.push(
     ...globalViolations({
       nodes: run.nodes,
