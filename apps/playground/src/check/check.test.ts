@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { main } from '../cli.js'
 import { checks } from './index.js'
 import { mutexScenario, ricartAgrawalaCheck } from './mutex.js'
+import { mutexElectionCheck, mutexElectionScenario } from './mutex-election.js'
 
 function sd(...argv: string[]) {
   const out: string[] = []
@@ -144,5 +145,26 @@ describe('sd check: a broken mutex is caught, and its counterexample replays', (
     expect(again.violation).toMatch(/in the critical section at once/)
     expect(again.skipped).toEqual([])
     expect(shrunk.split(' ').length).toBeLessThanOrEqual(schedule.split(' ').length)
+  })
+})
+
+describe('sd check mutex-centralized: the lock led by the majority election, its leader cut off', () => {
+  it('runs its bound clean with the fix (electionToLock, leaderLease)', () => {
+    const { code, out } = sd('check', 'mutex-centralized', '--json')
+    expect(code, out).toBe(0)
+    const result = JSON.parse(out)
+    expect(result).toMatchObject({ scenario: 'mutex-centralized', n: 3, violations: [] })
+    expect(result.schedules).toBe(mutexElectionCheck.defaults.maxSchedules)
+    expect(result.cutByDepth).toBe(0)
+  })
+
+  it('with only `leader` wired (before issue 19): the deposed leader grants itself; the counterexample replays', () => {
+    const scenario = mutexElectionScenario('leader-only')
+    const result = explore(scenario, mutexElectionCheck.defaults)
+    const { message, schedule, shrunk } = result.counterexample!
+    expect(message).toMatch(/3 acquired default \(token \d+\) while 1 held it since t=70/)
+    expect(replay(scenario, schedule).violation).toBe(message)
+    // The shrunk schedule, then virtual-time order (sampled delays): the same overlap.
+    expect(replay(scenario, shrunk).violation).toMatch(/3 acquired default .* while 1 held it/)
   })
 })

@@ -2,6 +2,7 @@ import { causalOrderCheck, totalOrderCheck } from './clocks.js'
 import { cmhCheck } from './deadlock.js'
 import { changRobertsCheck } from './election.js'
 import { ricartAgrawalaCheck } from './mutex.js'
+import { mutexElectionCheck } from './mutex-election.js'
 import type { CheckSpec } from './spec.js'
 import { cristianCheck } from './timesync.js'
 import { floodCheck } from './transport.js'
@@ -12,6 +13,7 @@ export const checks: readonly CheckSpec[] = [
   totalOrderCheck,
   floodCheck,
   ricartAgrawalaCheck,
+  mutexElectionCheck,
   changRobertsCheck,
   cristianCheck,
   cmhCheck,

@@ -1,0 +1,139 @@
+/**
+ * Check spec for the centralized lock led by the majority election (issue 19, finding 1): the
+ * leader-coordinator is cut off alone while another node holds the lock and it waits for it.
+ */
+import { majorityElection } from '@sd/election'
+import { centralized, checkMutualExclusion, electionToLock, type TimedEvent } from '@sd/mutex'
+import { type Ctx, compose, type NodeId, type Protocol, type ProtocolFactory } from '@sd/transport'
+import type { ExploreScenario, ExploreState } from '@sd/transport/explore'
+import type { CheckSpec } from './spec.js'
+
+const HEARTBEAT = { intervalMs: 10, timeoutMs: 50 }
+/** The lock's lease outlasts an election, so the holder keeps it with the next coordinator. */
+const LEASE = { leaseMs: 200, maxDelayMs: 10 }
+const CUT_AT = 100
+const UNTIL_MS = 400
+
+/**
+ * How the lock hears the election: `electionToLock` with `leaderLease` (the fix), or only `leader`
+ * wired and no leader lease (the cluster's wiring before issue 19), which the spec must catch.
+ */
+export type LockWiring = 'lease' | 'leader-only'
+
+const nodeOf = (wiring: LockWiring) => (self: NodeId) =>
+  compose(
+    {
+      lock: centralized({ ...LEASE, leaderLease: wiring === 'lease' })(self),
+      election: majorityElection({ heartbeat: HEARTBEAT })(self),
+    },
+    {
+      wiring: [
+        {
+          from: 'election',
+          to: 'lock',
+          map:
+            wiring === 'lease'
+              ? electionToLock
+              : (e) =>
+                  e.type === 'leader'
+                    ? { type: 'coordinator', id: e.leader, term: e.term }
+                    : undefined,
+        },
+      ],
+    },
+  )
+
+/** Emitted by `withDelays` when a lock message took longer than the lock's `maxDelayMs`. */
+type Late = { type: 'late'; proto: string; delayMs: number }
+/** A composed message (`{ proto, msg }`) with its send time beside (compose ignores the field). */
+type Sent<Msg> = Msg & { sentAt?: number }
+
+/**
+ * Stamps every message with its send time (the simulator's wall clocks are not stepped here) and
+ * emits `late` when a lock message arrives more than `maxDelayMs` after it left: the explorer may
+ * hold a message while timers fire, and the lock's leases assume a bound on message delay.
+ */
+function withDelays<Msg extends object, Req, Ev>(
+  factory: ProtocolFactory<Msg, Req, Ev>,
+): ProtocolFactory<Sent<Msg>, Req, Ev | Late> {
+  return (self) => {
+    const inner = factory(self)
+    const wrap = (ctx: Ctx<Sent<Msg>, Ev | Late>): Ctx<Msg, Ev> => ({
+      self: ctx.self,
+      get peers() {
+        return ctx.peers
+      },
+      now: () => ctx.now(),
+      monotonic: () => ctx.monotonic(),
+      send: (to, msg) => ctx.send(to, { ...msg, sentAt: ctx.now() }),
+      broadcast: (msg) => ctx.broadcast({ ...msg, sentAt: ctx.now() }),
+      setTimer: (key, ms) => ctx.setTimer(key, ms),
+      cancelTimer: (key) => ctx.cancelTimer(key),
+      random: () => ctx.random(),
+      emit: (event) => ctx.emit(event),
+      storage: ctx.storage,
+    })
+    const protocol: Protocol<Sent<Msg>, Req, Ev | Late> = {
+      onMessage(from, msg, ctx) {
+        const { proto } = msg as { proto?: unknown }
+        const delayMs = ctx.now() - (msg.sentAt ?? ctx.now())
+        if (proto === 'lock' && delayMs > LEASE.maxDelayMs)
+          ctx.emit({ type: 'late', proto, delayMs })
+        inner.onMessage(from, msg, wrap(ctx))
+      },
+    }
+    if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
+    if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
+    if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
+    return protocol
+  }
+}
+
+type Emitted = ExploreState['events'][number]
+const lockEvents = (events: readonly Emitted[]): TimedEvent[] =>
+  events
+    .filter((e) => (e.event as { proto?: unknown }).proto === 'lock')
+    .map((e) => ({ node: e.node, t: e.t, event: (e.event as { event: unknown }).event }))
+/** An event of the node's wrapper (`late`) or of one of its children (`{ proto, event }`). */
+const isType = (e: Emitted, type: string) => {
+  const ev = e.event as { type?: unknown; event?: { type?: unknown } }
+  return ev.type === type || ev.event?.type === type
+}
+
+/** Judged once per new `acquired` (only an entry can break mutual exclusion). */
+const judged = new WeakMap<readonly Emitted[], number>()
+
+export const mutexElectionCheck: CheckSpec = {
+  scenario: 'mutex-centralized',
+  what: `3 nodes run the majority election (heartbeat ${HEARTBEAT.intervalMs} ms, timeout ${HEARTBEAT.timeoutMs} ms) and the centralized lock with leases (${LEASE.leaseMs} ms, max message delay ${LEASE.maxDelayMs} ms) whose coordinator is the leader (electionToLock, leaderLease); node 1 takes the lock and holds it, node 3 (the first leader) asks for it too, and node 3 is cut off alone at ${CUT_AT} ms; time is bounded at ${UNTIL_MS} ms. No two valid leases overlap and fencing tokens rise in entry order, across all nodes (checkMutualExclusion over every node's lock events, a lease ending at its expiry); a schedule in which a lock message took longer than ${LEASE.maxDelayMs} ms is outside the lock's assumption and not judged from then on`,
+  defaultN: 3,
+  minN: 3,
+  maxN: 3,
+  defaults: { depth: 400, until: UNTIL_MS, maxSchedules: 300 },
+  build() {
+    return mutexElectionScenario('lease')
+  },
+}
+
+/** The spec's scenario, with the fixed wiring or the one before. */
+export function mutexElectionScenario(wiring: LockWiring): ExploreScenario {
+  const ids: NodeId[] = [1, 2, 3]
+  return {
+    setup(net) {
+      net.launch(ids, withDelays(nodeOf(wiring)))
+      net.request(1, { proto: 'lock', req: { type: 'acquire' } }, 70)
+      net.request(3, { proto: 'lock', req: { type: 'acquire' } }, 75)
+      net.at(CUT_AT, () => net.partition([3], [1, 2]))
+    },
+    invariant({ events }) {
+      const from = judged.get(events) ?? 0
+      judged.set(events, events.length)
+      const fresh = events.slice(from)
+      if (!fresh.some((e) => isType(e, 'acquired') || isType(e, 'late'))) return undefined
+      const late = events.findIndex((e) => isType(e, 'late'))
+      const judge = late < 0 ? events : events.slice(0, late)
+      // Every node's lock events at once; a lease ends at its expiry (leaseMs, lease-renewed).
+      return checkMutualExclusion(lockEvents(judge)).violations[0]
+    },
+  }
+}
