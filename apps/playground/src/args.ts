@@ -72,11 +72,13 @@ export function parseRun(args: readonly string[]): RunRequest | HelpRequest {
   const faults: PlannedFault[] = []
   if (values.pause !== undefined) {
     refusedBy(scenario, 'pause')
-    faults.push(...parsePauses(values.pause, first, n))
+    faults.push(...parsePauses(values.pause, scenario.randomIds ? undefined : { first, n }))
   }
   if (values['clock-step'] !== undefined) {
     refusedBy(scenario, 'clockStep')
-    faults.push(...parseClockSteps(values['clock-step'], first, n))
+    faults.push(
+      ...parseClockSteps(values['clock-step'], scenario.randomIds ? undefined : { first, n }),
+    )
   }
   if (values.json && values.trace === '-')
     throw new UsageError('--json and --trace - both write to stdout: write the trace to a file')

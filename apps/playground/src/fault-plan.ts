@@ -19,7 +19,10 @@ const NUMBER = /^\d+(\.\d+)?$/
 const SIGNED = /^[+-]?\d+(\.\d+)?$/
 
 /** `2@50+100,3@10+20`: node 2 paused at t=50 ms for 100 ms, node 3 at t=10 ms for 20 ms. */
-export function parsePauses(text: string, first: number, n: number): PlannedFault[] {
+/** The ids a fault may name: first..first+n-1, or any (checked by `planFaults` at the run). */
+export type IdRange = { first: number; n: number } | undefined
+
+export function parsePauses(text: string, ids: IdRange): PlannedFault[] {
   const pauses: Array<Extract<PlannedFault, { type: 'pause' }>> = []
   for (const part of parts('--pause', text)) {
     const match = /^([^@]*)@([^+]*)\+(.*)$/.exec(part)
@@ -27,7 +30,7 @@ export function parsePauses(text: string, first: number, n: number): PlannedFaul
       throw new UsageError(
         `--pause takes ID@T+D (node ID paused at t=T ms for D ms), comma separated, got ${JSON.stringify(part)}`,
       )
-    const node = nodeId('--pause', part, match[1]!, first, n)
+    const node = nodeId('--pause', part, match[1]!, ids)
     const at = time('--pause', part, match[2]!)
     const forMs = Number(match[3])
     if (!SIGNED.test(match[3]!))
@@ -52,7 +55,7 @@ export function parsePauses(text: string, first: number, n: number): PlannedFaul
 }
 
 /** `1@40:-500`: node 1's wall clock steps back 500 ms at t=40 ms. */
-export function parseClockSteps(text: string, first: number, n: number): PlannedFault[] {
+export function parseClockSteps(text: string, ids: IdRange): PlannedFault[] {
   const steps: PlannedFault[] = []
   for (const part of parts('--clock-step', text)) {
     const match = /^([^@]*)@([^:]*):(.*)$/.exec(part)
@@ -60,7 +63,7 @@ export function parseClockSteps(text: string, first: number, n: number): Planned
       throw new UsageError(
         `--clock-step takes ID@T:DELTA (node ID's wall clock jumps by DELTA ms at t=T ms, DELTA negative for back), comma separated, got ${JSON.stringify(part)}`,
       )
-    const node = nodeId('--clock-step', part, match[1]!, first, n)
+    const node = nodeId('--clock-step', part, match[1]!, ids)
     const at = time('--clock-step', part, match[2]!)
     if (at > LATEST_FAULT_MS)
       throw new UsageError(`--clock-step ${part}: the step must come by t=${LATEST_FAULT_MS} ms`)
@@ -77,9 +80,17 @@ export function parseClockSteps(text: string, first: number, n: number): Planned
   return steps
 }
 
-/** Plans the faults on the network (before it runs; times are from t=0). */
+/**
+ * Plans the faults on the network (before it runs; times are from t=0). Once nodes are on it,
+ * a fault naming another node is refused (scenarios whose ids come from the seed).
+ */
 export function planFaults(net: SimNetwork, faults: readonly PlannedFault[]): void {
+  const ids = net.nodeIds
   for (const f of faults) {
+    if (ids.length > 0 && !ids.includes(f.node))
+      throw new UsageError(
+        `${faultFlag(f)}: node ${String(f.node)} is not in this run; its nodes are ${ids.map(String).join(', ')}`,
+      )
     if (f.type === 'pause') {
       net.at(f.at, () => net.pause(f.node))
       net.at(f.at + f.forMs, () => net.resume(f.node))
@@ -107,15 +118,16 @@ function parts(flag: string, text: string): string[] {
   return list
 }
 
-function nodeId(flag: string, part: string, text: string, first: number, n: number): NodeId {
+function nodeId(flag: string, part: string, text: string, ids: IdRange): NodeId {
   if (!/^-?\d+$/.test(text))
     throw new UsageError(
       `${flag} ${part}: the node id must be an integer, got ${JSON.stringify(text)}`,
     )
   const id = Number(text)
-  const last = first + n - 1
-  if (id < first || id > last)
-    throw new UsageError(`${flag} ${part}: node ${id} is not in ${first}..${last}`)
+  if (ids === undefined) return id
+  const last = ids.first + ids.n - 1
+  if (id < ids.first || id > last)
+    throw new UsageError(`${flag} ${part}: node ${id} is not in ${ids.first}..${last}`)
   return id
 }
 

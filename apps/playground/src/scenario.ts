@@ -70,6 +70,11 @@ export interface Scenario {
   clockStep?: FaultSupport
   /** The lowest node id; the nodes are firstId..firstId+n-1 (default 1; the texts' election examples start at 0). */
   firstId?: number
+  /**
+   * The node ids are drawn from the seed (shown in the output), not firstId..: the ids of
+   * `--pause` and `--clock-step` are checked against them when the run starts.
+   */
+  randomIds?: true
   defaultN: number
   minN: number
   maxN: number

@@ -63,7 +63,9 @@ export function scenarioHelp(
       : `--n: ${scenario.minN}..${scenario.maxN} (default ${scenario.defaultN})`
   const first = scenario.firstId ?? 1
   const last = first === 0 ? 'n-1' : first === 1 ? 'n' : `${first}+n-1`
-  const ids = `nodes: ${first}..${last}`
+  const ids = scenario.randomIds
+    ? 'nodes: n distinct ids drawn from the seed (--json lists them under nodes)'
+    : `nodes: ${first}..${last}`
   return [
     `sd run ${scenario.name}: ${scenario.title}`,
     '',

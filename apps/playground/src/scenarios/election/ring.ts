@@ -49,6 +49,7 @@ export const electionChangRoberts: Scenario = {
   defaultN: 8,
   minN: 2,
   maxN: 256,
+  randomIds: true,
   pause: {
     accepts:
       'a pause only slows the ring down (the algorithm needs no timeout): the paused node handles its held messages at its resume; the run lasts until 200 ms after the last resume',

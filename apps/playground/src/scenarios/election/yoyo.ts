@@ -12,6 +12,7 @@ export const electionYoyo: Scenario = {
     'YoYo on a random connected graph: sources, YO- / -YO, flips and pruning elect the minimum',
   description:
     'n nodes with random distinct ids on a random connected graph (a random spanning tree plus about n/2 extra edges, from the seed). Set-up orients every edge from the smaller id to the larger; each iteration sends the minima down from the sources (YO-) and YES / NO votes back up (-YO); every NO flips its edge, and sinks with one in-edge are pruned, until one source is left: the minimum id, which announces itself along the edges. A one-shot election on a failure-free network: --crash is not accepted.',
+  randomIds: true,
   pause: {
     accepts:
       'a pause only slows YoYo down (it has no timeout): the paused node handles its held messages at its resume',
