@@ -86,3 +86,22 @@ describe('fragments', () => {
     expect((done as Uint8Array).subarray(300).every((b) => b === 7)).toBe(true)
   })
 })
+
+describe('held fragments are copies', () => {
+  it('a fragment received as a view of its datagram (a Buffer) is copied, not kept as a view', () => {
+    const r = new Reassembler({
+      maxMessageBytes: 4000,
+      maxPartial: 1,
+      timeoutMs: 1000,
+      onDiscard: () => {},
+    })
+    // As on a socket: the payload is a Buffer view into a larger datagram.
+    const datagram = Buffer.alloc(1200, 7)
+    const first = datagram.subarray(100, 700)
+    expect(r.add({ msgId: 9, index: 0, count: 2 }, first, 0)).toBeUndefined()
+    datagram.fill(0) // the datagram's memory is reused or freed: the held fragment must not change
+    const whole = r.add({ msgId: 9, index: 1, count: 2 }, new Uint8Array(10).fill(1), 0)
+    expect(whole).toBeInstanceOf(Uint8Array)
+    expect([...(whole as Uint8Array).subarray(0, 600)].every((b) => b === 7)).toBe(true)
+  })
+})

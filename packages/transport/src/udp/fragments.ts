@@ -89,7 +89,9 @@ export class Reassembler {
       this.partials.delete(frag.msgId)
       return 'oversized'
     }
-    partial.parts.set(frag.index, part.slice())
+    // A copy of exactly its bytes: Buffer#slice (what a received payload is) would be a view that
+    // keeps the whole datagram alive. Uint8Array's slice copies whatever the subclass.
+    partial.parts.set(frag.index, Uint8Array.prototype.slice.call(part))
     if (partial.parts.size < partial.count) return undefined
     this.partials.delete(frag.msgId)
     const whole = new Uint8Array(partial.bytes)

@@ -70,14 +70,17 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       unit: Math.random,
     })
     for (const [id, address] of peerEntries(options.peers)) this.setPeer(id, address)
-    socket.on('message', (buf, rinfo) => this.onDatagram(buf, rinfo))
+    socket.on('message', (buf, rinfo) => this.guarded(() => this.onDatagram(buf, rinfo)))
     // Socket errors (ICMP unreachable reported on send, buffer full...) are loss, never a crash.
     socket.on('error', () => {
       this.engine.stats.socketErrors++
     })
     if (!resolved.reliable) {
       const every = Math.min(1000, resolved.reassemblyTimeoutMs)
-      this.sweepTimer = setInterval(() => this.engine.expireReassembly(performance.now()), every)
+      this.sweepTimer = setInterval(
+        () => this.guarded(() => this.engine.expireReassembly(performance.now())),
+        every,
+      )
       this.sweepTimer.unref()
     }
   }
@@ -89,6 +92,8 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
 
   /** The bound address; `port` is the real one when bound to port 0. */
   get address(): UdpAddress & { family: 'IPv4' | 'IPv6' } {
+    // node:dgram throws a bare Error once the socket is closed: say what happened instead.
+    if (this.isClosed) throw new TransportClosedError(this.self, 'read its address')
     const a = this.socket.address()
     return { host: a.address, port: a.port, family: a.family === 'IPv6' ? 'IPv6' : 'IPv4' }
   }
@@ -167,7 +172,10 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     const graceful = options.graceful ?? true
     const timeoutMs = options.timeoutMs ?? 2000
     if (!(timeoutMs >= 0 && timeoutMs <= 600_000)) {
-      throw new InvalidArgumentError(`close timeoutMs must be in 0..600000, got ${timeoutMs}`)
+      // A promise-returning method reports failure by rejecting, never by throwing.
+      return Promise.reject(
+        new InvalidArgumentError(`close timeoutMs must be in 0..600000, got ${timeoutMs}`),
+      )
     }
     if (!graceful) {
       this.countAbandoned(this.self, this.selfQueue.length)
@@ -276,7 +284,10 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     if (this.isClosed || (this.timer !== undefined && this.timerAt <= at)) return
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timerAt = at
-    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - performance.now()))
+    this.timer = setTimeout(
+      () => this.guarded(() => this.onTimer()),
+      Math.max(0, at - performance.now()),
+    )
     this.timer.unref()
   }
 
@@ -289,7 +300,9 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
   }
 
   private scheduleFlush(): void {
-    if (this.flushHandle === undefined) this.flushHandle = setImmediate(() => this.flush())
+    if (this.flushHandle === undefined) {
+      this.flushHandle = setImmediate(() => this.guarded(() => this.flush()))
+    }
   }
 
   /** End of tick: acknowledgements that found no data to ride on go alone; self-sends are delivered. */
@@ -376,6 +389,19 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       } catch (error) {
         this.handlerFailed(error)
       }
+    }
+  }
+
+  /**
+   * Runs a socket or timer callback: nothing the network sends may end the process, so a bug of
+   * ours there is counted (`internalErrors`) instead of escaping to the event loop. Application
+   * handlers are called inside with their own guard (`handlerFailed`), which re-throws on purpose.
+   */
+  private guarded(work: () => void): void {
+    try {
+      work()
+    } catch {
+      this.engine.stats.internalErrors++
     }
   }
 
