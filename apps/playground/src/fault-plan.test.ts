@@ -160,3 +160,26 @@ describe('sd run with --pause and --clock-step', () => {
     ])
   })
 })
+
+describe('paused runs (property, bounded by count)', () => {
+  it('a node paused 100 ms, leader, holder or member, keeps every invariant and every liveness promise', () => {
+    const plans: Array<[string, number[]]> = [
+      ['mutex-centralized', [1, 2, 3, 4, 5]],
+      ['mutex-token-ring', [1, 2, 3, 4, 5, 6]],
+      ['mutex-ricart-agrawala', [1, 2, 3]],
+      ['election-bully', [0, 4, 7]],
+    ]
+    for (const [name, ids] of plans)
+      for (let seed = 1; seed <= 4; seed++)
+        for (const id of ids)
+          for (const at of [5, 25]) {
+            const args = ['run', name, '--seed', String(seed), '--pause', `${id}@${at}+100`]
+            const { code, out } = sd(...args, '--json')
+            const summary = JSON.parse(out)
+            const where = `sd ${args.join(' ')}`
+            expect(summary.violations, where).toEqual([])
+            expect(summary.liveness.unfinished, where).toEqual([])
+            expect(code, where).toBe(0)
+          }
+  })
+})

@@ -4,7 +4,13 @@
  * delay and synchronization delay, in message delays (every message takes LATENCY ms here).
  */
 import { checkMutualExclusion, type MutexRequest } from '@sd/mutex'
-import { type NodeId, type ProtocolFactory, SimNetwork, type TraceEvent } from '@sd/transport'
+import {
+  faultsOf,
+  type NodeId,
+  type ProtocolFactory,
+  SimNetwork,
+  type TraceEvent,
+} from '@sd/transport'
 import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
 import type { Liveness, ScenarioRun, Unfinished } from '../../scenario.js'
 
@@ -112,10 +118,9 @@ export function runMutexPlan<Msg, Ev>(
     while (openAsks() > 0 && net.now < deadline)
       net.run({ until: Math.min(deadline, net.now + PATIENCE_STEP_MS) })
   }
-  const crashes = net.trace
-    .filter((e) => e.type === 'crash')
-    .map((e) => ({ node: (e as { node: NodeId }).node, t: e.t }))
-  const verdict = checkMutualExclusion(events, crashes)
+  // Judged across all nodes with the run's faults: a crash ends a holding, and so does the pause
+  // of a leased holder (it cannot know its lease ran out).
+  const verdict = checkMutualExclusion(events, faultsOf(net.trace))
   const sent = net.stats.sent
   return {
     net,
