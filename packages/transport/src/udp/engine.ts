@@ -17,8 +17,9 @@ import type { ResolvedOptions } from './options.js'
 import { createStats, type UdpDropReason, type UdpStats } from './stats.js'
 import {
   bodyBytes,
+  bundleCount,
+  bundlePart,
   type Datagram,
-  decodeBundle,
   decodeDatagram,
   encodeDatagram,
   encodeIdField,
@@ -41,8 +42,11 @@ const ACK_EVERY = 8
 export interface EngineSink {
   /** Put this datagram on the wire to `address`. */
   transmit(address: UdpAddress, datagram: Buffer): void
-  /** A whole message from `from`, in order (reliable) or as it came (unreliable). */
-  deliver(from: NodeId, payload: Uint8Array, source: unknown): void
+  /**
+   * A whole message from `from`, in order (reliable) or as it came (unreliable). Returns false
+   * when the message could not be read (the sink counted it): the rest of its bundle is dropped.
+   */
+  deliver(from: NodeId, payload: Uint8Array, source: unknown): boolean | undefined
   signal(signal: TransportSignal): void
   /** A datagram was dropped (already counted in `stats`); for listeners. */
   dropped(reason: UdpDropReason, bytes: number, from: NodeId | undefined, source: unknown): void
@@ -640,11 +644,19 @@ export class LinkEngine {
   ) {
     if (this.stopped) return
     if (bundle) {
-      const parts = decodeBundle(payload)
-      if (parts === undefined) return this.drop('malformed', payload.length, link.id, source)
-      for (const part of parts) {
+      const count = bundleCount(payload)
+      if (count === 0) return this.drop('malformed', payload.length, link.id, source)
+      // One view at a time: a bundle refused early costs no object per message.
+      for (let i = 0, at = 0; i < count; i++) {
         if (this.stopped || this.links.get(link.id) !== link) return
-        this.sink.deliver(link.id, part, source)
+        const part = bundlePart(payload, at)
+        at += 2 + part.length
+        if (this.sink.deliver(link.id, part, source) === false) {
+          // A message a genuine sender's codec would have read failed: the bundle is hostile, and
+          // reading on would cost a failed decode per message. Dropped whole, counted.
+          this.stats.bundledDropped += count - i - 1
+          return
+        }
       }
       return
     }

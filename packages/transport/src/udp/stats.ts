@@ -68,6 +68,11 @@ export interface UdpStats {
   messagesAbandoned: number
   /** Sequence numbers a peer gave up on, skipped by this receiver. */
   skipped: number
+  /**
+   * Messages of a bundle dropped unread because an earlier message of the same bundle could not be
+   * decoded (that one is counted in `dropped.undecodable`): a hostile bundle costs one failed decode.
+   */
+  bundledDropped: number
   /** Errors from the socket or from sending (treated as loss). */
   socketErrors: number
   /** Exceptions thrown by onMessage/onSignal/onDrop handlers (re-thrown asynchronously). */
@@ -97,6 +102,7 @@ export function createStats(): UdpStats {
     peersUnreachable: 0,
     messagesAbandoned: 0,
     skipped: 0,
+    bundledDropped: 0,
     socketErrors: 0,
     handlerErrors: 0,
     internalErrors: 0,

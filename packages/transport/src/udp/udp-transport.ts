@@ -337,14 +337,17 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     this.checkDrained()
   }
 
-  private decodeAndDeliver(from: NodeId, payload: Uint8Array, source: unknown) {
+  /** False when the codec refused the payload (dropped and counted). */
+  private decodeAndDeliver(from: NodeId, payload: Uint8Array, source: unknown): boolean {
     let msg: Msg
     try {
       msg = this.codec.decode(payload)
     } catch {
-      return this.engine.drop('undecodable', payload.length, from, source)
+      this.engine.drop('undecodable', payload.length, from, source)
+      return false
     }
     this.deliver(from, msg)
+    return true
   }
 
   private deliver(from: NodeId, msg: Msg): void {

@@ -422,6 +422,47 @@ export function forgeDataFragment(
 }
 
 /**
+ * A reliable data datagram: `base` (default 0) is the sender's oldest unacknowledged seq,
+ * `bundle` marks the payload as several messages behind u16 lengths (see `bundlePayload`).
+ */
+export function forgeData(
+  claim: Claim,
+  f: { srcInc: number; dstInc: number; pn: number; seq: number; base?: number; bundle?: boolean },
+  payload: Uint8Array,
+): Buffer {
+  return seal(
+    claim,
+    {
+      ...header(claim, PacketType.Data, f),
+      seq: f.seq,
+      base: f.base ?? 0,
+      bundle: f.bundle === true,
+    },
+    payload,
+  )
+}
+
+/** An acknowledgement naming `ranges` ([hi0, lo0, hi1, lo1, ...], highest first) of the target's packet numbers. */
+export function forgeAck(
+  claim: Claim,
+  f: { srcInc: number; dstInc: number; pn: number; ranges: number[] },
+): Buffer {
+  return seal(claim, { ...header(claim, PacketType.Ack, f), ack: f.ranges })
+}
+
+/** A bundle payload: each message behind its u16 length, as the wire carries several messages in one datagram. */
+export function bundlePayload(messages: Uint8Array[]): Buffer {
+  const out = Buffer.alloc(messages.reduce((sum, m) => sum + 2 + m.length, 0))
+  let at = 0
+  for (const m of messages) {
+    out.writeUInt16BE(m.length, at)
+    out.set(m, at + 2)
+    at += 2 + m.length
+  }
+  return out
+}
+
+/**
  * A fragment as the receive path hands it to the reassembler: the payload is a view into the
  * datagram it arrived in (so it keeps that datagram's memory alive, as on a real socket).
  */

@@ -168,6 +168,20 @@ describe('send queue and receive link', () => {
     expect(q.takeUnacknowledged().map((m) => m.payload.length)).toEqual([100, 2000, 100])
   })
 
+  it('never bundles an empty message (receivers refuse bundles holding one)', () => {
+    const q = new SendQueue()
+    for (const size of [10, 0, 10, 10]) {
+      const m = { payload: new Uint8Array(size) }
+      q.enqueue(m, [newSegment(m.payload, undefined, m, true)])
+    }
+    const lengths = (s: ReturnType<SendQueue['launch']>) =>
+      s!.bundled ? decodeBundle(s!.payload)!.map((p) => p.length) : [s!.payload.length]
+    expect(lengths(q.launch(8, 64, 250))).toEqual([10])
+    expect(lengths(q.launch(8, 64, 250))).toEqual([0])
+    expect(lengths(q.launch(8, 64, 250))).toEqual([10, 10])
+    expect(decodeBundle(Buffer.from([0, 1, 65, 0, 0]))).toBeUndefined()
+  })
+
   it('delivers in order across the wrap, buffers early ones, refuses duplicates and far-ahead ones', () => {
     const link = new ReceiveLink<number>(4)
     link.expected = 0xfffffffe

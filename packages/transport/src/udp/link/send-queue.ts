@@ -76,7 +76,11 @@ export class SendQueue {
     if (this.unacked >= window || seqDiff(this.nextSeq, this.base()) >= span) return undefined
     let segment = this.waiting.shift()
     if (segment === undefined) return undefined
-    if (segment.frag === undefined && this.waiting.length > 0) segment = this.bundle(segment, room)
+    // An empty message travels alone: the receiver refuses bundles holding one (they cost a
+    // decode each and carry nothing).
+    if (segment.frag === undefined && segment.payload.length > 0 && this.waiting.length > 0) {
+      segment = this.bundle(segment, room)
+    }
     segment.seq = this.nextSeq
     this.nextSeq = (this.nextSeq + 1) >>> 0
     this.inFlight.push(segment)
@@ -89,7 +93,8 @@ export class SendQueue {
     let total = bundledBytes(first.payload.length)
     let count = 0
     for (const next of this.waiting) {
-      if (next.frag !== undefined || total + bundledBytes(next.payload.length) > room) break
+      if (next.frag !== undefined || next.payload.length === 0) break
+      if (total + bundledBytes(next.payload.length) > room) break
       total += bundledBytes(next.payload.length)
       count++
     }

@@ -348,17 +348,40 @@ export function encodeBundle(payloads: readonly Uint8Array[], total: number): Bu
   return out
 }
 
-/** Splits a bundle payload (views, no copies), or returns undefined when the lengths do not add up. */
-export function decodeBundle(payload: Uint8Array): Uint8Array[] | undefined {
-  const parts: Uint8Array[] = []
+/**
+ * How many messages a bundle payload holds, or 0 when it is not a valid bundle: lengths that do not
+ * add up, fewer than two messages, or an empty one. Senders never bundle an empty message (it
+ * travels alone), so a bundle of empty messages can only be hostile: refused for the cost of
+ * reading its lengths, without an object per message.
+ */
+export function bundleCount(payload: Uint8Array): number {
+  let count = 0
   let at = 0
   while (at < payload.length) {
-    if (at + BUNDLE_LENGTH_BYTES > payload.length) return undefined
+    if (at + BUNDLE_LENGTH_BYTES > payload.length) return 0
     const length = (payload[at]! << 8) | payload[at + 1]!
-    const start = at + BUNDLE_LENGTH_BYTES
-    if (start + length > payload.length) return undefined
-    parts.push(payload.subarray(start, start + length))
-    at = start + length
+    at += BUNDLE_LENGTH_BYTES + length
+    if (length === 0 || at > payload.length) return 0
+    count++
   }
-  return parts.length >= 2 ? parts : undefined
+  return count >= 2 ? count : 0
+}
+
+/** The message of a valid bundle (see `bundleCount`) that starts at `at`, as a view; its end is `at` + 2 + its length. */
+export function bundlePart(payload: Uint8Array, at: number): Uint8Array {
+  const length = (payload[at]! << 8) | payload[at + 1]!
+  return payload.subarray(at + BUNDLE_LENGTH_BYTES, at + BUNDLE_LENGTH_BYTES + length)
+}
+
+/** Splits a bundle payload (views, no copies), or returns undefined when it is not a valid bundle. */
+export function decodeBundle(payload: Uint8Array): Uint8Array[] | undefined {
+  const count = bundleCount(payload)
+  if (count === 0) return undefined
+  const parts: Uint8Array[] = []
+  for (let at = 0; at < payload.length; ) {
+    const part = bundlePart(payload, at)
+    parts.push(part)
+    at += BUNDLE_LENGTH_BYTES + part.length
+  }
+  return parts
 }
