@@ -109,6 +109,7 @@ export class SimLinks {
             },
             deliver: (from, payload) => {
               log.delivered.push({ from, text: Buffer.from(payload).toString('utf8') })
+              return true
             },
             signal: (signal) => log.signals.push(signal),
             dropped: (reason) => log.drops.push(reason),
