@@ -104,7 +104,11 @@ describe('centralized: fault-free', () => {
           received[resource] = [...(received[resource] ?? []), node]
         }
         expect(run.order).toEqual(received)
-        expect(eventsOf(run, 'ignored')).toEqual([])
+        // Nothing ignored, but a renewal its own RELEASE overtook (links that reorder).
+        const ignored = eventsOf(run, 'ignored').filter(
+          (e) => !/^renew of .* it does not hold$/.test((e.event as { reason: string }).reason),
+        )
+        expect(ignored, JSON.stringify(ignored)).toEqual([])
       })
     })
   }

@@ -19,6 +19,7 @@ const ANSWER = 'answer:'
 const RETRY = 'retry:'
 const RENEW = 'renew:'
 const LEASE = 'lease:'
+const RESEND = 'resend:'
 
 /**
  * The client role: at most one request per resource in flight (more acquires wait their turn
@@ -62,10 +63,11 @@ export class ClientRole {
    */
   sync(epoch: number, ctx: CCtx): void {
     const held: Array<{ resource: string; token: number }> = []
-    const wanted: Array<{ resource: string; seq: number }> = []
+    const wanted: Array<{ resource: string; seq: number; at: number }> = []
     for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (use.state === 'held') held.push({ resource: name, token: use.token })
-      if (use.state === 'pending') wanted.push({ resource: name, seq: use.seq })
+      if (use.state === 'pending')
+        wanted.push({ resource: name, seq: use.seq, at: ctx.monotonic() })
     }
     this.node.toCoordinator({ type: 'sync', term: this.node.term, epoch, held, wanted }, ctx)
   }
@@ -91,6 +93,7 @@ export class ClientRole {
     const use = this.uses.get(msg.resource)
     switch (msg.type) {
       case 'grant':
+        if (use?.state === 'held' && use.token === msg.token) return // a copy of what it holds
         if (use?.state !== 'pending' || use.seq !== msg.seq) {
           // Not waiting for it (a duplicate): give it straight back so the resource is not stuck.
           ctx.emit({ type: 'ignored', from, reason: `unexpected grant of ${msg.resource}` })
@@ -100,7 +103,7 @@ export class ClientRole {
           )
           return
         }
-        this.enter(msg.resource, use, msg.token, ctx)
+        this.enter(msg.resource, use, msg.token, msg.at, ctx)
         return
       case 'denied': {
         if (use?.state !== 'pending' || use.seq !== msg.seq) return
@@ -163,6 +166,7 @@ export class ClientRole {
         }
         return true
       case RETRY:
+      case RESEND:
         if (use?.state === 'pending') this.sendRequest(name, use, ctx)
         return true
       case RENEW:
@@ -209,8 +213,12 @@ export class ClientRole {
 
   private sendRequest(name: string, use: Use, ctx: CCtx): void {
     this.armAnswer(name, ctx)
+    // Sent again while it waits: a REQUEST or GRANT lost (a partition) must not leave it waiting
+    // for good. The coordinator queues it once.
+    if (this.node.coordinator !== ctx.self)
+      ctx.setTimer(RESEND + name, this.node.settings.resendEveryMs)
     this.node.toCoordinator(
-      { type: 'request', term: this.node.term, resource: name, seq: use.seq },
+      { type: 'request', term: this.node.term, resource: name, seq: use.seq, at: ctx.monotonic() },
       ctx,
     )
   }
@@ -222,21 +230,34 @@ export class ClientRole {
     }
   }
 
-  private enter(name: string, use: Use, token: number, ctx: CCtx): void {
+  /** `at`: when this node sent the request copy the GRANT answered (its monotonic clock). */
+  private enter(name: string, use: Use, token: number, at: number, ctx: CCtx): void {
+    const lease = this.node.settings.lease
+    const now = ctx.monotonic()
+    // Counted from when the answered request left, before the coordinator's count began: the
+    // GRANT may have been slow, or waited while this node was paused.
+    const until = at + (lease?.ms ?? 0)
+    if (lease !== undefined && now >= until) {
+      // Too old to enter on. The request goes again (same seq, a fresh `at`): a coordinator that
+      // still counts this node as the holder answers with a fresh GRANT; one that moved on (its
+      // count ran out meanwhile) queues the request again.
+      ctx.emit({ type: 'grant-late', resource: name, token })
+      this.sendRequest(name, use, ctx)
+      return
+    }
     ctx.cancelTimer(ANSWER + name)
+    ctx.cancelTimer(RESEND + name)
     use.state = 'held'
     use.token = token
     use.wanted--
-    const lease = this.node.settings.lease
     if (lease === undefined) {
       ctx.emit({ type: 'acquired', resource: name, token })
       return
     }
-    // Counted from the GRANT's arrival; the coordinator adds one message delay to its own count.
-    use.leaseUntil = ctx.monotonic() + lease.ms
-    ctx.setTimer(LEASE + name, lease.ms)
-    ctx.setTimer(RENEW + name, lease.renewEveryMs)
-    ctx.emit({ type: 'acquired', resource: name, token, leaseMs: lease.ms })
+    use.leaseUntil = until
+    ctx.setTimer(LEASE + name, until - now)
+    ctx.setTimer(RENEW + name, Math.min(lease.renewEveryMs, (until - now) / 2))
+    ctx.emit({ type: 'acquired', resource: name, token, leaseMs: until - now })
   }
 
   private leave(name: string, use: Use, ctx: CCtx): void {

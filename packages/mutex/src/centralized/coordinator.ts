@@ -4,9 +4,10 @@ import type { CCtx, Node } from './node.js'
 import { TOKENS_PER_TERM } from './options.js'
 
 interface Resource {
-  holder: { node: NodeId; token: number } | undefined
-  /** Requests waiting, in the order received (FIFO). */
-  queue: Array<{ node: NodeId; seq: number }>
+  /** `seq`: the request it answered (-1 for a holder that reported itself in a SYNC). */
+  holder: { node: NodeId; token: number; seq: number; at: number } | undefined
+  /** Requests waiting, in the order received (FIFO); `at` of the latest copy (echoed by GRANT). */
+  queue: Array<{ node: NodeId; seq: number; at: number }>
   /** Per client, the last request seq queued or granted: a late duplicate is not served twice. */
   seen: Map<NodeId, number>
   /** The highest token released (or expired): a claim of it that arrives late is stale. */
@@ -59,7 +60,7 @@ export class CoordinatorRole {
   onMessage(from: NodeId, msg: CentralizedMessage, ctx: CCtx): void {
     switch (msg.type) {
       case 'request':
-        this.request(from, msg.resource, msg.seq, ctx)
+        this.request(from, msg.resource, msg.seq, msg.at, ctx)
         break
       case 'release':
         this.release(from, msg.resource, msg.token, ctx)
@@ -105,10 +106,28 @@ export class CoordinatorRole {
     return r
   }
 
-  private request(from: NodeId, name: string, seq: number, ctx: CCtx): void {
+  private request(from: NodeId, name: string, seq: number, at: number, ctx: CCtx): void {
     const r = this.res(name)
-    // A request sent again (after a change or a restart) or duplicated is served once.
-    if ((r.seen.get(from) ?? -1) >= seq) return
+    // A request sent again (after a change, a restart, or by its client's resend timer) or
+    // duplicated is queued once. Its client still waits, so a GRANT it answered was lost: the
+    // holder gets it again; granted and since ended (a GRANT lost, then its lease expired), it is
+    // queued again (a stale copy only costs a grant its client gives straight back).
+    const seen = r.seen.get(from) ?? -1
+    if (seq < seen) return
+    if (seq === seen) {
+      const queued = r.queue.find((q) => q.node === from && q.seq === seq)
+      if (queued !== undefined) {
+        queued.at = Math.max(queued.at, at) // the client's lease will count from this copy
+        return
+      }
+      if (r.holder?.node === from && r.holder.seq === seq) {
+        if (!this.node.mayGrant(ctx)) return
+        r.holder.at = Math.max(r.holder.at, at)
+        this.armLease(name, ctx) // the client counts from `at`, which may be after the GRANT
+        this.sendGrant(name, r.holder, ctx)
+        return
+      }
+    }
     const busy = this.recovering || r.holder !== undefined
     if (busy && this.node.settings.whenBusy === 'deny') {
       this.node.toClient(from, { type: 'denied', term: this.node.term, resource: name, seq }, ctx)
@@ -116,7 +135,7 @@ export class CoordinatorRole {
     }
     r.seen.set(from, seq)
     ctx.emit({ type: 'requested', resource: name, node: from })
-    r.queue.push({ node: from, seq })
+    r.queue.push({ node: from, seq, at })
     this.grantNext(name, ctx)
   }
 
@@ -131,18 +150,23 @@ export class CoordinatorRole {
     const last = lastToken(ctx, name)
     const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
     ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
-    r.holder = { node: next.node, token }
+    r.holder = { node: next.node, token, seq: next.seq, at: next.at }
     this.armLease(name, ctx)
     ctx.emit({ type: 'granted', resource: name, node: next.node, token })
+    this.sendGrant(name, r.holder, ctx)
+  }
+
+  private sendGrant(name: string, h: NonNullable<Resource['holder']>, ctx: CCtx): void {
     this.node.toClient(
-      next.node,
+      h.node,
       {
         type: 'grant',
         term: this.node.term,
         epoch: this.node.epoch,
         resource: name,
-        seq: next.seq,
-        token,
+        seq: h.seq,
+        token: h.token,
+        at: h.at,
       },
       ctx,
     )
@@ -203,7 +227,7 @@ export class CoordinatorRole {
     from: NodeId,
     epoch: number,
     held: readonly Held[],
-    wanted: ReadonlyArray<{ resource: string; seq: number }>,
+    wanted: ReadonlyArray<{ resource: string; seq: number; at: number }>,
     ctx: CCtx,
   ): void {
     if (epoch !== this.node.epoch) {
@@ -218,7 +242,7 @@ export class CoordinatorRole {
     }
     this.heardFrom.add(from)
     for (const h of held) this.claim(from, h, ctx)
-    for (const w of wanted) this.request(from, w.resource, w.seq, ctx)
+    for (const w of wanted) this.request(from, w.resource, w.seq, w.at, ctx)
     if (this.recovering && this.heardEveryone(ctx)) this.endRecovery(ctx)
   }
 
@@ -240,7 +264,7 @@ export class CoordinatorRole {
       )
       return
     }
-    r.holder = { node: from, token }
+    r.holder = { node: from, token, seq: -1, at: 0 }
     if (token > last) ctx.storage.set(tokenKey(name), token) // never grant below a known token
     this.armLease(name, ctx)
   }

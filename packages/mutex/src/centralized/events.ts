@@ -7,6 +7,8 @@ import type { MutexEvent } from '../contract.js'
  * - client side: `denied` (a refusal, retried after `retryInMs`), `coordinator-unreachable` (no
  *   answer within the timeout; the request stays pending until a new coordinator is known),
  *   `lease-renewed` (a renewal extended the holder's lease: valid `validForMs` from now),
+ *   `grant-late` (a GRANT that came after the lease it gives, counted from when the request it
+ *   answers left: the request goes again, and the node enters on the fresh GRANT),
  *   `lease-lost` (always followed by `released`: the node no longer holds the resource),
  *   `coordinator-changed`;
  * - coordinator side: `requested` (a request accepted, in the order received), `granted`,
@@ -19,6 +21,7 @@ export type CentralizedEvent =
   | { type: 'denied'; resource: string; retryInMs: number }
   | { type: 'coordinator-unreachable'; coordinator: NodeId; term: number }
   | { type: 'lease-renewed'; resource: string; token: number; validForMs: number }
+  | { type: 'grant-late'; resource: string; token: number }
   | { type: 'lease-lost'; resource: string; token: number; reason: 'expired' | 'revoked' }
   | { type: 'coordinator-changed'; coordinator: NodeId; term: number }
   | { type: 'coordinator-stopped'; term: number }

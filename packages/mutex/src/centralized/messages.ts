@@ -2,8 +2,17 @@ import { isNodeId, type NodeId } from '@sd/transport'
 
 /** The wire messages of the centralized mutex; every one carries the sender's coordinator term. */
 export type CentralizedMessage =
-  | { type: 'request'; term: number; resource: string; seq: number }
-  | { type: 'grant'; term: number; epoch: number; resource: string; seq: number; token: number }
+  /** `at`: when the client sent this copy, on its monotonic clock; the GRANT echoes it. */
+  | { type: 'request'; term: number; resource: string; seq: number; at: number }
+  | {
+      type: 'grant'
+      term: number
+      epoch: number
+      resource: string
+      seq: number
+      token: number
+      at: number
+    }
   | { type: 'denied'; term: number; resource: string; seq: number }
   | { type: 'release'; term: number; resource: string; token: number }
   | { type: 'renew'; term: number; resource: string; token: number; at: number }
@@ -22,6 +31,7 @@ export interface Held {
 export interface Wanted {
   resource: string
   seq: number
+  at: number
 }
 
 type Rec = Record<string, unknown>
@@ -31,8 +41,9 @@ const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFi
 const isName = (v: unknown): v is string => typeof v === 'string'
 
 const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
-  request: (m) => isName(m.resource) && isCount(m.seq),
-  grant: (m) => isCount(m.epoch) && isName(m.resource) && isCount(m.seq) && isCount(m.token),
+  request: (m) => isName(m.resource) && isCount(m.seq) && isTime(m.at),
+  grant: (m) =>
+    isCount(m.epoch) && isName(m.resource) && isCount(m.seq) && isCount(m.token) && isTime(m.at),
   denied: (m) => isName(m.resource) && isCount(m.seq),
   release: (m) => isName(m.resource) && isCount(m.token),
   renew: (m) => isName(m.resource) && isCount(m.token) && isTime(m.at),
@@ -43,7 +54,7 @@ const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
     Array.isArray(m.held) &&
     m.held.every((h) => isRec(h) && isName(h.resource) && isCount(h.token)) &&
     Array.isArray(m.wanted) &&
-    m.wanted.every((w) => isRec(w) && isName(w.resource) && isCount(w.seq)),
+    m.wanted.every((w) => isRec(w) && isName(w.resource) && isCount(w.seq) && isTime(w.at)),
   recover: (m) => isCount(m.epoch),
   newer: (m) => isNodeId(m.coordinator),
 }

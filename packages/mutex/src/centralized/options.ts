@@ -14,6 +14,8 @@ export interface CentralizedOptions {
   renewEveryMs?: number
   /** Upper bound on one message's delay, which leases rely on; default leaseMs / 2. */
   maxDelayMs?: number
+  /** A waiting request is sent again every this many ms (lost messages); default 1000. */
+  resendEveryMs?: number
   /** `'deny'`: no answer within this many ms means the coordinator is unreachable; default 1000. */
   answerTimeoutMs?: number
   /** `'deny'`: first retry after a refusal, doubled each time up to retryMaxMs; default 10. */
@@ -36,6 +38,7 @@ export interface Settings {
   whenBusy: 'queue' | 'deny'
   lease: { ms: number; renewEveryMs: number; maxDelayMs: number } | undefined
   answerTimeoutMs: number
+  resendEveryMs: number
   retryBaseMs: number
   retryMaxMs: number
   leaderLease: boolean
@@ -109,6 +112,7 @@ export function settingsOf(options: CentralizedOptions = {}): Settings {
     whenBusy,
     lease,
     answerTimeoutMs: positive('answerTimeoutMs', options.answerTimeoutMs ?? 1000),
+    resendEveryMs: positive('resendEveryMs', options.resendEveryMs ?? 1000),
     retryBaseMs,
     retryMaxMs,
     leaderLease,

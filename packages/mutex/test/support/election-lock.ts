@@ -62,7 +62,13 @@ export function runComposed(
   ids: readonly NodeId[],
   lock: CentralizedOptions,
   plan: (run: Omit<ComposedRun, 'lock' | 'faults' | 'verdict'>) => void,
-  options: { until: number; wiring?: WiringKind; net?: SimNetworkOptions },
+  options: {
+    until: number
+    /** Computed after `plan` ran (when the plan decides how long the run is); wins over `until`. */
+    untilFrom?: () => number
+    wiring?: WiringKind
+    net?: SimNetworkOptions
+  },
 ): ComposedRun {
   const net = new SimNetwork({ seed: 1, latency: 2, ...options.net })
   const group = net.launch(ids, electionLock(lock, options.wiring))
@@ -71,7 +77,7 @@ export function runComposed(
   const release = (id: NodeId, at: number) =>
     group.request(id, { proto: 'lock', req: { type: 'release' } }, at)
   plan({ net, acquire, release })
-  net.run({ until: options.until })
+  net.run({ until: options.untilFrom?.() ?? options.until })
   const lockEvents = emitsOf(net.trace, 'lock')
   const faults = faultsOf(net.trace)
   return {
