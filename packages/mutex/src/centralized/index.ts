@@ -12,14 +12,26 @@
  * across grants, across a restart of the coordinator (unless its disk is lost), and across a change
  * of coordinator (a higher term).
  *
- * Leases (`leaseMs`): a GRANT gives the holder `leaseMs` from its arrival; the holder renews every
- * `renewEveryMs`, and counts a renewal from when it sent it. The coordinator counts `leaseMs +
- * maxDelayMs` from the GRANT or renewal it handled, so its count ends after the holder's as long
- * as no message takes longer than `maxDelayMs`. A holder whose lease runs out emits `lease-lost`
- * and then `released`: it holds nothing from then on, and a later local `release` does nothing.
- *
+ * Leases (`leaseMs`), all on `ctx.monotonic()` (a wall-clock step changes nothing): a REQUEST
+ * carries when its copy left (`at`, the client's clock) and the GRANT echoes it; the holder's lease
+ * runs `leaseMs` from that `at`, and from each renewal's `at` after it. The coordinator counts
+ * `leaseMs + maxDelayMs` from the GRANT or renewal it handled, which is after the `at` it answers,
+ * so its count ends after the holder's whatever the delays and pauses, as long as clocks run at
+ * about one rate. A GRANT that comes after the lease it gives (it waited in the queue, or its
+ * client was paused) is late (`grant-late`): the request goes again, and the coordinator answers a
+ * holder's repeat with a fresh GRANT or queues it again. A holder whose lease runs out emits
+ * `lease-lost` and then `released`; a renewal handled after its lease ended does not revive it.
+ * Waiting requests are sent again every `resendEveryMs`, so a lost REQUEST or GRANT is recovered.
+
  * Rules when the coordinator changes (request `{ type: 'coordinator', id, term }`, as an election
- * sends through wiring) or restarts:
+ * sends through wiring; `electionToLock` maps the majority election's events) or restarts:
+ * 0. A node grants and renews only while it coordinates the newest term it knows; with
+ *    `leaderLease`, also only while the leader lease of that term (`{ type: 'coordinator-lease',
+ *    term, until }`) is valid on `ctx.monotonic()` at that moment, so a leader that wakes from a
+ *    pause finds its lease over before it acts, whatever order its backlog comes in; requests held
+ *    back are served when a valid lease arrives. `{ type: 'coordinator-lost', term }` (its leader
+ *    stepped down) ends its coordinator role at once (`coordinator-stopped`). A local GRANT passes
+ *    the same term rules as one that came over the network.
  * 1. Terms only go up: a change to an older term, or to another node in the same term, is ignored
  *    (`ignored` event); the current term and coordinator are kept in stable storage.
  * 2. The coordinator of the old term, if it is this node, forgets its queue and holders.
@@ -45,12 +57,17 @@
  *    incarnation, which the coordinator answers with RECOVER, so that a recovering coordinator
  *    does not wait for it forever.
  *
- * Not tolerated: a lost disk on the coordinator (tokens start over); without leases, a holder
- * that crashes (the resource stays taken) and a member that stays down during a change (no grant
- * until it comes back); a deposed coordinator that restarts while every node that knows the newer
- * term is down (it grants under its old term, with lower tokens, until it hears of the newer
- * term); with leases, a deposed coordinator that keeps renewing for clients that have not heard of
- * the new term (a partition), or a message slower than `maxDelayMs`.
+ * Stored state (term, coordinator, boots, last token per resource) of the wrong shape is refused
+ * with `StoredStateError` (ERR_STORED_STATE), never read as a default.
+ *
+ * Not tolerated: a lost disk on the coordinator (tokens start over); clocks whose rates differ by
+ * more than the margin `maxDelayMs` leaves over a lease; without leases, a holder that crashes
+ * (the resource stays taken) and a member that stays down during a change (no grant until it
+ * comes back); without `leaderLease` (a coordinator moved by hand or by an election without
+ * leases), a deposed coordinator that has not heard of the newer term: it grants and renews under
+ * its old term, with lower tokens, until it does. A process paused between its last check of its
+ * lease and its use of the resource acts on an old belief when it wakes: only the resource's check
+ * of fencing tokens stops that (it must refuse a token below the largest it has seen).
  */
 import {
   compareNodeIds,
