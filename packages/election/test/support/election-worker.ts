@@ -50,7 +50,7 @@ const election = createElection({
   transport,
   algorithm: algorithm as Parameters<typeof createElection>[0]['algorithm'],
   members: Object.keys(config.peers),
-  storage: openFileStorage(config.storage),
+  storage: openFileStorage(config.storage, { owner: { node: config.id } }),
   // Attached before the protocol starts: a member with no better candidate wins at once.
   onLeaderChange: report,
 })
