@@ -403,6 +403,16 @@ export class LinkEngine {
     this.rearm(link)
   }
 
+  /** A handshake answer of the peer's current incarnation to our outstanding challenge: fresh by construction. */
+  private answersChallenge(link: PeerLink, d: Datagram): boolean {
+    return (
+      d.type === PacketType.HelloReply &&
+      link.helloNonce !== 0 &&
+      d.nonce === link.helloNonce &&
+      d.dstInc === link.localInc
+    )
+  }
+
   // ---- timers ----
 
   /** Recomputes the link's deadline and asks to be woken for it when it is the earliest. */
@@ -526,8 +536,19 @@ export class LinkEngine {
     if (link.retired.includes(d.srcInc)) return this.drop('stale-incarnation', size, d.from, source)
     const known = d.srcInc === link.inc
     // Replay protection needs the key: without it anyone can forge packet numbers and poison the window.
-    if (this.auth && (known ? !link.replay.accept(d.pn) : seenRecently(link, d.srcInc, d.pn))) {
-      return this.drop('replayed', size, d.from, source)
+    if (this.auth) {
+      if (!known) {
+        if (seenRecently(link, d.srcInc, d.pn)) return this.drop('replayed', size, d.from, source)
+      } else if (!this.answersChallenge(link, d)) {
+        const verdict = link.replay.offer(d.pn)
+        if (verdict !== 'fresh') {
+          // Far outside the window, either the peer lost many datagrams in a row or someone moved
+          // the window: a fresh handshake answer tells (see ReplayWindow.resync).
+          if (verdict !== 'seen') this.startHandshake(link, now)
+          const reason = verdict === 'too-far' ? 'implausible' : 'replayed'
+          return this.drop(reason, size, d.from, source)
+        }
+      }
     }
 
     if (d.type === PacketType.Hello) {
@@ -545,6 +566,10 @@ export class LinkEngine {
       if (!known) return this.commit(link, d.srcInc, now, d.pn)
       link.helloNonce = 0
       link.helloAttempts = 0
+      // Sent after everything the peer had sent before: its number and its next base are believed
+      // whatever their distance (an outage may have cost many datagrams and several give-ups).
+      if (this.auth) link.replay.resync(d.pn)
+      link.recv.allowSkip()
       this.pump(link, now)
       this.rearm(link)
       return
@@ -592,8 +617,11 @@ export class LinkEngine {
     }
     if (d.ack !== undefined) this.receiveAck(link, d.ack, now)
     // Refused content is not acknowledged, so the sender sends it again.
-    if (!link.recv.admits(d.seq, d.base)) {
-      return this.drop('out-of-window', d.signedLength, link.id, source)
+    const refused = link.recv.refusal(d.seq, d.base)
+    if (refused !== undefined) {
+      // A base beyond what the peer can have in flight: a fresh handshake answer vouches for the next one.
+      if (refused === 'implausible') this.startHandshake(link, now)
+      return this.drop(refused, d.signedLength, link.id, source)
     }
     link.acks.record(d.pn)
     if (link.recv.isNext(d.seq, d.base)) {

@@ -28,6 +28,11 @@ export const DROP_REASONS = [
   'duplicate',
   /** Too far ahead of what the receive window can buffer; the sender will retransmit it. */
   'out-of-window',
+  /**
+   * A packet number, base or sequence number the peer cannot have sent in order: beyond what it can
+   * have in flight, or among those it gave up. Not acknowledged; a handshake resynchronizes the link.
+   */
+  'implausible',
   /** The codec could not read the payload. */
   'undecodable',
   /** A fragmented message whose fragments did not all arrive in time. */

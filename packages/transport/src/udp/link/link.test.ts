@@ -191,7 +191,7 @@ describe('send queue and receive link', () => {
     expect(link.receive(0, 0xfffffffe, 3, deliver, skip)).toBeUndefined()
     expect(link.receive(0xfffffffe, 0xfffffffe, 1, deliver, skip)).toBeUndefined()
     expect(link.receive(0xfffffffe, 0xfffffffe, 1, deliver, skip)).toBe('duplicate')
-    expect(link.admits(5, 0xfffffffe)).toBe(false)
+    expect(link.refusal(5, 0xfffffffe)).toBe('out-of-window')
     expect(link.receive(0xffffffff, 0xfffffffe, 2, deliver, skip)).toBeUndefined()
     expect(out).toEqual([1, 2, 3])
     expect(link.expected).toBe(1)

@@ -187,19 +187,40 @@ export class SendQueue {
   }
 }
 
+/** Skipped ranges remembered: a late datagram in one is refused, never acknowledged as a duplicate. */
+export const SKIPPED_RANGES = 8
+
+/** Why a data datagram's content is refused (and so not acknowledged). */
+export type SeqRefusal = 'out-of-window' | 'implausible'
+
 /**
  * The receiving half: delivers in sequence order exactly once, buffering at most `window`
  * segments that arrive early. Anything further ahead is refused (the sender retransmits it).
+ *
+ * A sender keeps at most `window` sequence numbers in flight, so the `base` it sends (below which
+ * it gave up or was acknowledged) is at most `window` past what this side already acknowledged.
+ * A base further ahead is refused as implausible (a key holder's base of expected + 2^31 - 1 would
+ * otherwise turn every later real message into an acknowledged "duplicate"); a real one that far
+ * (several give-ups in a row during an outage) is believed once after a fresh handshake (`allowSkip`).
  */
 export class ReceiveLink<T> {
   expected = 0
   private readonly early = new Map<number, T>()
+  /** Ranges [from, to) skipped on the sender's word, newest last. */
+  private readonly skippedRanges: Array<{ from: number; to: number }> = []
+  /** A fresh handshake answer vouched for the peer: its next base is believed whatever its distance. */
+  private skipAllowed = false
 
   constructor(private readonly window: number) {}
 
+  /** Lets the next admitted datagram skip any distance (the peer just answered our challenge). */
+  allowSkip(): void {
+    this.skipAllowed = true
+  }
+
   /**
-   * Offers a segment. `base` (the sender's oldest unacknowledged seq) lets the receiver skip
-   * sequence numbers the sender gave up on; `onSkip` is told how many.
+   * Offers a segment that `refusal` let through. `base` (the sender's oldest unacknowledged seq)
+   * lets the receiver skip sequence numbers the sender gave up on; `onSkip` is told how many.
    */
   receive(
     seq: number,
@@ -210,9 +231,19 @@ export class ReceiveLink<T> {
   ): 'duplicate' | 'out-of-window' | undefined {
     const gap = seqDiff(base, this.expected)
     if (gap > 0) {
-      for (const key of this.early.keys()) if (seqDiff(key, base) < 0) this.early.delete(key)
+      // What was held is delivered, not thrown away: it was acknowledged.
+      const held = [...this.early.keys()]
+        .filter((key) => seqDiff(key, base) < 0)
+        .sort((x, y) => seqDiff(x, y))
+      for (const key of held) {
+        const next = this.early.get(key)!
+        this.early.delete(key)
+        deliver(next)
+      }
+      this.skippedRanges.push({ from: this.expected, to: base >>> 0 })
+      if (this.skippedRanges.length > SKIPPED_RANGES) this.skippedRanges.shift()
       this.expected = base >>> 0
-      onSkip(gap)
+      onSkip(gap - held.length)
     }
     const ahead = seqDiff(seq, this.expected)
     if (ahead < 0) return 'duplicate'
@@ -249,10 +280,27 @@ export class ReceiveLink<T> {
     }
   }
 
-  /** Whether `seq` would be taken (delivered, held or recognised as a duplicate) rather than refused. */
-  admits(seq: number, base: number): boolean {
-    const from = seqDiff(base, this.expected) > 0 ? base : this.expected
-    return seqDiff(seq, from) < this.window
+  /**
+   * Why `seq` is refused, or undefined when it is taken (delivered, held or recognised as a
+   * duplicate); then `receive` or `isNext` follows. Uses up the skip allowance. Refused: a base or seq too far ahead, a base below the seq it comes with, or a
+   * seq the sender gave up on (skipped): acknowledging it as a duplicate would lose it silently.
+   */
+  refusal(seq: number, base: number): SeqRefusal | undefined {
+    const gap = seqDiff(base, this.expected)
+    if (gap > this.window && !this.skipAllowed) return 'implausible'
+    if (seqDiff(seq, base) < 0) return 'implausible' // a sender's base never passes what it sends
+    const from = gap > 0 ? base : this.expected
+    if (seqDiff(seq, from) >= this.window) return 'out-of-window'
+    if (seqDiff(seq, this.expected) < 0 && this.wasSkipped(seq)) return 'implausible'
+    this.skipAllowed = false
+    return undefined
+  }
+
+  private wasSkipped(seq: number): boolean {
+    for (const range of this.skippedRanges) {
+      if (seqDiff(seq, range.from) >= 0 && seqDiff(seq, range.to) < 0) return true
+    }
+    return false
   }
 
   get buffered(): number {
@@ -262,5 +310,7 @@ export class ReceiveLink<T> {
   reset(): void {
     this.expected = 0
     this.early.clear()
+    this.skippedRanges.length = 0
+    this.skipAllowed = false
   }
 }
