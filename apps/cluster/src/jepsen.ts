@@ -201,7 +201,9 @@ export async function runJepsen(o: JepsenOptions, io: RunIo): Promise<JepsenRepo
     const report = roundReport(round, seed, summary, again)
     rounds.push(report)
     io.line(formatRound(report))
-    for (const v of [...report.violations, ...(report.traceViolations ?? [])]) io.line(`  - ${v}`)
+    for (const v of report.violations) io.line(`  - ${v}`)
+    for (const v of report.traceViolations ?? []) io.line(`  - (judged from the trace file) ${v}`)
+    for (const e of report.errors) io.line(`  error: ${e}`)
   }
   return { ok: rounds.every((r) => r.ok), rounds, totals: totalsOf(rounds) }
 }

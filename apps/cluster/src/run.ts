@@ -411,6 +411,17 @@ class ClusterRun {
     node.coordinator = undefined
     node.holds = undefined
     proc.stdin!.on('error', () => {}) // a node that died cannot read: nothing to do
+    // A process that could not be started at all (its program or directory gone): a failure of
+    // the run, not of the parent.
+    proc.once('error', (error) => {
+      if (node.proc !== proc) return
+      node.proc = undefined
+      node.pid = undefined
+      node.state = 'down'
+      const why = `${node.id} could not be started: ${error.message}`
+      this.errors.push(why)
+      this.note(why)
+    })
     createInterface({ input: proc.stdout! }).on('line', (text) => {
       const line = parseLine<NodeLine>(text)
       if (line !== undefined && node.proc === proc) this.onLine(node, line)
