@@ -27,7 +27,7 @@ const REAL = 50
 
 /** a and b through a capture proxy (to read the link's fields off the wire), after 5 messages a -> b. */
 async function linkedPair() {
-  const a = await node<string>({ id: 'a', key: KEY })
+  const a = await node({ id: 'a', key: KEY })
   const b = await node<string>({ id: 'b', key: KEY })
   const proxy = await CaptureProxy.start(a.address.port, b.address.port)
   a.setPeer('b', `${LOOPBACK}:${proxy.portForA}`)
