@@ -70,28 +70,30 @@ interface Round {
  * - No leader in a minority: a node leads at time t only if a majority of the members (itself
  *   included) answered a heartbeat or vote request it sent within (t - timeoutMs + intervalMs, t].
  *   A leader cut off from a majority emits `leader-lost` within timeoutMs - intervalMs of the
- *   cut, one interval before the others can elect (clocks at about one rate); a side without a
- *   majority never elects.
+ *   cut, one interval before the others can elect; a side without a majority never elects, nor
+ *   spends a term (pre-vote). Every duration is on the monotonic clock: the assumption is a bound
+ *   on clock rates, not on readings, and a wall-clock step changes nothing. A leader that wakes
+ *   from a pause past its lease steps down before it acts on anything.
  * - No flapping: a node that heard the leader (or granted a vote) within the last timeoutMs
  *   refuses every other candidate, so a slow node, or one that rejoins, cannot depose a leader
  *   that a majority hears; the leader's term does not change.
  * - Liveness once the network is sound: one leader agreed by every running node (in the tests,
  *   within 4 timeouts of the last fault); after a crash of the leader, about one timeout to elect
  *   its successor (suspicion, then the best live node stands in the first 1/n of the candidacy
- *   window). An uncontested election costs n - 1 requests, their answers and n - 1
- *   announcements: 3(n - 1) messages, 3n - 4 when the dead leader is among those asked.
+ *   window). An uncontested election costs a pre-vote and a vote, each n - 1 requests and their
+ *   answers, and n - 1 announcements: 5(n - 1) messages, 5n - 7 when the dead leader is asked.
  * - Preference, best effort: candidates stand in rank-ordered delay slots, and a node does not
  *   vote for a candidate worse than one that already asked it in the same term, so the best live
  *   node usually wins; it is not guaranteed (a slow best node loses to a faster one), and a better
  *   node that joins later does not take over.
  *
- * A false suspicion (one node misses heartbeats) costs that node a refused round: it emits
- * `leader-lost`, stands in a higher term (one durable write, 2(n - 1) messages), is refused by
- * everyone who hears the leader, and follows the same leader again at its next heartbeat. A
- * follower accepts a leader of a term below the highest it has seen as long as it is not below
- * the last it announced, so failed candidacies (also those of a node cut off in a minority) never
- * lock a healthy leader out, and no pre-vote round is needed. Only when a majority suspects does
- * a new election happen, and the old leader steps down when its lease ends or it hears of the new.
+ * A false suspicion (one node misses heartbeats) costs that node a refused pre-vote: it emits
+ * `leader-lost` and `pre-candidate`, asks (2(n - 1) messages, nothing written, no term spent), is
+ * refused by everyone who hears the leader, and follows the same leader again at its next
+ * heartbeat. A follower accepts a leader of a term below the highest it has seen as long as it is
+ * not below the last it announced, so a candidacy that did fail never locks a healthy leader out.
+ * Only when a majority suspects does a new election happen, and the old leader steps down when
+ * its lease ends or it hears of the new.
  */
 export function majorityElection(
   options: MajorityElectionOptions = {},
