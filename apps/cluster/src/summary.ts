@@ -173,7 +173,8 @@ export function leaderAt(
 
 /** Does fault `f` take the leader `leader` away from the majority? */
 function hitsLeader(f: FaultRecord, leader: string): boolean {
-  if (f.kind === 'loss') return false
+  // A clock step must not take the leader away: a failover after one is a finding of its own.
+  if (f.kind === 'loss' || f.kind === 'clock-step') return false
   return f.targets.includes(leader)
 }
 

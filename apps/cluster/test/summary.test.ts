@@ -173,12 +173,13 @@ describe('summarize', () => {
     expect(s.failovers[0]).toMatchObject({ from: 'n3', to: undefined, ms: null })
   })
 
-  it('a fault that misses the leader is no failover; loss never is', () => {
+  it('a fault that misses the leader is no failover; loss and a clock step never are', () => {
     const s = summarize(
       baseRun({
         faults: [
           { kind: 'kill-holder', t: T0 + 50, until: T0 + 900, targets: ['n1'], token: T + 1 },
           { kind: 'loss', t: T0 + 60, until: T0 + 900, targets: ['n1', 'n2', 'n3'] },
+          { kind: 'clock-step', t: T0 + 950, until: T0 + 990, targets: ['n3'], deltaMs: -500 },
         ],
       }),
     )
