@@ -140,6 +140,7 @@ export class LinkEngine {
         fragmentRoom: this.payloadRoom(idField, true), // fails early if the ids leave no room
         localInc: this.entropy.u32(),
         receiveWindow: o.receiveWindow,
+        sendWindow: o.sendWindow,
         reassembly,
         retransmit: o.retransmit,
       }),
@@ -274,13 +275,15 @@ export class LinkEngine {
       for (const segment of waiting) this.transmitUnreliable(link, segment)
       return
     }
-    if (queue.lost.length > 0) {
-      for (let segment = queue.nextLost(); segment; segment = queue.nextLost()) {
-        this.stats.retransmissions++
-        this.transmitData(link, segment, now)
-      }
+    // At most a window of retransmissions per round trip, whatever the acknowledgements said.
+    while (queue.lost.length > 0 && link.recovery.takeRetransmission(now)) {
+      const segment = queue.nextLost()
+      if (segment === undefined) break
+      this.stats.retransmissions++
+      this.transmitData(link, segment, now)
     }
-    const { sendWindow, receiveWindow } = this.options
+    const sendWindow = Math.min(this.options.sendWindow, link.recovery.window)
+    const receiveWindow = this.options.receiveWindow
     const room = link.room
     for (
       let segment = queue.launch(sendWindow, receiveWindow, room);
@@ -418,7 +421,9 @@ export class LinkEngine {
   /** Recomputes the link's deadline and asks to be woken for it when it is the earliest. */
   private rearm(link: PeerLink): void {
     const hello = link.helloNonce !== 0 ? link.helloDeadline : Number.POSITIVE_INFINITY
-    const at = Math.min(link.recovery.deadline(), hello)
+    // Losses waiting for the next round's retransmission budget.
+    const resend = link.queue.lost.length > 0 ? link.recovery.roundEndsAt : Number.POSITIVE_INFINITY
+    const at = Math.min(link.recovery.deadline(), hello, resend)
     link.deadline = at
     if (at < this.wakeAt) {
       this.wakeAt = at
@@ -452,6 +457,8 @@ export class LinkEngine {
     if (recovery.lossTime <= now) {
       recovery.detectLost(now, link.queue.lost)
       this.pump(link, now)
+    } else if (link.queue.lost.length > 0 && recovery.roundEndsAt <= now) {
+      this.pump(link, now) // a new round: the next losses may be resent
     } else if (recovery.ptoAt <= now) {
       const probe = link.queue.oldestUnacked()
       if (probe === undefined) {

@@ -4,6 +4,8 @@ import type { OutSegment } from './send-queue.js'
 
 /** A packet counts as lost once this many later packet numbers were acknowledged (as in QUIC and TCP). */
 export const PACKET_THRESHOLD = 3
+/** The congestion window never shrinks below this many packets. */
+export const MIN_WINDOW = 2
 
 interface SentPacket {
   pn: number
@@ -18,6 +20,12 @@ interface SentPacket {
  *   unacknowledged for 9/8 of the round trip while a later one was;
  * - when nothing is acknowledged for a probe timeout, one probe is sent and the timeout doubles:
  *   a timeout never resends the whole window.
+ * Losses are a congestion signal, not only a resend order (after NewReno, RFC 6582): the first loss
+ * of a packet sent since the last reduction halves the window (at most once per round of packets),
+ * and at most one window of retransmissions leaves per round trip (`takeRetransmission`). So
+ * acknowledgements, forged ones included, can never make the sender resend faster than one window
+ * per round trip, however many of them declare the whole flight lost: after a few forged rounds
+ * the window, and the resending with it, is down to MIN_WINDOW packets per round trip.
  * Pure: time comes in as arguments, the jitter from a function returning numbers in [0, 1).
  */
 export class LossRecovery {
@@ -30,8 +38,38 @@ export class LossRecovery {
   lossTime = Number.POSITIVE_INFINITY
   /** When the probe timer fires (Infinity when nothing is in flight). */
   ptoAt = Number.POSITIVE_INFINITY
+  /** Congestion window: data packets unacknowledged at once (new data), and retransmissions per round. */
+  window: number
+  /** Below it the window grows by a packet per packet acknowledged, above it by a packet per window. */
+  private threshold = Number.POSITIVE_INFINITY
+  /** Packets acknowledged towards the next packet of additive growth. */
+  private growth = 0
+  /** When the window was last reduced: losses of packets sent before then do not reduce it again. */
+  private reducedAt = Number.NEGATIVE_INFINITY
+  /** Retransmissions left in the current round, and when the round ends (a round trip, at least minRtoMs). */
+  private retransmitBudget = 0
+  roundEndsAt = Number.NEGATIVE_INFINITY
 
-  constructor(private readonly rtt: RttEstimator) {}
+  constructor(
+    private readonly rtt: RttEstimator,
+    private readonly maxWindow = Number.POSITIVE_INFINITY,
+  ) {
+    this.window = maxWindow
+  }
+
+  /**
+   * Whether one more retransmission may leave now; if so it is counted. A new round (one probe
+   * timeout long, so never shorter than minRtoMs whatever the samples say) brings one window.
+   */
+  takeRetransmission(now: number): boolean {
+    if (now >= this.roundEndsAt) {
+      this.roundEndsAt = now + this.rtt.base()
+      this.retransmitBudget = Math.max(MIN_WINDOW, Math.min(this.window, this.maxWindow))
+    }
+    if (this.retransmitBudget <= 0) return false
+    this.retransmitBudget--
+    return true
+  }
 
   get inFlight(): number {
     return this.sent.length
@@ -86,6 +124,7 @@ export class LossRecovery {
       }
     }
     sent.length = kept
+    if (newly > 0) this.grow(newly)
     if (largest > this.largestAcked) this.largestAcked = largest
     if (sample >= 0) this.rtt.sample(sample)
     this.detectLost(now, lost)
@@ -113,6 +152,16 @@ export class LossRecovery {
       const lostAt = packet.sentAt + delay
       if (this.largestAcked - packet.pn >= PACKET_THRESHOLD || lostAt <= now) {
         kept ??= this.sent.slice(0, i)
+        if (packet.sentAt > this.reducedAt) {
+          // The first loss since the last reduction: one reduction per round of packets.
+          this.window = Math.max(
+            MIN_WINDOW,
+            Math.floor(Math.min(this.window, this.sent.length) / 2),
+          )
+          this.threshold = this.window
+          this.growth = 0
+          this.reducedAt = now
+        }
         const segment = packet.segment
         segment.outstanding--
         if (!segment.acked && segment.outstanding === 0 && !segment.queued) {
@@ -126,6 +175,23 @@ export class LossRecovery {
     }
     if (kept !== undefined) this.sent = kept
     if (this.sent.length === 0) this.ptoAt = Number.POSITIVE_INFINITY
+  }
+
+  /**
+   * After NewReno: a packet per packet acknowledged up to the threshold (slow start), then a packet
+   * per window acknowledged (about one per round trip), so acknowledgements between two losses
+   * cannot rebuild the window that the losses took.
+   */
+  private grow(newly: number): void {
+    if (this.window < this.threshold) {
+      this.window = Math.min(this.maxWindow, this.window + newly)
+      return
+    }
+    this.growth += newly
+    while (this.growth >= this.window && this.window < this.maxWindow) {
+      this.growth -= this.window
+      this.window++
+    }
   }
 
   /** The probe timer fired: one more expiration, a longer timeout; the caller sends one probe. */
@@ -151,6 +217,12 @@ export class LossRecovery {
 
   reset(): void {
     this.sent = []
+    this.window = this.maxWindow
+    this.threshold = Number.POSITIVE_INFINITY
+    this.growth = 0
+    this.reducedAt = Number.NEGATIVE_INFINITY
+    this.retransmitBudget = 0
+    this.roundEndsAt = Number.NEGATIVE_INFINITY
     this.largestAcked = -1
     this.ptoCount = 0
     this.lossTime = Number.POSITIVE_INFINITY

@@ -65,6 +65,7 @@ export function createPeerLink(fields: {
   fragmentRoom: number
   localInc: number
   receiveWindow: number
+  sendWindow: number
   reassembly: Reassembler
   retransmit: ResolvedRetransmit
 }): PeerLink {
@@ -84,7 +85,7 @@ export function createPeerLink(fields: {
     helloAttempts: 0,
     helloDeadline: Number.POSITIVE_INFINITY,
     queue: new SendQueue(),
-    recovery: new LossRecovery(rtt),
+    recovery: new LossRecovery(rtt, fields.sendWindow),
     recv: new ReceiveLink<Incoming>(fields.receiveWindow),
     acks: new AckTracker(),
     replay: new ReplayWindow(),
