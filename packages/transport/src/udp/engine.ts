@@ -33,6 +33,12 @@ import {
 /** Fragment count travels in 16 bits. */
 const MAX_FRAGMENTS = 0xffff
 /**
+ * Packet numbers travel in 48 bits: 2^48 datagrams last about 8.9 years at a million datagrams per
+ * second on one link. Well before the wrap (2^24 numbers before, more than any one turn sends) the
+ * link is renewed: a new incarnation of ours, numbered from 0, which the peer meets as a restart.
+ */
+const PN_RENEW_AT = 2 ** 48 - 2 ** 24
+/**
  * Within one batch of input, an acknowledgement leaves after this many data datagrams instead of
  * waiting for the end of the batch: one lost acknowledgement must not stall a whole window.
  */
@@ -202,9 +208,10 @@ export class LinkEngine {
    * MessageTooLargeError or BackpressureError; in each case nothing was queued.
    */
   send(to: NodeId, payload: Uint8Array, now: number): void {
-    const link = this.links.get(to)
+    let link = this.links.get(to)
     if (link === undefined)
       throw new UnknownNodeError(to, `the address book of UDP node ${JSON.stringify(this.self)}`)
+    if (link.nextPn >= PN_RENEW_AT) link = this.renew(link, now)
     const o = this.options
     if (payload.length > o.maxMessageBytes) {
       throw new MessageTooLargeError(payload.length, o.maxMessageBytes)
@@ -297,7 +304,8 @@ export class LinkEngine {
 
   private header(link: PeerLink, type: PacketType): OutgoingHeader {
     const pn = link.nextPn
-    link.nextPn = pn + 1 // 48 bits: centuries at a million datagrams per second
+    link.nextPn = pn + 1 // 48 bits: see PN_RENEW_AT
+    if (pn === PN_RENEW_AT) this.sink.wake(0) // renewed on the timer, where no caller holds the link
     // Every field from the start: one object shape for every datagram, whatever its type.
     return {
       type,
@@ -436,7 +444,8 @@ export class LinkEngine {
     if (this.stopped) return
     this.wakeAt = Number.POSITIVE_INFINITY
     let next = Number.POSITIVE_INFINITY
-    for (const link of this.links.values()) {
+    for (const old of [...this.links.values()]) {
+      const link = old.nextPn >= PN_RENEW_AT ? this.renew(old, now) : old
       if (link.deadline <= now) this.expire(link, now)
       if (link.deadline < next) next = link.deadline
     }
@@ -471,6 +480,25 @@ export class LinkEngine {
       }
     }
     this.rearm(link)
+  }
+
+  /**
+   * Replaces a link whose packet numbers near 2^48 by a new one (new incarnation of ours, numbers
+   * from 0), as removePeer + setPeer would, keeping what was not acknowledged: it is re-sent on the
+   * new link, which the peer meets as our restart (so across it delivery is at least once).
+   */
+  private renew(link: PeerLink, now: number): PeerLink {
+    const messages = link.queue.takeUnacknowledged()
+    link.recovery.reset()
+    link.reassembly.clear()
+    this.owed.delete(link)
+    this.links.delete(link.id)
+    this.setPeer(link.id, link.address)
+    const fresh = this.links.get(link.id)!
+    fresh.retired.push(...link.retired)
+    for (const message of messages) fresh.queue.enqueue(message, this.segment(fresh, message))
+    this.pump(fresh, now)
+    return fresh
   }
 
   /** Retries ran out: drop what is queued for the peer and say so. Later sends start afresh. */
