@@ -13,7 +13,16 @@ export { InvalidArgumentError }
  * - `kiss-o-death`: stratum 0 with a four-letter code (RATE, DENY, RSTR...): see `kissCode`;
  * - `origin-mismatch`: the reply's origin is not our transmit timestamp, bit for bit (a stale,
  *   duplicate or forged reply);
- * - `unsynchronized`: a reply with leap indicator 3 (the server's clock is not synchronized).
+ * - `unsynchronized`: a reply with leap indicator 3 (the server's clock is not synchronized);
+ * - `zero-receive`: a reply with a zero receive timestamp (T2 unknown: no offset can be had);
+ * - `root-distance`: root delay / 2 + root dispersion of 16 s or more (RFC 5905's MAXDISP: the
+ *   server admits it does not know the time);
+ * - `reference-after-transmit`: the server says its clock was set after it sent the reply;
+ * - `transmit-before-receive`: the server says it replied before it received the request;
+ * - `negative-delay`: the server says it held the request longer than our whole round trip took
+ *   (its timestamps and ours cannot all be true: T2 or T3 is far off);
+ * - `offset-limit`: an offset beyond the client's `maxOffsetMs` (default one year: a reply
+ *   decades off is refused, not believed).
  */
 export type NtpRejectReason =
   | 'short'
@@ -24,6 +33,12 @@ export type NtpRejectReason =
   | 'kiss-o-death'
   | 'origin-mismatch'
   | 'unsynchronized'
+  | 'zero-receive'
+  | 'root-distance'
+  | 'reference-after-transmit'
+  | 'transmit-before-receive'
+  | 'negative-delay'
+  | 'offset-limit'
 
 /** Every reason, for exhaustive checks. */
 export const NTP_REJECT_REASONS: readonly NtpRejectReason[] = Object.freeze([
@@ -35,6 +50,12 @@ export const NTP_REJECT_REASONS: readonly NtpRejectReason[] = Object.freeze([
   'kiss-o-death',
   'origin-mismatch',
   'unsynchronized',
+  'zero-receive',
+  'root-distance',
+  'reference-after-transmit',
+  'transmit-before-receive',
+  'negative-delay',
+  'offset-limit',
 ])
 
 /** A packet that is not a valid NTP request or reply; `reason` says which check failed. */

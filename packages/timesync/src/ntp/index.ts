@@ -6,10 +6,13 @@
  */
 export {
   createNtpRequest,
+  DEFAULT_MAX_OFFSET_MS,
   DEFAULT_PRECISION_LOG2,
+  MAX_ROOT_DISTANCE_MS,
   type NtpRequest,
   type NtpRequestOptions,
   type NtpSample,
+  type SampleOptions,
   sampleFromReply,
   validateReply,
 } from './client.js'

@@ -17,9 +17,9 @@ export interface OnWireTimes {
 export interface OnWireOptions {
   /** Both clocks' precision added together, ms (default 0): delays are never below it. */
   precisionMs?: number
-  /** The server's root delay, ms (default 0): only in `rootDistanceMs`. */
+  /** The server's root delay, ms (default 0): half of it is in the root distance. */
   rootDelayMs?: number
-  /** The server's root dispersion, ms (default 0): only in `rootDistanceMs`. */
+  /** The server's root dispersion, ms (default 0): all of it is in the root distance. */
   rootDispersionMs?: number
 }
 
@@ -30,16 +30,19 @@ export interface OnWireResult {
   /** δ = (T4 − T1) − (T3 − T2), the round trip spent on the network; at least the precision. */
   delayMs: number
   /**
-   * How far the true offset to the server's clock can be from `offsetMs`: δ/2 (whatever the
-   * split of the round trip between the two directions) plus the precision and the frequency
-   * tolerance (15 ppm) over the round trip.
+   * How far the true offset can be from `offsetMs` if the server's reference is right: RFC 5905's
+   * root distance λ of this one exchange, root delay / 2 + root dispersion + δ / 2 + ε (ε: the
+   * precision of both clocks and the frequency tolerance, 15 ppm, over the round trip). Equal to
+   * `rootDistanceMs`; a server that admits a loose reference widens it by as much.
    */
   errorBoundMs: number
-  /**
-   * The error bound to the server's own reference (RFC 5905's root distance λ, without jitter):
-   * `errorBoundMs` plus the server's root delay / 2 and root dispersion. Selection uses this.
-   */
+  /** λ, the same value as `errorBoundMs`, under the name selection uses. */
   rootDistanceMs: number
+  /**
+   * The narrower bound to the server's own clock, whatever its reference: δ / 2 + ε (the split
+   * of the round trip between the two directions is unknown).
+   */
+  serverErrorBoundMs: number
 }
 
 /** Frequency tolerance RFC 5905 assumes of any clock (PHI): 15 ppm. */
@@ -55,17 +58,13 @@ export function onWire(times: OnWireTimes, options: OnWireOptions = {}): OnWireR
   const rootDelayMs = nonNegative('rootDelayMs', options.rootDelayMs)
   const rootDispersionMs = nonNegative('rootDispersionMs', options.rootDispersionMs)
   const offsetMs = (t2Ms - t1Ms + (t3Ms - t4Ms)) / 2
-  // A stepped clock or a server that answers before it receives can make δ negative: the round
-  // trip is then known no better than to the precision of the clocks.
+  // The clocks' precision can make δ slightly negative: the round trip is then known no better
+  // than to that precision. (sampleFromReply refuses a δ more negative than the clocks explain.)
   const delayMs = Math.max(t4Ms - t1Ms - (t3Ms - t2Ms), precisionMs, 0)
   const roundTripMs = Math.max(0, t4Ms - t1Ms)
-  const errorBoundMs = delayMs / 2 + precisionMs + FREQUENCY_TOLERANCE * roundTripMs
-  return {
-    offsetMs,
-    delayMs,
-    errorBoundMs,
-    rootDistanceMs: errorBoundMs + rootDelayMs / 2 + rootDispersionMs,
-  }
+  const serverErrorBoundMs = delayMs / 2 + precisionMs + FREQUENCY_TOLERANCE * roundTripMs
+  const rootDistanceMs = serverErrorBoundMs + rootDelayMs / 2 + rootDispersionMs
+  return { offsetMs, delayMs, errorBoundMs: rootDistanceMs, rootDistanceMs, serverErrorBoundMs }
 }
 
 function nonNegative(name: string, value: number | undefined): number {

@@ -3,14 +3,21 @@
 /// <reference types="node" />
 /**
  * NTP over UDP (node:dgram): the only I/O of the NTP code. `queryNtp` is an SNTP-style client
- * that keeps the best of a few samples; `createNtpServer` answers client requests with the local
- * clock plus an offset. Everything else is the pure code of client.ts and server.ts.
+ * that keeps the best of a few samples; `createNtpServer` (udp-server.ts) answers client
+ * requests with the local clock plus an offset. Everything else is the pure code of client.ts
+ * and server.ts. Neither side lets a datagram, or a socket's failure, throw outside its
+ * handlers: the client settles its promise with a typed error, the server counts and drops.
  */
 import { webcrypto } from 'node:crypto'
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram'
-import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { createNtpRequest, type NtpRequest, type NtpSample, sampleFromReply } from './client.js'
+import {
+  createNtpRequest,
+  DEFAULT_MAX_OFFSET_MS,
+  type NtpRequest,
+  type NtpSample,
+  sampleFromReply,
+} from './client.js'
 import {
   InvalidArgumentError,
   NtpAbortedError,
@@ -19,14 +26,18 @@ import {
   NtpTimeoutError,
 } from './errors.js'
 import { ClockFilter } from './filter.js'
-import { answerNtpRequest, type NtpServerOptions, resolveServerOptions } from './server.js'
 import { systemClock, type UnixClock } from './system-clock.js'
+import { checkInteger, checkPort, resolveHost } from './udp-common.js'
+
+export { DEFAULT_SERVER_PORT } from './udp-common.js'
+export {
+  type CreateNtpServerOptions,
+  createNtpServer,
+  type NtpServerHandle,
+} from './udp-server.js'
 
 /** The NTP port servers listen on (binding it needs root or CAP_NET_BIND_SERVICE). */
 export const NTP_PORT = 123
-
-/** The port `createNtpServer` binds by default: unprivileged, so any user can serve. */
-export const DEFAULT_SERVER_PORT = 11_123
 
 /** How `queryNtp` asks. */
 export interface QueryNtpOptions {
@@ -49,6 +60,11 @@ export interface QueryNtpOptions {
   clock?: UnixClock
   /** Uniform numbers in [0, 1) for the random transmit fraction (default: crypto). */
   random?: () => number
+  /**
+   * Replies whose offset is beyond ± this, ms, are refused as `offset-limit` (default one year,
+   * DEFAULT_MAX_OFFSET_MS; Infinity when our own clock may be years off).
+   */
+  maxOffsetMs?: number
 }
 
 /** What `queryNtp` measured: the best sample's figures, and every sample. */
@@ -61,10 +77,16 @@ export interface NtpQueryResult {
   offsetMs: number
   /** The best sample's round trip, ms. */
   delayMs: number
-  /** The true offset to the server's clock lies within offsetMs ± errorBoundMs. */
+  /**
+   * The true offset lies within offsetMs ± errorBoundMs if the server's reference is right: the
+   * root distance of RFC 5905, the best sample's root delay / 2 + root dispersion + δ / 2 + ε,
+   * plus the jitter, ms.
+   */
   errorBoundMs: number
-  /** errorBoundMs plus the server's root delay / 2 and root dispersion, ms. */
+  /** λ, the same value as errorBoundMs, under the name selection uses, ms. */
   rootDistanceMs: number
+  /** The narrower bound to the server's own clock, whatever its reference: δ / 2 + ε + jitter. */
+  serverErrorBoundMs: number
   /** RMS of the other samples' offsets minus the best one's, ms. */
   jitterMs: number
   stratum: number
@@ -81,7 +103,8 @@ export interface NtpQueryResult {
 /**
  * Queries the NTP server at `host` (a name, an IPv4 or an IPv6 address) for `samples` valid
  * replies, one request at a time, resending a request unanswered for `retryMs`. Replies from
- * elsewhere, or that fail a check of `validateReply`, are ignored. Rejects with NtpTimeoutError,
+ * elsewhere, or that fail a check of `sampleFromReply` (the header's, the timestamps', the
+ * offset limit), are ignored; the last refusal is named if time runs out. Rejects with NtpTimeoutError,
  * NtpAbortedError, NtpNetworkError, InvalidArgumentError, or NtpRejectedError for a kiss-o'-death
  * (DENY and RSTR at once; RATE when no sample was taken yet).
  */
@@ -101,6 +124,9 @@ export async function queryNtp(
   )
   const clock = options.clock ?? systemClock()
   const random = options.random ?? cryptoRandom
+  const maxOffsetMs = options.maxOffsetMs ?? DEFAULT_MAX_OFFSET_MS
+  if (!(maxOffsetMs > 0))
+    throw new InvalidArgumentError(`maxOffsetMs must be a number > 0, got ${maxOffsetMs}`)
   const { signal } = options
   if (signal?.aborted) throw new NtpAbortedError(signal.reason)
   const address = await abortable(resolveHost(host), signal)
@@ -138,45 +164,63 @@ export async function queryNtp(
           error ??
             new NtpTimeoutError(host, timeoutMs, attempts, { lastRejection, portUnreachable }),
         )
-      else
+      else {
+        const jitterMs = filter.jitterMs
         resolve({
           host,
           address,
           port,
           offsetMs: best.offsetMs,
           delayMs: best.delayMs,
-          errorBoundMs: best.errorBoundMs,
-          rootDistanceMs: best.rootDistanceMs,
-          jitterMs: filter.jitterMs,
+          errorBoundMs: best.rootDistanceMs + jitterMs,
+          rootDistanceMs: best.rootDistanceMs + jitterMs,
+          serverErrorBoundMs: best.serverErrorBoundMs + jitterMs,
+          jitterMs,
           stratum: best.stratum,
           reference: best.reference,
           best,
           samples,
           attempts,
         })
+      }
     }
     const onAbort = () => finish(new NtpAbortedError(signal?.reason))
     const send = () => {
       if (done) return
-      const request = createNtpRequest(clock(), { random })
-      // T1 as late as possible: the transmit fraction is random, so only our copy of T1 counts.
-      outstanding = { ...request, t1Ms: clock() }
+      let request: NtpRequest
+      try {
+        request = createNtpRequest(clock(), { random })
+        // T1 as late as possible: the transmit fraction is random, so only our copy of T1 counts.
+        outstanding = { ...request, t1Ms: clock() }
+      } catch (error) {
+        return finish(error as Error) // a clock or random source of the caller's that failed
+      }
       attempts++
-      socket.send(request.bytes, (error: NodeJS.ErrnoException | null) => {
-        if (error && error.code !== 'ECONNREFUSED')
-          finish(new NtpNetworkError(host, 'send to', error))
-        else if (error) portUnreachable = true
-      })
+      try {
+        socket.send(request.bytes, (error: NodeJS.ErrnoException | null) => {
+          if (error && error.code !== 'ECONNREFUSED')
+            finish(new NtpNetworkError(host, 'send to', error))
+          else if (error) portUnreachable = true
+        })
+      } catch (error) {
+        // Runs from a timer: a throw here would end the process instead of the query.
+        return finish(new NtpNetworkError(host, 'send to', error))
+      }
       retryTimer = setTimeout(send, retryMs)
     }
     const onMessage = (message: Buffer, from: RemoteInfo) => {
-      const t4Ms = clock()
+      let t4Ms: number
+      try {
+        t4Ms = clock()
+      } catch (error) {
+        return finish(error as Error)
+      }
       if (done || outstanding === undefined) return
       // The socket is connected: the kernel only delivers datagrams from the server.
       if (from.port !== port) return
       let sample: NtpSample
       try {
-        sample = sampleFromReply(outstanding, message, t4Ms)
+        sample = sampleFromReply(outstanding, message, t4Ms, { maxOffsetMs })
       } catch (error) {
         if (!(error instanceof NtpRejectedError)) return finish(error as Error)
         lastRejection = error
@@ -208,129 +252,15 @@ export async function queryNtp(
   })
 }
 
-/** How `createNtpServer` serves. */
-export interface CreateNtpServerOptions extends NtpServerOptions {
-  /** The address to bind: an IPv4 or IPv6 address, or a name (default 127.0.0.1). */
-  host?: string
-  /** The port to bind (default 11123; 0 picks a free one, see the handle's `port`). */
-  port?: number
-  /** Added to the clock for every reply, ms (default 0): a server that is wrong on purpose. */
-  offsetMs?: number
-  /** The server's clock, Unix ms (default: the system clock, see `systemClock`). */
-  clock?: UnixClock
-  /** Told of every request left unanswered, with its sender. */
-  onRejected?: (error: NtpRejectedError, from: { address: string; port: number }) => void
-}
-
-/** A running server. */
-export interface NtpServerHandle {
-  /** The address and port it is bound to. */
-  readonly address: string
-  readonly port: number
-  /** Requests answered and refused so far. */
-  readonly answered: number
-  readonly rejected: number
-  /** Stops serving and releases the port. */
-  close(): Promise<void>
-}
-
-/**
- * Serves NTP on UDP: answers every valid client request with the local clock plus `offsetMs`
- * (see `answerNtpRequest`), and leaves bad ones unanswered. Rejects with NtpNetworkError when the
- * address cannot be bound (port 123 needs root), InvalidArgumentError for bad options.
- */
-export async function createNtpServer(
-  options: CreateNtpServerOptions = {},
-): Promise<NtpServerHandle> {
-  const resolved = resolveServerOptions(options)
-  const port = checkPort(options.port ?? DEFAULT_SERVER_PORT, true)
-  const offsetMs = options.offsetMs ?? 0
-  if (!Number.isFinite(offsetMs))
-    throw new InvalidArgumentError(`offsetMs must be a finite number, got ${offsetMs}`)
-  const clock = options.clock ?? systemClock()
-  const host = options.host ?? '127.0.0.1'
-  const address = await resolveHost(host)
-  const socket = createSocket({ type: isIP(address) === 6 ? 'udp6' : 'udp4' })
-  let answered = 0
-  let rejected = 0
-  socket.on('message', (message, from) => {
-    const receiveMs = clock() + offsetMs
-    let reply: Uint8Array
-    try {
-      const transmitMs = clock() + offsetMs
-      // A clock that returns no time cannot be served (the only other way answering can throw).
-      if (!Number.isFinite(receiveMs) || !Number.isFinite(transmitMs)) return
-      reply = answerNtpRequest(message, receiveMs, transmitMs, resolved)
-    } catch (error) {
-      if (!(error instanceof NtpRejectedError)) throw error
-      rejected++
-      options.onRejected?.(error, { address: from.address, port: from.port })
-      return
-    }
-    answered++
-    // A failed send (the client's port vanished) is the client's loss, not the server's.
-    socket.send(reply, from.port, from.address, () => {})
-  })
-  // Errors after binding are per-datagram on UDP (ICMP feedback): nothing to stop for.
-  socket.on('error', () => {})
-  try {
-    await bind(socket, port, address, host)
-  } catch (error) {
-    socket.close()
-    throw error
-  }
-  const bound = socket.address()
-  let closed: Promise<void> | undefined
-  return {
-    address: bound.address,
-    port: bound.port,
-    get answered() {
-      return answered
-    },
-    get rejected() {
-      return rejected
-    },
-    close() {
-      closed ??= new Promise<void>((resolve) => socket.close(() => resolve()))
-      return closed
-    },
-  }
-}
-
 function connect(socket: Socket, port: number, address: string, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => reject(new NtpNetworkError(host, 'connect to', error))
     socket.once('error', onError)
-    socket.connect(port, address, () => {
+    // Node hands a failed connect (EACCES for a broadcast address...) to the callback.
+    socket.connect(port, address, (error?: Error) => {
       socket.off('error', onError)
-      resolve()
-    })
-  })
-}
-
-async function resolveHost(host: string): Promise<string> {
-  const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
-  if (isIP(literal) !== 0) return literal
-  try {
-    return (await lookup(literal)).address
-  } catch (error) {
-    throw new NtpNetworkError(host, 'name lookup of', error)
-  }
-}
-
-function bind(socket: Socket, port: number, address: string, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      const hint =
-        error.code === 'EACCES' && port > 0 && port < 1024
-          ? ` (ports below 1024 need root; the default ${DEFAULT_SERVER_PORT} does not)`
-          : ''
-      reject(new NtpNetworkError(host, `bind of port ${port}${hint} for`, error))
-    }
-    socket.once('error', onError)
-    socket.bind(port, address, () => {
-      socket.off('error', onError)
-      resolve()
+      if (error) reject(new NtpNetworkError(host, 'connect to', error))
+      else resolve()
     })
   })
 }
@@ -357,14 +287,4 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 
 function cryptoRandom(): number {
   return webcrypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32
-}
-
-function checkPort(port: number, zeroAllowed: boolean): number {
-  return checkInteger('port', port, zeroAllowed ? 0 : 1, 65_535)
-}
-
-function checkInteger(name: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new InvalidArgumentError(`${name} must be an integer in ${min}..${max}, got ${value}`)
-  return value
 }

@@ -56,9 +56,11 @@ describe('the NTP client (pure)', () => {
     // θ = ((255) + (256 - 11)) / 2 = 250, δ = 11 - 1 = 10.
     expect(sample.offsetMs).toBeCloseTo(250, 6)
     expect(sample.delayMs).toBeCloseTo(10, 6)
-    expect(sample.errorBoundMs).toBeGreaterThanOrEqual(5)
-    expect(sample.errorBoundMs).toBeLessThan(5.01)
-    expect(sample.rootDistanceMs).toBeCloseTo(sample.errorBoundMs + 7.8125 / 2 + 1.953125, 9)
+    // To the server's clock: δ / 2 and a little; to true time, the server's root distance too.
+    expect(sample.serverErrorBoundMs).toBeGreaterThanOrEqual(5)
+    expect(sample.serverErrorBoundMs).toBeLessThan(5.01)
+    expect(sample.rootDistanceMs).toBeCloseTo(sample.serverErrorBoundMs + 7.8125 / 2 + 1.953125, 9)
+    expect(sample.errorBoundMs).toBe(sample.rootDistanceMs)
     expect(sample).toMatchObject({ stratum: 2, reference: '192.0.2.1', version: 4, leap: 0 })
     expect(sample.t2Ms).toBeCloseTo(T1 + 255, 6)
   })

@@ -59,9 +59,20 @@ function mutate(random: Random, valid: Uint8Array): Uint8Array {
   else if (roll < 0.2) bytes[0] = (bytes[0]! & 0b1100_0111) | (random.int(0, 7) << 3)
   else if (roll < 0.3) bytes[0] = (bytes[0]! & 0b1111_1000) | random.int(0, 7)
   else if (roll < 0.4) bytes[1] = [0, 1, 2, 15, 16, 17, 255][random.int(0, 6)]!
-  else if (roll < 0.45)
-    bytes.fill(0, 40, 48) // a zero transmit timestamp
-  else if (roll < 0.6) bytes = bytes.slice(0, random.int(0, bytes.length))
+  else if (roll < 0.45) {
+    // A zero receive or transmit timestamp.
+    const at = random.next() < 0.5 ? 32 : 40
+    bytes.fill(0, at, at + 8)
+  } else if (roll < 0.5 && bytes.length >= 48) {
+    // The seconds of the reference, receive or transmit timestamp, or a root field, set whole:
+    // times decades off, a reference after the transmit, a root distance past 16 s; or the
+    // receive and transmit seconds moved together (a server consistently years off).
+    const view = new DataView(bytes.buffer)
+    if (random.next() < 0.3) {
+      const shift = random.int(-(2 ** 31), 2 ** 31)
+      for (const at of [32, 40]) view.setUint32(at, (view.getUint32(at) + shift) >>> 0)
+    } else view.setUint32([4, 8, 16, 32, 40][random.int(0, 4)]!, random.int(0, 0xffff_ffff))
+  } else if (roll < 0.6) bytes = bytes.slice(0, random.int(0, bytes.length))
   else if (roll < 0.75) {
     const longer = new Uint8Array(bytes.length + random.int(1, 52))
     longer.set(bytes)

@@ -31,13 +31,15 @@ describe('the on-wire calculation', () => {
     expect(onWire({ t1Ms: 0, t2Ms: 10, t3Ms: 20, t4Ms: 5 }).delayMs).toBe(0)
   })
 
-  it('root distance adds the server root delay / 2 and root dispersion', () => {
+  it('root distance, and with it the error bound, adds the server root delay / 2 and root dispersion', () => {
     const r = onWire(
       { t1Ms: 0, t2Ms: 5, t3Ms: 5, t4Ms: 10 },
       { precisionMs: 0.001, rootDelayMs: 30, rootDispersionMs: 4 },
     )
-    expect(r.errorBoundMs).toBeCloseTo(5 + 0.001 + FREQUENCY_TOLERANCE * 10, 12)
-    expect(r.rootDistanceMs).toBeCloseTo(r.errorBoundMs + 15 + 4, 12)
+    expect(r.serverErrorBoundMs).toBeCloseTo(5 + 0.001 + FREQUENCY_TOLERANCE * 10, 12)
+    expect(r.rootDistanceMs).toBeCloseTo(r.serverErrorBoundMs + 15 + 4, 12)
+    // The error bound is the root distance: the server's distance to its reference counts.
+    expect(r.errorBoundMs).toBe(r.rootDistanceMs)
   })
 
   it('refuses non-finite timestamps and negative extras', () => {

@@ -1,0 +1,27 @@
+/**
+ * Our NTP server alone in a process, for the tests that attack it from outside: prints
+ * `READY <port>`, answers `stats` on stdin with `STATS {"answered":..,"rejected":..,"unsent":..}`,
+ * and exits on SIGTERM or when stdin closes (the test that spawned it is gone).
+ */
+import { createInterface } from 'node:readline'
+import { createNtpServer } from '../../../src/ntp/udp.js'
+
+const config = JSON.parse(process.argv[2] ?? '{}') as { offsetMs?: number }
+const server = await createNtpServer({ port: 0, offsetMs: config.offsetMs ?? 0 })
+console.log(`READY ${server.port}`)
+
+let stopping = false
+const stop = async () => {
+  if (stopping) return
+  stopping = true
+  await server.close()
+  process.exit(0)
+}
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    if (line.trim() !== 'stats') return
+    const { answered, rejected, unsent } = server
+    console.log(`STATS ${JSON.stringify({ answered, rejected, unsent })}`)
+  })
+  .on('close', stop)
+process.on('SIGTERM', stop)
