@@ -25,7 +25,37 @@ describe('fault-tolerant average', () => {
   })
 })
 
+describe('fault-tolerant average with nothing near the median', () => {
+  it('keeps nothing and gives no average', () => {
+    const avg = faultTolerantAverage(
+      [
+        { node: 1, offsetMs: 0, uncertaintyMs: 0 },
+        { node: 2, offsetMs: 1000, uncertaintyMs: 1 },
+      ],
+      50,
+    )
+    expect(avg).toEqual({ averageMs: undefined, kept: [], ignored: [1, 2], median: 500 })
+  })
+})
+
 describe('Berkeley', () => {
+  it('reports a round whose clocks all lie far from their median as sync-failed, and adjusts nothing', () => {
+    // Two machines, the slave's clock 1000 ms ahead: the median is halfway, near neither.
+    const run = runSync(
+      [1, 2],
+      (self, clock) => berkeley({ master: 1, thresholdMs: 50 })(self, clock),
+      {
+        seed: 1,
+        clockOf: (id) => ({ offset: id === 2 ? 1000 : 0, drift: 0 }),
+        until: 500,
+      },
+    )
+    const failed = run.events.filter((e) => e.event.type === 'sync-failed')
+    expect(failed).toHaveLength(1)
+    expect(failed[0]!.event.reason).toContain('no clock within 50 ms of the median')
+    expect(run.events.filter((e) => e.event.type === 'adjusted')).toEqual([])
+  })
+
   it('shrinks the spread below 2 x the largest half round trip, plus drift since (many seeds)', () => {
     forSeeds(seedList(100), (seed) => {
       const run = runSync(

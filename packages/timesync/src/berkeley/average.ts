@@ -9,8 +9,12 @@ export interface Estimate {
 }
 
 export interface FaultTolerantAverage {
-  /** The average of the kept offsets, relative to the master's clock. */
-  averageMs: number
+  /**
+   * The average of the kept offsets, relative to the master's clock; undefined when no offset lies
+   * within the threshold of the median (two clocks far apart, and nothing in between): then no
+   * clock can be trusted to set the others.
+   */
+  averageMs: number | undefined
   kept: NodeId[]
   /** Offsets farther than the threshold from the median: left out of the average. */
   ignored: NodeId[]
@@ -39,5 +43,5 @@ export function faultTolerantAverage(
       sum += e.offsetMs
     } else ignored.push(e.node)
   }
-  return { averageMs: sum / kept.length, kept, ignored, median }
+  return { averageMs: kept.length === 0 ? undefined : sum / kept.length, kept, ignored, median }
 }

@@ -119,6 +119,17 @@ export function berkeley(options: BerkeleyOptions = {}) {
         return
       }
       const average = faultTolerantAverage(estimates, thresholdMs)
+      const averageMs = average.averageMs
+      if (averageMs === undefined) {
+        // E.g. two answers (one node down or slow) after one of those clocks stepped: their median
+        // lies between them, near neither, and neither may set the other.
+        ctx.emit({
+          type: 'sync-failed',
+          algorithm: 'berkeley',
+          reason: `round ${round.round}: no clock within ${thresholdMs} ms of the median ${average.median} ms`,
+        })
+        return
+      }
       const drift = 2 * maxDrift * (ctx.monotonic() - round.sentAt)
       let widest = 0
       for (const e of estimates) widest = Math.max(widest, e.uncertaintyMs)
@@ -128,14 +139,14 @@ export function berkeley(options: BerkeleyOptions = {}) {
       ctx.emit({
         type: 'berkeley-round',
         round: round.round,
-        averageMs: average.averageMs,
+        averageMs,
         kept: average.kept,
         ignored: average.ignored,
         silent,
         spreadBoundMs: 2 * widest + drift,
       })
       for (const e of estimates) {
-        const adjustMs = average.averageMs - e.offsetMs
+        const adjustMs = averageMs - e.offsetMs
         const errorBoundMs = e.uncertaintyMs + keptWidest + drift
         if (e.node === self) apply(ctx, adjustMs, errorBoundMs, mine)
         else
