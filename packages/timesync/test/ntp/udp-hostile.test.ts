@@ -5,10 +5,8 @@
  * only; the server under attack runs in a process of its own.
  */
 import { createSocket } from 'node:dgram'
-import { fileURLToPath } from 'node:url'
-import { pollUntil } from '@sd/transport/testing'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { spawnScript, type Worker } from '../../../../test-support/processes.js'
+import type { Worker } from '../../../../test-support/processes.js'
 import { createNtpRequest } from '../../src/ntp/client.js'
 import { NtpNetworkError, NtpTimeoutError } from '../../src/ntp/errors.js'
 import { answerNtpRequest } from '../../src/ntp/server.js'
@@ -17,6 +15,7 @@ import { createNtpServer, queryNtp } from '../../src/ntp/udp.js'
 import { createDatagramHandler, type NtpServerCounts } from '../../src/ntp/udp-server.js'
 import { fakeNtpServer } from '../support/fake-server.js'
 import { gatePortZero, sendFromPortZero } from './hostile/port-zero.js'
+import { serverProcess, statsOf, stopWorkers } from './hostile/server-handle.js'
 
 const YEAR_MS = 365.25 * 86_400_000
 const cleanups: Array<() => Promise<void>> = []
@@ -25,47 +24,7 @@ afterEach(async () => {
 })
 
 const workers: Worker[] = []
-afterAll(async () => {
-  for (const w of workers) if (w.exitCode === undefined) w.proc.kill('SIGTERM')
-  await pollUntil(
-    () => workers.every((w) => w.exitCode !== undefined),
-    'workers gone',
-    10_000,
-  ).catch(() => {
-    for (const w of workers) w.proc.kill('SIGKILL')
-  })
-})
-
-/** Starts test/ntp/hostile/server-process.ts; resolves to the worker and its port. */
-export async function serverProcess(into: Worker[]): Promise<{ worker: Worker; port: number }> {
-  const worker = spawnScript(
-    fileURLToPath(new URL('./hostile/server-process.ts', import.meta.url)),
-    fileURLToPath(new URL('../..', import.meta.url)),
-    { id: 'ntp-server' },
-    into,
-  )
-  await pollUntil(
-    () => worker.lines.some((l) => l.startsWith('READY')) || worker.exitCode !== undefined,
-    'the server process to be ready',
-    30_000,
-  )
-  const ready = worker.lines.find((l) => l.startsWith('READY'))
-  if (ready === undefined) throw new Error(`the server process exited: ${worker.exitCode}`)
-  return { worker, port: Number(ready.split(' ')[1]) }
-}
-
-/** The server process's counters, asked on its stdin. */
-export async function statsOf(worker: Worker): Promise<NtpServerCounts> {
-  const before = worker.lines.length
-  worker.proc.stdin!.write('stats\n')
-  await pollUntil(
-    () => worker.lines.slice(before).some((l) => l.startsWith('STATS')),
-    'the server process to report its counters',
-    10_000,
-  )
-  const line = worker.lines.slice(before).find((l) => l.startsWith('STATS'))!
-  return JSON.parse(line.slice('STATS '.length)) as NtpServerCounts
-}
+afterAll(() => stopWorkers(workers))
 
 const skipPortZero = gatePortZero('the NTP server against requests from source port 0')
 

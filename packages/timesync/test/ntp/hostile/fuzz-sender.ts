@@ -1,0 +1,68 @@
+/**
+ * A process that fuzzes an NTP server on 127.0.0.1: `count` datagrams of `hostileDatagram` from
+ * `sockets` sockets, in bursts of `burst` sent back to back, then a short wait for replies.
+ * Config (argv[2], JSON): { port, seed, count, burst, sockets }. Prints `DONE <json>` with what
+ * it sent (all, answerable, bytes, per mode) and what came back (replies, bytes).
+ */
+import { createSocket, type Socket } from 'node:dgram'
+import { createRandom } from '@sd/transport'
+import { answerable, hostileDatagram } from './hostile-datagrams.js'
+
+interface Config {
+  port: number
+  seed: number
+  count: number
+  burst: number
+  sockets: number
+}
+
+const { port, seed, count, burst, sockets: socketCount } = JSON.parse(process.argv[2]!) as Config
+const random = createRandom(`ntp-server-fuzz:${seed}`)
+const report = {
+  sent: 0,
+  answerable: 0,
+  bytesSent: 0,
+  perMode: [0, 0, 0, 0, 0, 0, 0, 0],
+  replies: 0,
+  bytesReplied: 0,
+  sendErrors: 0,
+}
+const sockets: Socket[] = []
+for (let i = 0; i < socketCount; i++) {
+  const socket = createSocket('udp4')
+  socket.on('message', (reply) => {
+    report.replies++
+    report.bytesReplied += reply.length
+  })
+  socket.on('error', () => report.sendErrors++)
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
+  sockets.push(socket)
+}
+
+for (let i = 0; i < count; ) {
+  const sends: Promise<void>[] = []
+  for (const end = Math.min(count, i + burst); i < end; i++) {
+    const bytes = hostileDatagram(random, i)
+    report.sent++
+    report.bytesSent += bytes.length
+    if (bytes.length > 0) report.perMode[bytes[0]! & 7]!++
+    if (answerable(bytes)) report.answerable++
+    const socket = sockets[random.int(0, sockets.length - 1)]!
+    sends.push(
+      new Promise((resolve) =>
+        socket.send(bytes, port, '127.0.0.1', (error) => {
+          if (error) report.sendErrors++
+          resolve()
+        }),
+      ),
+    )
+  }
+  await Promise.all(sends)
+  // A breath between bursts, so the server's receive buffer is not what is being tested.
+  await new Promise((resolve) => setTimeout(resolve, 2))
+}
+// Replies still on their way: until every answerable datagram has one, at most 5 s.
+for (let wait = 0; wait < 250 && report.replies < report.answerable; wait++)
+  await new Promise((resolve) => setTimeout(resolve, 20))
+console.log(`DONE ${JSON.stringify(report)}`)
+for (const socket of sockets) socket.close()
