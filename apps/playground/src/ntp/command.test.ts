@@ -56,15 +56,19 @@ describe('sd ntp', () => {
       samples: 4,
     })
     expect(Math.abs(result.offsetMs - 250)).toBeLessThan(5)
+    // The error bound is the root distance; the bound to the server's clock alone is apart.
+    expect(result.errorBoundMs).toBe(result.rootDistanceMs)
+    expect(result.serverErrorBoundMs).toBeLessThanOrEqual(result.errorBoundMs)
     // The human form says the same, in five lines.
     const human = io()
     expect(await mainAsync(['ntp', 'query', `127.0.0.1:${port}`, '--samples', '2'], human.io)).toBe(
       0,
     )
     expect(human.out[1]).toMatch(/^offset {3}\+2(49|50)\.\d{3} ms/)
+    expect(human.out[3]).toMatch(/^error {4}±\d+\.\d{3} ms \(root distance/)
     stop.abort()
     expect(await serving).toBe(0)
-    expect(server.err.join('\n')).toMatch(/stopped; 6 requests answered, 0 refused/)
+    expect(server.err.join('\n')).toMatch(/stopped; 6 requests answered, 0 refused, 0 unanswerable/)
   })
 
   it('IPv6: serve on ::1, query [::1]:PORT', async () => {

@@ -54,7 +54,9 @@ async function serve(request: ServeRequest, io: Io, signal?: AbortSignal): Promi
     signal?.addEventListener('abort', () => resolve(), { once: true })
   })
   await server.close()
-  io.err(`sd ntp: stopped; ${server.answered} requests answered, ${server.rejected} refused`)
+  io.err(
+    `sd ntp: stopped; ${server.answered} requests answered, ${server.rejected} refused, ${server.unsent} unanswerable (the reply could not be sent)`,
+  )
   return 0
 }
 
@@ -71,7 +73,7 @@ async function query(request: QueryRequest, io: Io, signal?: AbortSignal): Promi
       `server   ${endpoint(result.address, result.port)}${result.host === result.address ? '' : ` (${result.host})`}, stratum ${result.stratum}, reference ${result.reference}`,
       `offset   ${signed(result.offsetMs, 3)} ms (the server's clock minus this one)`,
       `delay    ${result.delayMs.toFixed(3)} ms`,
-      `error    ±${result.errorBoundMs.toFixed(3)} ms (±${result.rootDistanceMs.toFixed(3)} ms to the server's reference)`,
+      `error    ±${result.errorBoundMs.toFixed(3)} ms (root distance: the server's own distance to its reference included; ±${result.serverErrorBoundMs.toFixed(3)} ms to the server's clock)`,
       `samples  ${result.samples.length} of ${result.attempts} requests, jitter ${result.jitterMs.toFixed(3)} ms; the least-delay one is shown`,
     ])
       io.out(line)
@@ -88,6 +90,7 @@ function summary(r: NtpQueryResult) {
     delayMs: r.delayMs,
     errorBoundMs: r.errorBoundMs,
     rootDistanceMs: r.rootDistanceMs,
+    serverErrorBoundMs: r.serverErrorBoundMs,
     jitterMs: r.jitterMs,
     stratum: r.stratum,
     reference: r.reference,
