@@ -74,7 +74,15 @@ export function createJsonCodec(options: JsonCodecOptions = {}): Codec<unknown> 
           `json codec cannot encode a message of type ${typeof msg}: send a JSON value (object, array, string, number, boolean or null)`,
         )
       }
-      return Buffer.from(text, 'utf8')
+      const bytes = Buffer.from(text, 'utf8')
+      // Refused here rather than by every receiver: a message its peers cannot read would also
+      // make them drop the rest of its bundle (a bundle with an unreadable message is hostile).
+      if (bytes.length > 2 * maxDepth && jsonDepth(bytes, maxDepth) > maxDepth) {
+        throw new CodecError(
+          `json codec cannot encode a message nested deeper than ${maxDepth} levels`,
+        )
+      }
+      return bytes
     },
     decode(bytes) {
       // Each level takes two bytes at least ("[]"), so short input cannot nest too deep.
