@@ -2,8 +2,10 @@
  * Issue 20: our NTP server, in a process of its own, fuzzed from another process (random
  * datagrams of every mode, lengths 0..1024 with 48 and 68 often, valid and invalid headers, in
  * bursts, and from source port 0 when a raw socket is at hand), bounded by count. Afterwards it
- * must still be up, have answered exactly the answerable datagrams with one 48-byte reply each
- * (no amplification) and refused the rest, and answer real clients: ours and `chronyd -Q`.
+ * must still be up, have answered the answerable datagrams with one 48-byte reply each (no
+ * amplification), refused the rest and counted the port-0 ones it could not answer (all of them
+ * unless the kernel dropped some, which /proc/net/udp counts), and answer real clients: ours and
+ * `chronyd -Q`.
  * Replay with FUZZ_SEED=<seed> (named in every assertion); FUZZ_COUNT resizes the run.
  */
 import { fileURLToPath } from 'node:url'
@@ -15,6 +17,7 @@ import { queryNtp } from '../../src/ntp/udp.js'
 import { gate } from '../support/interop.js'
 import { chronydQuery } from './hostile/chronyd-query.js'
 import { answerable, hostileDatagram } from './hostile/hostile-datagrams.js'
+import { kernelDrops } from './hostile/kernel-drops.js'
 import { gatePortZero, sendFromPortZero } from './hostile/port-zero.js'
 import { serverProcess, statsOf, stopWorkers } from './hostile/server-handle.js'
 
@@ -73,23 +76,29 @@ describe('the NTP server fuzzed from another process (issue 20)', () => {
     // Ours, afterwards: the server is up and right.
     const answer = await queryNtp('127.0.0.1', { port, samples: 4, timeoutMs: 10_000 })
     const stats = await statsOf(worker)
+    const drops = kernelDrops(port)
     console.log(
       `NTP server fuzz (${where}): ${report.sent} datagrams (${report.bytesSent} bytes, per mode ${report.perMode.join('/')}), ` +
         `${report.answerable} answerable, ${report.replies} replies (${report.bytesReplied} bytes, ` +
         `amplification ${(report.bytesReplied / report.bytesSent).toFixed(3)}x); from port 0: ${portZero.sent} sent, ` +
-        `${portZero.answerable} answerable; server: ${JSON.stringify(stats)}; then our client: offset ` +
+        `${portZero.answerable} answerable; server: ${JSON.stringify(stats)}, kernel drops ${drops}; then our client: offset ` +
         `${answer.offsetMs.toFixed(3)} ms ± ${answer.errorBoundMs.toFixed(3)} ms`,
     )
     expect(worker.exitCode, `${where}: the server process is still running`).toBeUndefined()
     expect(report.sendErrors, where).toBe(0)
     expect(Math.min(...report.perMode), `${where}: every mode sent`).toBeGreaterThan(0)
-    // Every datagram was handled: answered (one reply each), refused, or unsendable (port 0).
-    expect(stats, where).toEqual({
-      answered: report.answerable + answer.attempts,
-      rejected: report.sent - report.answerable + portZero.sent - portZero.answerable,
-      unsent: portZero.answerable,
-    })
-    expect(report.replies, where).toBe(report.answerable)
+    // Every datagram was handled: answered (one reply each), refused, or unsendable (port 0),
+    // apart from any the kernel dropped before the server could read them (a loaded machine).
+    const where2 = `${where}, kernel drops ${drops}`
+    expect(drops, `${where2}: at most 1% dropped by the kernel`).toBeLessThanOrEqual(COUNT / 100)
+    expect(stats.answered + stats.rejected + stats.unsent + drops, where2).toBe(
+      report.sent + portZero.sent + answer.attempts,
+    )
+    expect(stats.answered - answer.attempts, where2).toBe(report.replies)
+    expect(report.replies, where2).toBeLessThanOrEqual(report.answerable)
+    expect(report.replies, where2).toBeGreaterThanOrEqual(report.answerable - drops)
+    expect(stats.unsent, where2).toBeLessThanOrEqual(portZero.answerable)
+    expect(stats.unsent, where2).toBeGreaterThanOrEqual(portZero.answerable - drops)
     expect(report.bytesReplied, `${where}: one 48-byte reply per answer`).toBe(48 * report.replies)
     expect(report.bytesReplied, `${where}: no amplification`).toBeLessThanOrEqual(report.bytesSent)
     expect(Math.abs(answer.offsetMs - SERVER_AHEAD_MS), where).toBeLessThan(TOLERANCE_MS)

@@ -8,7 +8,7 @@ import { findTool, unavailable } from '../../support/interop.js'
 
 /** Reads hex payloads, one a line, and sends each to 127.0.0.1:<argv[1]> from port 0. */
 const SENDER = `
-import socket, struct, sys
+import socket, struct, sys, time
 port = int(sys.argv[1])
 s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
 n = 0
@@ -17,6 +17,9 @@ for line in sys.stdin:
     # Source port 0; checksum 0 means none, which IPv4 allows.
     s.sendto(struct.pack('!HHHH', 0, port, 8 + len(payload), 0) + payload, ('127.0.0.1', 0))
     n += 1
+    # A breath every 16, so the receiver's buffer is not what is being tested.
+    if n % 16 == 0:
+        time.sleep(0.002)
 print(n)
 `
 
