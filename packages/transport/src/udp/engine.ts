@@ -289,7 +289,10 @@ export class LinkEngine {
       this.stats.retransmissions++
       this.transmitData(link, segment, now)
     }
-    const sendWindow = Math.min(this.options.sendWindow, link.recovery.window)
+    // New data is held by sendWindow only, not by the congestion window: after an outage (a
+    // partition that healed) the first new datagram is what reveals the losses at once; held
+    // behind a shrunken window it would wait for a backed-off probe timeout (seconds).
+    const sendWindow = this.options.sendWindow
     const receiveWindow = this.options.receiveWindow
     const room = link.room
     for (

@@ -38,7 +38,7 @@ export class LossRecovery {
   lossTime = Number.POSITIVE_INFINITY
   /** When the probe timer fires (Infinity when nothing is in flight). */
   ptoAt = Number.POSITIVE_INFINITY
-  /** Congestion window: data packets unacknowledged at once (new data), and retransmissions per round. */
+  /** Congestion window: retransmissions per round (new data is bounded by the send window alone). */
   window: number
   /** Below it the window grows by a packet per packet acknowledged, above it by a packet per window. */
   private threshold = Number.POSITIVE_INFINITY
