@@ -46,6 +46,9 @@ options of ntp serve:
 options of ntp query (the port defaults to 123, where NTP servers listen):
   --samples K    valid replies to collect, 1..64; the least-delay one is shown (default 4)
   --timeout MS   give up after MS milliseconds (default 5000)
+  --max-offset MS
+                 refuse replies more than MS milliseconds off this clock (offset-limit; default
+                 one year, none for no limit): a server decades off is a broken server
   --json         print one JSON object: offsetMs, delayMs, errorBoundMs, stratum...
 
 exit codes: 0 ok, 1 an invariant was violated (VIOLATIONS), a liveness check failed (LIVENESS

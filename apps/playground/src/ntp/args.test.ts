@@ -70,8 +70,17 @@ describe('sd ntp arguments', () => {
       port: 5,
       samples: 8,
       timeoutMs: 5000,
+      maxOffsetMs: undefined,
       json: true,
     })
+  })
+
+  it('--max-offset takes milliseconds above 0, or none for no limit', () => {
+    const q = (...extra: string[]) => parseNtp(['query', 'h', ...extra]) as { maxOffsetMs?: number }
+    expect(q('--max-offset', '1000').maxOffsetMs).toBe(1000)
+    expect(q('--max-offset', 'none').maxOffsetMs).toBe(Number.POSITIVE_INFINITY)
+    for (const bad of ['0', '-5', 'x'])
+      expect(() => q('--max-offset', bad), bad).toThrow(/--max-offset/)
   })
 
   it('--help prints the usage with the ntp options; main itself points to mainAsync', async () => {

@@ -20,6 +20,8 @@ export interface QueryRequest {
   port: number
   samples: number
   timeoutMs: number
+  /** Replies claiming a larger offset are refused (offset-limit); undefined: the client's default. */
+  maxOffsetMs: number | undefined
   json: boolean
 }
 
@@ -42,6 +44,7 @@ const SERVE_OPTIONS = {
 const QUERY_OPTIONS = {
   samples: { type: 'string' },
   timeout: { type: 'string' },
+  'max-offset': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -109,6 +112,7 @@ function parseQuery(args: readonly string[]): QueryRequest | NtpHelpRequest {
     samples: values.samples === undefined ? 4 : ranged('--samples', values.samples, 1, 64),
     timeoutMs:
       values.timeout === undefined ? 5000 : ranged('--timeout', values.timeout, 1, 3_600_000),
+    maxOffsetMs: maxOffset(values['max-offset']),
     json: values.json ?? false,
   }
 }
@@ -139,6 +143,16 @@ function ranged(flag: string, text: string, min: number, max: number): number {
   if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max)
     throw new UsageError(`${flag} takes an integer in ${min}..${max}, got ${JSON.stringify(text)}`)
   return Number(text)
+}
+
+/** `--max-offset`: milliseconds above 0, or `none` for no limit. */
+function maxOffset(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  if (text === 'none') return Number.POSITIVE_INFINITY
+  const value = milliseconds('--max-offset', text)
+  if (!(value > 0))
+    throw new UsageError(`--max-offset takes milliseconds above 0 or none, got ${text}`)
+  return value
 }
 
 function milliseconds(flag: string, text: string): number {

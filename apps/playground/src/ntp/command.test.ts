@@ -30,6 +30,29 @@ afterAll(() => {
 })
 
 describe('sd ntp', () => {
+  it('query refuses a server two years off (offset-limit), unless --max-offset none', async () => {
+    const server = io()
+    const stop = new AbortController()
+    const twoYears = String(2 * 365 * 86_400_000)
+    const serving = mainAsync(
+      ['ntp', 'serve', '--port', '0', '--offset', twoYears],
+      server.io,
+      stop.signal,
+    )
+    await waitFor(() => server.out.length > 0, 'the serving line')
+    const port = /:(\d+),/.exec(server.out[0]!)![1]!
+    const refused = io()
+    const args = ['ntp', 'query', `127.0.0.1:${port}`, '--samples', '1', '--timeout', '3000']
+    expect(await mainAsync(args, refused.io)).toBe(1)
+    expect(refused.err.join('\n')).toContain('offset-limit')
+    const accepted = io()
+    expect(await mainAsync([...args, '--max-offset', 'none', '--json'], accepted.io)).toBe(0)
+    const offset = (JSON.parse(accepted.out[0]!) as { offsetMs: number }).offsetMs
+    expect(Math.abs(offset - Number(twoYears))).toBeLessThan(1000)
+    stop.abort()
+    await serving
+  })
+
   it('serve --offset 250, then query --json: offset about +250 ms', async () => {
     const server = io()
     const stop = new AbortController()

@@ -65,6 +65,7 @@ async function query(request: QueryRequest, io: Io, signal?: AbortSignal): Promi
     port: request.port,
     samples: request.samples,
     timeoutMs: request.timeoutMs,
+    ...(request.maxOffsetMs === undefined ? {} : { maxOffsetMs: request.maxOffsetMs }),
     ...(signal ? { signal } : {}),
   })
   if (request.json) io.out(JSON.stringify(summary(result)))
