@@ -6,7 +6,8 @@
 //      each @sd package it imports, in dependencies or devDependencies. Tests, tsconfig paths and
 //      vitest aliases reach sibling sources without a declaration, but turbo builds its task graph
 //      and cache keys from package.json only: an undeclared import is a stale cache hit waiting;
-//   3. @sd dependencies are `workspace:*`, no package depends on an app or the bench, and the
+//   3. @sd dependencies are `workspace:*`, except a library's runtime ones, `workspace:^` (published
+//      as ^x.y.z, a range a registry resolves and a later minor still satisfies); no package depends on an app or the bench, and the
 //      workspace graph (devDependencies included) has no cycle, which turbo would refuse;
 //   4. a relative import that leaves its workspace lands in a root file turbo.json lists in
 //      globalDependencies (shared configs, test-support/), never in another workspace.
@@ -49,8 +50,10 @@ for (const { dir, pkg } of workspaces) {
       if (!dep.startsWith('@sd/')) continue
       const target = byName.get(dep)
       if (!target) problems.push(`${pkg.name}: ${field} names ${dep}, which is no workspace`)
-      else if (spec !== 'workspace:*')
-        problems.push(`${pkg.name}: ${field} ${dep} is "${spec}", expected "workspace:*"`)
+      else if (spec !== expectedSpec(isLibrary, field))
+        problems.push(
+          `${pkg.name}: ${field} ${dep} is "${spec}", expected "${expectedSpec(isLibrary, field)}"`,
+        )
       if (isLibrary && target && !target.dir.startsWith('packages/'))
         problems.push(`${pkg.name} must not depend on ${dep} (an app or the bench)`)
       if (isLibrary && RUNTIME_FIELDS.includes(field) && !allowed.includes(dep))
@@ -173,4 +176,8 @@ function findCycle() {
     if (found) return found
   }
   return undefined
+}
+
+function expectedSpec(isLibrary, field) {
+  return isLibrary && RUNTIME_FIELDS.includes(field) ? 'workspace:^' : 'workspace:*'
 }
