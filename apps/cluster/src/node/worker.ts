@@ -29,8 +29,10 @@ const fail = (error: unknown) => {
 process.on('uncaughtException', fail)
 process.on('unhandledRejection', fail)
 
-const storage = openFileStorage(config.storage)
+// The file records whose state it is: another node's file is refused (ERR_STORAGE_OWNER).
+const storage = openFileStorage(config.storage, { owner: { node: self } })
 const loaded = storage.load()
+/** What the file held at boot, for the parent's durable-state check; the protocols validate it. */
 const num = (key: string) => {
   const v = loaded.get(key)
   return typeof v === 'number' ? v : 0
