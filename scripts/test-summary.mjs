@@ -1,20 +1,86 @@
 #!/usr/bin/env node
-// Reads a test log (vitest output of every package, as turbo prints it) from stdin and prints
-// the tasks turbo reported as failed, if any (a failed lint or typecheck has no test counts), then
-// one closing line with the totals: "N passed, N failed, N skipped".
-import { readFileSync } from 'node:fs'
+// `pnpm test`: runs `turbo <args>`, passing its output through as it comes, then prints the tasks
+// turbo reported as failed, if any (a failed lint or typecheck has no test counts), and one
+// closing line with the totals, alone on its line: "N passed, N failed, N skipped". Exits with
+// turbo's status.
+//
+// Colours: when our output is a terminal, turbo is asked for colour (it sees a pipe, ours); when
+// it is not (a file, a pipe, CI), NO_COLOR=1 and FORCE_COLOR=0 reach every task (vitest colours
+// whenever TERM is set, terminal or not; attw's table reads FORCE_COLOR only) and what still
+// carries escape codes is stripped, so a log holds none. A NO_COLOR or FORCE_COLOR of the caller
+// decides instead.
+import { spawn } from 'node:child_process'
 
-const ansi = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g')
-const log = readFileSync(0, 'utf8').replace(ansi, '')
+const ansi = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g')
 const totals = { passed: 0, failed: 0, skipped: 0 }
 const failedTasks = new Set()
-for (const line of log.split('\n')) {
+
+/** Reads one line of the log (escape codes already removed). */
+function tally(line) {
   const failed = line.match(/^\s*Failed:\s+(\S.*)$/)
   if (failed) for (const task of failed[1].split(',')) failedTasks.add(task.trim())
   const tests = line.match(/\bTests\s+(.*)$/)
-  if (!tests) continue
+  if (!tests) return
   for (const [, count, kind] of tests[1].matchAll(/(\d+) (passed|failed|skipped)/g))
     totals[kind] += Number(count)
 }
+
+/**
+ * Passes a stream through to `out`, feeding its complete lines to tally. Without colour, lines
+ * go out whole and stripped of escape codes: a task's log replayed from turbo's cache keeps the
+ * colours of the run that stored it.
+ */
+function follow(stream, out, colour) {
+  let partial = ''
+  stream.on('data', (chunk) => {
+    if (colour) out.write(chunk)
+    const lines = (partial + chunk.toString('utf8')).split('\n')
+    partial = lines.pop() ?? ''
+    for (const line of lines) {
+      const plain = line.replace(ansi, '')
+      if (!colour) out.write(`${plain}\n`)
+      tally(plain)
+    }
+  })
+  return new Promise((resolve) =>
+    stream.on('close', () => {
+      const plain = partial.replace(ansi, '')
+      if (!colour && plain) out.write(`${plain}\n`)
+      if (plain) tally(plain)
+      resolve()
+    }),
+  )
+}
+
+const env = { ...process.env }
+const args = process.argv.slice(2)
+const colour =
+  'NO_COLOR' in env
+    ? false
+    : 'FORCE_COLOR' in env
+      ? env.FORCE_COLOR !== '0'
+      : !!process.stdout.isTTY
+if (colour) args.push('--color')
+else {
+  env.NO_COLOR = '1'
+  env.FORCE_COLOR = '0' // for the tools that read only FORCE_COLOR (attw's table)
+}
+
+const child = spawn('turbo', args, { env, stdio: ['inherit', 'pipe', 'pipe'] })
+// Ctrl-C reaches turbo too (same process group): wait for it to stop its tasks, then report.
+process.on('SIGINT', () => {})
+process.on('SIGTERM', () => child.kill('SIGTERM'))
+const [status] = await Promise.all([
+  new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`cannot run turbo: ${error.message}`)
+      resolve(1)
+    })
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
+  }),
+  follow(child.stdout, process.stdout, colour),
+  follow(child.stderr, process.stderr, colour),
+])
 if (failedTasks.size > 0) console.log(`failed tasks: ${[...failedTasks].join(', ')}`)
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`)
+process.exitCode = status

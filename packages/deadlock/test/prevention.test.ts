@@ -69,10 +69,13 @@ describe('wait-die and wound-wait decide by age', () => {
       },
       { kind: 'prevention', rule },
     )
-      .events.filter((e) => e.event.type === 'aborted' || e.event.type === 'waits-for')
-      .map(
-        (e) =>
-          `${e.event.type} ${'process' in e.event ? String(e.event.process) : `${String(e.event.from)}`}`,
+      // Narrowed on the event type, so each branch reads a field its event has.
+      .events.flatMap(({ event }) =>
+        event.type === 'aborted'
+          ? [`aborted ${String(event.process)}`]
+          : event.type === 'waits-for'
+            ? [`waits-for ${String(event.from)}`]
+            : [],
       )
 
   it('wait-die: an older requester waits, a younger one dies', () => {

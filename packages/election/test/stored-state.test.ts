@@ -31,6 +31,7 @@ const storeOf = (values: Record<string, JsonValue>): StableStorage => ({
   delete: (key) => {
     delete values[key]
   },
+  keys: () => Object.keys(values).sort(),
 })
 
 const refusedWith = (key: string) => (error: unknown) =>
@@ -130,13 +131,14 @@ describe("the issue's case: two of three state files damaged", () => {
   })
 
   it('a vote or an announcement of the wrong shape is refused too', () => {
-    for (const [key, value] of [
+    const wrongShapes: [string, JsonValue][] = [
       ['majority:vote', { term: '1', for: 3 }],
       ['majority:vote', { term: 1 }],
       ['majority:vote', { term: 1, for: null }],
       ['majority:shown', { term: 1, leader: [3] }],
       ['majority:shown', 'n3'],
-    ] as const) {
+    ]
+    for (const [key, value] of wrongShapes) {
       const damaged = { '1': { term: 1, [key]: value }, '2': {}, '3': {} }
       const { error } = runOnStores(majorityElection(), [1, 2, 3], damaged, [1, 2, 3])
       expect(storedStateError(error)?.key, `${key} = ${JSON.stringify(value)}`).toBe(key)

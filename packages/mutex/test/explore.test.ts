@@ -1,6 +1,7 @@
-import type { NodeId } from '@sd/transport'
+import type { NodeId, ProtocolFactory } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
+import type { MutexRequest } from '../src/contract.js'
 import { lamportMutex } from '../src/lamport/protocol.js'
 import { ricartAgrawala } from '../src/ricart-agrawala/protocol.js'
 
@@ -12,8 +13,8 @@ type Ev = { type: string }
  * nobody leaves, and one at least once everything is delivered). Counting entries does not
  * depend on how the explorer interleaved independent events.
  */
-function oneEnters(
-  factory: typeof ricartAgrawala | typeof lamportMutex,
+function oneEnters<Msg, Event>(
+  factory: () => ProtocolFactory<Msg, MutexRequest, Event>,
   askers: readonly NodeId[],
   fifo = true,
 ) {

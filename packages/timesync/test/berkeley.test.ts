@@ -84,7 +84,7 @@ describe('Berkeley', () => {
     const run = runSync(IDS, (self, clock) => berkeley({ master: 1 })(self, clock), {
       seed: 1,
       net: { latency: 20 },
-      clockOf: (id) => ({ offset: id * 7, drift: 0 }),
+      clockOf: (id) => ({ offset: Number(id) * 7, drift: 0 }),
       maxSlewRate: 0.5,
       until: 2000,
     })
@@ -96,7 +96,7 @@ describe('Berkeley', () => {
     const run = runSync(IDS, (self, clock) => berkeley({ master: 1 })(self, clock), {
       seed: 1,
       net: { latency: 20 },
-      clockOf: (id) => ({ offset: id * 7, drift: 0 }),
+      clockOf: (id) => ({ offset: Number(id) * 7, drift: 0 }),
       maxSlewRate: 0.5,
       until: 2000,
       // The poll leaves at 0 and the answers come back at 40: the master's clock steps between.
@@ -113,7 +113,7 @@ describe('Berkeley', () => {
       (self, clock) => berkeley({ master: 1, thresholdMs: 50 })(self, clock),
       {
         seed: 4,
-        clockOf: (id) => ({ offset: id === 6 ? 10_000 : id * 2, drift: 0 }),
+        clockOf: (id) => ({ offset: id === 6 ? 10_000 : Number(id) * 2, drift: 0 }),
         maxSlewRate: 0.5,
         until: 60_000,
       },

@@ -1,9 +1,10 @@
+import type { NodeId } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { ntpSim } from '../src/ntp-sim/protocol.js'
 import { runSync } from './sync/harness.js'
 
-const SERVERS = [1, 2, 3, 4]
+const SERVERS: NodeId[] = [1, 2, 3, 4]
 const CLIENTS = [5, 6, 7]
 const FALSETICKER = 4
 
