@@ -33,13 +33,17 @@ export {
 } from './errors.js'
 export * from './lamport/index.js'
 export {
+  type AbortSignalLike,
   type AcquireOptions,
+  type AsyncDisposableLike,
   asyncDispose,
   createMutex,
   type Mutex,
+  type MutexAlgorithm,
   MutexClosedError,
   type MutexHandle,
   type MutexOptions,
+  type PlatformAbortSignal,
 } from './lock/index.js'
 export * from './maekawa/index.js'
 export * from './quorum/index.js'

@@ -21,7 +21,7 @@ import {
   ElectionTimeoutError,
   InvalidArgumentError,
 } from '../errors.js'
-import { asyncDispose } from './dispose.js'
+import { type AsyncDisposableLike, asyncDispose } from './dispose.js'
 
 export interface ElectionOptions<Msg, Ev> {
   /** This node's transport (UDP, or a simulator node's): the caller owns it and closes it. */
@@ -66,7 +66,7 @@ export interface WaitOptions {
   signal?: AbortSignalLike
 }
 
-export interface Election<Ev> {
+export interface Election<Ev> extends AsyncDisposableLike {
   readonly self: NodeId
   /** The leader this node follows now, or undefined (none known, or suspected). */
   leader(): NodeId | undefined
@@ -90,7 +90,6 @@ export interface Election<Ev> {
   readonly closed: boolean
   /** Stops the protocol (the transport stays open) and rejects waits (`ElectionClosedError`). */
   close(): Promise<void>
-  [Symbol.asyncDispose](): Promise<void>
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1

@@ -1,8 +1,12 @@
 import { LeaseLostError } from '../errors.js'
-import { asyncDispose } from './dispose.js'
+import { type AsyncDisposableLike, asyncDispose } from './dispose.js'
+import type { PlatformAbortSignal } from './signal.js'
 
-/** What `acquire` resolves with: this node holds `resource` until `release()` or a lost lease. */
-export interface MutexHandle {
+/**
+ * What `acquire` resolves with: this node holds `resource` until `release()` or a lost lease.
+ * `await using h = await lock.acquire()` releases at the end of the block.
+ */
+export interface MutexHandle extends AsyncDisposableLike {
   /** The fencing token of this entry: pass it to the resource, which refuses older ones. */
   readonly token: number
   readonly resource: string
@@ -11,11 +15,9 @@ export interface MutexHandle {
   /** Resolves (never rejects) if the lease is lost while held; stays pending otherwise. */
   readonly lost: Promise<LeaseLostError>
   /** Aborted, with the `LeaseLostError` as reason, when the lease is lost while held. */
-  readonly signal: AbortSignal
+  readonly signal: PlatformAbortSignal
   /** Leaves the critical section. Idempotent; a no-op once the lease was lost. */
   release(): Promise<void>
-  /** `await using h = await lock.acquire()` releases at the end of the block. */
-  [Symbol.asyncDispose](): Promise<void>
 }
 
 /** The lock's side of a handle: the lock flips its state, the caller only releases. */
@@ -41,8 +43,8 @@ export class Lease implements MutexHandle {
     return this.state === 'held'
   }
 
-  get signal(): AbortSignal {
-    return this.aborter.signal
+  get signal(): PlatformAbortSignal {
+    return this.aborter.signal as PlatformAbortSignal
   }
 
   /** True once `release()` was called (the lock then gives the resource back). */

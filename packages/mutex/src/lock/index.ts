@@ -1,5 +1,6 @@
-export { asyncDispose } from './dispose.js'
+export { type AsyncDisposableLike, asyncDispose } from './dispose.js'
 export { MutexClosedError } from './errors.js'
 export type { MutexHandle } from './handle.js'
 export { createMutex, type Mutex } from './mutex.js'
-export type { AcquireOptions, MutexOptions } from './options.js'
+export type { AcquireOptions, MutexAlgorithm, MutexOptions } from './options.js'
+export type { AbortSignalLike, PlatformAbortSignal } from './signal.js'

@@ -6,20 +6,20 @@ import {
   systemClock,
   type TimerHandle,
 } from '@sd/transport'
-import { DEFAULT_RESOURCE } from '../contract.js'
+import { DEFAULT_RESOURCE, type MutexEvent, type MutexRequest } from '../contract.js'
 import {
   CoordinatorUnreachableError,
   type LeaseLostError,
   MutexAbortedError,
   MutexTimeoutError,
 } from '../errors.js'
-import { asyncDispose } from './dispose.js'
+import { type AsyncDisposableLike, asyncDispose } from './dispose.js'
 import { MutexClosedError } from './errors.js'
 import { Lease, type MutexHandle } from './handle.js'
 import { type AcquireOptions, checkResource, checkTimeout, type MutexOptions } from './options.js'
 
 /** A distributed lock for application code, over any algorithm of this package. */
-export interface Mutex<Req, Ev> {
+export interface Mutex<Req, Ev> extends AsyncDisposableLike {
   readonly self: NodeId
   /** Resolves once this node entered the critical section; acquires of one lock are served in order. */
   acquire(options?: AcquireOptions): Promise<MutexHandle>
@@ -32,7 +32,6 @@ export interface Mutex<Req, Ev> {
   readonly closed: boolean
   /** Releases what is held, rejects pending acquires (`MutexClosedError`), stops the protocol. */
   close(): Promise<void>
-  [Symbol.asyncDispose](): Promise<void>
 }
 
 interface Waiter {
@@ -62,6 +61,11 @@ type AnyEvent = { type?: unknown; resource?: unknown; token?: unknown; coordinat
  * Runs `algorithm` on `transport` with `runProtocol` and turns its `acquired` / `released` events
  * into promises and handles. The protocol stops at `close()`; the transport stays open.
  */
+export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): Mutex<Req, Ev>
+/** An algorithm chosen at run time (`ra ? ricartAgrawala() : centralized()`): see `MutexAlgorithm`. */
+export function createMutex(
+  options: MutexOptions<unknown, MutexRequest, MutexEvent>,
+): Mutex<MutexRequest, MutexEvent>
 export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): Mutex<Req, Ev> {
   // Time and timers come from the runtime, as for every protocol: real ones unless given others.
   const clock = options.clock ?? systemClock

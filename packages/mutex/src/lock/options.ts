@@ -6,7 +6,16 @@ import type {
   TimerScheduler,
   Transport,
 } from '@sd/transport'
+import type { MutexEvent, MutexRequest } from '../contract.js'
 import { InvalidArgumentError } from '../errors.js'
+import type { AbortSignalLike } from './signal.js'
+
+/**
+ * Any algorithm of this package, whichever it is: the type of an algorithm chosen at run time
+ * (`const algorithm: MutexAlgorithm = ra ? ricartAgrawala() : centralized()`). Its lock speaks the
+ * contract every algorithm shares (`MutexRequest`, `MutexEvent`).
+ */
+export type MutexAlgorithm = ProtocolFactory<unknown, MutexRequest, MutexEvent>
 
 export interface MutexOptions<Msg, Req, Ev> {
   /** This node's transport (UDP, or a simulator node's): the caller owns it and closes it. */
@@ -33,7 +42,7 @@ export interface AcquireOptions {
   /** Give up after this many ms (`MutexTimeoutError`); default: wait as long as it takes. */
   timeoutMs?: number
   /** Give up when aborted (`MutexAbortedError`, with the signal's reason as `cause`). */
-  signal?: AbortSignal
+  signal?: AbortSignalLike
 }
 
 /** The longest delay a real timer honours. */
