@@ -90,7 +90,8 @@ function taskHashes() {
 function listWorkspaces(hashes) {
   const owners = new Set([...hashes.keys()].map((task) => task.split('#')[0]))
   const found = new Map()
-  for (const parent of ['packages', 'apps', 'bench']) {
+  for (const parent of ['packages', 'apps', 'tests', 'bench']) {
+    if (!existsSync(join(scratch, parent))) continue
     const dirs =
       parent === 'bench'
         ? ['bench']

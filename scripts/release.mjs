@@ -105,16 +105,10 @@ function run(command, args, env = process.env) {
   }
 }
 
-/** pnpm itself: the one that runs this script when there is one (pnpm release), else from PATH. */
+/** pnpm from PATH (changeset publish calls it too). */
 function runPnpm(args, cwd, stdout) {
-  const execPath = process.env.npm_execpath ?? ''
-  const [command, prefix] = /pnpm(\.c?js)?$/.test(execPath)
-    ? execPath.endsWith('js')
-      ? [process.execPath, [execPath]]
-      : [execPath, []]
-    : ['pnpm', []]
   try {
-    execFileSync(command, [...prefix, ...args], { cwd, stdio: ['ignore', stdout, 'inherit'] })
+    execFileSync('pnpm', args, { cwd, stdio: ['ignore', stdout, 'inherit'] })
   } catch {
     fail(`pnpm ${args.join(' ')} failed in ${cwd}`)
   }
