@@ -1,6 +1,8 @@
 /**
- * `pnpm bench [filter]`: runs every bench/src/*.bench.ts (default export: a Benchmark),
- * prints a table and writes one JSON file per figure to bench/results/.
+ * `pnpm bench [word] [--save]`: runs every bench/src/*.bench.ts (default export: a Benchmark)
+ * whose name contains the word, prints a table and writes one JSON file per figure to bench/out/
+ * (untracked). `--save` writes them to bench/results/ instead: the committed figures the READMEs
+ * quote, which a run replaces only when asked.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -9,7 +11,16 @@ import type { Benchmark, BenchResult } from './src/lib/result.js'
 import { withRatio } from './src/lib/result.js'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
-const filter = process.argv[2]
+const args = process.argv.slice(2)
+const save = args.includes('--save')
+const unknown = args.filter((a) => a.startsWith('-') && a !== '--save')
+const words = args.filter((a) => !a.startsWith('-'))
+if (unknown.length > 0 || words.length > 1) {
+  console.error('usage: pnpm bench [word] [--save]')
+  process.exit(2)
+}
+const filter = words[0]
+const outDir = save ? `${here}results` : `${here}out`
 const files = readdirSync(`${here}src`)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => !filter || f.includes(filter))
@@ -19,7 +30,7 @@ if (files.length === 0) {
   process.exit(2)
 }
 
-mkdirSync(`${here}results`, { recursive: true })
+mkdirSync(outDir, { recursive: true })
 const machine = `${cpus().length} cores, Node ${process.version}`
 const date = new Date().toISOString().slice(0, 10)
 const rows: string[][] = []
@@ -32,7 +43,7 @@ for (const file of files) {
       machine,
       date,
     }
-    writeFileSync(`${here}results/${result.name}.json`, `${JSON.stringify(result, null, 2)}\n`)
+    writeFileSync(`${outDir}/${result.name}.json`, `${JSON.stringify(result, null, 2)}\n`)
     rows.push([
       result.name,
       `${format(result.value)} ${result.unit}`,
@@ -42,6 +53,11 @@ for (const file of files) {
   }
 }
 printTable(['benchmark', 'median', 'baseline', 'ratio'], rows)
+console.error(
+  save
+    ? `saved to bench/results/ (the committed figures): commit them with the README figures they support`
+    : `written to bench/out/ (untracked); --save writes them to bench/results/`,
+)
 
 function format(n: number): string {
   if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US')

@@ -1,4 +1,4 @@
-/** One benchmark figure, as written to bench/results/<name>.json (see docs/architecture.md, "How we benchmark"). */
+/** One benchmark figure, as written to bench/out/<name>.json, or bench/results/ with --save (see docs/architecture.md, "How we benchmark"). */
 export interface BenchResult {
   /** Dotted name, also the file name: `sim.pingpong.deliveries`. */
   name: string
