@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 /** A fenced TypeScript block of a Markdown file, where it starts (offset) and its first code line. */
@@ -31,7 +33,35 @@ export async function runBlock(name: string, block: CodeBlock, dir: URL): Promis
   mkdirSync(dir, { recursive: true })
   const file = new URL(`${name}.ts`, dir)
   writeFileSync(file, block.code)
-  await import(file.href)
+  if (startsProcessesOfItself(block)) runInOwnProcess(file)
+  else await import(file.href)
+}
+
+/** A block that starts copies of itself (`process.execArgv`): it must be a process's main file. */
+function startsProcessesOfItself(block: CodeBlock): boolean {
+  return block.code.includes('process.execArgv')
+}
+
+const root = new URL('../', import.meta.url)
+
+/** A user's shell environment, not vitest's (its variables change what runs under them). */
+function userEnvironment(): NodeJS.ProcessEnv {
+  const { PATH, HOME, TMPDIR } = process.env
+  return { PATH, HOME, TMPDIR }
+}
+
+/**
+ * Runs `file` as its own process, with tsx as a user runs it; the root tsconfig's paths map
+ * `@sd/*` to the sources (for its children too, which inherit the environment). Throws with the
+ * process's output when it fails.
+ */
+function runInOwnProcess(file: URL): void {
+  execFileSync(fileURLToPath(new URL('node_modules/.bin/tsx', root)), [fileURLToPath(file)], {
+    cwd: fileURLToPath(root),
+    env: { ...userEnvironment(), TSX_TSCONFIG_PATH: fileURLToPath(new URL('tsconfig.json', root)) },
+    stdio: 'pipe',
+    timeout: 60_000,
+  })
 }
 
 /**
