@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { checkReadmeExamples } from '../../../test-support/readme-in-project.js'
 import { cleanEnv, mustRun } from './support/commands.js'
 import {
   dependencyTree,
@@ -136,14 +137,13 @@ describe('installed alone from a registry', () => {
     if (name === '@sd/transport') linkVitest(project)
     await expectEntriesLoad(project, name, entries)
 
-    // README examples, run and type-checked in this project against the installed package:
-    // test-support/readme-in-project.ts (checkReadmeExamples({ projectDir, readmePath }), written
-    // for issue 21 by another helper) is not in git yet. CALL SITE, once it is:
-    //   const failures = await checkReadmeExamples({
-    //     projectDir: project,
-    //     readmePath: join(packageDir, 'README.md'),
-    //   })
-    //   expect(failures, `${name} README examples`).toEqual([])
+    // Every TypeScript example of the README the package ships, run and type-checked (strict,
+    // NodeNext and bundler) in this project against the installed package.
+    const failures = await checkReadmeExamples({
+      projectDir: project,
+      readmePath: join(packageDir, 'README.md'),
+    })
+    expect(failures, `${name} README examples:\n${failures.join('\n\n')}`).toEqual([])
   })
 })
 
