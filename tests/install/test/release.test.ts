@@ -133,6 +133,12 @@ describe('installed alone from a registry', () => {
     const packageDir = join(project, 'node_modules', name)
     figures.set(name, { kib: await diskKib(packageDir), tree })
     expect(exportedSubpaths(packageDir), `${name}@${version} exports`).toEqual(entries)
+    // The published manifest: ranges a registry resolves, no workspace: protocol left.
+    const manifest = readFileSync(join(packageDir, 'package.json'), 'utf8')
+    expect(manifest, `${name}@${version} package.json`).not.toContain('workspace:')
+    expect((JSON.parse(manifest) as { dependencies?: object }).dependencies ?? {}).toEqual(
+      Object.fromEntries(needs.map((dep) => [dep, `^${versionOf(dep)}`])),
+    )
 
     if (name === '@sd/transport') linkVitest(project)
     await expectEntriesLoad(project, name, entries)
