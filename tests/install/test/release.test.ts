@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkReadmeExamples } from '../../../test-support/readme-in-project.js'
+import { bareTypeErrors } from './support/bare-types.js'
 import { cleanEnv, mustRun } from './support/commands.js'
 import {
   dependencyTree,
@@ -139,6 +140,9 @@ describe('installed alone from a registry', () => {
     expect((JSON.parse(manifest) as { dependencies?: object }).dependencies ?? {}).toEqual(
       Object.fromEntries(needs.map((dep) => [dep, `^${versionOf(dep)}`])),
     )
+
+    // Before vitest is linked: the main entry's declarations need neither DOM nor Node types.
+    expect(await bareTypeErrors(project, name), `${name} with lib es2022 and types []`).toBe('')
 
     if (name === '@sd/transport') linkVitest(project)
     await expectEntriesLoad(project, name, entries)
