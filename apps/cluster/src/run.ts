@@ -147,9 +147,6 @@ class ClusterRun {
   private stopping = false
   private cut = new Set<string>()
   private lossOn = false
-  /** The fault rules' counters per host, as last read, and when. */
-  private drops: Array<{ cut: number; loss: number }> | undefined
-  private dropsAt = 0
   private lossEnds: ReturnType<typeof setTimeout> | undefined
   private display: Display
   private trace: TraceRecorder | undefined
@@ -966,12 +963,6 @@ class ClusterRun {
   }
 
   private view(): ViewState {
-    // The counters cost a process per host (nft): read at most once a second.
-    if (this.hosts?.mode === 'netns' && !this.cleaned && machineNow() - this.dropsAt >= 1000) {
-      this.dropsAt = machineNow()
-      this.drops = safeDrops(this.hosts) ?? this.drops
-    }
-    const drops = this.drops
     const store = this.store?.snapshot
     const terms = new Set(
       this.events.filter((x) => x.p === 'election' && x.e.type === 'leader').map((x) => x.e.term),
@@ -991,12 +982,6 @@ class ClusterRun {
         clockMs: n.state === 'up' ? n.clockMs : undefined,
         holds: n.holds,
         coordinator: n.coordinator === n.id,
-        sent: n.past.sent + n.now.sent,
-        delivered: n.past.delivered + n.now.delivered,
-        retransmissions: n.past.retransmissions + n.now.retransmissions,
-        nftDrops: drops === undefined ? 0 : drops[n.index]!.cut + drops[n.index]!.loss,
-        refused: n.past.dropped + n.now.dropped,
-        restarts: n.restarts,
       })),
       counter: store?.counter ?? 0,
       acknowledged: store?.acknowledged ?? 0,
@@ -1011,14 +996,6 @@ class ClusterRun {
   private draw(force = false): void {
     if (this.startedAt === undefined && !this.io.tty) return
     this.display.draw(this.view(), force)
-  }
-}
-
-function safeDrops(hosts: Hosts) {
-  try {
-    return hosts.drops()
-  } catch {
-    return undefined
   }
 }
 

@@ -20,14 +20,6 @@ export interface NodeRow {
   holds: number | undefined
   /** It coordinates the lock (its lock's coordinator is itself). */
   coordinator: boolean
-  sent: number
-  delivered: number
-  retransmissions: number
-  /** Packets the fault rules dropped at its host. */
-  nftDrops: number
-  /** Datagrams its transport refused. */
-  refused: number
-  restarts: number
 }
 
 export interface ViewState {
@@ -55,46 +47,43 @@ export function formatClock(ms: number | undefined): string {
   return `${sign}${Math.abs(ms).toFixed(1)} ms`
 }
 
+/** Wide enough for the longest lines of the table at 80 columns (the terminal's last is left free). */
+export const TABLE_WIDTH = 79
+
+/** `leader`, `follows n2`, `candidate`, `no leader`; `+lock` when its lock coordinates. */
+function roleOf(r: NodeRow): string {
+  if (r.state === 'down' || r.state === 'starting' || r.role === undefined) return '-'
+  const role = r.role === 'follower' && r.leader !== undefined ? `follows ${r.leader}` : r.role
+  return `${role}${r.coordinator ? '+lock' : ''}`
+}
+
+// The per-node message counters are in the summary: the table stops at `lock` to fit 80 columns.
 const COLUMNS: Array<{
   title: string
   width: number
   right?: boolean
   cell: (r: NodeRow) => string
 }> = [
-  { title: 'node', width: 5, cell: (r) => r.id },
-  { title: 'host', width: 16, cell: (r) => r.address },
+  { title: 'node', width: 4, cell: (r) => r.id },
+  { title: 'host', width: 15, cell: (r) => r.address },
   {
     title: 'state',
     width: 8,
     cell: (r) => (r.state === 'up' && r.cut ? 'cut off' : r.state),
   },
-  {
-    title: 'role',
-    width: 15,
-    cell: (r) =>
-      r.state === 'down' || r.state === 'starting' || r.role === undefined
-        ? '-'
-        : `${r.role}${r.coordinator ? '+lock' : ''}`,
-  },
+  { title: 'role', width: 11, cell: roleOf },
   {
     title: 'term',
     width: 4,
     right: true,
     cell: (r) => (r.term === undefined ? '-' : String(r.term)),
   },
-  { title: 'leader', width: 6, cell: (r) => r.leader ?? '-' },
   { title: 'clock', width: 10, right: true, cell: (r) => formatClock(r.clockMs) },
   {
     title: 'lock',
     width: 14,
     cell: (r) => (r.holds === undefined ? '-' : `holds ${formatToken(r.holds)}`),
   },
-  { title: 'sent', width: 7, right: true, cell: (r) => String(r.sent) },
-  { title: 'recv', width: 7, right: true, cell: (r) => String(r.delivered) },
-  { title: 'retx', width: 5, right: true, cell: (r) => String(r.retransmissions) },
-  { title: 'drop', width: 5, right: true, cell: (r) => String(r.nftDrops) },
-  { title: 'rej', width: 4, right: true, cell: (r) => String(r.refused) },
-  { title: 'rst', width: 3, right: true, cell: (r) => String(r.restarts) },
 ]
 
 /** The view as lines of text (no escape codes). */
@@ -104,7 +93,7 @@ export function renderTable(v: ViewState): string[] {
   const eq = v.counter === v.acknowledged ? '=' : '≠'
   lines.push(`sd cluster · ${v.mode} · ${v.rows.length} nodes · ${t}`)
   lines.push(
-    `counter ${v.counter} ${eq} ${v.acknowledged} acknowledged · fencing rejections ${v.fencingRejections} · terms ${v.terms} · violations ${v.violations}`,
+    `counter ${v.counter} ${eq} ${v.acknowledged} acknowledged · fenced ${v.fencingRejections} · terms ${v.terms} · violations ${v.violations}`,
   )
   lines.push('')
   const cell = (c: (typeof COLUMNS)[number], text: string) =>
