@@ -60,7 +60,7 @@ function sh(command: string, args: readonly string[], input?: string): string {
 }
 
 /** Whether process `pid` still exists (signal 0 tests without sending anything). */
-function running(pid: number): boolean {
+export function running(pid: number): boolean {
   try {
     return process.kill(pid, 0)
   } catch (error) {

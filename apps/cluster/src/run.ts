@@ -5,8 +5,7 @@
  * exit handlers), and every namespace it made is deleted.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -15,6 +14,7 @@ import { type ChaosKind, NETNS_ONLY, type Options } from './args.js'
 import type { Operation } from './history.js'
 import { createLoopbackHosts, createNetnsHosts, type Hosts, netnsUnavailable } from './hosts.js'
 import { DEFAULT_TIMINGS, formatToken, leaseBoundMs } from './node/protocol.js'
+import { deleteStaleRunDirs, makeRunDir } from './rundir.js'
 import { FencedStore, readStoreFile } from './store.js'
 import {
   type BootRecord,
@@ -181,7 +181,9 @@ class ClusterRun {
       this.note(`network namespaces unavailable (${why}): every node on loopback instead`)
     }
     this.hosts = netns ? createNetnsHosts(o.n) : await createLoopbackHosts(o.n)
-    this.dir = mkdtempSync(join(tmpdir(), 'sd-cluster-'))
+    const stale = deleteStaleRunDirs()
+    if (stale.length > 0) this.note(`deleted ${stale.length} run directories left by killed runs`)
+    this.dir = makeRunDir()
     this.io.line(`run directory ${this.dir}`)
     this.store = new FencedStore(join(this.dir, 'counter.json'))
     this.origin = machineNow()
