@@ -234,11 +234,21 @@ export function describeMutexEvent(entry: TraceEvent): string | undefined {
   const e = entry.event as Record<string, unknown>
   switch (e.type) {
     case 'acquired':
-      return `enters (token ${String(e.token)})`
+      return `enters (token ${String(e.token)}${typeof e.leaseMs === 'number' ? `, lease ${e.leaseMs} ms` : ''})`
     case 'released':
       return 'leaves'
+    // Timestamp algorithms emit it at the asking node with its Lamport time; the centralized
+    // coordinator emits it when it queues a request, naming the node that asked.
     case 'requested':
-      return `asks at T=${String(e.time)}`
+      return typeof e.time === 'number' ? `asks at T=${e.time}` : `queues ${String(e.node)}`
+    case 'granted':
+      return `grants to ${String(e.node)} (token ${String(e.token)})`
+    case 'lease-renewed':
+      return `lease renewed (valid ${String(e.validForMs)} ms)`
+    case 'grant-late':
+      return `grant came after its lease (token ${String(e.token)}): asks again`
+    case 'coordinator-stopped':
+      return `stops coordinating term ${String(e.term)}`
     case 'deferred':
       return `defers its answer to ${String(e.to)}`
     case 'grants':
