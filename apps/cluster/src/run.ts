@@ -702,6 +702,7 @@ class ClusterRun {
     // Round after round (or --rounds of them), each fault only if the run has time for it.
     for (let round = 1; o.rounds === 0 || round <= o.rounds; round++) {
       let played = false
+      let lossPlayed = false
       for (const kind of o.shuffle ? this.shuffled(playable) : playable) {
         if (machineNow() + needs[kind] + 500 > deadline) {
           if (round === 1) {
@@ -710,10 +711,13 @@ class ClusterRun {
           }
           continue
         }
-        // Loss runs in the background and takes no time here: a round of loss alone ends the play.
+        // Loss runs in the background and takes no time here (the next faults happen under it).
         if (kind === 'loss' && this.lossOn) continue
         await this.fault(kind, pauseMs)
-        if (kind === 'loss') continue
+        if (kind === 'loss') {
+          lossPlayed = true
+          continue
+        }
         played = true
         // Before the next fault: a leader again, and a moment of calm.
         this.chaosNow = `${kind} done; settling`
@@ -723,7 +727,14 @@ class ClusterRun {
         )
         await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - machineNow() - 500)))
       }
-      if (!played) break
+      if (!played && !lossPlayed) break
+      if (!played) {
+        // A round of loss alone: its episode ends and the links settle before the next one, as
+        // every other fault's does.
+        await until(() => !this.lossOn, o.faultMs + 1000)
+        this.chaosNow = 'loss done; settling'
+        await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - machineNow() - 500)))
+      }
     }
   }
 
