@@ -3,6 +3,7 @@ import type { NodeId } from '@sd/transport'
 import { type PlannedFault, parseClockSteps, parsePauses } from './fault-plan.js'
 import type { FaultSupport, Scenario } from './scenario.js'
 import { scenarios } from './scenarios/index.js'
+import { checkTraceTarget } from './trace-file.js'
 import { UsageError } from './usage.js'
 
 /** What `sd run` was asked for, checked. */
@@ -80,6 +81,7 @@ export function parseRun(args: readonly string[]): RunRequest | HelpRequest {
       ...parseClockSteps(values['clock-step'], scenario.randomIds ? undefined : { first, n }),
     )
   }
+  if (values.trace !== undefined) checkTraceTarget(values.trace)
   if (values.json && values.trace === '-')
     throw new UsageError('--json and --trace - both write to stdout: write the trace to a file')
   return {

@@ -96,7 +96,7 @@ describe('sd', () => {
   ])('exits 2 with a usage message on bad arguments: %j', (argv) => {
     const { code, err, out } = sd(...argv)
     expect(code).toBe(2)
-    expect(err).toMatch(/^sd: .+\nusage:/)
+    expect(err).toMatch(/^sd: .+\nsee sd .*--help.* for the usage$/)
     expect(out).toBe('')
   })
 })

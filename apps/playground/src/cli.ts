@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { TraceEvent } from '@sd/transport'
 import {
@@ -19,7 +18,8 @@ import { protosIn, showsProto } from './proto-filter.js'
 import { failed, livenessLines, messageCounts, summarize } from './report.js'
 import { scenarios } from './scenarios/index.js'
 import { NEXT_STEPS, tourScenarios } from './tour.js'
-import { scenarioHelp, USAGE, UsageError } from './usage.js'
+import { writeTraceFile } from './trace-file.js'
+import { scenarioHelp, USAGE, UsageError, usageErrorText } from './usage.js'
 import { version } from './version.js'
 
 export interface Io {
@@ -72,7 +72,7 @@ export function main(argv: readonly string[], io: Io): number {
     }
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.err(`sd: ${(error as Error).message}\n${USAGE}`)
+      io.err(usageErrorText((error as Error).message, argv[0]))
       return EXIT.usage
     }
     io.err(`sd: ${error instanceof Error ? error.message : String(error)}`)
@@ -121,8 +121,7 @@ function execute(request: RunRequest, io: Io): number {
   const summary = summarize(scenario.name, seed, outcome)
   const code = failed(summary) ? EXIT.failed : EXIT.ok
   const traceJson = `${JSON.stringify(outcome.net.traceDocument())}`
-  if (request.trace !== undefined && request.trace !== '-')
-    writeFileSync(request.trace, `${traceJson}\n`)
+  if (request.trace !== undefined && request.trace !== '-') writeTraceFile(request.trace, traceJson)
   if (request.json) {
     io.out(JSON.stringify(summary))
     return code

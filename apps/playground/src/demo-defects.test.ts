@@ -2,7 +2,12 @@
  * What a person running the demo sees: words for every event, honest seeds, explicit intended
  * findings, short usage errors, and `sd check` as helpful as `sd run` (issue 22, defects).
  */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { NodeId, ProtocolFactory } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
+import { type CheckSpec, checks } from './check/index.js'
 import { main } from './cli.js'
 
 function sd(...argv: string[]) {
@@ -27,5 +32,121 @@ describe('the diagram describes the events each lock really emits', () => {
   it('timestamp locks still say when they ask, with their Lamport time', () => {
     const { out } = sd('run', 'mutex-ricart-agrawala', '--width', '200')
     expect(out).toMatch(/★ asks at T=\d+/)
+  })
+})
+
+describe('usage errors: one line of reason and a hint, exit 2', () => {
+  const missing = join(tmpdir(), `sd-no-such-folder-${process.pid}`, 'x.json')
+
+  it('--trace into a folder that does not exist is refused before the run (run and check)', () => {
+    for (const argv of [
+      ['run', 'flood', '--trace', missing],
+      ['check', 'flood', '--trace', missing],
+    ]) {
+      const { code, out, err } = sd(...argv)
+      expect(code, argv.join(' ')).toBe(2)
+      expect(out, argv.join(' ')).toBe('')
+      const lines = err.split('\n')
+      expect(lines, err).toHaveLength(2)
+      expect(lines[0]).toMatch(/^sd: --trace .*x\.json: the folder .* does not exist/)
+      expect(lines[1]).toMatch(new RegExp(`^see sd ${argv[0]} --help`))
+      expect(err).not.toContain('ENOENT')
+    }
+  })
+
+  it('--trace onto a folder is refused with why, not a raw EISDIR', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sd-trace-'))
+    const { code, err } = sd('run', 'flood', '--trace', folder)
+    expect(code).toBe(2)
+    expect(err).toMatch(/cannot write it \(a folder of that name exists\)/)
+  })
+
+  it('an unknown option: the first sentence of the parser, not the whole usage', () => {
+    const { code, err } = sd('run', 'flood', '--bogus')
+    expect(code).toBe(2)
+    expect(err).toBe(
+      "sd: Unknown option '--bogus'\nsee sd run --help (or sd run <scenario> --help) for the usage",
+    )
+  })
+})
+
+describe('sd check is as helpful as sd run', () => {
+  it('sd check --help prints the options and exit codes of check, exit 0', () => {
+    for (const flag of ['--help', '-h']) {
+      const { code, out, err } = sd('check', flag)
+      expect(code, err).toBe(0)
+      expect(out).toMatch(/^usage: sd check <scenario> \[options\]/)
+      for (const option of ['--n', '--depth', '--faults', '--max-schedules', '--pct', '--trace'])
+        expect(out).toContain(option)
+      expect(out).toMatch(/exit codes: 0 .*\n?.*1 a counterexample/)
+      for (const spec of checks) expect(out).toContain(spec.scenario)
+    }
+  })
+
+  it('sd check <scenario> --help adds what that check explores and its --n range, exit 0', () => {
+    for (const spec of checks) {
+      const { code, out, err } = sd('check', spec.scenario, '--help')
+      expect(code, `${spec.scenario}: ${err}`).toBe(0)
+      expect(out).toMatch(new RegExp(`^sd check ${spec.scenario} \\(n=${spec.defaultN}\\):`))
+      expect(out).toMatch(/\n--n: \d/)
+      expect(out).toContain('usage: sd check <scenario>')
+    }
+  })
+
+  it('cristian at n = 2 describes only the nodes it runs (no node 3)', () => {
+    const two = sd('check', 'cristian', '--n', '2')
+    expect(two.code).toBe(0)
+    const header = two.out.split('\n')[0]!
+    expect(header).toMatch(/^check cristian \(n=2\)/)
+    expect(header).not.toMatch(/node 3/)
+    expect(sd('check', 'cristian').out.split('\n')[0]).toMatch(/node 3's 52 ms ahead/)
+  })
+
+  it('--trace says what it wrote, or that a clean check has nothing to write', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sd-check-trace-'))
+    const file = join(dir, 'clean.json')
+    const clean = sd('check', 'election-chang-roberts', '--trace', file)
+    expect(clean.code).toBe(0)
+    expect(clean.out).toContain(`trace: nothing written to ${file} (no counterexample to replay)`)
+    expect(existsSync(file)).toBe(false)
+  })
+})
+
+describe('sd check --trace with a counterexample', () => {
+  const broken: CheckSpec = {
+    scenario: 'broken-check',
+    what: 'two nodes exchange one message; the invariant fails once it is delivered (test only)',
+    defaultN: 2,
+    minN: 2,
+    maxN: 2,
+    defaults: { depth: 10 },
+    build: () => ({
+      setup(net) {
+        const pinger: ProtocolFactory<string, never, { type: string }> = (self: NodeId) => ({
+          start(ctx) {
+            if (self === 1) ctx.send(2, 'ping')
+          },
+          onMessage(_from, _msg, ctx) {
+            ctx.emit({ type: 'got' })
+          },
+        })
+        net.launch([1, 2], pinger)
+      },
+      invariant: ({ events }) => (events.length > 0 ? 'node 2 got the message' : undefined),
+    }),
+  }
+
+  it('writes the replayed counterexample and says so', () => {
+    const registry = checks as CheckSpec[]
+    registry.push(broken)
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'sd-check-trace-')), 'broken.json')
+      const { code, out } = sd('check', 'broken-check', '--trace', file)
+      expect(code, out).toBe(1)
+      expect(out).toContain(`trace of the replayed counterexample written to ${file}`)
+      expect(JSON.parse(readFileSync(file, 'utf8')).format).toBe('sd-trace')
+    } finally {
+      registry.splice(registry.indexOf(broken), 1)
+    }
   })
 })

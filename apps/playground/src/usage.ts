@@ -1,8 +1,26 @@
 import type { FaultSupport, Scenario } from './scenario.js'
 import { wrapToWidth } from './width.js'
 
-/** Bad arguments: the CLI prints the message and the usage, and exits with 2. */
+/** Bad arguments: the CLI prints the message and where to read the usage, and exits with 2. */
 export class UsageError extends Error {}
+
+/**
+ * What a bad argument prints: the reason on one line, then where the usage of that command is
+ * (the whole usage would bury the reason under 40 lines).
+ */
+export function usageErrorText(message: string, command: string | undefined): string {
+  const hint =
+    command === 'run'
+      ? 'sd run --help (or sd run <scenario> --help)'
+      : command === 'check'
+        ? 'sd check --help (or sd check <scenario> --help)'
+        : command === 'ntp'
+          ? 'sd ntp --help'
+          : 'sd --help'
+  // Node's parser adds a long sentence on `--` to an unknown option: its first sentence says it.
+  const reason = message.replace(/^(Unknown option '[^']*')\. To specify .*$/s, '$1')
+  return `sd: ${reason}\nsee ${hint} for the usage`
+}
 
 export const USAGE = `usage:
   sd list                         list the scenarios
@@ -12,6 +30,7 @@ export const USAGE = `usage:
   sd check <scenario> [options]   explore every message ordering of a small configuration
                                   (--n N --depth D --faults K --max-schedules M --pct RUNS
                                   --json --trace FILE)
+  sd check --help                 the options of check; sd check <scenario> --help: what it explores
   sd ntp serve [options]          serve NTP (RFC 5905) from this machine's clock until Ctrl-C
   sd ntp query HOST[:PORT]        measure this clock against an NTP server ([IPv6]:PORT too)
   sd --legend                     the symbols of the diagram

@@ -3,7 +3,6 @@
  * protocol (see `@sd/transport/explore`) and prints how many schedules, whether the space was
  * exhausted within the bounds, and the first counterexample with its diagram.
  */
-import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import {
   type ExploreOptions,
@@ -13,8 +12,11 @@ import {
   replay,
 } from '@sd/transport/explore'
 import { renderDiagram } from '../diagram.js'
+import { checkTraceTarget, writeTraceFile } from '../trace-file.js'
 import { UsageError } from '../usage.js'
 import { type CheckSpec, checks } from './index.js'
+import { whatAt } from './spec.js'
+import { CHECK_USAGE, checkSpecHelp } from './usage.js'
 
 interface Io {
   out(text: string): void
@@ -43,15 +45,18 @@ export function runCheck(args: readonly string[], io: Io): number {
       pct: { type: 'string' },
       json: { type: 'boolean' },
       trace: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   })
+  if (values.help) {
+    const spec = positionals.length === 1 ? find(positionals[0]!) : undefined
+    io.out(spec ? checkSpecHelp(spec) : CHECK_USAGE)
+    return 0
+  }
   const names = checks.map((c) => c.scenario).join(', ')
   if (positionals.length !== 1) throw new UsageError(`check takes one scenario (one of ${names})`)
-  const spec = checks.find((c) => c.scenario === positionals[0])
-  if (spec === undefined)
-    throw new UsageError(
-      `sd check knows ${names}; ${JSON.stringify(positionals[0])} is not one of them`,
-    )
+  const spec = find(positionals[0]!)
+  if (values.trace !== undefined) checkTraceTarget(values.trace)
   const n = values.n === undefined ? spec.defaultN : integer('--n', values.n, spec.minN, spec.maxN)
   const faults = values.faults === undefined ? 0 : integer('--faults', values.faults, 0, 5)
   const options: ExploreOptions = {
@@ -78,7 +83,7 @@ export function runCheck(args: readonly string[], io: Io): number {
     ? replay(scenario, result.counterexample.shrunk)
     : undefined
   if (values.trace !== undefined && replayed)
-    writeFileSync(values.trace, `${JSON.stringify(replayed.net.traceDocument())}\n`)
+    writeTraceFile(values.trace, JSON.stringify(replayed.net.traceDocument()))
   if (values.json) {
     io.out(
       JSON.stringify({
@@ -101,10 +106,13 @@ export function runCheck(args: readonly string[], io: Io): number {
     )
     return violations.length > 0 ? 1 : 0
   }
-  io.out(`check ${spec.scenario} (n=${n}): ${spec.what}`)
+  io.out(`check ${spec.scenario} (n=${n}): ${whatAt(spec, n)}`)
   io.out(describe(result, options, faults, values.pct !== undefined))
   if (!result.counterexample) {
     io.out('invariant held in every schedule explored')
+    // Only a counterexample has a run to replay and write.
+    if (values.trace !== undefined)
+      io.out(`trace: nothing written to ${values.trace} (no counterexample to replay)`)
     return 0
   }
   io.out(`VIOLATION: ${result.counterexample.message}`)
@@ -121,7 +129,18 @@ export function runCheck(args: readonly string[], io: Io): number {
       maxRows: 80,
     }),
   )
+  if (values.trace !== undefined)
+    io.out(`trace of the replayed counterexample written to ${values.trace}`)
   return 1
+}
+
+function find(name: string): CheckSpec {
+  const spec = checks.find((c) => c.scenario === name)
+  if (spec === undefined)
+    throw new UsageError(
+      `sd check knows ${checks.map((c) => c.scenario).join(', ')}; ${JSON.stringify(name)} is not one of them`,
+    )
+  return spec
 }
 
 function describe(

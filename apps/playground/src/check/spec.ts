@@ -4,12 +4,20 @@ import type { ExploreOptions, ExploreScenario } from '@sd/transport/explore'
 export interface CheckSpec {
   /** The playground scenario it checks (the name `sd check` takes). */
   scenario: string
-  /** What is explored, in one sentence, for the output. */
-  what: string
+  /**
+   * What is explored, in one sentence, for the output; a function when it depends on --n (a
+   * configuration that names nodes describes only the nodes of that run).
+   */
+  what: string | ((n: number) => string)
   defaultN: number
   minN: number
   maxN: number
   /** Bounds that exhaust the default configuration (the command's flags override them). */
   defaults: ExploreOptions
   build(n: number): ExploreScenario
+}
+
+/** `spec.what` for a run of n nodes. */
+export function whatAt(spec: CheckSpec, n: number): string {
+  return typeof spec.what === 'string' ? spec.what : spec.what(n)
 }

@@ -30,9 +30,19 @@ type SyncEv = {
   readingMs?: number
 }
 
+/** The configuration in words, naming only the clients of this run. */
+function describeCristian(n: number): string {
+  const clients =
+    n === 2
+      ? `node 2's clock is 37 ms behind and ${MAX_DRIFT * 1e6} ppm slow; it runs one round of 3 samples`
+      : `node 2's clock is 37 ms behind and ${MAX_DRIFT * 1e6} ppm slow, node 3's 52 ms ahead and as fast; each client runs one round, of 1 sample for node 2 and 2 for node 3`
+  const other = n === 2 ? 'a timeout' : "the other client's timeout"
+  return `node 1 is the server (true time); ${clients} (sample timeout ${SAMPLE_TIMEOUT_MS} ms, server handling ${HANDLING_MS} ms, no period, no minimum delay). Deliveries take no virtual time: a round trip lasts as long as the timers that fire meanwhile (handling, ${other}), so the worst asymmetry (request instant, reply as late as a timeout) is reached. Every correction's target (reading + offset) is within its reported error bound of the server's clock at that moment (this check found the bound 2e-8 ms short when the drift allowance was first order; fixed in the package), and at the end ${n === 2 ? 'the client' : 'every client'} adjusted or reported sync-failed, once`
+}
+
 export const cristianCheck: CheckSpec = {
   scenario: 'cristian',
-  what: `node 1 is the server (true time); node 2's clock is 37 ms behind and ${MAX_DRIFT * 1e6} ppm slow, node 3's 52 ms ahead and as fast; each client runs one round (3 samples at n = 2; at n = 3, 1 for node 2 and 2 for node 3; sample timeout ${SAMPLE_TIMEOUT_MS} ms, server handling ${HANDLING_MS} ms, no period, no minimum delay). Deliveries take no virtual time: a round trip lasts as long as the timers that fire meanwhile (handling, the other client's timeout), so the worst asymmetry (request instant, reply as late as a timeout) is reached. Every correction's target (reading + offset) is within its reported error bound of the server's clock at that moment (this check found the bound 2e-8 ms short when the drift allowance was first order; fixed in the package), and at the end every client adjusted or reported sync-failed, once`,
+  what: describeCristian,
   defaultN: 3,
   minN: 2,
   maxN: 3,

@@ -35,7 +35,7 @@ describe('sd ntp arguments', () => {
   ])('exits 2 with a usage message: %j', async (argv) => {
     const { code, err, out } = await sd(...argv)
     expect(code).toBe(2)
-    expect(err).toMatch(/^sd: .+\nusage:/)
+    expect(err).toMatch(/^sd: .+\nsee sd .*--help.* for the usage$/)
     expect(out).toBe('')
   })
 

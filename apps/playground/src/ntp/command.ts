@@ -1,7 +1,7 @@
 /** `sd ntp serve` and `sd ntp query`: our NTP server and client on real UDP sockets. */
 import { createNtpServer, type NtpQueryResult, queryNtp } from '@sd/timesync/udp'
 import type { Io } from '../cli.js'
-import { USAGE, UsageError } from '../usage.js'
+import { USAGE, UsageError, usageErrorText } from '../usage.js'
 import { type NtpCommand, parseNtp, type QueryRequest, type ServeRequest } from './args.js'
 
 /**
@@ -18,7 +18,7 @@ export async function runNtp(
     request = parseNtp(args)
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.err(`sd: ${(error as Error).message}\n${USAGE}`)
+      io.err(usageErrorText((error as Error).message, 'ntp'))
       return 2
     }
     throw error

@@ -1,0 +1,49 @@
+/** `sd check --help` and `sd check <scenario> --help`. */
+import { wrapToWidth } from '../width.js'
+import { checks } from './index.js'
+import { type CheckSpec, whatAt } from './spec.js'
+
+/** The explorer's own bounds when a spec sets none (as `describe` reports them). */
+const DEPTH = 100
+const MAX_SCHEDULES = 100_000
+
+export const CHECK_USAGE = [
+  'usage: sd check <scenario> [options]',
+  '',
+  'Explores every ordering of messages and timers of a small configuration of the scenario in the',
+  'simulator (or random PCT runs with --pct), checks its invariant after every step, and prints the',
+  'first counterexample, shrunk, with its diagram.',
+  '',
+  ...wrapToWidth(`scenarios: ${checks.map((c) => c.scenario).join(', ')}`, 100),
+  '',
+  'options:',
+  '  --n N               nodes (each scenario has its range; sd check <scenario> --help)',
+  `  --depth D           steps per schedule at most, 1..10000 (default: the scenario's, else ${DEPTH})`,
+  '  --faults K          inject up to K faults per schedule (loss, duplicate, crash), 0..5 (default 0)',
+  `  --max-schedules M   stop after M schedules, 1..100000000 (default ${MAX_SCHEDULES})`,
+  '  --pct RUNS          RUNS random PCT runs (depth 3) instead of the exhaustive search',
+  '  --json              print one JSON object instead of the text',
+  '  --trace FILE        write the trace of the replayed counterexample to FILE (none without one)',
+  '  --help              this text; with a scenario, also what its check explores',
+  '',
+  'exit codes: 0 the invariant held in every schedule explored, 1 a counterexample was found (or',
+  'the run failed), 2 bad arguments',
+].join('\n')
+
+/** The usage, after what `spec` explores and its --n range. */
+export function checkSpecHelp(spec: CheckSpec): string {
+  const n =
+    spec.minN === spec.maxN
+      ? `--n: ${spec.minN} nodes only`
+      : `--n: ${spec.minN}..${spec.maxN} (default ${spec.defaultN})`
+  const depth = spec.defaults.depth ?? DEPTH
+  return [
+    `sd check ${spec.scenario} (n=${spec.defaultN}):`,
+    ...wrapToWidth(whatAt(spec, spec.defaultN), 100),
+    '',
+    n,
+    `--depth: default ${depth}`,
+    '',
+    CHECK_USAGE,
+  ].join('\n')
+}
