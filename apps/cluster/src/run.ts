@@ -90,6 +90,7 @@ interface Counters {
   dropped: number
 }
 const ZERO: Counters = { sent: 0, delivered: 0, retransmissions: 0, dropped: 0 }
+const total = (n: Node, k: keyof Counters) => n.incarnations.reduce((sum, c) => sum + c[k], 0)
 
 /** The parent's view of one node, across its incarnations. */
 interface Node {
@@ -109,9 +110,11 @@ interface Node {
   coordinator: string | undefined
   holds: number | undefined
   clockMs: number | undefined
-  /** Counters of the incarnations that ended, and of the current one. */
-  past: Counters
-  now: Counters
+  /**
+   * Counters of each incarnation, as it last reported them (its lines still read after its exit:
+   * a killed node's last reports are in the pipe).
+   */
+  incarnations: Counters[]
   stderr: string[]
 }
 
@@ -152,6 +155,8 @@ class ClusterRun {
   private trace: TraceRecorder | undefined
   private removeHandlers: (() => void) | undefined
   private cleaned = false
+  /** Node processes whose output may still hold lines (their pipes are not closed yet). */
+  private unread = new Set<ChildProcess>()
   /** A fault that took the leader away: reported when a majority follows a new one. */
   private pendingFailover: { t: number; term: number; cause: ChaosKind } | undefined
   /** kill-holder / pause-holder: the next read of a holder that qualifies springs it. */
@@ -220,8 +225,7 @@ class ClusterRun {
       coordinator: undefined,
       holds: undefined,
       clockMs: undefined,
-      past: { ...ZERO },
-      now: { ...ZERO },
+      incarnations: [],
       stderr: [],
     }))
     this.note(
@@ -317,6 +321,8 @@ class ClusterRun {
       for (const node of this.nodes) this.signal(node, 'SIGKILL')
       await until(() => this.nodes.every((n) => n.proc === undefined), EXIT_TIMEOUT_MS)
     }
+    // Their last lines (the final counters) are read before anything is summed.
+    await until(() => this.unread.size === 0, EXIT_TIMEOUT_MS)
     hosts.destroy()
 
     const skews = this.nodes.map((n) => n.config.skewMs)
@@ -336,10 +342,10 @@ class ClusterRun {
       anomalies: this.store!.anomalies,
       messages: this.nodes.reduce(
         (sum, n) => ({
-          sent: sum.sent + n.past.sent + n.now.sent,
-          delivered: sum.delivered + n.past.delivered + n.now.delivered,
-          retransmissions: sum.retransmissions + n.past.retransmissions + n.now.retransmissions,
-          dropped: sum.dropped + n.past.dropped + n.now.dropped,
+          sent: sum.sent + total(n, 'sent'),
+          delivered: sum.delivered + total(n, 'delivered'),
+          retransmissions: sum.retransmissions + total(n, 'retransmissions'),
+          dropped: sum.dropped + total(n, 'dropped'),
         }),
         { ...ZERO },
       ),
@@ -421,8 +427,19 @@ class ClusterRun {
       this.errors.push(why)
       this.note(why)
     })
+    const counters = { ...ZERO }
+    node.incarnations.push(counters)
+    this.unread.add(proc)
+    proc.once('close', () => this.unread.delete(proc))
     createInterface({ input: proc.stdout! }).on('line', (text) => {
       const line = parseLine<NodeLine>(text)
+      if (line?.k === 'stats') {
+        // Also after its exit: the counts of its last moments, read from the pipe.
+        counters.sent = line.sent
+        counters.delivered = line.delivered
+        counters.retransmissions = line.retransmissions
+        counters.dropped = line.dropped
+      }
       if (line !== undefined && node.proc === proc) this.onLine(node, line)
     })
     createInterface({ input: proc.stderr! }).on('line', (text) => {
@@ -433,13 +450,6 @@ class ClusterRun {
       if (node.proc !== proc) return
       node.proc = undefined
       node.pid = undefined
-      node.past = {
-        sent: node.past.sent + node.now.sent,
-        delivered: node.past.delivered + node.now.delivered,
-        retransmissions: node.past.retransmissions + node.now.retransmissions,
-        dropped: node.past.dropped + node.now.dropped,
-      }
-      node.now = { ...ZERO }
       node.holds = undefined
       node.state = this.stopping && node.expectExit ? 'stopped' : 'down'
       if (!node.expectExit) {
@@ -505,12 +515,6 @@ class ClusterRun {
         this.onEvent(node, line)
         return
       case 'stats':
-        node.now = {
-          sent: line.sent,
-          delivered: line.delivered,
-          retransmissions: line.retransmissions,
-          dropped: line.dropped,
-        }
         node.clockMs = line.clockMs
         return
       case 'op':

@@ -14,6 +14,7 @@ import { runProtocol, type Transport } from '@sd/transport'
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport } from '@sd/transport/udp'
 import { machineNow, type NodeConfig, type NodeLine, type ParentLine, parseLine } from '../wire.js'
+import { countedTransport } from './counted.js'
 import { clusterNode, nodeClock } from './protocol.js'
 
 const config = JSON.parse(process.argv[2] ?? '') as NodeConfig
@@ -110,8 +111,11 @@ const REPORTED: Record<string, ReadonlySet<string>> = {
   sync: new Set(['adjusted', 'berkeley-round']),
 }
 
+// Counted outermost, so that a send is reported before it reaches the socket (counted.ts).
+const counted = countedTransport(config.trace ? traced(udp) : udp, () => stats())
+
 const handle = runProtocol(clusterNode(self, config.timings, clock), {
-  transport: config.trace ? traced(udp) : udp,
+  transport: counted.transport,
   members: Object.keys(config.members),
   clock: hardware,
   monotonic,
@@ -140,13 +144,14 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
   onError: fail,
 })
 
-const stats = () => {
+/** The node's counters and clock, for the parent (before each send, too: counted.ts). */
+function stats(): void {
   const s = udp.stats
   say({
     k: 'stats',
     t: machineNow(),
-    sent: s.messagesSent,
-    delivered: s.messagesDelivered,
+    sent: counted.counts.sent,
+    delivered: counted.counts.delivered,
     retransmissions: s.retransmissions,
     dropped: s.droppedTotal,
     unreachable: s.peersUnreachable,
@@ -239,6 +244,7 @@ async function work(): Promise<void> {
 const exit = async () => {
   handle.stop()
   await udp.close({ graceful: false })
+  stats() // the last deliveries
   process.exit(0)
 }
 
