@@ -28,6 +28,7 @@ describe('sd', () => {
       expect(code, s.name).toBe(0)
       const summary = JSON.parse(out)
       expect(Object.keys(summary).sort()).toEqual([
+        'expectedViolations',
         'faults',
         'liveness',
         'messages',
@@ -304,6 +305,6 @@ describe('sd exit codes', () => {
     expect(code).toBe(0)
     for (const s of scenarios) expect(out).toContain(`=== ${s.name} ===`)
     expect(out).not.toContain('VIOLATIONS')
-    expect(out).toMatch(/every invariant and liveness check held$/)
+    expect(out).toMatch(/every invariant and liveness check held \(mutex-quorum: [^)]*\)$/)
   })
 })

@@ -15,7 +15,7 @@ import { faultLines } from './faults.js'
 import { LEGEND_HINT, legendText } from './legend.js'
 import { runNtp } from './ntp/command.js'
 import { protosIn, showsProto } from './proto-filter.js'
-import { failed, livenessLines, messageCounts, summarize } from './report.js'
+import { failed, invariantLines, livenessLines, messageCounts, summarize } from './report.js'
 import { scenarios } from './scenarios/index.js'
 import { NEXT_STEPS, tourScenarios } from './tour.js'
 import { writeTraceFile } from './trace-file.js'
@@ -110,11 +110,14 @@ function run(args: readonly string[], io: Io): number {
     io.out(scenario ? scenarioHelp(scenario, (kind) => faultSupport(scenario, kind)) : USAGE)
     return EXIT.ok
   }
-  return execute(request, io)
+  return execute(request, io).code
 }
 
-/** Runs a checked request; 1 when an invariant was violated. */
-function execute(request: RunRequest, io: Io): number {
+/** Runs a checked request; exit code 1 when an invariant was violated. */
+function execute(
+  request: RunRequest,
+  io: Io,
+): { code: number; expectedViolations: readonly string[] } {
   const { scenario, n, seed, crash, faults } = request
   const outcome = scenario.run({ n, seed, crash, faults })
   if (request.proto !== undefined) checkProto(request.proto, outcome.net.trace)
@@ -122,9 +125,10 @@ function execute(request: RunRequest, io: Io): number {
   const code = failed(summary) ? EXIT.failed : EXIT.ok
   const traceJson = `${JSON.stringify(outcome.net.traceDocument())}`
   if (request.trace !== undefined && request.trace !== '-') writeTraceFile(request.trace, traceJson)
+  const done = { code, expectedViolations: summary.expectedViolations }
   if (request.json) {
     io.out(JSON.stringify(summary))
-    return code
+    return done
   }
   // With `--trace -` stdout carries the trace alone; everything for humans goes to stderr.
   const toStdout = request.trace !== '-'
@@ -148,14 +152,10 @@ function execute(request: RunRequest, io: Io): number {
   show('')
   show(messageCounts(summary))
   for (const line of outcome.summary ?? []) show(line)
-  show(
-    summary.violations.length
-      ? `VIOLATIONS:\n${summary.violations.map((v) => `  - ${v}`).join('\n')}`
-      : 'invariants: all held',
-  )
+  for (const line of invariantLines(summary)) show(line)
   for (const line of livenessLines(summary)) show(line)
   if (request.trace !== undefined && toStdout) show(`trace written to ${request.trace}`)
-  return code
+  return done
 }
 
 /** The main scenario of every package (or every scenario, `--all`); 1 if any reported a violation. */
@@ -170,15 +170,20 @@ function tour(args: readonly string[], io: Io): number {
     ? scenarios.map((scenario) => ({ scenario, title: scenario.title }))
     : tourScenarios(scenarios)
   const failed: string[] = []
+  const intended: string[] = []
   for (const { scenario, title } of stops) {
     io.out(`\n=== ${scenario.name} === ${title}`)
-    if (execute({ ...defaults(scenario), rows: 60, width }, io) !== EXIT.ok)
-      failed.push(scenario.name)
+    const result = execute({ ...defaults(scenario), rows: 60, width }, io)
+    if (result.code !== EXIT.ok) failed.push(scenario.name)
+    if (result.expectedViolations.length) intended.push(scenario.name)
   }
+  const shown = intended.length
+    ? ` (${intended.join(', ')}: the expected violation it is built to show)`
+    : ''
   io.out(
     failed.length
       ? `\ntour: violations in ${failed.join(', ')}`
-      : `\ntour: ${stops.length} scenarios, every invariant and liveness check held`,
+      : `\ntour: ${stops.length} scenarios, every invariant and liveness check held${shown}`,
   )
   if (!values.all) io.out(`\n${NEXT_STEPS}`)
   return failed.length ? EXIT.failed : EXIT.ok

@@ -150,3 +150,40 @@ describe('sd check --trace with a counterexample', () => {
     }
   })
 })
+
+describe('mutex-quorum: its intended violation is named as such, in the output and the exit rules', () => {
+  it('prints EXPECTED VIOLATION with the overlap, never "invariants: all held", exit 0', () => {
+    const { code, out } = sd('run', 'mutex-quorum')
+    expect(code).toBe(0)
+    expect(out).toMatch(
+      /EXPECTED VIOLATION \(what this scenario is built to show; it does not fail the run\):\n {2}- t=22: 7 acquired default \(token \d+\) while 6 held it/,
+    )
+    expect(out).toContain('invariants: no violation besides the expected one')
+    expect(out).not.toContain('invariants: all held')
+    expect(out).not.toMatch(/^VIOLATIONS:/m)
+  })
+
+  it('--json lists it under expectedViolations, with violations empty', () => {
+    const summary = JSON.parse(sd('run', 'mutex-quorum', '--json').out)
+    expect(summary.violations).toEqual([])
+    expect(summary.expectedViolations).toHaveLength(1)
+    expect(summary.expectedViolations[0]).toMatch(/7 acquired default .* while 6 held it/)
+    expect(JSON.parse(sd('run', 'flood', '--json').out).expectedViolations).toEqual([])
+  })
+
+  it('the exit-code rules of --help say that an expected violation exits 0 and its absence 1', () => {
+    const { out } = sd('--help')
+    const rules = out.slice(out.indexOf('exit codes:'))
+    expect(rules).toMatch(/0 +ok; also when a scenario built to show a violation \(mutex-quorum\)/)
+    expect(rules).toMatch(/for mutex-quorum: its intended violation did not\s+happen/)
+    expect(sd('run', 'mutex-quorum', '--help').out).toContain('EXPECTED VIOLATION')
+  })
+
+  it('tour --all names the scenario that showed its expected violation', () => {
+    const { code, out } = sd('tour', '--all')
+    expect(code).toBe(0)
+    expect(out).toMatch(
+      /every invariant and liveness check held \(mutex-quorum: the expected violation/,
+    )
+  })
+})

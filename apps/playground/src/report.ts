@@ -12,6 +12,11 @@ export interface RunSummary {
   result: Record<string, unknown>
   violations: string[]
   /**
+   * Violations the scenario is built to show (mutex-quorum's): they happened as intended and
+   * do not fail the run (exit 0). Empty for every other scenario.
+   */
+  expectedViolations: string[]
+  /**
    * What the scenario promised would happen (requests served, a leader agreed, clocks
    * converged) and what was left undone, with why. `held` is false when something was left
    * undone that the algorithm does not block on by design (exit 1, as for a violation).
@@ -34,6 +39,7 @@ export function summarize(scenario: string, seed: number, run: ScenarioRun): Run
     virtualTimeMs: run.net.now,
     result: run.result,
     violations: run.violations,
+    expectedViolations: run.expectedViolations ?? [],
     liveness: run.liveness
       ? {
           property: run.liveness.property,
@@ -56,6 +62,23 @@ export function messageCounts(summary: RunSummary): string {
 /** Whether the run failed: a violated invariant, or a liveness promise not kept. */
 export function failed(summary: RunSummary): boolean {
   return summary.violations.length > 0 || summary.liveness?.held === false
+}
+
+/** Lines for humans: the intended finding first, then the verdict on the invariants. */
+export function invariantLines(summary: RunSummary): string[] {
+  const expected = summary.expectedViolations
+  const intended = expected.length
+    ? [
+        'EXPECTED VIOLATION (what this scenario is built to show; it does not fail the run):',
+        ...expected.map((v) => `  - ${v}`),
+      ]
+    : []
+  if (summary.violations.length)
+    return [...intended, 'VIOLATIONS:', ...summary.violations.map((v) => `  - ${v}`)]
+  return [
+    ...intended,
+    expected.length ? 'invariants: no violation besides the expected one' : 'invariants: all held',
+  ]
 }
 
 /** Lines for humans: what liveness promised, and what was left undone, with why. */

@@ -43,6 +43,12 @@ export interface ScenarioRun {
   /** Broken invariants, as sentences. Empty when all is well. */
   violations: string[]
   /**
+   * Broken invariants that the scenario is built to show (mutex-quorum's restart in the
+   * intersection): printed as its finding, not failing the run. Such a scenario reports a
+   * violation when the intended one does NOT happen.
+   */
+  expectedViolations?: string[]
+  /**
    * What the run promised to finish (requests served, an agreed leader, clocks converged) and
    * what it left undone. An unfinished item that is not `expected` fails the run (exit 1).
    */

@@ -70,9 +70,13 @@ options of ntp query (the port defaults to 123, where NTP servers listen):
                  one year, none for no limit): a server decades off is a broken server
   --json         print one JSON object: offsetMs, delayMs, errorBoundMs, stratum...
 
-exit codes: 0 ok, 1 an invariant was violated (VIOLATIONS), a liveness check failed (LIVENESS
-FAILED: a request left unserved, no agreed leader...), the run failed or no NTP reply came,
-2 bad arguments`
+exit codes:
+  0  ok; also when a scenario built to show a violation (mutex-quorum) shows it, printed under
+     EXPECTED VIOLATION
+  1  an invariant was violated (VIOLATIONS; for mutex-quorum: its intended violation did not
+     happen), a liveness check failed (LIVENESS FAILED: a request left unserved, no agreed
+     leader...), the run failed or no NTP reply came
+  2  bad arguments (one line saying why, and where the usage is)`
 
 /** `sd run <scenario> --help`: the usage of run, then what this scenario is. */
 export function scenarioHelp(

@@ -26,7 +26,7 @@ export const mutexQuorum: Scenario = {
   name: 'mutex-quorum',
   title: 'quorum of 5 coordinators (m = 3) that forget their grants on restart: a real violation',
   description:
-    "Nodes 1-5 are coordinators, a client needs m = 3 of their grants; 6 and 7 are clients. Coordinators keep their grants in memory, as in the texts, so a restart forgets them: 6 enters with the grants of 1, 2 and 3; 3 crashes and restarts; 7 then collects 3, 4 and 5 and enters while 6 is still inside. The overlap is the expected finding and is reported as such (result.finding); the run counts as a violation only if that overlap does NOT happen. result.violationProbability gives the texts' P_v for p = 0.0001, n = 32, m = 24.",
+    "Nodes 1-5 are coordinators, a client needs m = 3 of their grants; 6 and 7 are clients. Coordinators keep their grants in memory, as in the texts, so a restart forgets them: 6 enters with the grants of 1, 2 and 3; 3 crashes and restarts; 7 then collects 3, 4 and 5 and enters while 6 is still inside. The overlap is the expected finding: printed under EXPECTED VIOLATION (expectedViolations and result.finding in --json), exit 0; the run reports a violation (exit 1) only if that overlap does NOT happen. result.violationProbability gives the texts' P_v for p = 0.0001, n = 32, m = 24.",
   defaultN: 7,
   minN: 7,
   maxN: 7,
@@ -54,6 +54,7 @@ export const mutexQuorum: Scenario = {
       m: 24,
       pv: violationProbability(32, 24, 0.0001),
     }
+    run.expectedViolations = overlaps
     run.violations =
       overlaps.length > 0
         ? []
