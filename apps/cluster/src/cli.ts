@@ -47,6 +47,13 @@ async function main(argv: string[]): Promise<number> {
       line: (text) => progress.write(`${text}\n`),
       tty,
       columns: () => process.stdout.columns,
+      // Ctrl-C: what ran until then, said to be partial (the exit handler then cleans up).
+      interrupted: (summary) => {
+        if (summary === undefined) return
+        process.stdout.write(
+          options.json ? `${JSON.stringify(summary)}\n` : `\n${formatSummary(summary)}\n`,
+        )
+      },
     })
     if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`)
     else process.stdout.write(`\n${formatSummary(summary)}\n`)

@@ -45,6 +45,8 @@ export interface RunIo {
   tty: boolean
   /** The terminal's width, when it is one. */
   columns?: () => number | undefined
+  /** Interrupted: the summary of what ran until then (partial), when the workload had started. */
+  interrupted?(summary: Summary | undefined, signal: NodeJS.Signals): void
 }
 
 /** Time inside the critical section, between the read and the write. */
@@ -176,7 +178,10 @@ class ClusterRun {
 
   async execute(): Promise<Summary> {
     const o = this.o
-    this.removeHandlers = installExitHandlers(() => this.cleanup())
+    this.removeHandlers = installExitHandlers(
+      () => this.cleanup(),
+      (signal) => this.io.interrupted?.(this.partialSummary(signal), signal),
+    )
     const why = netnsUnavailable()
     if (o.mode === 'netns' && why !== undefined) {
       throw new ClusterError(`--netns: network namespaces cannot be used here (${why})`)
@@ -325,9 +330,29 @@ class ClusterRun {
     await until(() => this.unread.size === 0, EXIT_TIMEOUT_MS)
     hosts.destroy()
 
+    const record = this.record(endedAt, drops, clocks)
+    const summary = summarize(record)
+    if (this.o.history) {
+      const lines = record.history.map((op) => JSON.stringify(op))
+      writeFileSync(this.o.history, lines.length > 0 ? `${lines.join('\n')}\n` : '')
+      this.io.line(`history written to ${this.o.history}`)
+    }
+    if (this.trace && this.o.trace) {
+      writeFileSync(this.o.trace, JSON.stringify(this.trace.document(record.nodes)))
+      this.io.line(`trace written to ${this.o.trace}`)
+    }
+    return summary
+  }
+
+  /** What the parent recorded, for the summary: until `endedAt`, with the hosts' drop counters. */
+  private record(
+    endedAt: number,
+    drops: Array<{ cut: number; loss: number }>,
+    clocks: number[],
+  ): RunRecord {
     const skews = this.nodes.map((n) => n.config.skewMs)
-    const record: RunRecord = {
-      mode: hosts.mode,
+    return {
+      mode: this.hosts!.mode,
       nodes: this.nodes.map((n) => n.id),
       seconds: this.o.seconds,
       startedAt: this.startedAt!,
@@ -362,17 +387,25 @@ class ClusterRun {
       },
       errors: this.errors,
     }
-    const summary = summarize(record)
-    if (this.o.history) {
-      const lines = record.history.map((op) => JSON.stringify(op))
-      writeFileSync(this.o.history, lines.length > 0 ? `${lines.join('\n')}\n` : '')
-      this.io.line(`history written to ${this.o.history}`)
+  }
+
+  /**
+   * On an interrupt (Ctrl-C, SIGTERM, SIGHUP), before the cleanup: the summary of what ran until
+   * now, marked partial (the workload was not stopped, operations under way stay indeterminate).
+   * Undefined before the workload started, or when it cannot be made.
+   */
+  partialSummary(signal: NodeJS.Signals): Summary | undefined {
+    if (this.startedAt === undefined || this.cleaned || this.dir === undefined) return undefined
+    try {
+      const endedAt = machineNow()
+      const drops = (this.hosts?.mode === 'netns' ? safeDrops(this.hosts) : undefined) ?? []
+      const clocks = this.nodes
+        .filter((n) => n.state === 'up' && n.clockMs !== undefined)
+        .map((n) => n.clockMs!)
+      return summarize({ ...this.record(endedAt, drops, clocks), interrupted: signal })
+    } catch {
+      return undefined
     }
-    if (this.trace && this.o.trace) {
-      writeFileSync(this.o.trace, JSON.stringify(this.trace.document(record.nodes)))
-      this.io.line(`trace written to ${this.o.trace}`)
-    }
-    return summary
   }
 
   /** Synchronous and idempotent: kills every process it started, deletes what it made. */
@@ -1020,8 +1053,14 @@ class ClusterRun {
  * Runs `cleanup` (synchronous) when the process exits, is interrupted (SIGINT, SIGTERM, SIGHUP)
  * or fails; returns the function that removes the handlers.
  */
-function installExitHandlers(cleanup: () => void): () => void {
+function installExitHandlers(
+  cleanup: () => void,
+  interrupted: (signal: NodeJS.Signals) => void,
+): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
+    try {
+      interrupted(signal)
+    } catch {} // the cleanup comes first
     cleanup()
     process.stderr.write(
       `\ninterrupted (${signal}): every node process killed, every namespace deleted\n`,
@@ -1043,5 +1082,13 @@ function installExitHandlers(cleanup: () => void): () => void {
     for (const s of signals) process.off(s, onSignal)
     process.off('uncaughtException', onFatal)
     process.off('unhandledRejection', onFatal)
+  }
+}
+
+function safeDrops(hosts: Hosts): Array<{ cut: number; loss: number }> | undefined {
+  try {
+    return hosts.drops()
+  } catch {
+    return undefined
   }
 }

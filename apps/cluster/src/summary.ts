@@ -88,6 +88,8 @@ export interface RunRecord {
   clockSpreadMs: { start: number | undefined; end: number | undefined }
   /** Nodes that failed on their own (a protocol error, an unexpected exit). */
   errors: string[]
+  /** The run was interrupted by this signal at `endedAt`: the record is of what ran until then. */
+  interrupted?: string
 }
 
 export interface Failover {
@@ -137,6 +139,12 @@ export interface Summary {
   clockSpreadMs: RunRecord['clockSpreadMs']
   violations: string[]
   errors: string[]
+  /**
+   * Present when the run was interrupted (Ctrl-C): the summary is of what ran until `atMs`, the
+   * checks judged that much; the workload was not stopped (operations under way stay
+   * indeterminate) and the messages in flight are not counted.
+   */
+  partial?: { signal: string; atMs: number }
 }
 
 const majorityOf = (n: number) => Math.floor(n / 2) + 1
@@ -359,6 +367,9 @@ export function summarize(run: RunRecord): Summary {
     clockSpreadMs: run.clockSpreadMs,
     violations,
     errors: run.errors,
+    ...(run.interrupted === undefined
+      ? {}
+      : { partial: { signal: run.interrupted, atMs: rel(run.endedAt) } }),
   }
 }
 
@@ -366,7 +377,12 @@ export function summarize(run: RunRecord): Summary {
 export function formatSummary(s: Summary): string {
   const lines: string[] = []
   const verdict = s.ok ? 'all checks held' : `${s.violations.length + s.errors.length} problem(s)`
-  lines.push(`Summary (${s.mode}, ${s.nodes} nodes, ${s.seconds} s): ${verdict}`)
+  if (s.partial === undefined)
+    lines.push(`Summary (${s.mode}, ${s.nodes} nodes, ${s.seconds} s): ${verdict}`)
+  else
+    lines.push(
+      `Partial summary (${s.mode}, ${s.nodes} nodes, interrupted by ${s.partial.signal} at ${(s.partial.atMs / 1000).toFixed(1)} s of ${s.seconds} s): ${verdict} until then`,
+    )
   const eq = s.counter === s.acknowledged ? '=' : '≠'
   lines.push(
     `  counter            ${s.counter} ${eq} ${s.acknowledged} acknowledged increments (${s.entries} critical sections entered)`,

@@ -214,7 +214,7 @@ describe('a cluster on loopback', () => {
 })
 
 describe('interrupted', () => {
-  it('SIGINT in the middle of a run kills every node and deletes every namespace and file', async () => {
+  it('SIGINT in the middle of a run prints a partial summary, kills every node and deletes every namespace and file', async () => {
     let sent = false
     const o = await runCli(
       ['--n', '3', '--seconds', '60', '--json', ...(unavailable ? ['--loopback'] : ['--netns'])],
@@ -229,7 +229,14 @@ describe('interrupted', () => {
     expect(sent).toBe(true)
     expect(o.code).toBe(130)
     expect(o.stderr).toContain('interrupted (SIGINT)')
-    expect(o.stdout).toBe('')
+    // The summary of what ran until the interrupt, said to be partial.
+    const s = JSON.parse(o.stdout) as Summary
+    expect(s.partial?.signal).toBe('SIGINT')
+    expect(s.partial!.atMs).toBeGreaterThanOrEqual(0)
+    expect(s.partial!.atMs).toBeLessThan(60_000)
+    expect(s.nodes).toBe(3)
+    expect(s.counter).toBe(s.acknowledged)
+    expect(s.violations).toEqual([])
     expectNothingLeft(o)
   })
 })

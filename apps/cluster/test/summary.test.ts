@@ -274,4 +274,16 @@ describe('summarize', () => {
     expect(s.violations).toEqual([])
     expect(s.ok).toBe(false)
   })
+
+  it('an interrupted run is summed up as partial, until the interrupt', () => {
+    const full = summarize(baseRun())
+    expect(full.partial).toBeUndefined()
+    expect(formatSummary(full)).toMatch(/^Summary \(/)
+    const run = baseRun({ interrupted: 'SIGINT' })
+    const s = summarize(run)
+    expect(s.partial).toEqual({ signal: 'SIGINT', atMs: Math.round(run.endedAt - run.startedAt) })
+    expect(formatSummary(s).split('\n')[0]).toBe(
+      `Partial summary (netns, 3 nodes, interrupted by SIGINT at ${(s.partial!.atMs / 1000).toFixed(1)} s of ${s.seconds} s): all checks held until then`,
+    )
+  })
 })
