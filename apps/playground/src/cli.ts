@@ -21,6 +21,7 @@ import { NEXT_STEPS, tourScenarios } from './tour.js'
 import { writeTraceFile } from './trace-file.js'
 import { scenarioHelp, USAGE, UsageError, usageErrorText } from './usage.js'
 import { version } from './version.js'
+import { wrapToWidth } from './width.js'
 
 export interface Io {
   out(text: string): void
@@ -137,6 +138,10 @@ function execute(
   show(
     `${scenario.name}: ${scenario.title} — n=${n}, seed=${seed}${crash.length ? `, crash=${crash.join(',')}` : ''}${faults.map((f) => `, ${faultFlag(f).slice(2)}`).join('')}`,
   )
+  const width = request.width ?? (toStdout ? io.columns : io.errColumns) ?? 100
+  if (scenario.deterministic)
+    for (const line of wrapToWidth(`seed: changes nothing here, ${scenario.deterministic}`, width))
+      show(line)
   for (const line of faultLines(summary.faults, crash, faults)) show(line)
   show('')
   show(
@@ -144,7 +149,7 @@ function execute(
       nodes: outcome.net.nodeIds,
       annotate: outcome.annotate,
       maxRows: request.rows,
-      width: request.width ?? (toStdout ? io.columns : io.errColumns) ?? 100,
+      width,
       proto: request.proto,
     }),
   )

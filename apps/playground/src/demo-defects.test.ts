@@ -9,6 +9,7 @@ import type { NodeId, ProtocolFactory } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { type CheckSpec, checks } from './check/index.js'
 import { main } from './cli.js'
+import { scenarios } from './scenarios/index.js'
 
 function sd(...argv: string[]) {
   const out: string[] = []
@@ -185,5 +186,37 @@ describe('mutex-quorum: its intended violation is named as such, in the output a
     expect(out).toMatch(
       /every invariant and liveness check held \(mutex-quorum: the expected violation/,
     )
+  })
+})
+
+describe('--seed: it drives the run, or the scenario says it changes nothing', () => {
+  /** The trace's events (the document also records the seed itself). */
+  const eventsOf = (name: string, seed: number) =>
+    JSON.stringify(
+      scenarios
+        .find((s) => s.name === name)!
+        .run({ n: scenarios.find((s) => s.name === name)!.defaultN, seed, crash: [] })
+        .net.traceDocument().events,
+    )
+
+  it('a scenario is declared deterministic exactly when seeds 1, 2 and 3 run the same events', () => {
+    for (const s of scenarios) {
+      const one = eventsOf(s.name, 1)
+      const same = [2, 3].every((seed) => eventsOf(s.name, seed) === one)
+      expect(s.deterministic !== undefined, `${s.name}: same run for seeds 1..3: ${same}`).toBe(
+        same,
+      )
+    }
+  })
+
+  it('election-bully and mutex-token-ring say so under the title and in --help', () => {
+    for (const name of ['election-bully', 'mutex-token-ring']) {
+      const { code, out } = sd('run', name, '--seed', '5', '--width', '200')
+      expect(code, name).toBe(0)
+      expect(out.split('\n')[1], name).toMatch(/^seed: changes nothing here, .* every seed$/)
+      expect(sd('run', name, '--help').out, name).toMatch(/\n--seed: no effect: /)
+    }
+    expect(sd('run', 'flood', '--help').out).toMatch(/\n--seed: drives the run/)
+    expect(sd('run', 'flood').out).not.toMatch(/^seed: /m)
   })
 })

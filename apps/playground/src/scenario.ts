@@ -68,6 +68,11 @@ export interface Scenario {
   title: string
   /** A few sentences for `sd run <name> --help`: what the run shows and what it checks. */
   description: string
+  /**
+   * Why the seed changes nothing (fixed latencies, a fixed plan): said under the run's title and
+   * in `--help`, so that `--seed` is not thought to vary it. Absent: the seed drives the run.
+   */
+  deterministic?: string
   /** When `--crash` takes effect, for `--help`. Without it the scenario refuses `--crash`. */
   crashes?: string
   /** `--pause`: without it the scenario refuses the flag (`sd run <name> --help` says why). */

@@ -38,7 +38,8 @@ export const USAGE = `usage:
 
 options of run:
   --n N          number of nodes (each scenario has its range)
-  --seed S       integer seed, negative too (--seed -5); the same seed replays the same run (default 1)
+  --seed S       integer seed, negative too (--seed -5); the same seed replays the same run (default 1);
+                 a deterministic scenario (election-bully, mutex-token-ring) says it changes nothing
   --crash IDS    comma-separated distinct node ids to crash (each scenario says when)
   --pause ID@T+D pause node ID at t=T ms for D ms: it runs nothing, its messages, timers and
                  requests wait and are handled at the resume; its clocks go on (2@50+100;
@@ -99,6 +100,12 @@ export function scenarioHelp(
     '',
     n,
     ids,
+    ...wrapToWidth(
+      `--seed: ${scenario.deterministic ? `no effect: ${scenario.deterministic}` : 'drives the run; the same seed replays the same run'}`,
+      100,
+      Number.POSITIVE_INFINITY,
+      98,
+    ).map((line, i) => (i === 0 ? line : `  ${line}`)),
     ...wrapToWidth(
       `--crash: ${scenario.crashes ?? 'not accepted (this scenario has no failures to show)'}`,
       100,

@@ -21,6 +21,8 @@ export const electionBully: Scenario = {
     accepts:
       'the paused node sends no heartbeat and answers nothing: paused long enough (over 50 ms), a leader is suspected and replaced, a follower misses elections; at its resume it handles what waited and rejoins with the newest term. The run lasts until 200 ms after the last resume, and every live node must then follow one leader',
   },
+  deterministic:
+    "every message takes 1 ms and the plan (start, crash, notice, recovery) is fixed: the texts' worked example, the same for every seed",
   firstId: 0,
   defaultN: 8,
   minN: 2,
