@@ -1,4 +1,5 @@
 export * from './compose/index.js'
+export { type AsyncDisposableLike, type AsyncDisposeSymbol, asyncDispose } from './dispose.js'
 export * from './errors.js'
 export * from './ids.js'
 export type * from './protocol.js'

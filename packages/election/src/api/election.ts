@@ -3,6 +3,8 @@
  * what its `leader` / `leader-lost` events say, as `leader()`, `term()` and change callbacks.
  */
 import {
+  type AsyncDisposableLike,
+  asyncDispose,
   type Clock,
   type NodeId,
   type ProtocolFactory,
@@ -21,7 +23,6 @@ import {
   ElectionTimeoutError,
   InvalidArgumentError,
 } from '../errors.js'
-import { type AsyncDisposableLike, asyncDispose } from './dispose.js'
 
 export interface ElectionOptions<Msg, Ev> {
   /** This node's transport (UDP, or a simulator node's): the caller owns it and closes it. */

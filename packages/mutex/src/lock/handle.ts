@@ -1,5 +1,5 @@
+import { type AsyncDisposableLike, asyncDispose } from '@sd/transport'
 import { LeaseLostError } from '../errors.js'
-import { type AsyncDisposableLike, asyncDispose } from './dispose.js'
 import type { PlatformAbortSignal } from './signal.js'
 
 /**

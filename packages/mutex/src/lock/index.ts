@@ -1,4 +1,4 @@
-export { type AsyncDisposableLike, asyncDispose } from './dispose.js'
+export { type AsyncDisposableLike, asyncDispose } from '@sd/transport'
 export { MutexClosedError } from './errors.js'
 export type { MutexHandle } from './handle.js'
 export { createMutex, type Mutex } from './mutex.js'

@@ -1,4 +1,6 @@
 import {
+  type AsyncDisposableLike,
+  asyncDispose,
   type NodeId,
   type ProtocolHandle,
   realTimers,
@@ -13,7 +15,6 @@ import {
   MutexAbortedError,
   MutexTimeoutError,
 } from '../errors.js'
-import { type AsyncDisposableLike, asyncDispose } from './dispose.js'
 import { MutexClosedError } from './errors.js'
 import { Lease, type MutexHandle } from './handle.js'
 import { type AcquireOptions, checkResource, checkTimeout, type MutexOptions } from './options.js'

@@ -1,4 +1,7 @@
 /**
+ * For handles that `await using` disposes (a lock's, an election's), shared by the packages so
+ * that each declares disposal the same way.
+ *
  * The type of `Symbol.asyncDispose` where the consumer's libraries declare it (`esnext.disposable`,
  * or Node's types), else `never`: the declarations then compile under a plain `"lib": ["es2022"]`,
  * and `await using` still sees a handle as disposable wherever it is available.
