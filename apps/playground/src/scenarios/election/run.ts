@@ -76,6 +76,7 @@ export function runElectionPlan<Msg, Ev>(
   return {
     net,
     annotate: describeElectionEvent,
+    summary: [outcomeLine(agreed, live, history, verdict.final)],
     violations,
     liveness: {
       property: 'the election ends with every live node following the same leader in the same term',
@@ -90,6 +91,22 @@ export function runElectionPlan<Msg, Ev>(
       messages,
     },
   }
+}
+
+/** The outcome in words: who leads in which term, and the leaders the run went through. */
+function outcomeLine(
+  agreed: { leader: NodeId; term: number } | undefined,
+  live: readonly NodeId[],
+  history: ReadonlyArray<{ leader: NodeId; term: number }>,
+  final: ReadonlyMap<NodeId, { leader: NodeId; term: number } | undefined>,
+): string {
+  const before = history.filter((h) => h.leader !== agreed?.leader || h.term !== agreed?.term)
+  const earlier = before.length
+    ? `; before: ${before.map((h) => `${String(h.leader)} (term ${h.term})`).join(', ')}`
+    : ''
+  if (live.length === 0) return `outcome: every node is down, nobody leads${earlier}`
+  if (agreed === undefined) return `outcome: no agreed leader: ${views(final, live)}${earlier}`
+  return `outcome: ${String(agreed.leader)} leads in term ${agreed.term}, followed by every live node (${live.map(String).join(', ')})${earlier}`
 }
 
 /** What each live node follows at the end: `0 follows 6 (term 2), 1 follows nobody`. */

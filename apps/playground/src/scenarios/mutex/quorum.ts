@@ -60,6 +60,7 @@ export const mutexQuorum: Scenario = {
         ? []
         : ['the restart plan should have let two clients in at once, and it did not']
     run.summary = [
+      ...(run.summary ?? []),
       `finding: ${String(run.result.finding)}`,
       `P_v for p = 0.0001, n = 32, m = 24: ${violationProbability(32, 24, 0.0001).toExponential(2)}`,
     ]

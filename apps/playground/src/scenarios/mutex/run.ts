@@ -126,6 +126,7 @@ export function runMutexPlan<Msg, Ev>(
     net,
     entries,
     annotate: describeMutexEvent,
+    summary: [entryOrderLine(events)],
     violations: verdict.violations,
     liveness: mutexLiveness(net, asked, plan),
     result: {
@@ -218,6 +219,20 @@ function syncDelays(entries: readonly Entry[]): number[] {
     }
   }
   return out
+}
+
+/** The outcome in words: who entered, in which order, with which token. */
+export function entryOrderLine(
+  events: ReadonlyArray<{ node: NodeId; t: number; event: unknown }>,
+): string {
+  const entered = events.flatMap(({ node, t, event }) => {
+    const e = event as { type?: unknown; token?: unknown; resource?: unknown }
+    if (e.type !== 'acquired') return []
+    const token = typeof e.token === 'number' ? ` (token ${e.token})` : ''
+    return [`${String(node)}${token} at t=${t}`]
+  })
+  if (entered.length === 0) return 'outcome: nobody entered the critical section'
+  return `outcome: ${entered.length} ${entered.length === 1 ? 'entry' : 'entries'}, in order: ${entered.join(', ')}`
 }
 
 function mean(values: readonly number[]): number {
