@@ -2,14 +2,21 @@ import type { NodeId, TraceEvent } from '@sd/transport'
 
 /** What a trace event becomes on the diagram: text in one node's column, or a full-width marker. */
 export type Drawn =
-  | { kind: 'cell'; node: NodeId; text: string }
+  | {
+      kind: 'cell'
+      node: NodeId
+      text: string
+      /** Lines the cell may take even in the compact view (a note is cut to nonsense in one). */
+      lines?: number
+    }
   | { kind: 'marker'; text: string }
   | undefined
 
 /**
  * The drawing of `event`. `types` maps message ids to their type (filled from sends), `note` is
  * the scenario's annotation. The note comes before any raw JSON: it is what the reader wants.
- * Compact cells drop the message type and the words, keeping symbol, peer and message id.
+ * Compact cells keep what the story needs, in words (message type, drop reason, the note or the
+ * event's type) and leave out message ids and raw JSON, which `--trace FILE` has.
  */
 export function drawEvent(
   event: TraceEvent,
@@ -20,22 +27,30 @@ export function drawEvent(
   const cell = (node: NodeId, ...parts: (string | undefined)[]): Drawn => ({
     kind: 'cell',
     node,
-    text: parts.filter((p) => p !== undefined && p !== '').join(compact ? '' : ' '),
+    text: parts.filter((p) => p !== undefined && p !== '').join(' '),
+    ...(note === undefined ? {} : { lines: NOTE_LINES }),
   })
-  // Raw JSON after a note starts a line of its own: the note stays whole on the row.
+  // Raw JSON after a note starts a line of its own: the note stays whole on the row. Compact
+  // cells name the event or request by its type instead.
   const afterNote = (value: unknown) =>
-    note === undefined ? raw(value) : compact ? undefined : `\n${raw(value)}`
-  const gap = compact ? ' ' : ''
-  const withNote = note === undefined ? undefined : `${gap}${note}`
+    compact
+      ? note === undefined
+        ? typeOf(value)
+        : undefined
+      : note === undefined
+        ? raw(value)
+        : `\n${raw(value)}`
+  const withNote = note
+  const id = (n: number) => (compact ? undefined : `#${n}`)
   switch (event.type) {
     case 'send':
-      return cell(event.from, `→${String(event.to)}`, `#${event.id}`, kind(event.id), withNote)
+      return cell(event.from, `→${String(event.to)}`, id(event.id), types.get(event.id), withNote)
     case 'deliver':
-      return cell(event.to, `←${String(event.from)}`, `#${event.id}`, kind(event.id), withNote)
+      return cell(event.to, `←${String(event.from)}`, id(event.id), types.get(event.id), withNote)
     case 'drop':
-      return cell(event.from, '✕', `#${event.id}`, compact ? undefined : event.reason, withNote)
+      return cell(event.from, '✕', id(event.id), event.reason, withNote)
     case 'duplicate':
-      return cell(event.from, '⧉', `#${event.id}`, compact ? undefined : 'duplicated')
+      return cell(event.from, '⧉', id(event.id), 'duplicated')
     case 'timer-fire':
       return cell(event.node, '⏰', event.key, withNote)
     case 'emit':
@@ -77,10 +92,24 @@ export function drawEvent(
     default:
       return undefined
   }
+}
 
-  function kind(id: number): string | undefined {
-    return compact ? undefined : types.get(id)
-  }
+/** Lines a cell with a scenario's note may take, in any view. */
+const NOTE_LINES = 3
+
+/**
+ * An event's or request's `type` (`leader`, `acquire`); without one, its fields as `key=value`
+ * (`delivered=2`), or its clipped JSON.
+ */
+function typeOf(value: unknown): string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return raw(value)
+  const type = (value as { type?: unknown }).type
+  if (typeof type === 'string') return type
+  return raw(
+    Object.entries(value)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' '),
+  )
 }
 
 /** A node's pause and resume. */

@@ -30,7 +30,8 @@ const PAUSED = '┃'
  * A space-time diagram in text: one column per node, time going down, one row per event.
  * A send shows `→2 #5 ping` (to node 2, message 5), its delivery `←1 #5 ping` on the receiver.
  * Every column keeps its width: a cell too long for its column goes on indented lines under its
- * row (full view) or is cut (compact view, chosen when the full one does not fit `width`).
+ * row (full view) or is cut (compact view, chosen when the full one does not fit `width`), but for
+ * cells that ask for more lines (a compact cell's note).
  * Partitions and heals are rows across the whole diagram.
  */
 export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOptions): string {
@@ -77,7 +78,12 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     }
     if (event.type === 'restart') down.delete(drawn.node)
     if (event.type === 'resume') paused.delete(drawn.node)
-    const texts = wrapToWidth(drawn.text, inner, cellLines, inner - INDENT)
+    const texts = wrapToWidth(
+      drawn.text,
+      inner,
+      Math.max(cellLines, drawn.lines ?? 1),
+      inner - INDENT,
+    )
     texts.forEach((text, i) => {
       const own = i === 0 ? text : ' '.repeat(INDENT) + text
       const stamp = i === 0 ? time : ' '.repeat(layout.timeWidth)
