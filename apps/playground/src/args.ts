@@ -88,7 +88,12 @@ export function parseRun(args: readonly string[]): RunRequest | HelpRequest {
     scenario,
     n,
     seed: values.seed === undefined ? 1 : seed(values.seed),
-    crash: values.crash === undefined ? [] : crashIds(values.crash, first, n),
+    crash:
+      values.crash === undefined
+        ? defaultCrash(scenario, n)
+        : values.crash === 'none'
+          ? []
+          : crashIds(values.crash, first, n),
     faults,
     json: values.json ?? false,
     trace: values.trace,
@@ -105,7 +110,7 @@ export function defaults(scenario: Scenario): RunRequest {
     scenario,
     n: scenario.defaultN,
     seed: 1,
-    crash: [],
+    crash: defaultCrash(scenario, scenario.defaultN),
     faults: [],
     json: false,
     trace: undefined,
@@ -188,6 +193,14 @@ function protoName(text: string | undefined): string | undefined {
       `--proto takes a protocol name such as lock or app/lock, got ${JSON.stringify(text)}`,
     )
   return text
+}
+
+/** The crash a scenario's story needs when --crash is not given (mutex-centralized's failover). */
+function defaultCrash(scenario: Scenario, n: number): NodeId[] {
+  const first = scenario.firstId ?? 1
+  return (scenario.defaultCrash ?? []).filter(
+    (id) => typeof id === 'number' && id >= first && id < first + n,
+  )
 }
 
 function crashIds(text: string, first: number, n: number): NodeId[] {

@@ -148,6 +148,7 @@ function execute(
     renderDiagram(outcome.net.trace, {
       nodes: outcome.net.nodeIds,
       annotate: outcome.annotate,
+      story: outcome.story,
       maxRows: request.rows,
       width,
       proto: request.proto,

@@ -144,10 +144,16 @@ describe('renderDiagram', () => {
     expect(text).toMatch(/this diagram is \d+ columns wide, more than 100/)
   })
 
-  it('shows at most maxRows events and counts the rest', () => {
-    const trace = Array.from({ length: 10 }, (_, i) => send(i, i + 1, 1, 2))
+  it('folds message rows past maxRows into counted gaps, and keeps what nodes emit', () => {
+    const trace: TraceEvent[] = [
+      ...Array.from({ length: 10 }, (_, i) => send(i, i + 1, 1, 2)),
+      { t: 20, type: 'emit', node: 2, event: { type: 'leader' } },
+      send(21, 11, 1, 2),
+    ]
     const text = renderDiagram(trace, { nodes: [1, 2], maxRows: 4 })
-    expect(text.split('\n').filter((l) => l.includes('→2'))).toHaveLength(4)
-    expect(text).toContain('… 6 more events')
+    expect(text).toMatch(/10 rows folded, 0\.000–9\.000 ms: ping ×10/)
+    expect(text).toContain('★')
+    expect(text).toContain('→2 #11')
+    expect(text).not.toContain('more events')
   })
 })

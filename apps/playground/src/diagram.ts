@@ -1,6 +1,7 @@
 import type { NodeId, TraceEvent } from '@sd/transport'
 import { messageType } from '@sd/transport'
-import { drawEvent } from './cells.js'
+import { type Drawn, drawEvent } from './cells.js'
+import { type CondenseRow, condense, gapText } from './condense.js'
 import { chooseLayout, fullViewWidth, GAP, type Layout, timeLabel } from './layout.js'
 import { showsProto } from './proto-filter.js'
 import { displayWidth, padToWidth, truncateToWidth, wrapToWidth } from './width.js'
@@ -9,7 +10,12 @@ export interface DiagramOptions {
   nodes: readonly NodeId[]
   /** Extra text per event, from the scenario. */
   annotate?: ((event: TraceEvent) => string | undefined) | undefined
-  /** Rows shown at most; the rest is counted. */
+  /** Rows the scenario says carry its story: never folded. */
+  story?: ((event: TraceEvent) => boolean) | undefined
+  /**
+   * Rows to aim for: past it, message and timer rows are folded into counted gaps (rarest
+   * kinds kept first); rows that carry the story are always drawn. Nothing is cut off the end.
+   */
   maxRows?: number
   /** Terminal columns the diagram should fit in (default 100). */
   width?: number
@@ -56,8 +62,8 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     '-'.repeat(layout.total),
   ]
   const rail = (id: NodeId) => (down.has(id) ? DOWN : paused.has(id) ? PAUSED : UP)
-  let shown = 0
-  let hidden = 0
+  // First every row the diagram could draw, then the story kept within maxRows (condense).
+  const rows: CondenseRow<{ event: TraceEvent; drawn: NonNullable<Drawn> }>[] = []
   for (const event of trace) {
     if (options.proto !== undefined && !showsProto(event, options.proto)) continue
     if (event.type === 'send') {
@@ -66,11 +72,17 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     }
     const drawn = drawEvent(event, types, options.annotate?.(event), layout.compact)
     if (drawn === undefined || (drawn.kind === 'cell' && !known.has(drawn.node))) continue
-    if (shown >= maxRows) {
-      hidden++
+    const fold = options.story?.(event) ? undefined : foldKind(event, types)
+    rows.push({ t: event.t, fold, item: { event, drawn } })
+  }
+  keepCauses(rows)
+  for (const entry of condense(rows, maxRows)) {
+    if (entry.kind === 'gap') {
+      const time = entry.gap.from.toFixed(layout.decimals).padStart(layout.timeWidth)
+      lines.push(gapRow(time, gapText(entry.gap, layout.decimals), layout, width))
       continue
     }
-    shown++
+    const { event, drawn } = entry.item
     const time = event.t.toFixed(layout.decimals).padStart(layout.timeWidth)
     if (drawn.kind === 'marker') {
       lines.push(marker(time, drawn.text, layout))
@@ -95,9 +107,50 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     }
     if (event.type === 'pause') paused.add(drawn.node)
   }
-  if (hidden > 0) lines.push(`… ${hidden} more events (write them all with --trace FILE)`)
   lines.push(...notes(layout, fullViewWidth(nodes.length, lastTime), width))
   return lines.join('\n')
+}
+
+/**
+ * What a row is folded as when the budget is short: its message type or timer key. Undefined
+ * for rows that carry the story (emits, crashes, restarts, pauses, partitions, requests).
+ */
+function foldKind(event: TraceEvent, types: ReadonlyMap<number, string>): string | undefined {
+  switch (event.type) {
+    case 'send':
+    case 'deliver':
+    case 'drop':
+    case 'duplicate':
+      return types.get(event.id) ?? 'message'
+    case 'timer-fire':
+      return `⏰ ${event.key}`
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The delivery or timer a node was handling when it emitted something (a probe coming home
+ * before "deadlock", a coordinator message before "follows 6") is part of the story: never folded.
+ * A handler's emits follow its trigger at the same node and time.
+ */
+function keepCauses(rows: CondenseRow<{ event: TraceEvent }>[]): void {
+  const trigger = new Map<NodeId, CondenseRow<{ event: TraceEvent }>>()
+  for (const row of rows) {
+    const { event } = row.item
+    if (event.type === 'deliver') trigger.set(event.to, row)
+    else if (event.type === 'timer-fire' || event.type === 'request') trigger.set(event.node, row)
+    else if (event.type === 'emit') {
+      const cause = trigger.get(event.node)
+      if (cause !== undefined && cause.t === event.t) cause.fold = undefined
+    }
+  }
+}
+
+/** A folded run: `  1.0  ┄ 40 rows folded, 1.0–60.0 ms: heartbeat ×30, …`. */
+function gapRow(time: string, text: string, layout: Layout, width: number): string {
+  const room = Math.max(layout.total, width) - layout.timeWidth - GAP
+  return `${time}${' '.repeat(GAP)}${truncateToWidth(`┄ ${text}`, room)}`
 }
 
 /** A row across every column: `── partition {1,2} | {3} ─────`. */

@@ -55,6 +55,11 @@ export interface ScenarioRun {
   liveness?: Liveness
   /** Extra text for a trace event on the diagram (e.g. the clock value after it). */
   annotate?: (event: TraceEvent) => string | undefined
+  /**
+   * Message rows the story needs that the diagram could not tell apart from traffic (CMH's
+   * probe arriving back at its initiator): never folded when the diagram condenses.
+   */
+  story?: (event: TraceEvent) => boolean
   /** Lines printed after the diagram (a summary for humans). */
   summary?: string[]
 }
@@ -75,6 +80,11 @@ export interface Scenario {
   deterministic?: string
   /** When `--crash` takes effect, for `--help`. Without it the scenario refuses `--crash`. */
   crashes?: string
+  /**
+   * Nodes crashed when `--crash` is not given, because the story needs it (the failover of
+   * mutex-centralized); `--crash none` runs without.
+   */
+  defaultCrash?: NodeId[]
   /** `--pause`: without it the scenario refuses the flag (`sd run <name> --help` says why). */
   pause?: FaultSupport
   /** `--clock-step`: without it the scenario refuses the flag, as no protocol reads the wall clock. */

@@ -4,6 +4,7 @@
  * site's, one more waits into the cycle from outside, the probes go round, the youngest of the
  * cycle is aborted and the others finish.
  */
+import type { TraceEvent } from '@sd/transport'
 import type { Scenario } from '../../scenario.js'
 import { describeDeadlock } from './describe.js'
 import { detectionOutcome, detectionSummary, judge } from './judge.js'
@@ -32,10 +33,29 @@ export const deadlockCmh: Scenario = {
     return {
       net,
       annotate: describeDeadlock(net.trace),
+      story: probeHome(net.trace),
       violations,
       liveness: { property: RESOLVES, unfinished },
       result: { ...result, outsider },
       summary: detectionSummary(judged),
     }
   },
+}
+
+/** A probe delivered back to its initiator: the moment the cycle is found, kept on the diagram. */
+function probeHome(trace: readonly TraceEvent[]): (event: TraceEvent) => boolean {
+  const home = new Set<number>()
+  for (const e of trace) {
+    if (e.type !== 'send') continue
+    let p = e.msg as {
+      proto?: unknown
+      msg?: unknown
+      type?: unknown
+      initiator?: unknown
+      receiver?: unknown
+    } | null
+    while (typeof p?.proto === 'string' && typeof p.msg === 'object') p = p.msg as typeof p
+    if (p?.type === 'probe' && p.initiator === p.receiver) home.add(e.id)
+  }
+  return (event) => event.type === 'deliver' && home.has(event.id)
 }

@@ -16,8 +16,9 @@ export const mutexCentralized: Scenario = {
   name: 'mutex-centralized',
   title:
     'centralized coordinator: a FIFO queue, 3 messages per use, leases, a coordinator failover',
-  description: `Node 1 coordinates: clients send REQUEST, it answers GRANT in FIFO order when the resource is free, clients send RELEASE (3 messages per use). Grants carry a ${LEASE_MS} ms lease that holders renew, and a fencing token that never goes backwards. Every node asks twice at random times within 60 ms. With --crash the named nodes go down at t=${CRASH_AT} ms; if the coordinator is among them, the live nodes are told at t=${MOVE_AT} ms that the lowest live id coordinates in term 1 (what an election would do): the new coordinator first asks every member what it holds, then grants, so mutual exclusion and token order survive the change.`,
-  crashes: `crashed nodes go down at t=${CRASH_AT} ms; a crashed coordinator is replaced at t=${MOVE_AT} ms by the lowest live id (term 1)`,
+  description: `Node 1 coordinates: clients send REQUEST, it answers GRANT in FIFO order when the resource is free, clients send RELEASE (3 messages per use). Grants carry a ${LEASE_MS} ms lease that holders renew, and a fencing token that never goes backwards. Every node asks twice at random times within 60 ms. Node 1 crashes by default (--crash none: no crash; --crash names other nodes); crashed nodes go down at t=${CRASH_AT} ms; if the coordinator is among them, the live nodes are told at t=${MOVE_AT} ms that the lowest live id coordinates in term 1 (what an election would do): the new coordinator first asks every member what it holds, then grants, so mutual exclusion and token order survive the change.`,
+  crashes: `crashed nodes go down at t=${CRASH_AT} ms; a crashed coordinator is replaced at t=${MOVE_AT} ms by the lowest live id (term 1). Without --crash the coordinator (node 1) crashes, to show the failover; --crash none runs without a crash`,
+  defaultCrash: [1],
   pause: {
     accepts: `a paused holder cannot renew its ${LEASE_MS} ms lease: the coordinator expires it and grants the next; a paused coordinator grants nothing until its resume. The run lasts until 100 ms after the last resume, then on while a request waits`,
   },
