@@ -17,7 +17,7 @@ export function defaultFilters(): Filters {
   return { hiddenTypes: new Set(), hiddenProtos: new Set(), hiddenKinds: new Set(QUIET_KINDS) }
 }
 
-const FAULTS = new Set<EventKind>(['crash', 'restart'])
+const FAULTS = new Set<EventKind>(['crash', 'restart', 'pause', 'resume'])
 
 export function eventShown(e: VizEvent, f: Filters): boolean {
   if (FAULTS.has(e.kind)) return true

@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 import './style.css'
+import { type LaneSegment, stateLanes } from './annotations.js'
+import { type TimeScale, ticks, timeScale } from './axis.js'
 import { causalSets, formatVector } from './causality.js'
 import { type Details, describeEvent, describeMessage } from './describe.js'
 import {
@@ -13,11 +15,20 @@ import {
   protoChoices,
   stopsOf,
 } from './filters.js'
-import { type Layout, type LayoutMode, layout } from './layout.js'
+import { type Layout, type LayoutMode, LEFT, layout } from './layout.js'
 import { parseInput } from './load.js'
 import type { Diagram, EventKind, VizEvent } from './model.js'
-import { type Drawing, drawMark, renderDiagram, typeColors } from './render.js'
+import { type Drawing, drawAxis, drawMark, renderDiagram, typeColors } from './render.js'
 import { formatTime } from './trace.js'
+import {
+  clampWindow,
+  fullWindow,
+  screenLayout,
+  viewFor,
+  type Window,
+  windowOf,
+  zoomWindow,
+} from './viewport.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 
@@ -37,11 +48,19 @@ const typeList = $<HTMLDivElement>('types')
 const protoList = $<HTMLDivElement>('protos')
 const kindList = $<HTMLDivElement>('kinds')
 const legendBox = $<HTMLDivElement>('legend')
+const overviewBox = $<HTMLDivElement>('overview')
 
 interface View {
   diagram: Diagram
   name: string
+  /** The layout in its own units; `lay` is it as drawn (x scaled by `sx`, lines over the height). */
+  base: Layout
   lay: Layout
+  /** The stretch of `base` the detail view shows. */
+  window: Window
+  sx: number
+  times: TimeScale
+  lanes: LaneSegment[]
   drawing: Drawing
   colors: Map<string, string>
   filters: Filters
@@ -87,6 +106,11 @@ function open(text: string, name: string): void {
     stops: [],
     now: diagram.timeline.length - 1,
     scale: 1,
+    base: undefined as unknown as Layout,
+    window: { from: 0, to: 1 },
+    sx: 1,
+    times: undefined as unknown as TimeScale,
+    lanes: stateLanes(diagram),
     lay: undefined as unknown as Layout,
     drawing: undefined as unknown as Drawing,
   }
@@ -98,14 +122,67 @@ function open(text: string, name: string): void {
   setState('ready')
 }
 
-/** (Re)draws the SVG for the current layout mode, keeping time, filters and selection. */
+/** Lays the diagram out for the current spacing, then draws it at the zoom chosen. */
 function draw(): void {
   if (!view) return
   const v = view
-  v.lay = layout(v.diagram, layoutSelect.value as LayoutMode)
-  v.drawing = renderDiagram(v.diagram, v.lay, v.colors)
+  v.base = layout(v.diagram, layoutSelect.value as LayoutMode)
+  v.times = timeScale(v.diagram.timeline, v.base.x)
+  v.window = zoomWindowFromSelect(v)
+  render()
+}
+
+const viewWidth = () => Math.max(200, canvas.clientWidth)
+/** The pane's height less a horizontal scrollbar. */
+const viewHeight = () => Math.max(160, canvas.clientHeight - 16)
+
+/** The window the zoom menu asks for: the whole run, or a scale kept at the current left edge. */
+function zoomWindowFromSelect(v: View): Window {
+  const full = fullWindow(v.base)
+  const zoom = zoomSelect.value
+  if (zoom === 'fit') return full
+  if (zoom === 'custom') return v.window
+  return windowOf(
+    Math.max(0, (v.window.from - full.from) * Number(zoom)),
+    viewWidth(),
+    Number(zoom),
+  )
+}
+
+let renderPending = false
+/** Sets the detail view's window; the drawing follows at the next frame. */
+function setWindow(w: Window, viaSelect = false): void {
+  if (!view) return
+  const full = fullWindow(view.base)
+  view.window = clampWindow(w, full, Math.max(0.5, (viewWidth() - 140) / 40))
+  if (!viaSelect) {
+    const fits = view.window.from <= full.from + 1e-6 && view.window.to >= full.to - 1e-6
+    zoomSelect.value = fits ? 'fit' : 'custom'
+    const custom = zoomSelect.querySelector<HTMLOptionElement>('option[value=custom]')
+    if (custom) custom.textContent = `${Math.round(viewFor(view.window, viewWidth()).sx * 100)}%`
+  }
+  updateBrush()
+  if (renderPending) return
+  renderPending = true
+  requestAnimationFrame(() => {
+    renderPending = false
+    render()
+  })
+}
+
+/** Draws the diagram for the window and the pane's size, keeping time, filters and selection. */
+function render(): void {
+  if (!view) return
+  const v = view
+  const { sx, scrollLeft } = viewFor(v.window, viewWidth())
+  v.sx = sx
+  v.lay = screenLayout(v.base, v.diagram.processes, sx, viewHeight())
+  hideTooltip()
+  v.drawing = renderDiagram(v.diagram, v.lay, v.colors, v.lanes)
+  v.drawing.svg.dataset.sx = String(sx)
   canvas.replaceChildren(v.drawing.svg)
   applyZoom()
+  canvas.scrollLeft = scrollLeft
   for (const [e, g] of v.drawing.events) {
     g.addEventListener('mouseenter', (ev) => showTooltip(describeEvent(v.diagram, e), ev))
     g.addEventListener('mousemove', moveTooltip)
@@ -126,17 +203,207 @@ function draw(): void {
   v.drawing.svg.addEventListener('click', () => select(undefined))
   applyFilters()
   select(v.selected)
+  onScroll()
+  drawOverview()
 }
 
-/** Sizes the SVG for the zoom chosen; `fit` scales the whole width into the pane. */
+/** Sizes the SVG: positions are already on screen scale (`screenLayout`), so 1:1. */
 function applyZoom(): void {
   if (!view) return
   const v = view
-  const zoom = zoomSelect.value
-  v.scale = zoom === 'fit' ? Math.min(1.5, (canvas.clientWidth - 4) / v.lay.width) : Number(zoom)
-  v.drawing.svg.setAttribute('width', String(Math.round(v.lay.width * v.scale)))
-  v.drawing.svg.setAttribute('height', String(Math.round(v.lay.height * v.scale)))
+  v.scale = 1
+  v.drawing.svg.setAttribute('width', String(Math.ceil(v.lay.width)))
+  v.drawing.svg.setAttribute('height', String(Math.ceil(v.lay.height)))
   pinLabels()
+}
+
+/** After a scroll: the window follows, the axis is redrawn for what is in sight, the brush moves. */
+function onScroll(): void {
+  pinLabels()
+  if (!view?.drawing) return
+  const v = view
+  v.window = windowOf(canvas.scrollLeft, viewWidth(), v.sx)
+  const toScreen = (x: number) => LEFT + (x - LEFT) * v.sx
+  const span = v.window.to - v.window.from
+  const shown = ticks(v.times, v.window.from - span, v.window.to + span, 110 / v.sx).map((t) => ({
+    ...t,
+    x: toScreen(t.x),
+  }))
+  drawAxis(v.drawing.axis, shown, v.lay.height)
+  const svg = v.drawing.svg
+  svg.dataset.windowFrom = v.window.from.toFixed(2)
+  svg.dataset.windowTo = v.window.to.toFixed(2)
+  svg.dataset.timeFrom = String(v.times.tAt(v.window.from))
+  svg.dataset.timeTo = String(v.times.tAt(v.window.to))
+  updateBrush()
+}
+
+const SVGNS = 'http://www.w3.org/2000/svg'
+function svgEl(name: string, attrs: Record<string, string | number>, parent: Element): SVGElement {
+  const node = document.createElementNS(SVGNS, name)
+  for (const [k, val] of Object.entries(attrs)) node.setAttribute(k, String(val))
+  parent.appendChild(node)
+  return node
+}
+
+let overview:
+  | { svg: SVGSVGElement; brush: SVGElement; from: SVGElement; to: SVGElement; width: number }
+  | undefined
+const BINS = 240
+
+/** The overview strip: the whole run, events binned per process, crashes, and the brush. */
+function drawOverview(): void {
+  if (!view) return
+  const v = view
+  const width = Math.max(200, overviewBox.clientWidth)
+  const height = 54
+  const svg = document.createElementNS(SVGNS, 'svg') as SVGSVGElement
+  svg.setAttribute('width', String(width))
+  svg.setAttribute('height', String(height))
+  svg.dataset.overview = 'run'
+  const full = fullWindow(v.base)
+  const ox = (x: number) => ((x - full.from) / (full.to - full.from)) * width
+  const n = v.diagram.processes.length
+  const rowH = (height - 8) / Math.max(1, n)
+  const row = new Map(v.diagram.processes.map((p, i) => [p, 4 + i * rowH]))
+  for (const p of v.diagram.processes)
+    svgEl(
+      'line',
+      {
+        x1: 0,
+        x2: width,
+        y1: row.get(p)! + rowH / 2,
+        y2: row.get(p)! + rowH / 2,
+        class: 'ov-line',
+      },
+      svg,
+    )
+  for (const b of v.diagram.down) {
+    const x1 = ox(v.base.x[b.fromSeq]!)
+    const x2 = b.toSeq === undefined ? width : ox(v.base.x[b.toSeq]!)
+    svgEl(
+      'rect',
+      {
+        x: x1,
+        width: Math.max(1, x2 - x1),
+        y: row.get(b.process)!,
+        height: rowH,
+        class: 'ov-down',
+      },
+      svg,
+    )
+  }
+  const bins = new Map<string, number[]>()
+  for (const e of v.diagram.events) {
+    let counts = bins.get(e.process)
+    if (!counts) {
+      counts = new Array<number>(BINS).fill(0)
+      bins.set(e.process, counts)
+    }
+    const i = Math.min(BINS - 1, Math.max(0, Math.floor((ox(v.base.x[e.seq]!) / width) * BINS)))
+    counts[i]!++
+  }
+  const most = Math.max(1, ...[...bins.values()].flat())
+  for (const [p, counts] of bins)
+    counts.forEach((c, i) => {
+      if (c === 0) return
+      svgEl(
+        'rect',
+        {
+          x: (i * width) / BINS,
+          width: width / BINS + 0.5,
+          y: row.get(p)! + rowH * 0.15,
+          height: Math.max(1, rowH * 0.7),
+          opacity: (0.25 + (0.75 * Math.log1p(c)) / Math.log1p(most)).toFixed(2),
+          class: 'ov-bin',
+          'data-overview-bin': p,
+        },
+        svg,
+      )
+    })
+  const brush = svgEl(
+    'rect',
+    { y: 1, height: height - 2, class: 'brush', 'data-brush': 'window' },
+    svg,
+  )
+  const from = svgEl(
+    'rect',
+    { y: 1, height: height - 2, width: 6, class: 'brush-handle', 'data-brush-handle': 'from' },
+    svg,
+  )
+  const to = svgEl(
+    'rect',
+    { y: 1, height: height - 2, width: 6, class: 'brush-handle', 'data-brush-handle': 'to' },
+    svg,
+  )
+  overview = { svg, brush, from, to, width }
+  overviewBox.replaceChildren(svg)
+  updateBrush()
+}
+
+function updateBrush(): void {
+  if (!view || !overview) return
+  const full = fullWindow(view.base)
+  const ox = (x: number) => ((x - full.from) / (full.to - full.from)) * overview!.width
+  const a = Math.max(0, ox(view.window.from))
+  const b = Math.min(overview.width, Math.max(a + 2, ox(view.window.to)))
+  overview.brush.setAttribute('x', String(a))
+  overview.brush.setAttribute('width', String(b - a))
+  overview.from.setAttribute('x', String(a - 3))
+  overview.to.setAttribute('x', String(b - 3))
+  overview.brush.dataset.from = view.window.from.toFixed(2)
+  overview.brush.dataset.to = view.window.to.toFixed(2)
+}
+
+/** Dragging in the overview: the window's body moves it, its edges resize it, elsewhere centers it there. */
+let drag: { mode: 'move' | 'from' | 'to'; grab: number } | undefined
+overviewBox.addEventListener('pointerdown', (ev) => {
+  if (!view || !overview) return
+  const full = fullWindow(view.base)
+  const rect = overview.svg.getBoundingClientRect()
+  const at = full.from + ((ev.clientX - rect.left) / overview.width) * (full.to - full.from)
+  const handle = (ev.target as Element).getAttribute('data-brush-handle')
+  if (handle === 'from' || handle === 'to') drag = { mode: handle, grab: 0 }
+  else {
+    if ((ev.target as Element).getAttribute('data-brush') === null) {
+      const span = view.window.to - view.window.from
+      moveWindow(at - span / 2)
+    }
+    drag = { mode: 'move', grab: at - view.window.from }
+  }
+  overviewBox.setPointerCapture(ev.pointerId)
+  ev.preventDefault()
+})
+overviewBox.addEventListener('pointermove', (ev) => {
+  if (!drag || !view || !overview) return
+  const full = fullWindow(view.base)
+  const rect = overview.svg.getBoundingClientRect()
+  const at = full.from + ((ev.clientX - rect.left) / overview.width) * (full.to - full.from)
+  if (drag.mode === 'move') moveWindow(at - drag.grab)
+  else if (drag.mode === 'from')
+    setWindow({ from: Math.min(at, view.window.to - 1), to: view.window.to })
+  else setWindow({ from: view.window.from, to: Math.max(at, view.window.from + 1) })
+})
+const endDrag = () => {
+  drag = undefined
+}
+overviewBox.addEventListener('pointerup', endDrag)
+overviewBox.addEventListener('pointercancel', endDrag)
+
+/** Moves the window to start at `from` (same scale: a scroll, no redraw). */
+function moveWindow(from: number): void {
+  if (!view) return
+  const span = view.window.to - view.window.from
+  const w = clampWindow({ from, to: from + span }, fullWindow(view.base), span)
+  canvas.scrollLeft = (w.from - fullWindow(view.base).from) * view.sx
+  onScroll()
+}
+
+/** Zooms the detail view by `factor` around the layout x `at` (the view's middle by default). */
+function zoomBy(factor: number, at?: number): void {
+  if (!view) return
+  const w = view.window
+  setWindow(zoomWindow(w, factor, at ?? (w.from + w.to) / 2))
 }
 
 /** Keeps the process names at the left edge of the pane, whatever the horizontal scroll. */
@@ -625,10 +892,24 @@ speedSelect.addEventListener('change', () => {
   }
 })
 layoutSelect.addEventListener('change', draw)
-canvas.addEventListener('scroll', pinLabels)
-zoomSelect.addEventListener('change', applyZoom)
+canvas.addEventListener('scroll', onScroll)
+zoomSelect.addEventListener('change', () => {
+  if (view) setWindow(zoomWindowFromSelect(view), true)
+})
+canvas.addEventListener(
+  'wheel',
+  (ev) => {
+    // Shift + wheel (or a sideways wheel) pans as the browser does; the wheel zooms.
+    if (!view || ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) return
+    ev.preventDefault()
+    const rect = canvas.getBoundingClientRect()
+    const at = view.window.from + (ev.clientX - rect.left - LEFT) / view.sx
+    zoomBy(Math.exp(-ev.deltaY * 0.002), at)
+  },
+  { passive: false },
+)
 window.addEventListener('resize', () => {
-  if (zoomSelect.value === 'fit') applyZoom()
+  if (view) setWindow(zoomSelect.value === 'fit' ? fullWindow(view.base) : view.window, true)
 })
 
 document.addEventListener('keydown', (ev) => {
@@ -649,6 +930,10 @@ document.addEventListener('keydown', (ev) => {
   } else if (ev.key === 'End') {
     stop()
     if (view) setNow(view.diagram.timeline.length - 1)
+  } else if (ev.key === '+' || ev.key === '=') zoomBy(1.5)
+  else if (ev.key === '-' || ev.key === '_') zoomBy(1 / 1.5)
+  else if (ev.key === '0') {
+    if (view) setWindow(fullWindow(view.base))
   } else if (ev.key === 'Escape') select(undefined)
   else return
 })

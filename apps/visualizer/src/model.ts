@@ -19,6 +19,9 @@ export type EventKind =
   | 'start'
   | 'crash'
   | 'restart'
+  /** a node stopped and continued with its state (the simulator's pause / resume) */
+  | 'pause'
+  | 'resume'
   | 'clock'
   | 'error'
   /** an event of a ShiViz log: only its text is known */

@@ -1,27 +1,14 @@
 /// <reference lib="dom" />
+import type { LaneSegment } from './annotations.js'
+import { markLabel } from './annotations.js'
+import type { Tick } from './axis.js'
 import type { Layout } from './layout.js'
 import { STEP } from './layout.js'
 import type { Diagram, DownBand, EventKind, PartitionBand, VizEvent, VizMessage } from './model.js'
 
 const SVG = 'http://www.w3.org/2000/svg'
 
-/** Colors for message types, in the order of the sorted type names. */
-const PALETTE = [
-  '#1f77b4',
-  '#2ca02c',
-  '#9467bd',
-  '#d62728',
-  '#8c564b',
-  '#e377c2',
-  '#17becf',
-  '#bcbd22',
-  '#7f7f7f',
-  '#ff7f0e',
-]
-
-export function typeColors(types: readonly string[]): Map<string, string> {
-  return new Map(types.map((t, i) => [t, PALETTE[i % PALETTE.length]!]))
-}
+export { typeColors } from './colors.js'
 
 function el<K extends keyof SVGElementTagNameMap>(
   name: K,
@@ -45,6 +32,22 @@ export interface Drawing {
   now: SVGLineElement
   /** The process names, moved along when the page scrolls sideways. */
   labels?: SVGGElement
+  /** The time axis at the top, redrawn for the visible stretch (`drawAxis`). */
+  axis: SVGGElement
+}
+
+/** Which state lane color goes with which state (the legend shows the same). */
+export const LANE_STATES = ['holder', 'waiting', 'leader', 'follower', 'crashed', 'paused'] as const
+
+/** The time axis: a tick and its time (with unit) every so often, across the drawing's top. */
+export function drawAxis(axis: SVGGElement, ticks: readonly Tick[], height: number): void {
+  axis.replaceChildren()
+  for (const t of ticks) {
+    const g = el('g', { class: 'tick', 'data-tick': t.t, transform: `translate(${t.x},0)` }, axis)
+    el('line', { y1: 16, y2: height - 8, class: 'grid' }, g)
+    el('line', { y1: 12, y2: 18, class: 'tick-mark' }, g)
+    el('text', { x: 3, y: 11, class: 'tick-label' }, g).textContent = t.label
+  }
 }
 
 /** A small shape per event kind, centered on (0, 0); the legend draws the same. */
@@ -114,6 +117,13 @@ export function drawMark(kind: EventKind, parent: Element, color?: string): void
         parent,
       )
       break
+    case 'pause':
+      el('rect', { x: -5, y: -6, width: 3.5, height: 12, fill: '#b26b00', class: 'shape' }, parent)
+      el('rect', { x: 1.5, y: -6, width: 3.5, height: 12, fill: '#b26b00', class: 'shape' }, parent)
+      break
+    case 'resume':
+      el('polygon', { points: '-4,-6 6,0 -4,6', fill: '#b26b00', class: 'shape' }, parent)
+      break
     case 'clock':
       el('polygon', { points: '0,-5 5,0 0,5 -5,0', fill: '#666', class: 'shape' }, parent)
       break
@@ -161,7 +171,12 @@ export function partitionLabel(groups: readonly (readonly string[])[]): string {
  * event marks. Every process line carries `data-process`, every arrow `data-message` (the trace's
  * message id), every event mark `data-event` (its index in the input).
  */
-export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, string>): Drawing {
+export function renderDiagram(
+  d: Diagram,
+  lay: Layout,
+  colors: Map<string, string>,
+  lanes: readonly LaneSegment[] = [],
+): Drawing {
   const svg = el('svg', {
     width: lay.width,
     height: lay.height,
@@ -170,6 +185,7 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
     role: 'img',
     'aria-label': `space-time diagram: ${d.title}`,
   })
+  const axis = el('g', { class: 'axis', 'data-axis': 'time' }, svg)
   const bands = el('g', { class: 'bands' }, svg)
   const lines = el('g', { class: 'lines' }, svg)
   const arrows = el('g', { class: 'arrows' }, svg)
@@ -182,6 +198,7 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
     partitions: new Map(),
     duplicates: [],
     now: el('line', { class: 'now', y1: 8, y2: lay.height - 4, x1: 0, x2: 0 }, svg),
+    axis,
   }
   const top = 26
   const bottom = lay.height - 16
@@ -214,7 +231,29 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
     el('line', { x1: 70, y1: y, x2: lay.endX, y2: y }, g)
   }
 
-  const labelArrows = d.messages.length <= 80
+  for (const seg of lanes) {
+    const y = lay.y.get(seg.process)
+    if (y === undefined) continue
+    const x1 = lay.x[seg.fromSeq]!
+    const x2 = seg.toSeq === undefined ? lay.endX : lay.x[seg.toSeq]!
+    const rect = el(
+      'rect',
+      {
+        class: `lane lane-${seg.state}`,
+        'data-lane-state': seg.state,
+        'data-lane-process': seg.process,
+        x: x1,
+        y: y + 6,
+        width: Math.max(1, x2 - x1),
+        height: 5,
+      },
+      bands,
+    )
+    el('title', {}, rect).textContent = `node ${seg.process}: ${seg.state}`
+  }
+
+  // Arrow labels where the arrow leaves room for them; on hover otherwise.
+  const CHAR = 6.2
   for (const m of d.messages) {
     const color = colors.get(m.type) ?? '#555'
     const y1 = lay.y.get(m.from)!
@@ -257,8 +296,18 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
       if (m.outcome === 'in-flight')
         el('text', { x: x2 + 4, y: yEnd - 6, class: 'drop-label' }, g).textContent = 'in flight'
     }
-    if (labelArrows && m.outcome !== 'drop') {
-      const t = el('text', { x: (x1 + x2) / 2 + 3, y: (y1 + yEnd) / 2 - 3, class: 'msg-label' }, g)
+    if (m.outcome !== 'drop') {
+      const room = Math.hypot(x2 - x1, yEnd - y1) >= m.type.length * CHAR + 24
+      const t = el(
+        'text',
+        {
+          x: (x1 + x2) / 2 + 3,
+          y: (y1 + yEnd) / 2 - 3,
+          class: room ? 'msg-label' : 'msg-label hover-only',
+          'data-arrow-label': room ? 'shown' : 'hover',
+        },
+        g,
+      )
       t.textContent = m.type
     }
     drawing.messages.set(m, g)
@@ -291,6 +340,7 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
   }
   drawing.labels = labels
 
+  const labelEnd = new Map<string, number>()
   for (const e of d.events) {
     const g = el(
       'g',
@@ -305,6 +355,24 @@ export function renderDiagram(d: Diagram, lay: Layout, colors: Map<string, strin
     )
     el('circle', { r: 8, class: 'hit' }, g)
     drawMark(e.kind, g, e.messageType ? colors.get(e.messageType) : undefined)
+    const label = markLabel(e)
+    if (label !== undefined) {
+      // Shown unless it would run into the previous label on its line; on hover then.
+      const x = lay.x[e.seq]!
+      const room = x >= (labelEnd.get(e.process) ?? Number.NEGATIVE_INFINITY)
+      if (room) labelEnd.set(e.process, x + label.length * CHAR + 6)
+      el(
+        'text',
+        {
+          x: 0,
+          y: -9,
+          'text-anchor': 'start',
+          class: room ? 'mark-label' : 'mark-label hover-only',
+          'data-mark-label': room ? 'shown' : 'hover',
+        },
+        g,
+      ).textContent = label
+    }
     drawing.events.set(e, g)
   }
   svg.appendChild(labels)

@@ -367,6 +367,8 @@ const NODE_KINDS = new Set<string>([
   'start',
   'crash',
   'restart',
+  'pause',
+  'resume',
   'clock',
   'error',
 ])
@@ -396,6 +398,10 @@ function nodeLabel(kind: EventKind, e: Entry): string {
       return '💥 crash'
     case 'restart':
       return `↻ restart${e.storageWiped ? ' (storage wiped)' : ''}`
+    case 'pause':
+      return '⏸ paused'
+    case 'resume':
+      return `⏵ resumed${typeof e.backlog === 'number' ? ` (${e.backlog} waiting)` : ''}`
     case 'clock':
       return `clock offset ${String(e.offset)} ms, drift ${String(e.drift)}`
     case 'error':

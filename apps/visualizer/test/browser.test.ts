@@ -7,7 +7,7 @@
  * failed instead under SD_REQUIRE_ALL=1.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -95,6 +95,10 @@ beforeAll(async () => {
   traces['deadlock-prevention'] = scenarioTrace('deadlock-prevention')
   traces.flood = scenarioTrace('flood', { crash: [4] })
   traces.duplicates = duplicatesTrace()
+  // A large run: the flood scenario at 74 nodes, over 25,000 events.
+  traces['flood-large'] = scenarioTrace('flood', { n: 74 })
+  // The first 4.1 s of an 8 s `pnpm cluster -- --trace` run (3 nodes, a crash, lock, election, sync).
+  traces.cluster = JSON.parse(readFileSync(join(app, 'test/fixtures/cluster-trace.json'), 'utf8'))
   for (const [name, doc] of Object.entries(traces))
     writeFileSync(join(tracesDir, `${name}.json`), JSON.stringify(doc))
   writeFileSync(
@@ -391,6 +395,156 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     expect(await browser.call('goto', { path: '/?trace=/traces/missing.json' })).toBe('error')
     expect(await browser.eval('document.getElementById("error").textContent')).toMatch(/404/)
     expect(await browser.call('goto', { path: '/' })).toBe('empty')
+  })
+
+  it('a cluster trace fills the view: lines over the height, a time axis, the overview, labelled marks, state lanes', async () => {
+    const doc = traces.cluster!
+    await open('cluster.json')
+    const lines = await browser.eval<number[]>(
+      `[...document.querySelectorAll('#diagram [data-process] line')].map((l) => Number(l.getAttribute('y1')))`,
+    )
+    expect(lines).toHaveLength(doc.nodes.length)
+    const paneHeight = await browser.eval<number>(`document.getElementById('canvas').clientHeight`)
+    expect(Math.max(...lines) - Math.min(...lines)).toBeGreaterThan(0.6 * paneHeight)
+    const tickLabels = await browser.eval<string[]>(
+      `[...document.querySelectorAll('#diagram [data-tick] text')].map((t) => t.textContent)`,
+    )
+    expect(tickLabels.length).toBeGreaterThanOrEqual(3)
+    expect(tickLabels.filter((l) => l !== '0').every((l) => /^[\d.]+ (µs|ms|s)$/.test(l))).toBe(
+      true,
+    )
+    expect(await count('[data-overview] [data-brush]')).toBe(1)
+    expect(await count('[data-overview] [data-overview-bin]')).toBeGreaterThan(0)
+    // One label per emitted event that tells the story, counted from the trace itself.
+    const storyTypes = new Set(['acquired', 'released', 'leader', 'adjusted', 'leader-lost'])
+    const inner = (e: { event?: unknown }) => {
+      let v = e.event as { event?: unknown; type?: unknown } | undefined
+      while (v && v.type === undefined && v.event !== undefined) v = v.event as typeof v
+      return v?.type
+    }
+    const stories = doc.events.filter(
+      (e) => e.type === 'emit' && storyTypes.has(String(inner(e as { event?: unknown }))),
+    )
+    expect(stories.length).toBeGreaterThan(0)
+    expect(await count('#diagram [data-mark-label]')).toBe(stories.length)
+    const labels = await browser.eval<string[]>(
+      `[...document.querySelectorAll('#diagram [data-mark-label]')].map((t) => t.textContent)`,
+    )
+    expect(labels.some((l) => /^acquired #\d+$/.test(l))).toBe(true)
+    expect(labels.some((l) => /^leader n\d t\d+$/.test(l))).toBe(true)
+    expect(labels.some((l) => /^adjusted [+-][\d.]+ ms$/.test(l))).toBe(true)
+    expect(await count('#diagram [data-mark-label="shown"]')).toBeGreaterThan(0)
+    // State lanes: a holder per acquisition, leaders, followers, the crashed node.
+    const acquired = doc.events.filter(
+      (e) => e.type === 'emit' && inner(e as { event?: unknown }) === 'acquired',
+    )
+    expect(await count('#diagram [data-lane-state="holder"]')).toBe(acquired.length)
+    for (const state of ['waiting', 'leader', 'follower', 'crashed'])
+      expect(await count(`#diagram [data-lane-state="${state}"]`), state).toBeGreaterThan(0)
+    // More than ten message types, each its own color.
+    const swatches = await browser.eval<string[]>(
+      `[...document.querySelectorAll('#types .swatch')].map((s) => s.style.background)`,
+    )
+    expect(swatches.length).toBeGreaterThan(10)
+    expect(new Set(swatches).size).toBe(swatches.length)
+    // Arrow labels where there is room, on hover elsewhere: one per arrow but the drops (which
+    // carry their reason instead), none lost.
+    expect(await count('#diagram [data-arrow-label]')).toBe(
+      expectedArrows(doc).total - doc.events.filter((e) => e.type === 'drop').length,
+    )
+    expect(await count('#diagram [data-arrow-label="shown"]')).toBeGreaterThan(0)
+    await shot('cluster.png')
+  })
+
+  it('a 25,000-event trace: the brush in the overview and the wheel set the detail view', async () => {
+    const doc = traces['flood-large']!
+    expect(doc.events.length).toBeGreaterThanOrEqual(25_000)
+    const started = performance.now()
+    await open('flood-large.json', '&zoom=fit')
+    console.log(
+      `flood n=74 (${doc.events.length} events) opened in ${Math.round(performance.now() - started)} ms`,
+    )
+    expect(await count('#diagram [data-process]')).toBe(doc.nodes.length)
+    const lines = await browser.eval<number[]>(
+      `[...document.querySelectorAll('#diagram [data-process] line')].map((l) => Number(l.getAttribute('y1')))`,
+    )
+    const paneHeight = await browser.eval<number>(`document.getElementById('canvas').clientHeight`)
+    expect(Math.max(...lines) - Math.min(...lines)).toBeGreaterThan(0.6 * paneHeight)
+    expect(await count('#diagram [data-tick]')).toBeGreaterThanOrEqual(3)
+    // Marks whose center is inside the detail pane.
+    const inView = () =>
+      browser.eval<number>(`(() => {
+        const pane = document.getElementById('canvas').getBoundingClientRect()
+        let n = 0
+        for (const g of document.querySelectorAll('#diagram [data-event]${VISIBLE}')) {
+          const r = g.getBoundingClientRect()
+          const x = r.left + r.width / 2
+          if (x >= pane.left + 68 && x <= pane.right) n++
+        }
+        return n
+      })()`)
+    const detail = () =>
+      browser.eval<{ from: number; to: number; sx: number; t0: number; t1: number }>(`(() => {
+        const d = document.getElementById('diagram').dataset
+        return { from: Number(d.windowFrom), to: Number(d.windowTo), sx: Number(d.sx), t0: Number(d.timeFrom), t1: Number(d.timeTo) }
+      })()`)
+    const settle = () =>
+      browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    const whole = await detail()
+    const allInView = await inView()
+    expect(allInView).toBe(await count(`#diagram [data-event]${VISIBLE}`))
+    const brush = await browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
+      const r = document.querySelector('[data-overview] [data-brush]').getBoundingClientRect()
+      return { x: r.left, y: r.top, w: r.width, h: r.height }
+    })()`)
+    // Drag the window's right edge to a tenth of the run: the detail view zooms in.
+    await browser.call('drag', {
+      points: [
+        brush.x + brush.w - 1,
+        brush.y + brush.h / 2,
+        brush.x + brush.w / 10,
+        brush.y + brush.h / 2,
+      ],
+    })
+    await settle()
+    const narrowed = await detail()
+    expect(narrowed.sx).toBeGreaterThan(5 * whole.sx)
+    expect(narrowed.to - narrowed.from).toBeLessThan((whole.to - whole.from) / 5)
+    expect(narrowed.t1).toBeLessThan(whole.t1)
+    const fewer = await inView()
+    expect(fewer).toBeGreaterThan(0)
+    expect(fewer).toBeLessThan(allInView / 2)
+    await shot('flood-large-brushed.png')
+    // Drag the window's body right: the detail view moves later in the run at the same scale.
+    const moved = await browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
+      const r = document.querySelector('[data-overview] [data-brush]').getBoundingClientRect()
+      return { x: r.left, y: r.top, w: r.width, h: r.height }
+    })()`)
+    await browser.call('drag', {
+      points: [
+        moved.x + moved.w / 2,
+        moved.y + moved.h / 2,
+        moved.x + moved.w / 2 + brush.w / 3,
+        moved.y + moved.h / 2,
+      ],
+    })
+    await settle()
+    const later = await detail()
+    expect(later.t0).toBeGreaterThan(narrowed.t0)
+    expect(later.sx).toBeCloseTo(narrowed.sx, 6)
+    // The wheel zooms in further; 0 shows the whole run again.
+    const pane = await browser.eval<{ x: number; y: number }>(`(() => {
+      const r = document.getElementById('canvas').getBoundingClientRect()
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 }
+    })()`)
+    await browser.call('wheel', { x: pane.x, y: pane.y, deltaY: -400 })
+    await settle()
+    expect((await detail()).sx).toBeGreaterThan(later.sx * 1.5)
+    await browser.call('press', { key: '0' })
+    await settle()
+    expect((await detail()).sx).toBeCloseTo(whole.sx, 6)
+    expect(await inView()).toBe(allInView)
+    await shot('flood-large.png')
   })
 
   it('raised no error in the page', () => {

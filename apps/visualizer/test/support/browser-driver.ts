@@ -101,6 +101,19 @@ async function run(c: Command): Promise<unknown> {
     case 'screenshot':
       await page.screenshot({ path: c.path as string, fullPage: c.fullPage === true })
       return null
+    case 'drag': {
+      // A press, a move in steps and a release, as a hand on the mouse does.
+      const [x1, y1, x2, y2] = c.points as number[]
+      await page.mouse.move(x1!, y1!)
+      await page.mouse.down()
+      await page.mouse.move(x2!, y2!, { steps: 8 })
+      await page.mouse.up()
+      return null
+    }
+    case 'wheel':
+      await page.mouse.move(c.x as number, c.y as number)
+      await page.mouse.wheel(0, c.deltaY as number)
+      return null
     case 'viewport':
       await page.setViewportSize({ width: c.width as number, height: c.height as number })
       return null

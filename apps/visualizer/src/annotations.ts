@@ -1,0 +1,165 @@
+import type { Diagram, ProcessId, VizEvent } from './model.js'
+import { unwrap } from './trace.js'
+
+/**
+ * What the protocol's own events mean, drawn on the diagram: a short label for emitted events that
+ * tell the story (acquired / released with the token, leader with the term, deadlock with the
+ * cycle, adjusted with the offset), and a state lane per process derived from the events.
+ */
+
+type Fields = Record<string, unknown>
+
+function fieldsOf(e: VizEvent): Fields | undefined {
+  const raw = e.raw as Fields | null
+  if (raw === null || typeof raw !== 'object') return undefined
+  const inner = unwrap(
+    e.kind === 'emit' ? raw.event : e.kind === 'request' ? raw.req : undefined,
+    e.kind === 'request' ? 'req' : 'event',
+  )
+  return inner !== null && typeof inner === 'object' ? (inner as Fields) : undefined
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
+const signed = (v: number) => `${v >= 0 ? '+' : ''}${Number(v.toFixed(3))}`
+
+/** The label of an emitted event, or undefined for those that carry no story (ignored, phase...). */
+export function markLabel(e: VizEvent): string | undefined {
+  if (e.kind !== 'emit') return undefined
+  const f = fieldsOf(e)
+  if (!f || typeof f.type !== 'string') return undefined
+  const token = num(f.token)
+  const term = num(f.term)
+  switch (f.type) {
+    case 'acquired':
+    case 'released':
+      return token === undefined ? f.type : `${f.type} #${token}`
+    case 'leader':
+    case 'elected':
+    case 'coordinator': {
+      const who = f.leader ?? f.coordinator
+      return `${f.type}${who === undefined ? '' : ` ${String(who)}`}${term === undefined ? '' : ` t${term}`}`
+    }
+    case 'leader-lost':
+    case 'stepped-down':
+      return `${f.type}${term === undefined ? '' : ` t${term}`}`
+    case 'deadlock': {
+      const cycle = Array.isArray(f.cycle) ? f.cycle.map(String) : []
+      const victim = f.victim === undefined ? '' : ` ✗${String(f.victim)}`
+      return `deadlock ${cycle.length > 0 ? `${cycle.join('→')}→${cycle[0]}` : ''}${victim}`.trim()
+    }
+    case 'adjusted': {
+      const offset = num(f.offsetMs) ?? num(f.offset) ?? num(f.adjustMs) ?? num(f.deltaMs)
+      return offset === undefined ? 'adjusted' : `adjusted ${signed(offset)} ms`
+    }
+    case 'token-regenerated':
+    case 'token-destroyed':
+      return f.generation === undefined ? f.type : `${f.type} g${String(f.generation)}`
+    default:
+      return undefined
+  }
+}
+
+export type LaneState = 'holder' | 'waiting' | 'leader' | 'follower' | 'crashed' | 'paused'
+
+export interface LaneSegment {
+  process: ProcessId
+  state: LaneState
+  /** Timeline seq where it begins, and where it ends (undefined: at the end of the run). */
+  fromSeq: number
+  toSeq?: number
+}
+
+interface ProcessState {
+  crashed: boolean
+  paused: boolean
+  lock?: 'holder' | 'waiting'
+  role?: 'leader' | 'follower'
+}
+
+/** What is shown: the most telling of the states a process is in at once. */
+function shown(s: ProcessState): LaneState | undefined {
+  if (s.crashed) return 'crashed'
+  if (s.paused) return 'paused'
+  return s.lock ?? s.role
+}
+
+const WANTS_LOCK = /^(acquire|lock|enter|request|want)/i
+
+/** The state lanes of every process: consecutive segments of one state each. */
+export function stateLanes(d: Diagram): LaneSegment[] {
+  const states = new Map<ProcessId, ProcessState>(
+    d.processes.map((p) => [p, { crashed: false, paused: false }]),
+  )
+  const open = new Map<ProcessId, LaneSegment>()
+  const out: LaneSegment[] = []
+  const update = (p: ProcessId, seq: number, change: (s: ProcessState) => void) => {
+    const s = states.get(p)
+    if (!s) return
+    const before = shown(s)
+    change(s)
+    const after = shown(s)
+    if (before === after) return
+    const current = open.get(p)
+    if (current) {
+      current.toSeq = seq
+      open.delete(p)
+    }
+    if (after) {
+      const seg: LaneSegment = { process: p, state: after, fromSeq: seq }
+      out.push(seg)
+      open.set(p, seg)
+    }
+  }
+  for (const e of d.events) {
+    const p = e.process
+    if (e.kind === 'crash')
+      update(p, e.seq, (s) =>
+        Object.assign(s, { crashed: true, paused: false, lock: undefined, role: undefined }),
+      )
+    else if (e.kind === 'restart')
+      update(p, e.seq, (s) => {
+        s.crashed = false
+      })
+    else if (e.kind === 'pause')
+      update(p, e.seq, (s) => {
+        s.paused = true
+      })
+    else if (e.kind === 'resume')
+      update(p, e.seq, (s) => {
+        s.paused = false
+      })
+    else if (e.kind === 'request') {
+      const type = fieldsOf(e)?.type
+      if (typeof type === 'string' && WANTS_LOCK.test(type))
+        update(p, e.seq, (s) => {
+          if (s.lock === undefined) s.lock = 'waiting'
+        })
+    } else if (e.kind === 'emit') {
+      const f = fieldsOf(e)
+      const type = f?.type
+      if (type === 'requested' && (f!.node === undefined || String(f!.node) === p))
+        update(p, e.seq, (s) => {
+          if (s.lock === undefined) s.lock = 'waiting'
+        })
+      else if (type === 'acquired')
+        update(p, e.seq, (s) => {
+          s.lock = 'holder'
+        })
+      else if (type === 'released')
+        update(p, e.seq, (s) => {
+          s.lock = undefined
+        })
+      else if (type === 'leader' || type === 'elected' || type === 'coordinator') {
+        const who = f!.leader ?? f!.coordinator
+        const role = who === undefined || String(who) === p ? 'leader' : 'follower'
+        update(p, e.seq, (s) => {
+          s.role = role
+        })
+      } else if (type === 'leader-lost' || type === 'stepped-down')
+        update(p, e.seq, (s) => {
+          s.role = undefined
+        })
+    }
+  }
+  return out
+}
