@@ -3,14 +3,23 @@
  * (what a protocol emits, crashes, restarts, pauses, partitions, clock steps, requests) are
  * always kept. Message and timer rows are kept a whole kind at a time, the rarest kinds first
  * (an election or a probe before a heartbeat or a poll), as long as the budget holds; the rows
- * left out are folded, each run of them into one gap row that counts them by kind.
+ * left out are folded, each run of them into one gap row that counts them by kind; budget left
+ * over unfolds the shortest runs.
  */
 
 /** A row to place: `fold` names its kind (`heartbeat`, `⏰ renew`) if it may be folded away. */
 export interface CondenseRow<T> {
   t: number
   fold: string | undefined
+  /** A row that explains a story row (the delivery a node was handling when it emitted): kept before any kind. */
+  cause?: boolean
   item: T
+}
+
+/** The key a row is kept or folded by: its kind, or all causes together. */
+const CAUSE = '\u0000cause'
+function keyOf<T>(r: CondenseRow<T>): string | undefined {
+  return r.fold === undefined ? undefined : r.cause ? CAUSE : r.fold
 }
 
 /** A run of folded rows: where it starts and ends in time, and how many of each kind. */
@@ -27,15 +36,18 @@ export type Condensed<T> = { kind: 'row'; item: T } | { kind: 'gap'; gap: Gap }
 export function condense<T>(rows: readonly CondenseRow<T>[], budget: number): Condensed<T>[] {
   if (rows.length <= budget) return rows.map((r) => ({ kind: 'row', item: r.item }))
   const counts = new Map<string, number>()
-  for (const r of rows) if (r.fold !== undefined) counts.set(r.fold, (counts.get(r.fold) ?? 0) + 1)
-  // Rarest first; a tie goes to the kind seen first (Map keeps insertion order, sort is stable).
+  for (const r of rows) {
+    const key = keyOf(r)
+    if (key !== undefined && key !== CAUSE) counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  // Causes first, then the rarest kind; a tie goes to the kind seen first (sort is stable).
   const byRarity = [...counts.entries()].sort(([, a], [, b]) => a - b).map(([kind]) => kind)
   const kept = new Set<string>()
-  for (const kind of byRarity) {
+  for (const kind of [CAUSE, ...byRarity]) {
     kept.add(kind)
     if (cost(rows, kept) > budget) kept.delete(kind)
   }
-  return arrange(rows, kept)
+  return arrange(rows, kept, budget)
 }
 
 /** Rows drawn when the kinds in `kept` are shown: kept rows plus one per folded run. */
@@ -43,7 +55,8 @@ function cost<T>(rows: readonly CondenseRow<T>[], kept: ReadonlySet<string>): nu
   let total = 0
   let inGap = false
   for (const r of rows) {
-    const shown = r.fold === undefined || kept.has(r.fold)
+    const key = keyOf(r)
+    const shown = key === undefined || kept.has(key)
     if (shown) total++
     else if (!inGap) total++
     inGap = !shown
@@ -51,24 +64,45 @@ function cost<T>(rows: readonly CondenseRow<T>[], kept: ReadonlySet<string>): nu
   return total
 }
 
-function arrange<T>(rows: readonly CondenseRow<T>[], kept: ReadonlySet<string>): Condensed<T>[] {
+function arrange<T>(
+  rows: readonly CondenseRow<T>[],
+  kept: ReadonlySet<string>,
+  budget: number,
+): Condensed<T>[] {
+  // The folded runs, as [first, last] indexes into rows.
+  const runs: Array<[number, number]> = []
+  rows.forEach((r, i) => {
+    const key = keyOf(r)
+    if (key === undefined || kept.has(key)) return
+    const last = runs[runs.length - 1]
+    if (last !== undefined && last[1] === i - 1) last[1] = i
+    else runs.push([i, i])
+  })
+  // Budget left over: unfold the shortest runs it pays for (a run of one costs a row either way).
+  let spare = budget - cost(rows, kept)
+  const open = new Set<number>()
+  const byLength = runs.map((run, i) => ({ i, size: run[1] - run[0] + 1 }))
+  byLength.sort((a, b) => a.size - b.size)
+  for (const { i, size } of byLength) {
+    if (size - 1 > spare) break
+    spare -= size - 1
+    open.add(i)
+  }
   const out: Condensed<T>[] = []
-  let run: CondenseRow<T>[] = []
-  const close = () => {
-    // A run of one costs a row either way: draw the row itself.
-    if (run.length === 1 && run[0] !== undefined) out.push({ kind: 'row', item: run[0].item })
-    else if (run.length > 1) out.push({ kind: 'gap', gap: gapOf(run) })
-    run = []
-  }
-  for (const r of rows) {
-    if (r.fold !== undefined && !kept.has(r.fold)) {
-      run.push(r)
-      continue
+  let next = 0
+  runs.forEach(([first, last], i) => {
+    for (; next < first; next++)
+      out.push({ kind: 'row', item: (rows[next] as CondenseRow<T>).item })
+    if (open.has(i))
+      for (; next <= last; next++)
+        out.push({ kind: 'row', item: (rows[next] as CondenseRow<T>).item })
+    else {
+      out.push({ kind: 'gap', gap: gapOf(rows.slice(first, last + 1)) })
+      next = last + 1
     }
-    close()
-    out.push({ kind: 'row', item: r.item })
-  }
-  close()
+  })
+  for (; next < rows.length; next++)
+    out.push({ kind: 'row', item: (rows[next] as CondenseRow<T>).item })
   return out
 }
 

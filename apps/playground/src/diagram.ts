@@ -130,9 +130,9 @@ function foldKind(event: TraceEvent, types: ReadonlyMap<number, string>): string
 }
 
 /**
- * The delivery or timer a node was handling when it emitted something (a probe coming home
- * before "deadlock", a coordinator message before "follows 6") is part of the story: never folded.
- * A handler's emits follow its trigger at the same node and time.
+ * The delivery or timer a node was handling when it emitted something (a coordinator message
+ * before "follows 6", an adjustment before "+84.8 ms") explains it: kept before any other
+ * message row. A handler's emits follow its trigger at the same node and time.
  */
 function keepCauses(rows: CondenseRow<{ event: TraceEvent }>[]): void {
   const trigger = new Map<NodeId, CondenseRow<{ event: TraceEvent }>>()
@@ -142,7 +142,7 @@ function keepCauses(rows: CondenseRow<{ event: TraceEvent }>[]): void {
     else if (event.type === 'timer-fire' || event.type === 'request') trigger.set(event.node, row)
     else if (event.type === 'emit') {
       const cause = trigger.get(event.node)
-      if (cause !== undefined && cause.t === event.t) cause.fold = undefined
+      if (cause !== undefined && cause.t === event.t) cause.cause = true
     }
   }
 }
