@@ -13,15 +13,16 @@ import { renderDiagram } from './diagram.js'
 import { faultFlag } from './fault-plan.js'
 import { faultLines } from './faults.js'
 import { LEGEND_HINT, legendText } from './legend.js'
+import { nodesToDraw } from './node-fit.js'
 import { runNtp } from './ntp/command.js'
 import { protosIn, showsProto } from './proto-filter.js'
 import { failed, invariantLines, livenessLines, messageCounts, summarize } from './report.js'
 import { scenarios } from './scenarios/index.js'
-import { NEXT_STEPS, tourScenarios } from './tour.js'
+import { nextSteps, tourScenarios } from './tour.js'
 import { writeTraceFile } from './trace-file.js'
 import { scenarioHelp, USAGE, UsageError, usageErrorText } from './usage.js'
 import { version } from './version.js'
-import { wrapToWidth } from './width.js'
+import { fitToWidth, wrapToWidth } from './width.js'
 
 export interface Io {
   out(text: string): void
@@ -133,27 +134,33 @@ function execute(
   }
   // With `--trace -` stdout carries the trace alone; everything for humans goes to stderr.
   const toStdout = request.trace !== '-'
-  const show = (text: string) => (toStdout ? io.out(text) : io.err(text))
+  const width = request.width ?? (toStdout ? io.columns : io.errColumns) ?? 100
+  // Every line for humans fits the width: prose is wrapped between words, rows that fit are kept.
+  const show = (text: string) => {
+    const fitted = fitToWidth(text, width)
+    if (toStdout) io.out(fitted)
+    else io.err(fitted)
+  }
   if (!toStdout) io.out(traceJson)
   show(
     `${scenario.name}: ${scenario.title} — n=${n}, seed=${seed}${crash.length ? `, crash=${crash.join(',')}` : ''}${faults.map((f) => `, ${faultFlag(f).slice(2)}`).join('')}`,
   )
-  const width = request.width ?? (toStdout ? io.columns : io.errColumns) ?? 100
   if (scenario.deterministic)
     for (const line of wrapToWidth(`seed: changes nothing here, ${scenario.deterministic}`, width))
       show(line)
   for (const line of faultLines(summary.faults, crash, faults)) show(line)
   show('')
+  const fit = nodesToDraw(outcome.net.nodeIds, outcome.net.trace, width)
   show(
     renderDiagram(outcome.net.trace, {
-      nodes: outcome.net.nodeIds,
+      nodes: fit.drawn,
       annotate: outcome.annotate,
-      story: outcome.story,
       maxRows: request.rows,
       width,
       proto: request.proto,
     }),
   )
+  if (fit.note !== undefined) show(fit.note)
   show(request.legend ? `\n${legendText()}` : LEGEND_HINT)
   show('')
   show(messageCounts(summary))
@@ -178,7 +185,7 @@ function tour(args: readonly string[], io: Io): number {
   const failed: string[] = []
   const intended: string[] = []
   for (const { scenario, title } of stops) {
-    io.out(`\n=== ${scenario.name} === ${title}`)
+    io.out(`\n${fitToWidth(`=== ${scenario.name} === ${title}`, width ?? io.columns ?? 100)}`)
     const result = execute({ ...defaults(scenario), rows: 60, width }, io)
     if (result.code !== EXIT.ok) failed.push(scenario.name)
     if (result.expectedViolations.length) intended.push(scenario.name)
@@ -186,12 +193,11 @@ function tour(args: readonly string[], io: Io): number {
   const shown = intended.length
     ? ` (${intended.join(', ')}: the expected violation it is built to show)`
     : ''
-  io.out(
-    failed.length
-      ? `\ntour: violations in ${failed.join(', ')}`
-      : `\ntour: ${stops.length} scenarios, every invariant and liveness check held${shown}`,
-  )
-  if (!values.all) io.out(`\n${NEXT_STEPS}`)
+  const verdict = failed.length
+    ? `tour: violations in ${failed.join(', ')}`
+    : `tour: ${stops.length} scenarios, every invariant and liveness check held${shown}`
+  io.out(`\n${fitToWidth(verdict, width ?? io.columns ?? 100)}`)
+  if (!values.all) io.out(`\n${nextSteps(width ?? io.columns ?? 100)}`)
   return failed.length ? EXIT.failed : EXIT.ok
 }
 

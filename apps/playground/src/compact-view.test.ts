@@ -35,7 +35,7 @@ describe('the compact view keeps the story readable', () => {
     const rows = diagramRows(run(['mutex-centralized', '--n', '5', '--width', '80'])).join('\n')
     expect(rows).toMatch(/→\d+ grant/)
     expect(rows).toMatch(/★ grants to/)
-    expect(rows).toMatch(/5 \(token 1\)/) // the second line of `★ grants to 5 (token 1)`
+    expect(rows).toMatch(/^ +\(token 1\) /m) // the second line of `★ grants to 5 (token 1)`
     expect(rows).toMatch(/▶ acquire/)
     expect(rows).not.toMatch(/#\d/)
   })

@@ -102,7 +102,13 @@ export function wrapToWidth(
       // the word where the line ends (a long JSON would leave `▶` alone on its line).
       const space = head.lastIndexOf(' ')
       const word = rest.slice(space + 1).split(' ')[0]!
-      const cut = space > 0 && displayWidth(word) <= laterWidth ? space : head.length
+      // A head that ends where a word does breaks there.
+      const cut =
+        rest[head.length] === ' '
+          ? head.length
+          : space > 0 && displayWidth(word) <= laterWidth
+            ? space
+            : head.length
       lines.push(rest.slice(0, cut).trimEnd())
       rest = rest.slice(cut).trimStart()
     }
@@ -124,4 +130,40 @@ function headOfWidth(text: string, width: number): string {
     used += c.width
   }
   return out
+}
+
+/**
+ * `text` made to fit `width` columns for a reader: a line that fits is kept as it is (diagram
+ * rows, aligned tables); a longer one is broken between words, its continuation lines indented
+ * like it (and past a leading `- ` or `label:  ` column, so a list item or a table entry reads as
+ * one). A word is split only when it is wider than a whole line.
+ */
+export function fitToWidth(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if (displayWidth(line) <= width) return [line]
+      const indent = hangingIndent(line, width)
+      const lead = line.length - line.trimStart().length
+      const first = ' '.repeat(lead)
+      const rest = ' '.repeat(indent)
+      const wrapped = wrapToWidth(
+        line.slice(lead),
+        width - lead,
+        Number.POSITIVE_INFINITY,
+        width - indent,
+      )
+      return wrapped.map((part, i) => (i === 0 ? first : rest) + part)
+    })
+    .join('\n')
+}
+
+/** Where a long line's continuation starts: under its text, past a bullet or a gap of 2+ spaces. */
+function hangingIndent(line: string, width: number): number {
+  const lead = line.length - line.trimStart().length
+  const bullet = /^- /.test(line.slice(lead)) ? 2 : 0
+  const column = /^(\s*\S.*?\S {2,})\S/.exec(line)?.[1]
+  const indent = column !== undefined ? displayWidth(column) : lead + bullet
+  // A continuation needs room for words; a column too far right is given up.
+  return indent <= width / 2 ? indent : lead + bullet
 }
