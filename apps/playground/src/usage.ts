@@ -40,7 +40,8 @@ options of run:
   --n N          number of nodes (each scenario has its range)
   --seed S       integer seed, negative too (--seed -5); the same seed replays the same run (default 1);
                  a deterministic scenario (election-bully, mutex-token-ring) says it changes nothing
-  --crash IDS    comma-separated distinct node ids to crash (each scenario says when)
+  --crash IDS    comma-separated distinct node ids to crash (each scenario says when); --crash none
+                 runs without a scenario's default crash (mutex-centralized's coordinator)
   --pause ID@T+D pause node ID at t=T ms for D ms: it runs nothing, its messages, timers and
                  requests wait and are handled at the resume; its clocks go on (2@50+100;
                  several: 2@50+100,3@10+20); scenarios that cannot show it refuse it
@@ -50,7 +51,8 @@ options of run:
   --json         print one JSON summary instead of the diagram
   --trace FILE   write the full trace (JSON) to FILE; --trace - writes it to stdout and sends
                  the diagram to stderr
-  --rows N       rows of the diagram shown at most (default 400)
+  --rows N       rows the diagram aims for (default 400): past it, message and timer rows are
+                 folded into counted gaps, rarest kinds kept; what nodes emit is always drawn
   --width N      columns the diagram fits in (default: the terminal's width, else 100); when the
                  full view does not fit, a compact one is drawn
   --legend       print the legend of the symbols under the diagram
