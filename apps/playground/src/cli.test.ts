@@ -68,7 +68,7 @@ describe('sd', () => {
     const { code, out } = sd('run', 'flood', '--n', '3', '--rows', '5')
     expect(code).toBe(0)
     expect(out).toMatch(/node 1 +node 2 +node 3/)
-    expect(out).toMatch(/more events/)
+    expect(out).toMatch(/rows folded/)
     expect(out).toMatch(/messages sent: \d+/)
     expect(out).toMatch(/invariants: all held/)
   })

@@ -155,6 +155,7 @@ function execute(
     renderDiagram(outcome.net.trace, {
       nodes: fit.drawn,
       annotate: outcome.annotate,
+      story: outcome.story,
       maxRows: request.rows,
       width,
       proto: request.proto,
