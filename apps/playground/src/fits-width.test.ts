@@ -76,6 +76,12 @@ describe('text outside the diagram wraps at the width, between words', () => {
     expect(lines[1]!.indexOf('every')).toBe(48)
   })
 
+  it('at 80 columns each description goes under its command, whole', () => {
+    const lines = nextSteps(80).split('\n')
+    expect(lines[1]).toBe('  pnpm sd list')
+    expect(lines[2]).toBe('      every scenario (`pnpm sd tour --all` runs them all)')
+  })
+
   it('fitToWidth keeps lines that fit, and indents what goes on under a list item', () => {
     const row = '  0.0  →1 rumour     │             │'
     expect(fitToWidth(row, 40)).toBe(row)

@@ -56,7 +56,7 @@ const NEXT: ReadonlyArray<{ command: string; what: string }> = [
 /** Where a command's description starts in the two-column form. */
 const WHAT_COLUMN = 48
 /** The narrowest description column worth having; below it descriptions go under commands. */
-const MIN_WHAT = 24
+const MIN_WHAT = 40
 
 /**
  * The `next:` block for a terminal of `width` columns: commands and what they do side by side
