@@ -12,6 +12,9 @@ export type Drawn =
   | { kind: 'marker'; text: string }
   | undefined
 
+/** A drawing in one node's column. */
+type Cell = Extract<NonNullable<Drawn>, { kind: 'cell' }>
+
 /**
  * The drawing of `event`. `types` maps message ids to their type (filled from sends), `note` is
  * the scenario's annotation. The note comes before any raw JSON: it is what the reader wants.
@@ -24,7 +27,7 @@ export function drawEvent(
   note: string | undefined,
   compact: boolean,
 ): Drawn {
-  const cell = (node: NodeId, ...parts: (string | undefined)[]): Drawn => ({
+  const cell = (node: NodeId, ...parts: (string | undefined)[]): Cell => ({
     kind: 'cell',
     node,
     text: parts.filter((p) => p !== undefined && p !== '').join(' '),
@@ -47,8 +50,12 @@ export function drawEvent(
       return cell(event.from, `→${String(event.to)}`, id(event.id), types.get(event.id), withNote)
     case 'deliver':
       return cell(event.to, `←${String(event.from)}`, id(event.id), types.get(event.id), withNote)
-    case 'drop':
-      return cell(event.from, '✕', id(event.id), event.reason, withNote)
+    case 'drop': {
+      // The reason is the row's point: in a narrow column it goes on between its words.
+      const reason = compact ? event.reason.replaceAll('-', ' ') : event.reason
+      const drawn = cell(event.from, '✕', id(event.id), reason, withNote)
+      return { ...drawn, lines: Math.max(drawn.lines ?? 1, REASON_LINES) }
+    }
     case 'duplicate':
       return cell(event.from, '⧉', id(event.id), 'duplicated')
     case 'timer-fire':
@@ -94,6 +101,8 @@ export function drawEvent(
   }
 }
 
+/** Lines a drop may take, in any view: `receiver crashed` in a column of 10. */
+const REASON_LINES = 2
 /** Lines a cell with a scenario's note may take, in any view. */
 const NOTE_LINES = 3
 

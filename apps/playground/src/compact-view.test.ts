@@ -40,6 +40,13 @@ describe('the compact view keeps the story readable', () => {
     expect(rows).not.toMatch(/#\d/)
   })
 
+  it('a drop to a crashed node says so in words, on two lines where the column is narrow', () => {
+    const lines = diagramRows(run(['mutex-centralized', '--n', '5', '--width', '80']))
+    const at = lines.findIndex((l) => l.includes('✕ receiver'))
+    expect(at, 'no drop to a crashed receiver drawn').toBeGreaterThan(-1)
+    expect(lines[at + 1]).toMatch(/^ +[┊│ ].* crashed /)
+  })
+
   it('election-bully at 8 nodes and 100 columns: who follows whom, in which term', () => {
     const lines = run(['election-bully', '--width', '100'])
     expect(lines.join('\n')).toContain('compact view')
