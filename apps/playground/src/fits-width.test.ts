@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { main } from './cli.js'
+import { scenarios } from './scenarios/index.js'
 import { nextSteps } from './tour.js'
 import { displayWidth, fitToWidth } from './width.js'
 
@@ -37,6 +38,19 @@ describe('--width is honoured at any n', () => {
     const lines = sd(['run', 'flood', '--n', '8', '--width', '100'])
     expect(lines.join('\n')).not.toContain('nodes drawn')
   })
+})
+
+describe('every scenario fits the terminal', () => {
+  it.each(scenarios.map((s) => s.name))(
+    '%s: every line within 80 and within 100 columns',
+    (name) => {
+      for (const width of [80, 100]) {
+        const lines = sd(['run', name, '--width', String(width)])
+        for (const line of lines)
+          expect(displayWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width)
+      }
+    },
+  )
 })
 
 describe('text outside the diagram wraps at the width, between words', () => {
