@@ -34,6 +34,12 @@ describe('--width is honoured at any n', () => {
     },
   )
 
+  it('a node a fault struck is drawn even when higher ids are left out', () => {
+    const lines = sd(['run', 'flood', '--n', '64', '--crash', '60', '--width', '100'])
+    expect(lines.find((l) => l.startsWith('t (ms)'))).toMatch(/ 22 +60$/)
+    expect(words(lines.join('\n'))).toContain('23 of 64 nodes drawn (1..22, 60)')
+  })
+
   it('a run that fits draws every node and says nothing about it', () => {
     const lines = sd(['run', 'flood', '--n', '8', '--width', '100'])
     expect(lines.join('\n')).not.toContain('nodes drawn')
