@@ -48,7 +48,7 @@ const typeList = $<HTMLDivElement>('types')
 const protoList = $<HTMLDivElement>('protos')
 const kindList = $<HTMLDivElement>('kinds')
 const legendBox = $<HTMLDivElement>('legend')
-const overviewBox = $<HTMLDivElement>('overview')
+const overviewBox = $<HTMLElement>('overview')
 
 interface View {
   diagram: Diagram
