@@ -114,12 +114,24 @@ const REPORTED: Record<string, ReadonlySet<string>> = {
 // Counted outermost, so that a send is reported before it reaches the socket (counted.ts).
 const counted = countedTransport(config.trace ? traced(udp) : udp, () => stats())
 
+/**
+ * When the running step began. Its events leave when it ends, and a SIGSTOP can fall in between:
+ * stamped when they leave, a grant decided before a pause (its lease valid then) would look as if
+ * it were made after the resume, overlapping the next term's holders. Events carry the time their
+ * step ran instead, which is when they were decided.
+ */
+let stepAt: number | undefined
 const handle = runProtocol(clusterNode(self, config.timings, clock), {
   transport: counted.transport,
   members: Object.keys(config.members),
   clock: hardware,
   monotonic,
   storage,
+  observer: {
+    onInput() {
+      stepAt = machineNow()
+    },
+  },
   onEvent(composed) {
     const { proto, event } = composed as { proto: string; event: Record<string, unknown> }
     if (proto === 'election') {
@@ -138,7 +150,7 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
       } else if (event.type === 'released' && event.token === held) held = undefined
     }
     if (config.trace || REPORTED[proto]?.has(event.type as string)) {
-      say({ k: 'ev', t: machineNow(), p: proto, e: event })
+      say({ k: 'ev', t: stepAt ?? machineNow(), p: proto, e: event })
     }
   },
   onError: fail,
