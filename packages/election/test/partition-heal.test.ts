@@ -17,7 +17,7 @@ import {
   type NetnsHosts,
   netnsUnavailable,
 } from '../../../test-support/netns-hosts.js'
-import { spawnWorker, timelineOf, viewOf, type Worker } from './support/election-spawn.js'
+import { spawnMajorityGroup, timelineOf, viewOf, type Worker } from './support/election-spawn.js'
 
 const INTERVAL_MS = 100
 /** The detection timeout: large enough for a busy machine, the rejoin bound is twice it. */
@@ -54,23 +54,17 @@ describe.skipIf(unavailable !== undefined)(
     it('after each of 20 heals every process follows the leader within 2 detection timeouts', async () => {
       net = createNetnsHosts('sdh', N, 213)
       dir = mkdtempSync(join(tmpdir(), 'sd-heal-'))
-      const ids = Array.from({ length: N }, (_, i) => `n${i + 1}`)
-      const peers = Object.fromEntries(ids.map((id, i) => [id, `${net!.addresses[i]}:${PORT}`]))
-      const group = ids.map((id, i) =>
-        spawnWorker(
-          {
-            id,
-            host: net!.addresses[i],
-            port: PORT,
-            peers,
-            algorithm: 'majority',
-            intervalMs: INTERVAL_MS,
-            timeoutMs: TIMEOUT_MS,
-            storage: join(dir!, `${id}.json`),
-          },
-          workers,
-          net!.exec(i),
-        ),
+      const ids = net!.addresses.map((_, i) => `n${i + 1}`)
+      const group = spawnMajorityGroup(
+        {
+          addresses: net!.addresses,
+          exec: (i) => net!.exec(i),
+          port: PORT,
+          intervalMs: INTERVAL_MS,
+          timeoutMs: TIMEOUT_MS,
+          dir: dir!,
+        },
+        workers,
       )
       await pollUntil(() => group.every((w) => w.lines.includes('READY')), 'workers ready', 120_000)
       /** The leader and term every process follows, if they all agree. */

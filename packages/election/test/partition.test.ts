@@ -14,7 +14,7 @@ import {
   type NetnsHosts,
   netnsUnavailable,
 } from '../../../test-support/netns-hosts.js'
-import { spawnWorker, timelineOf, viewOf, type Worker } from './support/election-spawn.js'
+import { spawnMajorityGroup, timelineOf, viewOf, type Worker } from './support/election-spawn.js'
 
 const INTERVAL_MS = 100
 const TIMEOUT_MS = 500
@@ -62,23 +62,17 @@ describe.skipIf(unavailable !== undefined)('majority mode across a real partitio
   it('never two leaders at once; the majority side elects one during the cut; all agree after the heal', async () => {
     net = createNetnsHosts('sdt', 3, 212)
     dir = mkdtempSync(join(tmpdir(), 'sd-partition-'))
-    const ids = ['n1', 'n2', 'n3']
-    const peers = Object.fromEntries(ids.map((id, i) => [id, `${net!.addresses[i]}:${PORT}`]))
-    const group = ids.map((id, i) =>
-      spawnWorker(
-        {
-          id,
-          host: net!.addresses[i],
-          port: PORT,
-          peers,
-          algorithm: 'majority',
-          intervalMs: INTERVAL_MS,
-          timeoutMs: TIMEOUT_MS,
-          storage: join(dir!, `${id}.json`),
-        },
-        workers,
-        net!.exec(i),
-      ),
+    const ids = net!.addresses.map((_, i) => `n${i + 1}`)
+    const group = spawnMajorityGroup(
+      {
+        addresses: net!.addresses,
+        exec: (i) => net!.exec(i),
+        port: PORT,
+        intervalMs: INTERVAL_MS,
+        timeoutMs: TIMEOUT_MS,
+        dir: dir!,
+      },
+      workers,
     )
     await pollUntil(() => group.every((w) => w.lines.includes('READY')), 'workers ready', 120_000)
     const agreed = () => {

@@ -39,3 +39,39 @@ export function viewOf(w: Worker): { leader: string; term: number; t: number } |
   }
   return undefined
 }
+
+/** What `spawnMajorityGroup` needs: one host per member, in network namespaces the test made. */
+export interface MajorityGroupOptions {
+  addresses: readonly string[]
+  exec: (index: number) => readonly string[]
+  port: number
+  intervalMs: number
+  timeoutMs: number
+  /** Where each member keeps its state file. */
+  dir: string
+}
+
+/**
+ * Starts members n1..nN running the majority mode, one per namespace, each with its own state
+ * file; pushed on `into` for the caller's cleanup. The caller waits for their READY lines.
+ */
+export function spawnMajorityGroup(o: MajorityGroupOptions, into: Worker[]): Worker[] {
+  const ids = o.addresses.map((_, i) => `n${i + 1}`)
+  const peers = Object.fromEntries(ids.map((id, i) => [id, `${o.addresses[i]}:${o.port}`]))
+  return ids.map((id, i) =>
+    spawnWorker(
+      {
+        id,
+        host: o.addresses[i],
+        port: o.port,
+        peers,
+        algorithm: 'majority',
+        intervalMs: o.intervalMs,
+        timeoutMs: o.timeoutMs,
+        storage: `${o.dir}/${id}.json`,
+      },
+      into,
+      o.exec(i),
+    ),
+  )
+}
