@@ -108,7 +108,12 @@ describe.skipIf(unavailable !== undefined)('the Jepsen-style test, short form', 
       expect(r.errors, `round ${r.round} (seed ${r.seed})`).toEqual([])
       expect(r.mode).toBe('netns')
       expect(r.counter).toBe(r.acknowledged)
-      expect(r.operations.okByKind.write).toBe(r.acknowledged)
+      // A write the counter acknowledged can lack its completion in the history (its node was
+      // killed before it recorded the answer): then it is indeterminate, never missing.
+      expect(r.operations.okByKind.write).toBeLessThanOrEqual(r.acknowledged)
+      expect(r.acknowledged).toBeLessThanOrEqual(
+        r.operations.okByKind.write + r.operations.indeterminateWrites,
+      )
     }
     expect(o.code).toBe(0)
     expect(report.ok).toBe(true)

@@ -21,7 +21,7 @@ import { spawnMajorityGroup, timelineOf, viewOf, type Worker } from './support/e
 
 const INTERVAL_MS = 100
 /** The detection timeout: large enough for a busy machine, the rejoin bound is twice it. */
-const TIMEOUT_MS = 500
+const TIMEOUT_MS = 1000
 const REJOIN_BOUND_MS = 2 * TIMEOUT_MS
 const FAILOVER_BOUND_MS = 6 * TIMEOUT_MS
 const CUTS = 20
