@@ -51,3 +51,38 @@ describe('condense', () => {
     expect(gap?.kind === 'gap' && gapText(gap.gap, 1)).toBe('3 rows folded, 1.0–3.0 ms: a ×2, b ×1')
   })
 })
+
+describe('condense: story rows that recur', () => {
+  const story = (t: number, key: string): CondenseRow<number> => ({
+    t,
+    fold: undefined,
+    repeat: { key, kind: `★ ${key}` },
+    item: t,
+  })
+
+  it('folds the middle occurrences of the largest recurring group when the story overflows', () => {
+    const rows = [1, 2, 3, 4, 5, 6].map((t) => story(t, 'trusts'))
+    // Six story rows in a budget of four: the first two and the last stay, the middle three fold.
+    expect(shape(rows, 4)).toEqual([1, 2, 'gap 3', 6])
+  })
+
+  it('leaves recurring story rows alone when the story fits', () => {
+    const rows = [
+      row(1, 'poll'),
+      row(2, 'poll'),
+      ...[3, 4, 5].map((t) => story(t, 'trusts')),
+      row(6, 'poll'),
+      row(7, 'poll'),
+    ]
+    expect(shape(rows, 5)).toEqual(['gap 2', 3, 4, 5, 'gap 2'])
+  })
+
+  it('folds the largest group first, and only as many groups as the budget needs', () => {
+    const rows = [
+      ...[1, 2, 3, 4, 5, 6].map((t) => story(t, 'a')),
+      ...[7, 8, 9, 10].map((t) => story(t, 'b')),
+    ]
+    // Ten rows in eight: folding a's middle three leaves a 1, 2, gap, 6 and b whole.
+    expect(shape(rows, 8)).toEqual([1, 2, 'gap 3', 6, 7, 8, 9, 10])
+  })
+})

@@ -1,7 +1,8 @@
 /**
  * Fitting a long run into a row budget without cutting its end off. Rows that carry the story
  * (what a protocol emits, crashes, restarts, pauses, partitions, clock steps, requests) are
- * always kept. Message and timer rows are kept a whole kind at a time, the rarest kinds first
+ * always kept (when they alone overflow the budget, the middle occurrences of story rows that
+ * recur round after round fold too, see `repeat`). Message and timer rows are kept a whole kind at a time, the rarest kinds first
  * (an election or a probe before a heartbeat or a poll), as long as the budget holds; the rows
  * left out are folded, each run of them into one gap row that counts them by kind; budget left
  * over unfolds the shortest runs.
@@ -13,6 +14,12 @@ export interface CondenseRow<T> {
   fold: string | undefined
   /** A row that explains a story row (the delivery a node was handling when it emitted): kept before any kind. */
   cause?: boolean
+  /**
+   * A story row that recurs round after round (one node's `trusts` in every NTP poll): `key`
+   * groups its occurrences, `kind` names them in a gap. When the story alone does not fit, the
+   * middle occurrences of the largest groups fold like traffic; the first two and the last stay.
+   */
+  repeat?: { key: string; kind: string }
   item: T
 }
 
@@ -33,8 +40,10 @@ export interface Gap {
 export type Condensed<T> = { kind: 'row'; item: T } | { kind: 'gap'; gap: Gap }
 
 /** The rows in order, with folded runs as gaps; fits `budget` rows unless the story alone does not. */
-export function condense<T>(rows: readonly CondenseRow<T>[], budget: number): Condensed<T>[] {
+export function condense<T>(all: readonly CondenseRow<T>[], budget: number): Condensed<T>[] {
+  let rows = all
   if (rows.length <= budget) return rows.map((r) => ({ kind: 'row', item: r.item }))
+  rows = foldRepeats(rows, budget)
   const counts = new Map<string, number>()
   for (const r of rows) {
     const key = keyOf(r)
@@ -48,6 +57,36 @@ export function condense<T>(rows: readonly CondenseRow<T>[], budget: number): Co
     if (cost(rows, kept) > budget) kept.delete(kind)
   }
   return arrange(rows, kept, budget)
+}
+
+/** Kept of a recurring story row: its first occurrences and its last. */
+const REPEAT_HEAD = 2
+
+/** The rows with the middle occurrences of recurring story rows made foldable, until the story fits. */
+function foldRepeats<T>(rows: readonly CondenseRow<T>[], budget: number): CondenseRow<T>[] {
+  const out = [...rows]
+  if (cost(out, new Set()) <= budget) return out
+  const groups = new Map<string, number[]>()
+  out.forEach((r, i) => {
+    if (r.fold !== undefined || r.repeat === undefined) return
+    const group = groups.get(r.repeat.key)
+    if (group === undefined) groups.set(r.repeat.key, [i])
+    else group.push(i)
+  })
+  const largest = [...groups.values()].sort((a, b) => b.length - a.length)
+  for (const group of largest) {
+    const middle = group.slice(REPEAT_HEAD, -1)
+    if (middle.length === 0) break
+    for (const i of middle) {
+      const r = out[i] as CondenseRow<T>
+      out[i] = { ...r, fold: r.repeat?.kind }
+      // What explained a folded row explains nothing shown: it folds as its own kind.
+      for (let j = i - 1; j >= 0 && (out[j] as CondenseRow<T>).t === r.t; j--)
+        if (out[j]?.cause) out[j] = { ...(out[j] as CondenseRow<T>), cause: false }
+    }
+    if (cost(out, new Set()) <= budget) break
+  }
+  return out
 }
 
 /** Rows drawn when the kinds in `kept` are shown: kept rows plus one per folded run. */

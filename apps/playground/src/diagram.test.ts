@@ -157,3 +157,24 @@ describe('renderDiagram', () => {
     expect(text).not.toContain('more events')
   })
 })
+
+describe('renderDiagram: notes and raw JSON', () => {
+  const emit = (t: number, node: number, event: unknown): TraceEvent => ({
+    t,
+    type: 'emit',
+    node,
+    event,
+  })
+  const event = { proto: 'wait-die', event: { type: 'started', tx: 3, timestamp: 0.698 } }
+
+  it('leaves out raw JSON after a note when the cell would cut it, and keeps it when it fits', () => {
+    const trace = [emit(1, 2, event)]
+    const annotate = () => '3 starts (timestamp 0.698)'
+    const narrow = renderDiagram(trace, { nodes: [1, 2, 3, 4], width: 80, annotate })
+    expect(narrow).toContain('3 starts')
+    expect(narrow).not.toMatch(/\{"prot/)
+    expect(narrow).not.toContain('…')
+    const short = renderDiagram([emit(1, 2, { type: 'x' })], { nodes: [1, 2], width: 80, annotate })
+    expect(short).toContain('{"type":"x"}')
+  })
+})

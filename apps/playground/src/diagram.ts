@@ -72,8 +72,10 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     }
     const drawn = drawEvent(event, types, options.annotate?.(event), layout.compact)
     if (drawn === undefined || (drawn.kind === 'cell' && !known.has(drawn.node))) continue
-    const fold = options.story?.(event) ? undefined : foldKind(event, types)
-    rows.push({ t: event.t, fold, item: { event, drawn } })
+    const story = options.story?.(event) === true
+    const fold = story ? undefined : foldKind(event, types)
+    const repeat = story ? undefined : repeatOf(event)
+    rows.push({ t: event.t, fold, ...(repeat && { repeat }), item: { event, drawn } })
   }
   keepCauses(rows)
   for (const entry of condense(rows, maxRows)) {
@@ -90,12 +92,7 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     }
     if (event.type === 'restart') down.delete(drawn.node)
     if (event.type === 'resume') paused.delete(drawn.node)
-    const texts = wrapToWidth(
-      drawn.text,
-      inner,
-      Math.max(cellLines, drawn.lines ?? 1),
-      inner - INDENT,
-    )
+    const texts = cellText(drawn.text, inner, Math.max(cellLines, drawn.lines ?? 1))
     texts.forEach((text, i) => {
       const own = i === 0 ? text : ' '.repeat(INDENT) + text
       const stamp = i === 0 ? time : ' '.repeat(layout.timeWidth)
@@ -127,6 +124,31 @@ function foldKind(event: TraceEvent, types: ReadonlyMap<number, string>): string
     default:
       return undefined
   }
+}
+
+/**
+ * A cell's lines. Raw JSON after a note (its own paragraph) is left out when it would be cut:
+ * a truncated `{"proto…` tells nothing, and `--trace FILE` has it whole.
+ */
+function cellText(text: string, width: number, maxLines: number): string[] {
+  const all = wrapToWidth(text, width, Number.POSITIVE_INFINITY, width - INDENT)
+  if (all.length <= maxLines) return all
+  const brk = text.indexOf('\n')
+  if (brk > 0) {
+    const note = wrapToWidth(text.slice(0, brk), width, Number.POSITIVE_INFINITY, width - INDENT)
+    if (note.length <= maxLines) return note
+  }
+  return wrapToWidth(text, width, maxLines, width - INDENT)
+}
+
+/** An emit recurs as its node and type (`★ trusts` of node 5, poll after poll). */
+function repeatOf(event: TraceEvent): { key: string; kind: string } | undefined {
+  if (event.type !== 'emit') return undefined
+  let inner = event.event as { type?: unknown; event?: unknown } | null
+  while (inner !== null && typeof inner === 'object' && inner.type === undefined)
+    inner = inner.event as typeof inner
+  const type = typeof inner?.type === 'string' ? inner.type : 'event'
+  return { key: `${String(event.node)} ${type}`, kind: `★ ${type}` }
 }
 
 /**

@@ -107,6 +107,16 @@ const lastOfEachNode: Concluding = (trace) => {
 
 /** Named rows beyond every node's last one, per worked example. */
 const SPECIFIC: Record<string, Concluding> = {
+  // The slide's two jumps: R at 1 gets (M2, 3) and goes to 4; P at 2 gets (M4, 8) and goes to 9.
+  'lamport-pqr': (trace) =>
+    trace
+      .filter((e) => e.type === 'deliver' && (e.to === 3 || e.to === 1))
+      .map((e) => ({
+        t: e.t,
+        node: (e as { to: NodeId }).to,
+        start: '←',
+        what: `the receipt that jumps on node ${String((e as { to: NodeId }).to)}`,
+      })),
   'election-bully': (trace) => [
     ...trace
       .filter((e) => e.type === 'crash' || e.type === 'restart')
@@ -156,6 +166,7 @@ function probeHome(msg: unknown): boolean {
 /** The texts' worked examples, each with the scenario that tells it. */
 const WORKED = [
   'lamport',
+  'lamport-pqr',
   'vector',
   'make',
   'cristian',

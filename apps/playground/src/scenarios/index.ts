@@ -8,6 +8,7 @@ import { electionChangRoberts, electionRing } from './election/ring.js'
 import { electionYoyo } from './election/yoyo.js'
 import { flood } from './flood.js'
 import { lamport } from './lamport.js'
+import { lamportPqr } from './lamport-pqr.js'
 import { make } from './make.js'
 import { mutexCentralized } from './mutex/centralized.js'
 import { mutexQuorum } from './mutex/quorum.js'
@@ -25,6 +26,7 @@ export const scenarios: Scenario[] = [
   flood,
   // @sd/clocks scenarios (lamport, vector, causal-order, total-order, make) go below.
   lamport,
+  lamportPqr,
   vector,
   causalOrder,
   totalOrder,
