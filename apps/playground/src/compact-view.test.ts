@@ -59,3 +59,17 @@ describe('the compact view keeps the story readable', () => {
     expect(rows).not.toContain('★{')
   })
 })
+
+describe('the compact view at 8 nodes and 80 columns', () => {
+  it('election-bully: a message type too long for its column goes on under its row, whole', () => {
+    const lines = run(['election-bully', '--width', '80'])
+    expect(lines.join('\n')).toContain('compact view')
+    const rows = diagramRows(lines)
+    for (const line of rows) expect(displayWidth(line), line).toBeLessThanOrEqual(80)
+    const send = rows.findIndex((l) => /^ +0\.0 +→1 +│/.test(l))
+    expect(send, 'the first election message').toBeGreaterThan(-1)
+    expect(rows[send + 1]).toMatch(/^ +election +│/)
+    expect(rows.join('\n')).not.toMatch(/elec…|→\d+ elec…/)
+    expect(rows.join('\n')).toMatch(/coord\s*│[\s\S]*inator/)
+  })
+})

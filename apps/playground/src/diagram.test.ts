@@ -131,10 +131,14 @@ describe('renderDiagram', () => {
     const lines = text.split('\n')
     expect(lines[0]).toMatch(/^t \(ms\) +1 +2 +3 .* 16$/)
     for (const line of lines.slice(0, -1)) expect(displayWidth(line), line).toBeLessThanOrEqual(100)
-    // One line per event: cells are cut, not continued (none of these has a note).
-    expect(lines.length).toBe(2 + trace.length + 1)
-    // A compact cell leaves the message id out: the room goes to the type, which is cut here.
-    expect(text).toContain('→2…')
+    // A cell too long for its column of four goes on under its row, on two lines at most
+    // (none of these has a note): `→2` then `ping`, the type whole.
+    expect(lines.length).toBeGreaterThan(2 + trace.length + 1)
+    expect(lines.length).toBeLessThanOrEqual(2 + 2 * trace.length + 1)
+    const sendRow = lines.findIndex((l) => /^ +1\.5 +→2 /.test(l))
+    expect(sendRow).toBeGreaterThan(0)
+    expect(lines[sendRow + 1]).toMatch(/^ +ping /)
+    // A compact cell leaves the message id out: the room goes to the type.
     expect(text).not.toMatch(/#\d/)
   })
 

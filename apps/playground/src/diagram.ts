@@ -46,7 +46,8 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
   const maxRows = options.maxRows ?? 400
   const lastTime = trace.reduce((max, e) => Math.max(max, e.t), 0)
   const layout = chooseLayout(nodes.length, width, lastTime)
-  const cellLines = layout.compact ? 1 : (options.cellLines ?? 2)
+  // A compact cell that does not fit its narrow column goes on under its row: `→1` then `election`.
+  const cellLines = layout.compact ? 2 : (options.cellLines ?? 2)
   const known = new Set(nodes)
   const down = new Set<NodeId>()
   const paused = new Set<NodeId>()
@@ -92,9 +93,11 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     }
     if (event.type === 'restart') down.delete(drawn.node)
     if (event.type === 'resume') paused.delete(drawn.node)
-    const texts = cellText(drawn.text, inner, Math.max(cellLines, drawn.lines ?? 1))
+    // Compact columns are too narrow to indent: `election` needs all eight columns of its line.
+    const indent = layout.compact ? 0 : INDENT
+    const texts = cellText(drawn.text, inner, Math.max(cellLines, drawn.lines ?? 1), indent)
     texts.forEach((text, i) => {
-      const own = i === 0 ? text : ' '.repeat(INDENT) + text
+      const own = i === 0 ? text : ' '.repeat(indent) + text
       const stamp = i === 0 ? time : ' '.repeat(layout.timeWidth)
       lines.push(line(stamp, (id) => (id === drawn.node ? own : rail(id))))
     })
@@ -130,15 +133,21 @@ function foldKind(event: TraceEvent, types: ReadonlyMap<number, string>): string
  * A cell's lines. Raw JSON after a note (its own paragraph) is left out when it would be cut:
  * a truncated `{"proto…` tells nothing, and `--trace FILE` has it whole.
  */
-function cellText(text: string, width: number, maxLines: number): string[] {
-  const all = wrapToWidth(text, width, Number.POSITIVE_INFINITY, width - INDENT)
+function cellText(text: string, width: number, maxLines: number, indent: number): string[] {
+  const all = wrapToWidth(text, width, Number.POSITIVE_INFINITY, width - indent, true)
   if (all.length <= maxLines) return all
   const brk = text.indexOf('\n')
   if (brk > 0) {
-    const note = wrapToWidth(text.slice(0, brk), width, Number.POSITIVE_INFINITY, width - INDENT)
+    const note = wrapToWidth(
+      text.slice(0, brk),
+      width,
+      Number.POSITIVE_INFINITY,
+      width - indent,
+      true,
+    )
     if (note.length <= maxLines) return note
   }
-  return wrapToWidth(text, width, maxLines, width - INDENT)
+  return wrapToWidth(text, width, maxLines, width - indent, true)
 }
 
 /** An emit recurs as its node and type (`★ trusts` of node 5, poll after poll). */

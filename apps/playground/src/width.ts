@@ -86,6 +86,8 @@ export function wrapToWidth(
   width: number,
   maxLines = Number.POSITIVE_INFINITY,
   laterWidth = width,
+  /** Break a hyphenated word after a hyphen (diagram cells; not prose, whose names are copied). */
+  hyphens = false,
 ): string[] {
   const widthOf = (line: number) => (line === 0 ? width : laterWidth)
   const lines: string[] = []
@@ -102,13 +104,20 @@ export function wrapToWidth(
       // the word where the line ends (a long JSON would leave `▶` alone on its line).
       const space = head.lastIndexOf(' ')
       const word = rest.slice(space + 1).split(' ')[0]!
+      // A hyphenated word (`election-started`) may break after a hyphen, as prose does.
+      const hyphen = hyphens ? lastHyphenInWord(head) : -1
+      const afterHyphen = rest.slice(hyphen + 1).split(/[ -]/)[0]!
+      const atSpace = space > 0 && displayWidth(word) <= laterWidth
+      const atHyphen = hyphen > 0 && hyphen > space && displayWidth(afterHyphen) <= laterWidth
       // A head that ends where a word does breaks there.
       const cut =
         rest[head.length] === ' '
           ? head.length
-          : space > 0 && displayWidth(word) <= laterWidth
-            ? space
-            : head.length
+          : atHyphen
+            ? hyphen + 1
+            : atSpace
+              ? space
+              : head.length
       lines.push(rest.slice(0, cut).trimEnd())
       rest = rest.slice(cut).trimStart()
     }
@@ -116,8 +125,18 @@ export function wrapToWidth(
   if (lines.length <= maxLines) return lines
   const kept = lines.slice(0, maxLines)
   const last = kept.length - 1
-  if (last >= 0) kept[last] = truncateToWidth(`${kept[last]} ${lines[last + 1]}`, widthOf(last))
+  if (last >= 0) {
+    const glue = kept[last]?.endsWith('-') ? '' : ' ' // a word broken at its hyphen goes on
+    kept[last] = truncateToWidth(`${kept[last]}${glue}${lines[last + 1]}`, widthOf(last))
+  }
   return kept
+}
+
+/** The last hyphen between two letters of a word (`election-started`; not `--width`), or -1. */
+function lastHyphenInWord(head: string): number {
+  for (let i = head.length - 2; i > 0; i--)
+    if (head[i] === '-' && /\p{L}/u.test(head[i - 1]!) && /\p{L}/u.test(head[i + 1]!)) return i
+  return -1
 }
 
 /** The longest prefix of `text` (whole clusters, at least one) that fits in `width` columns. */
