@@ -182,3 +182,26 @@ describe('renderDiagram: notes and raw JSON', () => {
     expect(short).toContain('{"type":"x"}')
   })
 })
+
+describe('renderDiagram: idle stretches', () => {
+  it('marks a long wait between two rows, and not the ordinary steps', () => {
+    const trace: TraceEvent[] = [
+      ...[0, 1, 2, 3, 4, 5].map((t) => send(t, t + 1, 1, 2)),
+      ...[500, 501, 502].map((t) => send(t, t + 1, 2, 1)),
+    ]
+    const lines = renderDiagram(trace, { nodes: [1, 2], width: 80 }).split('\n')
+    const idle = lines.filter((l) => l.includes('idle'))
+    expect(idle).toEqual([expect.stringMatching(/^ +┄ 495 ms idle$/)])
+    // It comes between the row at 5 ms and the one at 500 ms.
+    const at = lines.indexOf(idle[0]!)
+    expect(lines[at - 1]).toMatch(/^ +5\.000 /)
+    expect(lines[at + 1]).toMatch(/^ *500\.000 /)
+  })
+
+  it('needs twenty median steps and a fiftieth of the run', async () => {
+    const { idleThreshold } = await import('./diagram.js')
+    expect(idleThreshold([0, 1, 2, 3, 100])).toBe(20)
+    expect(idleThreshold([0, 1, 2, 3, 5000])).toBe(100)
+    expect(idleThreshold([7])).toBe(Number.POSITIVE_INFINITY)
+  })
+})

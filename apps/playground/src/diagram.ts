@@ -1,7 +1,7 @@
 import type { NodeId, TraceEvent } from '@sd/transport'
 import { messageType } from '@sd/transport'
 import { type Drawn, drawEvent } from './cells.js'
-import { type CondenseRow, condense, gapText } from './condense.js'
+import { type Condensed, type CondenseRow, condense, gapText } from './condense.js'
 import { chooseLayout, fullViewWidth, GAP, type Layout, timeLabel } from './layout.js'
 import { showsProto } from './proto-filter.js'
 import { displayWidth, padToWidth, truncateToWidth, wrapToWidth } from './width.js'
@@ -79,7 +79,15 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     rows.push({ t: event.t, fold, ...(repeat && { repeat }), item: { event, drawn } })
   }
   keepCauses(rows)
-  for (const entry of condense(rows, maxRows)) {
+  const entries = condense(rows, maxRows)
+  const idle = idleThreshold(entries.map(startOf))
+  let lastEnd: number | undefined
+  for (const entry of entries) {
+    if (lastEnd !== undefined && startOf(entry) - lastEnd > idle)
+      lines.push(
+        gapRow(' '.repeat(layout.timeWidth), idleText(startOf(entry) - lastEnd), layout, width),
+      )
+    lastEnd = entry.kind === 'gap' ? entry.gap.to : entry.item.event.t
     if (entry.kind === 'gap') {
       const time = entry.gap.from.toFixed(layout.decimals).padStart(layout.timeWidth)
       lines.push(gapRow(time, gapText(entry.gap, layout.decimals), layout, width))
@@ -182,6 +190,32 @@ function keepCauses(rows: CondenseRow<{ event: TraceEvent }>[]): void {
 function gapRow(time: string, text: string, layout: Layout, width: number): string {
   const room = Math.max(layout.total, width) - layout.timeWidth - GAP
   return `${time}${' '.repeat(GAP)}${truncateToWidth(`┄ ${text}`, room)}`
+}
+
+/** When a drawn row or gap starts. */
+function startOf(entry: Condensed<{ event: TraceEvent }>): number {
+  return entry.kind === 'gap' ? entry.gap.from : entry.item.event.t
+}
+
+/**
+ * A pause between two drawn rows long enough to mark (`┄ 59 ms idle`): twenty times the median
+ * step between rows, and a fiftieth of the run, so a row diagram, which has no time scale, still
+ * shows where the run waited (7 down for 70 ms before it returns).
+ */
+export function idleThreshold(starts: readonly number[]): number {
+  const steps = starts
+    .slice(1)
+    .map((t, i) => t - (starts[i] as number))
+    .filter((d) => d > 0)
+    .sort((a, b) => a - b)
+  if (steps.length === 0) return Number.POSITIVE_INFINITY
+  const median = steps[Math.floor(steps.length / 2)] as number
+  const span = (starts[starts.length - 1] as number) - (starts[0] as number)
+  return Math.max(20 * median, span / 50)
+}
+
+function idleText(ms: number): string {
+  return `${ms >= 100 ? ms.toFixed(0) : ms.toPrecision(2)} ms idle`
 }
 
 /** A row across every column: `── partition {1,2} | {3} ─────`. */
