@@ -266,6 +266,7 @@ class ClusterRun {
         )
       }
       this.startedAt = machineNow()
+      this.trace?.mark(this.startedAt, 'workload starts')
       const first = this.currentLeader()!
       this.note(`${first.leader} leads term ${first.term}: the workload starts`)
       for (const node of this.nodes) this.send(node, { k: 'go' })
@@ -293,6 +294,7 @@ class ClusterRun {
         (f) => f.kind === 'loss' && f.t !== undefined && f.until === undefined,
       )
       if (loss) loss.until = machineNow()
+      this.recordFault({ t: machineNow(), type: 'loss', percent: 0 })
     }
     if (this.cut.size > 0) this.recordFault({ t: machineNow(), type: 'heal' })
     if (this.cut.size > 0 || this.o.chaos.includes('loss')) hosts.heal()
@@ -978,6 +980,7 @@ class ClusterRun {
         record.targets = this.nodes.map((n) => n.id)
         hosts.setLoss(o.lossPercent)
         this.lossOn = true
+        this.recordFault({ t: machineNow(), type: 'loss', percent: o.lossPercent })
         this.note(
           `loss: ${o.lossPercent}% of the packets entering every node dropped for ${o.faultMs} ms`,
         )
@@ -987,6 +990,7 @@ class ClusterRun {
           this.lossOn = false
           hosts.setLoss(0)
           record.until = machineNow()
+          this.recordFault({ t: machineNow(), type: 'loss', percent: 0 })
           this.note('loss ended')
         }, o.faultMs)
         return
@@ -1002,7 +1006,13 @@ class ClusterRun {
 
   // ---- display --------------------------------------------------------------------------------
 
+  /** The time of the run's log: ms since the origin, the trace's and the summary's clock. */
   private elapsed(): number {
+    return machineNow() - this.origin
+  }
+
+  /** How far the workload is (ms since it started), for the table's progress. */
+  private workloadElapsed(): number {
     return this.startedAt === undefined ? 0 : machineNow() - this.startedAt
   }
 
@@ -1019,7 +1029,8 @@ class ClusterRun {
     )
     return {
       mode: this.hosts?.mode ?? 'loopback',
-      elapsedMs: Math.min(this.elapsed(), this.o.seconds * 1000),
+      elapsedMs: Math.min(this.workloadElapsed(), this.o.seconds * 1000),
+      runMs: this.elapsed(),
       seconds: this.o.seconds,
       rows: this.nodes.map((n) => ({
         id: n.id,

@@ -94,7 +94,7 @@ export interface RunRecord {
 
 export interface Failover {
   cause: ChaosKind
-  /** From the start of the workload (ms). */
+  /** On the run's clock (ms since its origin, as every `atMs`). */
   atMs: number
   from: string
   fromTerm: number
@@ -109,6 +109,11 @@ export interface Summary {
   mode: 'netns' | 'loopback'
   nodes: number
   seconds: number
+  /**
+   * When the workload started, on the run's clock: every `atMs` is ms since the run's origin
+   * (t = 0 of the trace and of the run's log, just before the nodes were started).
+   */
+  workloadStartMs: number
   counter: number
   acknowledged: number
   fencingRejections: number
@@ -188,7 +193,8 @@ function hitsLeader(f: FaultRecord, leader: string): boolean {
 
 export function summarize(run: RunRecord): Summary {
   const n = run.nodes.length
-  const rel = (t: number) => round(t - run.startedAt)
+  // The run's clock (the log's and the trace's): ms since the origin.
+  const rel = (t: number) => round(t - run.origin)
   const violations: string[] = []
 
   // ---- the global checks: every node's events at once, against the faults -----------------
@@ -342,6 +348,7 @@ export function summarize(run: RunRecord): Summary {
     mode: run.mode,
     nodes: n,
     seconds: run.seconds,
+    workloadStartMs: rel(run.startedAt),
     counter: run.store.counter,
     acknowledged: run.store.acknowledged,
     fencingRejections: run.store.fencingRejections,
@@ -381,7 +388,7 @@ export function formatSummary(s: Summary): string {
     lines.push(`Summary (${s.mode}, ${s.nodes} nodes, ${s.seconds} s): ${verdict}`)
   else
     lines.push(
-      `Partial summary (${s.mode}, ${s.nodes} nodes, interrupted by ${s.partial.signal} at ${(s.partial.atMs / 1000).toFixed(1)} s of ${s.seconds} s): ${verdict} until then`,
+      `Partial summary (${s.mode}, ${s.nodes} nodes, interrupted by ${s.partial.signal} at ${(s.partial.atMs / 1000).toFixed(1)} s, ${((s.partial.atMs - s.workloadStartMs) / 1000).toFixed(1)} s into the ${s.seconds} s workload): ${verdict} until then`,
     )
   const eq = s.counter === s.acknowledged ? '=' : '≠'
   lines.push(

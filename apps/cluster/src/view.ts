@@ -24,7 +24,10 @@ export interface NodeRow {
 
 export interface ViewState {
   mode: 'netns' | 'loopback'
+  /** How far the workload is (ms since it started): the header's progress. */
   elapsedMs: number
+  /** The run's clock (ms since its origin): the log's, the trace's and the summary's time. */
+  runMs: number
   seconds: number
   rows: NodeRow[]
   counter: number
@@ -124,7 +127,7 @@ export function statusLine(v: ViewState): string {
       return `${r.id}:${role}${r.term ?? '-'}${r.cut ? ':cut' : ''}${r.holds === undefined ? '' : `:holds ${formatToken(r.holds)}`}`
     })
     .join(' ')
-  return `[${(v.elapsedMs / 1000).toFixed(1)} s] ${who} · counter ${v.counter}/${v.acknowledged} · rejections ${v.fencingRejections} · terms ${v.terms}`
+  return `[${(v.runMs / 1000).toFixed(1)} s] ${who} · counter ${v.counter}/${v.acknowledged} · rejections ${v.fencingRejections} · terms ${v.terms}`
 }
 
 /** Draws the view: in place on a TTY, else as plain lines through `line`. */
@@ -141,8 +144,9 @@ export class Display {
   ) {}
 
   /** A notable happening: logged at once in plain mode (the table shows it in its log). */
-  note(elapsedMs: number, text: string): void {
-    if (!this.tty) this.line(`[${(elapsedMs / 1000).toFixed(1)} s] ${text}`)
+  /** `runMs`: on the run's clock, as the status lines. */
+  note(runMs: number, text: string): void {
+    if (!this.tty) this.line(`[${(runMs / 1000).toFixed(1)} s] ${text}`)
   }
 
   draw(v: ViewState, force = false): void {

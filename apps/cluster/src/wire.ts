@@ -5,6 +5,14 @@
  */
 import type { NodeTimings } from './node/protocol.js'
 
+/**
+ * The first retransmission timeout of a node's UDP link (ms; the link's default, given explicitly
+ * so that the parent's trace knows it): before a round trip is measured a lost datagram is sent
+ * again after this long. During the loss fault, the trace takes a message later than this for one
+ * whose first transmission was lost (`trace-drops.ts`).
+ */
+export const LINK_INITIAL_RTO_MS = 100
+
 /** How the parent starts a node (its argv[2], as JSON). */
 export interface NodeConfig {
   id: string

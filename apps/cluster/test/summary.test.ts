@@ -121,6 +121,8 @@ describe('summarize', () => {
   it('a clean run: counter, terms, one failover, lock recovery, durable state, no violation', () => {
     const s = summarize(
       baseRun({
+        // The nodes started before the workload: the run's clock (every atMs) is 4 s ahead of it.
+        origin: T0 - 4000,
         faults: [
           ...baseRun().faults,
           { kind: 'kill-holder', t: T0 + 50, until: T0 + 2000, targets: ['n2'], token: T + 2 },
@@ -142,16 +144,17 @@ describe('summarize', () => {
       lockRecoveryMs: [3052],
     })
     expect(s.failovers).toEqual([
-      { cause: 'kill-leader', atMs: 1000, from: 'n3', fromTerm: 1, to: 'n2', toTerm: 2, ms: 600 },
+      { cause: 'kill-leader', atMs: 5000, from: 'n3', fromTerm: 1, to: 'n2', toTerm: 2, ms: 600 },
     ])
+    expect(s.workloadStartMs).toBe(4000)
     expect(s.leaders).toEqual([
-      { term: 1, leader: 'n3', atMs: 5 },
-      { term: 2, leader: 'n2', atMs: 1600 },
+      { term: 1, leader: 'n3', atMs: 4005 },
+      { term: 2, leader: 'n2', atMs: 5600 },
     ])
-    expect(s.restarts).toEqual([{ node: 'n3', atMs: 3500, storedTerm: 1, termBefore: 1 }])
+    expect(s.restarts).toEqual([{ node: 'n3', atMs: 7500, storedTerm: 1, termBefore: 1 }])
     expect(s.chaos[0]).toEqual({
       kind: 'kill-leader',
-      atMs: 1000,
+      atMs: 5000,
       durationMs: 2000,
       targets: ['n3'],
     })
@@ -279,11 +282,11 @@ describe('summarize', () => {
     const full = summarize(baseRun())
     expect(full.partial).toBeUndefined()
     expect(formatSummary(full)).toMatch(/^Summary \(/)
-    const run = baseRun({ interrupted: 'SIGINT' })
+    const run = baseRun({ interrupted: 'SIGINT', origin: T0 - 4000 })
     const s = summarize(run)
-    expect(s.partial).toEqual({ signal: 'SIGINT', atMs: Math.round(run.endedAt - run.startedAt) })
+    expect(s.partial).toEqual({ signal: 'SIGINT', atMs: 14_000 })
     expect(formatSummary(s).split('\n')[0]).toBe(
-      `Partial summary (netns, 3 nodes, interrupted by SIGINT at ${(s.partial!.atMs / 1000).toFixed(1)} s of ${s.seconds} s): all checks held until then`,
+      'Partial summary (netns, 3 nodes, interrupted by SIGINT at 14.0 s, 10.0 s into the 10 s workload): all checks held until then',
     )
   })
 })

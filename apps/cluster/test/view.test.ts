@@ -26,6 +26,8 @@ const row = (over: Partial<NodeRow>): NodeRow => ({
 const state: ViewState = {
   mode: 'netns',
   elapsedMs: 7400,
+  // The run's clock counts from before the nodes started: ahead of the workload's.
+  runMs: 11_400,
   seconds: 20,
   rows: [
     row({}),
@@ -111,11 +113,11 @@ describe('the live view', () => {
     for (const l of lines.slice(5, 8)) expect(l.indexOf('holds')).toBe(at)
   })
 
-  it('a cut-off node says so; plain mode gives one status line', () => {
+  it('a cut-off node says so; plain mode gives one status line, on the run clock', () => {
     const cut = { ...state, rows: [row({ cut: true })] }
     expect(renderTable(cut)[4]).toContain('cut off')
     expect(statusLine(state)).toBe(
-      '[7.4 s] n1:F2 n2:L2:holds T2#14 n3:down · counter 41/41 · rejections 1 · terms 2',
+      '[11.4 s] n1:F2 n2:L2:holds T2#14 n3:down · counter 41/41 · rejections 1 · terms 2',
     )
     expect(formatClock(-0.04)).toBe('-0.0 ms')
   })

@@ -96,6 +96,10 @@ export function drawEvent(
       return { kind: 'marker', text: `partition ${event.groups.map(group).join(' | ')}` }
     case 'heal':
       return { kind: 'marker', text: 'heal' }
+    case 'loss':
+      return { kind: 'marker', text: event.percent > 0 ? `loss ${event.percent}%` : 'loss ends' }
+    case 'mark':
+      return { kind: 'marker', text: event.label }
     default:
       return undefined
   }

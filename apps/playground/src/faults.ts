@@ -9,7 +9,7 @@ import { faultFlag, type PlannedFault } from './fault-plan.js'
 
 /**
  * A fault of the run, as the trace recorded it (the `--json` summary lists them): crashes,
- * restarts, partitions, heals, pauses, resumes and clock steps.
+ * restarts, partitions, heals, loss, pauses, resumes and clock steps.
  */
 export type Fault = FaultEvent
 
@@ -46,6 +46,10 @@ export function faultLines(
       )
     } else if (f.type === 'partition') {
       lines.push(`partition ${f.groups.map(group).join(' | ')} at t=${ms(f.t)}`)
+    } else if (f.type === 'loss') {
+      lines.push(
+        f.percent > 0 ? `loss of ${f.percent}% from t=${ms(f.t)}` : `loss ended at t=${ms(f.t)}`,
+      )
     } else {
       lines.push(`heal at t=${ms(f.t)}`)
     }

@@ -7,6 +7,8 @@ const NODE_LEVEL = new Set<TraceEvent['type']>([
   'restart',
   'partition',
   'heal',
+  'loss',
+  'mark',
   'clock',
   'clock-step',
   'pause',

@@ -13,7 +13,14 @@ import { createInterface } from 'node:readline'
 import { runProtocol, type Transport } from '@sd/transport'
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport } from '@sd/transport/udp'
-import { machineNow, type NodeConfig, type NodeLine, type ParentLine, parseLine } from '../wire.js'
+import {
+  LINK_INITIAL_RTO_MS,
+  machineNow,
+  type NodeConfig,
+  type NodeLine,
+  type ParentLine,
+  parseLine,
+} from '../wire.js'
 import { countedTransport } from './counted.js'
 import { clusterNode, nodeClock } from './protocol.js'
 
@@ -49,6 +56,7 @@ const udp = await createUdpTransport<unknown>({
       .filter(([id]) => id !== self)
       .map(([id, a]) => [id, `${a.host}:${a.port}`]),
   ),
+  retransmit: { initialRtoMs: LINK_INITIAL_RTO_MS },
 })
 
 /** With `--trace`, every message carries the sender's sequence number, so sends meet deliveries. */

@@ -14,12 +14,27 @@ export type DropReason =
 /**
  * One thing that happened in a simulation. `t` is virtual time in ms. Messages carry `id`,
  * shared by their send, their deliveries (a duplicate delivers the same id twice) and their drop.
+ * A `send` with `resendOf` is the link's retransmission of message `resendOf`, whose earlier
+ * transmission was lost (see that message's `drop`); it has an `id` of its own.
  * `proto` names the child of a composed protocol a message, timer, event or request belongs to
  * (`'lock'`, or `'app/lock'` for compositions within compositions); absent otherwise.
  * Plain JSON: the playground and the visualizer read it.
  */
 export type TraceEvent =
-  | { t: number; type: 'send'; id: number; from: NodeId; to: NodeId; msg: unknown; proto?: string }
+  | {
+      t: number
+      type: 'send'
+      id: number
+      from: NodeId
+      to: NodeId
+      msg: unknown
+      proto?: string
+      /**
+       * This is the link's retransmission of message `resendOf`, whose earlier transmission was
+       * lost (see its `drop`).
+       */
+      resendOf?: number
+    }
   | {
       t: number
       type: 'deliver'
@@ -60,6 +75,10 @@ export type TraceEvent =
   | { t: number; type: 'restart'; node: NodeId; storageWiped?: true }
   | { t: number; type: 'partition'; groups: NodeId[][] }
   | { t: number; type: 'heal' }
+  /** From t on, the network drops `percent` % of the packets (a fault the runner injects); `percent: 0` ends it. */
+  | { t: number; type: 'loss'; percent: number }
+  /** A moment the runner names, for viewers (the cluster marks `workload starts`). */
+  | { t: number; type: 'mark'; label: string }
   | { t: number; type: 'clock'; node: NodeId; offset: number; drift: number; resolution?: number }
   /** The node's wall clock jumped by `deltaMs` (its monotonic clock did not). */
   | { t: number; type: 'clock-step'; node: NodeId; deltaMs: number }
@@ -105,7 +124,7 @@ export function messageType(msg: unknown): string {
  */
 export type FaultEvent = Extract<
   TraceEvent,
-  { type: 'crash' | 'restart' | 'pause' | 'resume' | 'partition' | 'heal' | 'clock-step' }
+  { type: 'crash' | 'restart' | 'pause' | 'resume' | 'partition' | 'heal' | 'loss' | 'clock-step' }
 >
 
 const FAULT_TYPES: ReadonlySet<string> = new Set([
@@ -115,6 +134,7 @@ const FAULT_TYPES: ReadonlySet<string> = new Set([
   'resume',
   'partition',
   'heal',
+  'loss',
   'clock-step',
 ])
 

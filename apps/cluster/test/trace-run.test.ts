@@ -1,0 +1,132 @@
+/**
+ * The trace of real runs (`--trace`), read back from its file: a partition and a paused leader,
+ * then the loss fault. Drops across the partition are there with their reason, every resend
+ * points at a drop, the pause is a pause, the workload's start is marked, and the loss fault is
+ * in the trace from its start to its end. Runs in network namespaces (partition and loss need
+ * nft): skipped with a notice without root, ip and nft, failed under SD_REQUIRE_ALL=1. A few
+ * seconds of workload each; no assertion on wall time.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { TraceDocument, TraceEvent } from '@sd/transport'
+import { afterAll, describe, expect, it } from 'vitest'
+import { netnsUnavailable } from '../src/hosts.js'
+
+const appDir = fileURLToPath(new URL('..', import.meta.url))
+const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
+
+const unavailable = netnsUnavailable()
+if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
+  throw new Error(`the traced runs of the cluster cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
+}
+if (unavailable) console.warn(`skipping the cluster's traced runs: ${unavailable}`)
+
+const dir = mkdtempSync(join(tmpdir(), 'sd-cluster-trace-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Runs the CLI with `--trace` (and `--json`, for a short output); the trace it wrote. */
+function traced(
+  name: string,
+  args: string[],
+): Promise<{ code: number | null; doc: TraceDocument }> {
+  const file = join(dir, `${name}.json`)
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', cli, ...args, '--netns', '--json', '--trace', file],
+      { cwd: appDir, stdio: ['ignore', 'ignore', 'pipe'] },
+    )
+    let stderr = ''
+    // A backstop far beyond the run: a hung CLI is killed (its exit handlers clean up).
+    const backstop = setTimeout(() => child.kill('SIGKILL'), 180_000)
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      clearTimeout(backstop)
+      if (code !== 0) console.error(stderr)
+      try {
+        resolve({ code, doc: JSON.parse(readFileSync(file, 'utf8')) as TraceDocument })
+      } catch (error) {
+        reject(new Error(`no trace (exit ${code}): ${stderr.slice(-2000)}`, { cause: error }))
+      }
+    })
+  })
+}
+
+const ofType = <K extends TraceEvent['type']>(doc: TraceDocument, type: K) =>
+  doc.events.filter((e): e is Extract<TraceEvent, { type: K }> => e.type === type)
+
+describe.skipIf(unavailable !== undefined)('the trace of a real run', () => {
+  it('has the partition drops with their reason, resends of drops, the pause, the workload start', async () => {
+    const { code, doc } = await traced('partition-pause', [
+      '--n',
+      '3',
+      '--seconds',
+      '9',
+      '--fault-ms',
+      '2000',
+      '--rounds',
+      '1',
+      '--chaos',
+      'partition,pause-leader',
+    ])
+    expect(code).toBe(0)
+    expect(ofType(doc, 'mark').map((m) => m.label)).toEqual(['workload starts'])
+
+    const [partition] = ofType(doc, 'partition')
+    const heal = ofType(doc, 'heal').find((h) => h.t >= partition!.t)
+    expect(partition).toBeDefined()
+    expect(heal).toBeDefined()
+    const sideOf = (node: unknown) => partition!.groups.findIndex((g) => g.includes(node as never))
+    const sends = new Map(ofType(doc, 'send').map((s) => [s.id, s]))
+    const cut = ofType(doc, 'drop').filter((d) => d.reason === 'partition')
+    expect(cut.length).toBeGreaterThan(0)
+    for (const d of cut) {
+      expect(d.t).toBeGreaterThanOrEqual(partition!.t)
+      expect(d.t).toBeLessThan(heal!.t)
+      expect(sideOf(d.from)).not.toBe(sideOf(d.to))
+      expect(sends.get(d.id)?.t).toBe(d.t)
+    }
+    // A drop XOR deliveries, as in the simulator; a resend is a transmission of a dropped message.
+    const dropped = new Set(ofType(doc, 'drop').map((d) => d.id))
+    for (const d of ofType(doc, 'deliver')) expect(dropped.has(d.id)).toBe(false)
+    for (const s of ofType(doc, 'send'))
+      if (s.resendOf !== undefined) expect(dropped.has(s.resendOf), `${s.id}`).toBe(true)
+
+    const [pause] = ofType(doc, 'pause')
+    expect(pause).toBeDefined()
+    const resume = ofType(doc, 'resume').find((r) => r.node === pause!.node)
+    expect(resume!.t).toBeGreaterThan(pause!.t)
+  }, 200_000)
+
+  it('has the loss fault from its start to its end', async () => {
+    const { code, doc } = await traced('loss', [
+      '--n',
+      '3',
+      '--seconds',
+      '5',
+      '--fault-ms',
+      '1000',
+      '--rounds',
+      '1',
+      '--loss',
+      '20',
+      '--chaos',
+      'loss',
+    ])
+    expect(code).toBe(0)
+    const loss = ofType(doc, 'loss')
+    expect(loss.map((l) => l.percent)).toEqual([20, 0])
+    expect(loss[1]!.t).toBeGreaterThan(loss[0]!.t)
+    // A fault for the checkers, after the workload started.
+    const [mark] = ofType(doc, 'mark')
+    expect(loss[0]!.t).toBeGreaterThan(mark!.t)
+    for (const d of ofType(doc, 'drop').filter((x) => x.reason === 'loss')) {
+      expect(d.t).toBeGreaterThanOrEqual(loss[0]!.t)
+      expect(d.t).toBeLessThan(loss[1]!.t)
+    }
+  }, 200_000)
+})
