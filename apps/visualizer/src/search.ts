@@ -6,7 +6,8 @@ import type { VizEvent } from './model.js'
  * matches when every word does. A plain word matches when it occurs in the event's text (case
  * ignored): its kind, label, message type, process, peer, protocol, and every `key=value` of its
  * trace entry (nested payloads included, times left out). `field=value` matches when the event
- * has that field with exactly that value: `type=acquired`, `node=n2`, `msg=probe`, `token=3`.
+ * has that field with exactly that value: `type=acquired`, `node=n2` (the process it happens
+ * at), `msg=probe`, `token=3`.
  */
 
 /** One word of a query: a plain word, or `field=value`. */
@@ -53,8 +54,13 @@ export function eventFields(e: VizEvent): Map<string, string[]> {
   fields.delete('')
   add('kind', e.kind)
   add('type', e.kind)
-  add('node', e.process)
-  add('process', e.process)
+  // `node=` is where the event happens; a node named in the entry is `entry.node=` (and plain text).
+  for (const key of ['node', 'process']) {
+    const named = (fields.get(key) ?? []).filter((v) => v !== e.process.toLowerCase())
+    if (named.length > 0) fields.set(`entry.${key}`, named)
+  }
+  fields.set('node', [e.process.toLowerCase()])
+  fields.set('process', [e.process.toLowerCase()])
   add('peer', e.peer)
   add('proto', e.proto)
   add('msg', e.messageType)

@@ -20,6 +20,7 @@ function run() {
         event: { proto: 'app', event: { type: 'acquired', token: 31 } },
       },
       { t: 7, type: 'send', id: 2, from: 'n3', to: 'n1', msg: { type: 'probe' } },
+      { t: 8, type: 'emit', node: 'n1', event: { type: 'vote', node: 'n2' } },
     ],
   })
 }
@@ -51,7 +52,10 @@ describe('event search', () => {
   it('matches field=value exactly, every word of the query', () => {
     expect(ids('type=acquired')).toEqual([3, 6])
     expect(ids('type=acquired token=3')).toEqual([3])
+    // node= is where the event happens, not a node named in its payload.
     expect(ids('node=n2')).toEqual([2, 3, 4])
+    expect(ids('vote n2')).toEqual([8])
+    expect(ids('entry.node=n2')).toEqual([8])
     expect(ids('msg=probe to=n2')).toEqual([1, 2])
     expect(ids('type=send')).toEqual([1, 7])
     expect(ids('proto=app')).toEqual([6])
