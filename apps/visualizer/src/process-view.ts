@@ -19,7 +19,7 @@ export interface ProcessState {
   collapse: boolean
   /** Runs the reader expanded (`runKey`, prefixed by the pane). */
   expanded: Set<string>
-  /** The run each collapsed mark belongs to, for search to expand it. */
+  /** The run each collapsed mark of the first pane belongs to, for search to expand it. */
   memberOf: Map<VizEvent, string>
 }
 
@@ -68,28 +68,38 @@ export function decorateProcesses(
 ): void {
   const { diagram: d, drawing } = pane
   const svg = drawing.svg
-  for (const node of [...svg.querySelectorAll(`.${ADDED}`)]) node.remove()
-  for (const node of [...svg.querySelectorAll(CLASSES.map((c) => `.${c}`).join(','))])
-    node.classList.remove(...CLASSES)
   const hidden = state.hidden
+  const names = drawing.labels?.querySelectorAll<SVGTextElement>('.process-label') ?? []
+  names.forEach((text, i) => {
+    const p = d.processes[i]
+    if (p === undefined || text.dataset.processLabel !== undefined) return
+    text.dataset.processLabel = p
+    text.addEventListener('dblclick', (ev) => {
+      ev.stopPropagation()
+      hidden.add(p)
+      changed()
+    })
+  })
+  // Search reveals matches in the first pane only: its collapsed marks are the ones recorded.
+  if (prefix === '') state.memberOf.clear()
+  // Nothing hidden or collapsed, nothing done before on this drawing: no pass over its marks.
+  if (svg.dataset.decorated !== undefined) {
+    for (const node of [...svg.querySelectorAll(`.${ADDED}`)]) node.remove()
+    for (const node of [...svg.querySelectorAll(CLASSES.map((c) => `.${c}`).join(','))])
+      node.classList.remove(...CLASSES)
+  }
+  if (hidden.size === 0 && !state.collapse) {
+    delete svg.dataset.decorated
+    return
+  }
+  svg.dataset.decorated = ''
   const hide = (node: Element | undefined | null, on: boolean) =>
     node?.classList.toggle('proc-hidden', on)
 
   for (const line of svg.querySelectorAll<SVGGElement>('.lines [data-process]'))
     hide(line, hidden.has(line.dataset.process!))
-  const names = drawing.labels?.querySelectorAll<SVGTextElement>('.process-label') ?? []
   names.forEach((text, i) => {
-    const p = d.processes[i]
-    if (p === undefined) return
-    hide(text, hidden.has(p))
-    if (text.dataset.processLabel === undefined) {
-      text.dataset.processLabel = p
-      text.addEventListener('dblclick', (ev) => {
-        ev.stopPropagation()
-        hidden.add(p)
-        changed()
-      })
-    }
+    hide(text, hidden.has(d.processes[i] ?? ''))
   })
   for (const lane of svg.querySelectorAll<SVGRectElement>('[data-lane-process]'))
     hide(lane, hidden.has(lane.dataset.laneProcess!))
@@ -118,7 +128,6 @@ export function decorateProcesses(
       `${fromHidden ? 'from' : 'to'} hidden process ${other}: ${m.type}`
   }
 
-  state.memberOf.clear()
   if (!state.collapse) return
   const shown = new Set(shownProcesses(d.processes, hidden))
   const runs = localRuns(
@@ -132,7 +141,7 @@ export function decorateProcesses(
     if (!head) continue
     for (const e of run.slice(1)) {
       drawing.events.get(e)?.classList.add('collapsed-member')
-      state.memberOf.set(e, key)
+      if (prefix === '') state.memberOf.set(e, key)
     }
     head.classList.add('collapsed-head')
     const badge = el(

@@ -706,6 +706,21 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     expect(await count('#diagram .search-match')).toBe(0)
     expect(await count('#diagram.has-search')).toBe(0)
     expect(await browser.eval(`document.getElementById('search').value`)).toBe('')
+    // A match inside a collapsed run: going to it expands the run.
+    await browser.call('setChecked', { selector: '[data-collapse-local]', checked: true })
+    const folded = await browser.eval<string>(
+      `document.querySelector('#diagram .collapsed-member').dataset.event`,
+    )
+    await browser.call('fill', { selector: '#search', value: `event=${folded}` })
+    await browser.call('press', { key: 'Enter' })
+    expect(await current()).toEqual([folded])
+    expect(await count(`#diagram [data-event="${folded}"].collapsed-member`)).toBe(0)
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    expect(await inPane()).toBe(true)
+    // Hidden processes are not searched.
+    await browser.call('setChecked', { selector: '[data-process-toggle="n2"]', checked: false })
+    await browser.call('fill', { selector: '#search', value: 'node=n2' })
+    expect(await countText()).toBe('no match')
   })
 
   it('compares two runs: both drawn, lines paired by name, the differences marked as the pure diff says', async () => {
