@@ -19,6 +19,7 @@ import { type Layout, type LayoutMode, LEFT, layout } from './layout.js'
 import { parseInput } from './load.js'
 import type { Diagram, EventKind, VizEvent } from './model.js'
 import { type Drawing, drawAxis, drawMark, renderDiagram, typeColors } from './render.js'
+import { initTools } from './tools.js'
 import { formatTime } from './trace.js'
 import {
   clampWindow,
@@ -176,7 +177,10 @@ function render(): void {
   const v = view
   const { sx, scrollLeft } = viewFor(v.window, viewWidth())
   v.sx = sx
-  v.lay = screenLayout(v.base, v.diagram.processes, sx, viewHeight())
+  v.lay = tools.rows(
+    screenLayout(v.base, tools.shown(v.diagram.processes), sx, viewHeight()),
+    v.diagram.processes,
+  )
   hideTooltip()
   v.drawing = renderDiagram(v.diagram, v.lay, v.colors, v.lanes)
   v.drawing.svg.dataset.sx = String(sx)
@@ -236,6 +240,7 @@ function onScroll(): void {
   svg.dataset.timeFrom = String(v.times.tAt(v.window.from))
   svg.dataset.timeTo = String(v.times.tAt(v.window.to))
   updateBrush()
+  tools.scrolled()
 }
 
 const SVGNS = 'http://www.w3.org/2000/svg'
@@ -421,6 +426,7 @@ function applyFilters(): void {
   v.stops = stopsOf(v.diagram, v.filters)
   scrub.max = String(v.stops.length)
   applyTime()
+  tools.filtered()
 }
 
 /** Shows what happened up to `view.now`, hides the rest. */
@@ -936,6 +942,16 @@ document.addEventListener('keydown', (ev) => {
     if (view) setWindow(fullWindow(view.base))
   } else if (ev.key === 'Escape') select(undefined)
   else return
+})
+
+// Hide / collapse processes, search, compare two runs (ShiViz's tools): their own modules.
+const tools = initTools({
+  view: () => view,
+  redraw: render,
+  moveWindow,
+  layoutMode: () => layoutSelect.value as LayoutMode,
+  height: viewHeight,
+  hover: { show: showTooltip, move: moveTooltip, hide: hideTooltip },
 })
 
 export function start(): void {

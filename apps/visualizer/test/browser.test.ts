@@ -15,8 +15,10 @@ import { SHIVIZ_REGEX, traceToShiViz, traceVectorClocks } from '@sd/clocks'
 import { scenarios } from '@sd/playground/src/scenarios/index.js'
 import { type Ctx, SimNetwork, type TraceDocument } from '@sd/transport'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { diffRuns } from '../src/compare.js'
+import { traceToDiagram } from '../src/trace.js'
 import { Browser, browserUnavailable } from './support/browser.js'
-import { causalPastFuture, expectedArrows, processEvents } from './support/expected.js'
+import { causalPastFuture, expectedArrows, processEvents, processOf } from './support/expected.js'
 
 const unavailable = browserUnavailable()
 if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
@@ -31,11 +33,14 @@ let dir: string | undefined
 const traces: Record<string, TraceDocument> = {}
 
 /** The trace of a playground scenario, as `sd run <name> --trace` writes it. */
-function scenarioTrace(name: string, options: { n?: number; crash?: number[] } = {}) {
+function scenarioTrace(
+  name: string,
+  options: { n?: number; crash?: number[]; seed?: number } = {},
+) {
   const scenario = scenarios.find((s) => s.name === name)
   if (!scenario) throw new Error(`no scenario ${name}`)
   return scenario
-    .run({ n: options.n ?? scenario.defaultN, seed: 1, crash: options.crash ?? [] })
+    .run({ n: options.n ?? scenario.defaultN, seed: options.seed ?? 1, crash: options.crash ?? [] })
     .net.traceDocument()
 }
 
@@ -93,6 +98,8 @@ beforeAll(async () => {
   traces['mutex-ricart-agrawala'] = scenarioTrace('mutex-ricart-agrawala')
   traces['election-bully'] = scenarioTrace('election-bully')
   traces['deadlock-prevention'] = scenarioTrace('deadlock-prevention')
+  // The same scenario at another seed, for the comparison of two runs.
+  traces['mutex-seed2'] = scenarioTrace('mutex-ricart-agrawala', { seed: 2 })
   traces.flood = scenarioTrace('flood', { crash: [4] })
   traces.duplicates = duplicatesTrace()
   // A large run: the flood scenario at 74 nodes, over 25,000 events.
@@ -545,6 +552,244 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     expect((await detail()).sx).toBeCloseTo(whole.sx, 6)
     expect(await inView()).toBe(allInView)
     await shot('flood-large.png')
+  })
+
+  it('hides a process (double-click its name): its line, marks and lanes go, the others spread over the height, its arrows become stubs', async () => {
+    const doc = traces['election-bully']!
+    await open('election-bully.json')
+    const nodes = doc.nodes.map(String)
+    const lineYs = (hiddenToo = false) =>
+      browser.eval<number[]>(
+        `[...document.querySelectorAll('#diagram .lines [data-process]${hiddenToo ? '' : ':not(.proc-hidden)'} line')].map((l) => Number(l.getAttribute('y1')))`,
+      )
+    const before = await lineYs()
+    const hidden = nodes[1]!
+    await browser.call('dblclick', { selector: `#diagram [data-process-label="${hidden}"]` })
+    expect(await attrs('#diagram .lines [data-process].proc-hidden', 'data-process')).toEqual([
+      hidden,
+    ])
+    const after = await lineYs()
+    expect(after).toHaveLength(nodes.length - 1)
+    // The gap closes: the lines left span the same height, further apart.
+    expect(after[0]).toBeCloseTo(before[0]!, 0)
+    expect(after[after.length - 1]).toBeCloseTo(before[before.length - 1]!, 0)
+    expect(after[1]! - after[0]!).toBeGreaterThan(before[1]! - before[0]!)
+    // Every mark of the hidden process hidden, counted from the trace.
+    const itsEvents = processEvents(doc).filter((i) => processOf(doc.events[i]!) === hidden)
+    expect(itsEvents.length).toBeGreaterThan(0)
+    expect(
+      (await attrs('#diagram .ev.proc-hidden', 'data-event')).map(Number).sort((a, b) => a - b),
+    ).toEqual(itsEvents)
+    expect(await count(`#diagram [data-lane-process="${hidden}"]:not(.proc-hidden)`)).toBe(0)
+    // A stub on the shown end of each message to or from it.
+    const stubs = doc.events.filter(
+      (e) =>
+        (e.type === 'send' && String(e.to) === hidden && String(e.from) !== hidden) ||
+        (e.type === 'deliver' && String(e.from) === hidden && String(e.to) !== hidden),
+    ).length
+    expect(stubs).toBeGreaterThan(0)
+    expect(await count('#diagram [data-stub]')).toBe(stubs)
+    // Listed as hidden; a second one hidden from the list; both shown again.
+    expect(
+      await browser.eval(`document.querySelector('[data-process-toggle="${hidden}"]').checked`),
+    ).toBe(false)
+    await browser.call('setChecked', {
+      selector: `[data-process-toggle="${nodes[0]}"]`,
+      checked: false,
+    })
+    expect(await count('#diagram .lines [data-process]:not(.proc-hidden)')).toBe(nodes.length - 2)
+    expect(
+      await browser.eval(
+        `document.querySelector('[data-hidden-processes]').dataset.hiddenProcesses`,
+      ),
+    ).toBe([nodes[0], hidden].join(' '))
+    await shot('hidden-processes.png')
+    await browser.call('click', { selector: '[data-show-all]' })
+    expect(await count('#diagram .proc-hidden')).toBe(0)
+    expect(await count('#diagram [data-stub]')).toBe(0)
+    expect(await lineYs()).toEqual(before)
+  })
+
+  it('collapses runs of local events into one mark with their count, and expands one on click', async () => {
+    const doc = traces.cluster!
+    await open('cluster.json')
+    // The runs, from the trace: per node, two or more shown local events between message events.
+    const quiet = new Set(['timer-set', 'timer-cancel', 'storage'])
+    const breaks = new Set(['send', 'deliver', 'crash', 'restart'])
+    const order = doc.events.map((e, i) => ({ e, i })).sort((a, b) => a.e.t - b.e.t || a.i - b.i)
+    const open_ = new Map<string, number>()
+    const runs: number[] = []
+    const close = (p: string) => {
+      const n = open_.get(p) ?? 0
+      if (n >= 2) runs.push(n)
+      open_.delete(p)
+    }
+    for (const { e, i } of order) {
+      if (!processEvents(doc).includes(i) || quiet.has(e.type)) continue
+      const p = processOf(e)
+      if (breaks.has(e.type)) close(p)
+      else open_.set(p, (open_.get(p) ?? 0) + 1)
+    }
+    for (const p of [...open_.keys()]) close(p)
+    expect(runs.length).toBeGreaterThan(0)
+    const marks = await count('#diagram [data-event]')
+    await browser.call('setChecked', { selector: '[data-collapse-local]', checked: true })
+    const counts = (await attrs('#diagram [data-collapsed]', 'data-collapsed')).map(Number)
+    expect(counts.sort((a, b) => a - b)).toEqual([...runs].sort((a, b) => a - b))
+    const members = runs.reduce((s, n) => s + n - 1, 0)
+    expect(await count('#diagram .ev.collapsed-member')).toBe(members)
+    expect(await count('#diagram [data-event]')).toBe(marks)
+    await shot('collapsed.png')
+    const first = Number(
+      await browser.eval(`document.querySelector('#diagram [data-collapsed]').dataset.collapsed`),
+    )
+    await browser.eval(
+      `document.querySelector('#diagram [data-collapse-run]').dispatchEvent(new MouseEvent('click', { bubbles: true }))`,
+    )
+    expect(await count('#diagram [data-collapsed]')).toBe(runs.length - 1)
+    expect(await count('#diagram .ev.collapsed-member')).toBe(members - (first - 1))
+    await browser.call('setChecked', { selector: '[data-collapse-local]', checked: false })
+    expect(await count('#diagram [data-collapsed], #diagram .collapsed-member')).toBe(0)
+  })
+
+  it('searches events: matches lit, the rest faded, "1 of N", Enter / shift+Enter move the view to the match, Esc clears', async () => {
+    const doc = traces.cluster!
+    await open('cluster.json', '&zoom=1.5')
+    const order = doc.events.map((e, i) => ({ e, i })).sort((a, b) => a.e.t - b.e.t || a.i - b.i)
+    const acquired = order.filter(({ e }) => JSON.stringify(e).includes('"type":"acquired"'))
+    expect(acquired.length).toBeGreaterThan(1)
+    await browser.call('fill', { selector: '#search', value: 'type=acquired' })
+    expect(await attrs('#diagram .search-match', 'data-event')).toHaveLength(acquired.length)
+    expect(new Set((await attrs('#diagram .search-match', 'data-event')).map(Number))).toEqual(
+      new Set(acquired.map(({ i }) => i)),
+    )
+    const countText = () =>
+      browser.eval<string>(`document.getElementById('search-count').textContent`)
+    expect(await countText()).toBe(`${acquired.length} matches`)
+    const opacity = (selector: string) =>
+      browser.eval<number>(
+        `Number(getComputedStyle(document.querySelector(${JSON.stringify(selector)})).opacity)`,
+      )
+    expect(await opacity('#diagram .ev:not(.search-match)')).toBeLessThan(0.5)
+    expect(await opacity('#diagram .ev.search-match')).toBe(1)
+    const current = () => attrs('#diagram .search-current', 'data-event')
+    const inPane = () =>
+      browser.eval<boolean>(`(() => {
+        const pane = document.getElementById('canvas').getBoundingClientRect()
+        const r = document.querySelector('#diagram .search-current').getBoundingClientRect()
+        const x = r.left + r.width / 2
+        return x >= pane.left && x <= pane.right
+      })()`)
+    await browser.call('press', { key: 'Enter' })
+    expect(await countText()).toBe(`1 of ${acquired.length}`)
+    expect(await current()).toEqual([String(acquired[0]!.i)])
+    await browser.call('press', { key: 'Enter' })
+    expect(await current()).toEqual([String(acquired[1]!.i)])
+    await browser.call('press', { key: 'Shift+Enter' })
+    await browser.call('press', { key: 'Shift+Enter' })
+    // Wrapped around to the last match, late in the run: the view moved to it.
+    expect(await countText()).toBe(`${acquired.length} of ${acquired.length}`)
+    expect(await current()).toEqual([String(acquired[acquired.length - 1]!.i)])
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    expect(await inPane()).toBe(true)
+    await shot('search.png')
+    // node=: every event of that process; words combine.
+    await browser.call('fill', { selector: '#search', value: 'node=n2' })
+    expect(await count('#diagram .search-match')).toBe(
+      processEvents(doc).filter((i) => processOf(doc.events[i]!) === 'n2').length,
+    )
+    await browser.call('fill', { selector: '#search', value: 'acquired node=n2' })
+    expect(await count('#diagram .search-match')).toBe(
+      acquired.filter(({ e }) => processOf(e) === 'n2').length,
+    )
+    await browser.call('press', { key: 'Escape' })
+    expect(await count('#diagram .search-match')).toBe(0)
+    expect(await count('#diagram.has-search')).toBe(0)
+    expect(await browser.eval(`document.getElementById('search').value`)).toBe('')
+    // A match inside a collapsed run: going to it expands the run.
+    await browser.call('setChecked', { selector: '[data-collapse-local]', checked: true })
+    const folded = await browser.eval<string>(
+      `document.querySelector('#diagram .collapsed-member').dataset.event`,
+    )
+    await browser.call('fill', { selector: '#search', value: `event=${folded}` })
+    await browser.call('press', { key: 'Enter' })
+    expect(await current()).toEqual([folded])
+    expect(await count(`#diagram [data-event="${folded}"].collapsed-member`)).toBe(0)
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    expect(await inPane()).toBe(true)
+    // Hidden processes are not searched.
+    await browser.call('setChecked', { selector: '[data-process-toggle="n2"]', checked: false })
+    await browser.call('fill', { selector: '#search', value: 'node=n2' })
+    expect(await countText()).toBe('no match')
+  })
+
+  it('compares two runs: both drawn, lines paired by name, the differences marked as the pure diff says', async () => {
+    const a = traces['mutex-ricart-agrawala']!
+    const b = traces['mutex-seed2']!
+    const waitCompare = (total?: number) =>
+      browser.eval(`new Promise((resolve, reject) => {
+        let n = 0
+        const check = () => {
+          const head = document.querySelector('[data-diff-total]')
+          if (document.getElementById('diagram-b') && head && (${total ?? -1} < 0 || head.dataset.diffTotal === '${total}')) resolve(true)
+          else if (++n > 600) reject(new Error('no comparison drawn'))
+          else setTimeout(check, 50)
+        }
+        check()
+      })`)
+    await open('mutex-ricart-agrawala.json', '&compare=/traces/mutex-seed2.json')
+    await waitCompare()
+    expect(await count('svg[data-run="a"]')).toBe(1)
+    expect(await count('svg[data-run="b"]')).toBe(1)
+    const lines = (svg: string) =>
+      browser.eval<[string, number][]>(
+        `[...document.querySelectorAll('${svg} .lines [data-process]')].map((g) => [g.dataset.process, Number(g.querySelector('line').getAttribute('y1'))])`,
+      )
+    const linesA = await lines('#diagram')
+    expect(linesA.map(([p]) => p)).toEqual(a.nodes.map(String))
+    expect(await lines('#diagram-b')).toEqual(linesA)
+    // The page's marks against the pure comparison of the same two traces.
+    const diff = diffRuns(traceToDiagram(a), traceToDiagram(b))
+    expect(diff.total).toBeGreaterThan(0)
+    const ids = (set: Set<{ id: number }>) => [...set].map((e) => e.id).sort((x, y) => x - y)
+    const marked = async (selector: string) =>
+      (await attrs(selector, 'data-event')).map(Number).sort((x, y) => x - y)
+    expect(await marked('#diagram [data-diff="a"]')).toEqual(ids(diff.onlyA))
+    expect(await marked('#diagram-b [data-diff="b"]')).toEqual(ids(diff.onlyB))
+    expect(
+      await browser.eval(`document.querySelector('[data-diff-total]').dataset.diffTotal`),
+    ).toBe(String(diff.total))
+    const perLine = await browser.eval<[string, string][]>(
+      `[...document.querySelectorAll('#diagram [data-diff-count]')].map((t) => [t.dataset.diffProcess, t.dataset.diffCount])`,
+    )
+    expect(perLine).toEqual(
+      a.nodes.map((p) => [String(p), String(diff.perProcess.get(String(p))!.a)]),
+    )
+    // The second pane follows the first's zoom.
+    await browser.call('press', { key: '+' })
+    await browser.call('press', { key: '+' })
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    expect(
+      await browser.eval<number>(`document.getElementById('compare-canvas').scrollLeft`),
+    ).toBeGreaterThan(0)
+    await shot('compare.png')
+    // A run against itself: no difference. And the "Compare with…" button.
+    await open('mutex-ricart-agrawala.json', '&compare=/traces/mutex-ricart-agrawala.json')
+    await waitCompare(0)
+    expect(await count('[data-diff]')).toBe(0)
+    await open('mutex-ricart-agrawala.json')
+    expect(await count('#diagram-b')).toBe(0)
+    await browser.call('setFiles', {
+      selector: '#compare-file',
+      path: join(dir!, 'traces', 'mutex-seed2.json'),
+      name: 'mutex-ricart-agrawala.json',
+    })
+    await waitCompare(diff.total)
+    expect(await browser.eval(`document.getElementById('compare-title').textContent`)).toContain(
+      'mutex-seed2.json',
+    )
+    await browser.call('click', { selector: '[data-close-compare]' })
+    expect(await count('#diagram-b, [data-diff]')).toBe(0)
   })
 
   it('raised no error in the page', () => {

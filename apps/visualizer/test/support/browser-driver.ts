@@ -61,6 +61,18 @@ async function run(c: Command): Promise<unknown> {
         .first()
         .hover({ timeout: 30_000 })
       return null
+    case 'dblclick':
+      await page
+        .locator(c.selector as string)
+        .first()
+        .dblclick({ timeout: 30_000 })
+      return null
+    case 'fill':
+      await page
+        .locator(c.selector as string)
+        .first()
+        .fill(c.value as string, { timeout: 30_000 })
+      return null
     case 'press':
       await page.keyboard.press(c.key as string)
       return null
