@@ -99,6 +99,12 @@ beforeAll(async () => {
   traces['flood-large'] = scenarioTrace('flood', { n: 74 })
   // The first 4.1 s of an 8 s `pnpm cluster -- --trace` run (3 nodes, a crash, lock, election, sync).
   traces.cluster = JSON.parse(readFileSync(join(app, 'test/fixtures/cluster-trace.json'), 'utf8'))
+  // Hand-written: every fault shape the cluster writes (loss, mark, pause, resends, clock step).
+  traces['synthetic-faults'] = JSON.parse(
+    readFileSync(join(app, 'test/fixtures/synthetic-faults.json'), 'utf8'),
+  )
+  traces['deadlock-cmh'] = scenarioTrace('deadlock-cmh')
+  traces['election-ring'] = scenarioTrace('election-ring')
   for (const [name, doc] of Object.entries(traces))
     writeFileSync(join(tracesDir, `${name}.json`), JSON.stringify(doc))
   writeFileSync(
@@ -454,6 +460,112 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     )
     expect(await count('#diagram [data-arrow-label="shown"]')).toBeGreaterThan(0)
     await shot('cluster.png')
+  })
+
+  it('draws the fault shapes as bands and marks: loss, pause, crash, partition, marks, resends, clock steps', async () => {
+    const doc = traces['synthetic-faults']!
+    await open('synthetic-faults.json')
+    const ofType = (type: string) => doc.events.filter((e) => e.type === type)
+    expect(await count('#diagram [data-band="loss"]')).toBe(
+      ofType('loss').filter((e) => (e as unknown as { percent: number }).percent > 0).length,
+    )
+    expect(await count('#diagram [data-band="partition"]')).toBe(ofType('partition').length)
+    expect(await count('#diagram [data-band="down"]')).toBe(ofType('crash').length)
+    expect(await count('#diagram [data-band="paused"]')).toBe(ofType('pause').length)
+    expect(await count('#diagram [data-mark-line]')).toBe(ofType('mark').length)
+    const texts = (selector: string) =>
+      browser.eval<string[]>(
+        `[...document.querySelectorAll(${JSON.stringify(selector)})].map((t) => t.textContent)`,
+      )
+    expect(await texts('#diagram [data-band="loss"] text')).toEqual(['loss 20%', 'loss 5%'])
+    expect(await texts('#diagram [data-band="paused"] text')).toEqual(['paused'])
+    expect(await texts('#diagram [data-mark-line] text')).toEqual([
+      'workload starts',
+      'checker starts',
+    ])
+    // Resends: their own arrows, ↻ at the send, pointing at the dropped original.
+    const resends = doc.events.flatMap((e) => {
+      const r = (e as { resendOf?: number }).resendOf
+      return e.type === 'send' && r !== undefined ? [String(r)] : []
+    })
+    expect(resends.length).toBe(3)
+    expect(await attrs('#diagram [data-resend]', 'data-resend')).toEqual(resends)
+    expect(await count('#diagram [data-resend] .resend-mark')).toBe(resends.length)
+    await browser.call('hover', { selector: `#diagram [data-resend="${resends[0]}"] .hit` })
+    expect(await browser.eval<string>('document.getElementById("tooltip").innerText')).toContain(
+      `resend of #${resends[0]}`,
+    )
+    expect(await texts('#diagram [data-mark-label]')).toContain('clock +500 ms')
+    // Three drops on node 3 while it is down: one label for the band, the others on hover.
+    const crashedDrops = await browser.eval<string[]>(
+      `[...document.querySelectorAll('#diagram [data-outcome="drop"] [data-drop-label]')].filter((t) => t.textContent === 'receiver-crashed').map((t) => t.dataset.dropLabel)`,
+    )
+    expect(crashedDrops.sort()).toEqual(['hover', 'hover', 'shown'])
+    // The overview strip shows the bands across all rows too.
+    expect(await count('[data-overview] [data-overview-band="loss"]')).toBe(2)
+    expect(await count('[data-overview] [data-overview-band="partition"]')).toBe(1)
+    expect(await count('[data-overview] [data-overview-band="paused"]')).toBe(1)
+    // Stepping: nothing before the start, everything at the end.
+    await browser.call('click', { selector: '#reset' })
+    expect(await count(`#diagram [data-band]${VISIBLE}`)).toBe(0)
+    expect(await count(`#diagram [data-mark-line]${VISIBLE}`)).toBe(0)
+    await browser.call('click', { selector: '#end' })
+    expect(await count(`#diagram [data-band]${VISIBLE}`)).toBe(5)
+    await shot('synthetic-faults.png')
+    // Zoomed in and scrolled past the partition's start: its label stays right of the names.
+    for (let i = 0; i < 4; i++) await browser.call('press', { key: '+' })
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    const placed = await browser.eval<{
+      label: number
+      names: number
+      band: number
+    }>(`(async () => {
+      const canvas = document.getElementById('canvas')
+      const band = document.querySelector('#diagram [data-band="partition"] rect')
+      canvas.scrollLeft = Number(band.getAttribute('x')) + 60 - 96
+      await new Promise((r) => setTimeout(r, 50))
+      return {
+        label: document.querySelector('#diagram [data-band="partition"] text').getBoundingClientRect().left,
+        names: document.querySelector('#diagram .labels-bg').getBoundingClientRect().right,
+        band: band.getBoundingClientRect().left,
+      }
+    })()`)
+    expect(placed.band).toBeLessThan(placed.names)
+    expect(placed.label).toBeGreaterThanOrEqual(placed.names)
+    await shot('synthetic-faults-scrolled.png')
+  })
+
+  it('arrow labels carry CMH probes (i, j, k) and the ring election list; shown labels never overlap', async () => {
+    const labelTexts = () =>
+      browser.eval<string[]>(
+        `[...document.querySelectorAll('#diagram [data-arrow-label]')].map((t) => t.textContent)`,
+      )
+    const sendsOf = (doc: TraceDocument, type: string) =>
+      doc.events.filter((e) => e.type === 'send' && (e.msg as { type?: string }).type === type)
+    const overlaps = () =>
+      browser.eval<number>(`(() => {
+        const boxes = [...document.querySelectorAll('#diagram [data-arrow-label="shown"], #diagram [data-drop-label="shown"]')].map((t) => t.getBoundingClientRect())
+        let n = 0
+        for (let i = 0; i < boxes.length; i++)
+          for (let j = 0; j < i; j++) {
+            const a = boxes[i], b = boxes[j]
+            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) n++
+          }
+        return n
+      })()`)
+    await open('deadlock-cmh.json')
+    const probes = (await labelTexts()).filter((l) => l.startsWith('probe'))
+    expect(probes.length).toBe(sendsOf(traces['deadlock-cmh']!, 'probe').length)
+    expect(probes.every((l) => /^probe \(\d+,\d+,\d+\)$/.test(l))).toBe(true)
+    expect(await overlaps()).toBe(0)
+    await shot('deadlock-cmh.png')
+    await open('election-ring.json')
+    const elections = (await labelTexts()).filter((l) => l.startsWith('election'))
+    expect(elections.length).toBeGreaterThan(0)
+    expect(elections.every((l) => /^election \[\d+(,\d+)*\]$/.test(l))).toBe(true)
+    expect(elections.some((l) => l.includes(','))).toBe(true)
+    expect(await overlaps()).toBe(0)
+    await shot('election-ring.png')
   })
 
   it('a 25,000-event trace: the brush in the overview and the wheel set the detail view', async () => {
