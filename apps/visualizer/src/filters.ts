@@ -73,3 +73,16 @@ export function previousStop(stops: readonly number[], now: number): number {
   for (let i = stops.length - 1; i >= 0; i--) if (stops[i]! < now) return stops[i]!
   return -1
 }
+
+/** How many events and arrows the filters show up to timeline seq `now`. */
+export function shownCounts(
+  d: Diagram,
+  f: Filters,
+  now: number,
+): { events: number; arrows: number } {
+  let events = 0
+  let arrows = 0
+  for (const e of d.events) if (e.seq <= now && eventShown(e, f)) events++
+  for (const m of d.messages) if (m.seq <= now && messageShown(m, f)) arrows++
+  return { events, arrows }
+}

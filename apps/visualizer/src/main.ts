@@ -14,6 +14,7 @@ import {
   nextStop,
   previousStop,
   protoChoices,
+  shownCounts,
   stopsOf,
 } from './filters.js'
 import { type Layout, type LayoutMode, LEFT, layout } from './layout.js'
@@ -22,10 +23,13 @@ import { parseInput } from './load.js'
 import type { Diagram, EventKind, VizEvent } from './model.js'
 import { type Overview, renderOverview } from './overview.js'
 import { type Drawing, drawAxis, renderDiagram, typeColors } from './render.js'
+import { writeStatus } from './status.js'
 import { formatTime } from './trace.js'
 import {
   clampWindow,
+  drawRange,
   fullWindow,
+  outsideDrawn,
   screenLayout,
   viewFor,
   type Window,
@@ -52,6 +56,7 @@ const protoList = $<HTMLDivElement>('protos')
 const kindList = $<HTMLDivElement>('kinds')
 const legendBox = $<HTMLDivElement>('legend')
 const overviewBox = $<HTMLElement>('overview')
+const loadingBox = $<HTMLDivElement>('loading')
 
 interface View {
   diagram: Diagram
@@ -165,6 +170,11 @@ function setWindow(w: Window, viaSelect = false): void {
     if (custom) custom.textContent = `${Math.round(viewFor(view.window, viewWidth()).sx * 100)}%`
   }
   updateBrush()
+  scheduleRender()
+}
+
+/** Redraws at the next frame (once, however many changes come before it). */
+function scheduleRender(): void {
   if (renderPending) return
   renderPending = true
   requestAnimationFrame(() => {
@@ -181,7 +191,9 @@ function render(): void {
   v.sx = sx
   v.lay = screenLayout(v.base, v.diagram.processes, sx, viewHeight())
   hideTooltip()
-  v.drawing = renderDiagram(v.diagram, v.lay, v.colors, v.lanes)
+  const items = v.diagram.events.length + v.diagram.messages.length
+  const range = drawRange(items, scrollLeft, viewWidth())
+  v.drawing = renderDiagram(v.diagram, v.lay, v.colors, v.lanes, range)
   v.drawing.svg.dataset.sx = String(sx)
   canvas.replaceChildren(v.drawing.svg)
   applyZoom()
@@ -226,6 +238,8 @@ function onScroll(): void {
   if (!view?.drawing) return
   const v = view
   pinFaultLabels(v.drawing.faults, v.lay, canvas.scrollLeft)
+  // A large run is drawn around the view only: scrolled past that, draw again.
+  if (outsideDrawn(v.drawing.range, canvas.scrollLeft, viewWidth())) scheduleRender()
   v.window = windowOf(canvas.scrollLeft, viewWidth(), v.sx)
   const toScreen = (x: number) => LEFT + (x - LEFT) * v.sx
   const span = v.window.to - v.window.from
@@ -342,9 +356,7 @@ function applyTime(): void {
   const end = v.diagram.timeline.length - 1
   for (const [e, g] of v.drawing.events) g.classList.toggle('off-time', e.seq > now)
   for (const [m, g] of v.drawing.messages) g.classList.toggle('off-time', m.seq > now)
-  v.diagram.duplicates.forEach((dup, i) => {
-    v.drawing.duplicates[i]!.classList.toggle('off-time', dup.seq > now)
-  })
+  for (const [dup, g] of v.drawing.duplicates) g.classList.toggle('off-time', dup.seq > now)
   showFaultsAt(v.drawing.faults, v.lay, now, end)
   const nowX = now < 0 ? (v.lay.x[0] ?? 0) : v.lay.x[now]!
   const atEnd = now >= end
@@ -353,17 +365,25 @@ function applyTime(): void {
   v.drawing.now.setAttribute('x2', String(nowX))
   const shownStops = v.stops.filter((s) => s <= now).length
   scrub.value = String(atEnd ? v.stops.length : shownStops)
-  const visibleArrows = [...v.drawing.messages.values()].filter(
-    (g) => !g.classList.contains('off-time') && !g.classList.contains('off-filter'),
-  ).length
-  const visibleEvents = [...v.drawing.events.values()].filter(
-    (g) => !g.classList.contains('off-time') && !g.classList.contains('off-filter'),
-  ).length
+  // Counted in the diagram, not the DOM: a large run has only the view's stretch drawn.
+  const { events: visibleEvents, arrows: visibleArrows } = shownCounts(v.diagram, v.filters, now)
   const t = now < 0 ? undefined : v.diagram.timeline[now]!.t
-  statusLine.textContent = `${t === undefined ? 'start' : formatTime(t, v.diagram.timeUnit)} · step ${shownStops} of ${v.stops.length} · ${visibleEvents} events, ${visibleArrows} arrows shown`
+  const last = v.diagram.timeline[end]?.t ?? 0
+  writeStatus(
+    statusLine,
+    {
+      time: t === undefined ? 'start' : formatTime(t, v.diagram.timeUnit),
+      step: shownStops,
+      steps: v.stops.length,
+      events: visibleEvents,
+      arrows: visibleArrows,
+    },
+    formatTime(last + 0.001, v.diagram.timeUnit),
+  )
   statusLine.dataset.arrows = String(visibleArrows)
   statusLine.dataset.events = String(visibleEvents)
   statusLine.dataset.now = String(now)
+  hideTooltipIfGone()
   if (!atEnd) {
     // Keep the cursor in sight while playing or stepping.
     const box = canvas.getBoundingClientRect()
@@ -462,7 +482,11 @@ function select(e: VizEvent | undefined): void {
   selectionBox.append(h, counts, clock, clear)
 }
 
+/** The mark or arrow the tooltip is about: hidden with it (a step, a filter, a redraw). */
+let tooltipOwner: Element | undefined
+
 function showTooltip(d: Details, ev: MouseEvent): void {
+  tooltipOwner = ev.currentTarget instanceof Element ? ev.currentTarget : undefined
   tooltip.replaceChildren()
   const title = document.createElement('div')
   title.className = 'tt-title'
@@ -492,6 +516,13 @@ function moveTooltip(ev: MouseEvent): void {
 
 function hideTooltip(): void {
   tooltip.hidden = true
+  tooltipOwner = undefined
+}
+
+/** Hides the tooltip when what it describes is gone or hidden (no mouseleave comes then). */
+function hideTooltipIfGone(): void {
+  if (tooltipOwner && (!tooltipOwner.isConnected || tooltipOwner.closest('.off-time, .off-filter')))
+    hideTooltip()
 }
 
 const KIND_LABELS: [EventKind[], string][] = [
@@ -584,8 +615,14 @@ function buildFilterLists(v: View): void {
   buildLegend(legendBox, v.diagram)
 }
 
-async function openUrl(url: string): Promise<void> {
+/** While a trace loads, the page says which (not *No trace open yet*). */
+function showLoading(name: string): void {
+  loadingBox.textContent = `Loading ${name}…`
   setState('loading')
+}
+
+async function openUrl(url: string): Promise<void> {
+  showLoading(decodeURIComponent(url.split('/').pop() || url))
   try {
     const response = await fetch(url)
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`)
@@ -596,7 +633,7 @@ async function openUrl(url: string): Promise<void> {
 }
 
 async function openFile(file: File): Promise<void> {
-  setState('loading')
+  showLoading(file.name)
   open(await file.text(), file.name)
 }
 

@@ -6,7 +6,15 @@ import { drawFaults, type Faults } from './bands.js'
 import { LabelSpace } from './label-space.js'
 import type { Layout } from './layout.js'
 import { STEP } from './layout.js'
-import type { Diagram, DownBand, EventKind, PartitionBand, VizEvent, VizMessage } from './model.js'
+import type {
+  Diagram,
+  DownBand,
+  DuplicateMark,
+  EventKind,
+  PartitionBand,
+  VizEvent,
+  VizMessage,
+} from './model.js'
 import { el } from './svg.js'
 
 export { partitionLabel } from './bands.js'
@@ -19,7 +27,7 @@ export interface Drawing {
   messages: Map<VizMessage, SVGGElement>
   down: Map<DownBand, SVGRectElement>
   partitions: Map<PartitionBand, SVGGElement>
-  duplicates: SVGGElement[]
+  duplicates: Map<DuplicateMark, SVGGElement>
   /** Every band (down, paused, partition, loss) and mark line, for `showFaultsAt`. */
   faults: Faults
   now: SVGLineElement
@@ -27,6 +35,14 @@ export interface Drawing {
   labels?: SVGGElement
   /** The time axis at the top, redrawn for the visible stretch (`drawAxis`). */
   axis: SVGGElement
+  /** The stretch of screen x drawn (undefined: all of it); what lies outside is not in the DOM. */
+  range?: DrawRange
+}
+
+/** A stretch of screen x: only marks, arrows and lanes that reach into it are drawn. */
+export interface DrawRange {
+  from: number
+  to: number
 }
 
 /** Which state lane color goes with which state (the legend shows the same). */
@@ -177,14 +193,19 @@ function head(x1: number, y1: number, x2: number, y2: number): string {
 /**
  * The whole diagram as SVG: bands (partitions, processes down), process lines, message arrows,
  * event marks. Every process line carries `data-process`, every arrow `data-message` (the trace's
- * message id), every event mark `data-event` (its index in the input).
+ * message id), every event mark `data-event` (its index in the input). With a `range`, only the
+ * marks, arrows and lanes that reach into it are drawn (bands and lines always are): a large run
+ * costs what the view shows.
  */
 export function renderDiagram(
   d: Diagram,
   lay: Layout,
   colors: Map<string, string>,
   lanes: readonly LaneSegment[] = [],
+  range?: DrawRange,
 ): Drawing {
+  const reaches = (a: number, b: number) =>
+    range === undefined || (Math.max(a, b) >= range.from && Math.min(a, b) <= range.to)
   const svg = el('svg', {
     width: lay.width,
     height: lay.height,
@@ -207,10 +228,11 @@ export function renderDiagram(
     messages: new Map(),
     down: faults.down,
     partitions: faults.partitions,
-    duplicates: [],
+    duplicates: new Map(),
     faults,
     now: el('line', { class: 'now', y1: 8, y2: lay.height - 4, x1: 0, x2: 0 }, svg),
     axis,
+    range,
   }
 
   for (const p of d.processes) {
@@ -224,6 +246,7 @@ export function renderDiagram(
     if (y === undefined) continue
     const x1 = lay.x[seg.fromSeq]!
     const x2 = seg.toSeq === undefined ? lay.endX : lay.x[seg.toSeq]!
+    if (!reaches(x1, x2)) continue
     const rect = el(
       'rect',
       {
@@ -259,6 +282,7 @@ export function renderDiagram(
       x2 = Math.max(lay.x[m.drop.seq]!, x1 + 1.5 * STEP)
       yEnd = y1 + (y2 - y1) * 0.4
     } else x2 = lay.endX
+    if (!reaches(x1, x2 + 8)) continue
     const g = el(
       'g',
       {
@@ -334,6 +358,7 @@ export function renderDiagram(
   }
 
   for (const dup of d.duplicates) {
+    if (!reaches(lay.x[dup.seq]!, lay.x[dup.seq]!)) continue
     const g = el(
       'g',
       {
@@ -345,7 +370,7 @@ export function renderDiagram(
     )
     el('text', { 'text-anchor': 'middle', y: 4 }, g).textContent = '⧉'
     el('title', {}, g).textContent = `message #${dup.messageId} duplicated by the network`
-    drawing.duplicates.push(g)
+    drawing.duplicates.set(dup, g)
   }
 
   // Process names on top of everything, in a column the page keeps in sight when scrolled.
@@ -362,6 +387,7 @@ export function renderDiagram(
 
   const labelEnd = new Map<string, number>()
   for (const e of d.events) {
+    if (!reaches(lay.x[e.seq]! - 8, lay.x[e.seq]! + 8)) continue
     const g = el(
       'g',
       {

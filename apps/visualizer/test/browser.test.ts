@@ -626,6 +626,11 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     const fewer = await inView()
     expect(fewer).toBeGreaterThan(0)
     expect(fewer).toBeLessThan(allInView / 2)
+    // Only the view's stretch (and a margin) is in the DOM: far fewer marks than the run has.
+    const drawn = await count('#diagram [data-event]')
+    expect(drawn).toBeGreaterThanOrEqual(fewer)
+    expect(drawn).toBeLessThan(processEvents(doc).length / 3)
+    console.log(`brushed to a tenth: ${drawn} of ${processEvents(doc).length} event marks drawn`)
     await shot('flood-large-brushed.png')
     // Drag the window's body right: the detail view moves later in the run at the same scale.
     const moved = await browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
@@ -659,7 +664,56 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     await shot('flood-large.png')
   })
 
-  it('raised no error in the page', () => {
+  it('says which trace is loading, hides a tooltip whose mark a step hid, keeps the status line still', async () => {
+    // A file that never finishes reading: the page stays loading, and says which file.
+    await open('causal-order.json')
+    await browser.eval(`(() => {
+      const ev = new Event('drop', { bubbles: true, cancelable: true })
+      const file = { name: 'slow.json', text: () => new Promise(() => {}) }
+      Object.defineProperty(ev, 'dataTransfer', { value: { files: [file] } })
+      document.body.dispatchEvent(ev)
+    })()`)
+    expect(await browser.eval('document.body.dataset.state')).toBe('loading')
+    expect(await browser.eval('document.getElementById("loading").innerText')).toBe(
+      'Loading slow.json…',
+    )
+    expect(await browser.eval('document.querySelector(".empty")?.checkVisibility() ?? false')).toBe(
+      false,
+    )
+    const doc = traces['causal-order']!
+    await open('causal-order.json')
+    const last = processEvents(doc).at(-1)!
+    await browser.call('hover', { selector: `#diagram [data-event="${last}"]` })
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(false)
+    // Back to the start by key: the mark is hidden under the pointer, and its tooltip with it.
+    await browser.call('press', { key: 'Home' })
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(true)
+    await browser.call('press', { key: 'End' })
+    await browser.call('hover', { selector: `#diagram [data-event="${last}"]` })
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(false)
+    // A redraw (zoom in) replaces the marks: no tooltip left behind.
+    await browser.call('press', { key: '+' })
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(true)
+    // The status line keeps its width while stepping.
+    const width = () =>
+      browser.eval<number>('document.getElementById("status").getBoundingClientRect().width')
+    await browser.call('press', { key: 'Home' })
+    const widths = [await width()]
+    for (let i = 0; i < 12; i++) {
+      await browser.call('press', { key: 'ArrowRight' })
+      widths.push(await width())
+    }
+    await browser.call('press', { key: 'End' })
+    widths.push(await width())
+    expect(new Set(widths).size).toBe(1)
+  })
+
+  it('raised no error in the page, and asked for nothing missing but the missing trace', async () => {
+    // An inline icon: no request for /favicon.ico.
+    const notFound = await browser.call<string[]>('notFound', {})
+    expect(notFound.filter((path) => path !== '/traces/missing.json')).toEqual([])
+
     // A missing trace's 404 is reported by the browser as a console error: the only one allowed.
     expect(browser.pageErrors.filter((e) => !/404/.test(e))).toEqual([])
   })
