@@ -451,7 +451,8 @@ function select(e: VizEvent | undefined): void {
     return
   }
   const sets = causalSets(v.diagram, e)
-  v.drawing.events.get(e)!.classList.add('selected')
+  // A large run may not have the selected mark drawn (scrolled away): its sets are still lit.
+  v.drawing.events.get(e)?.classList.add('selected')
   for (const [f, g] of v.drawing.events) {
     if (f === e) continue
     g.classList.add(sets.past.has(f) ? 'past' : sets.future.has(f) ? 'future' : 'concurrent')
