@@ -1,5 +1,5 @@
 import type { Diagram, ProcessId, VizEvent } from './model.js'
-import { unwrap } from './trace.js'
+import { signedMs, unwrap } from './trace.js'
 
 /**
  * What the protocol's own events mean, drawn on the diagram: a short label for emitted events that
@@ -24,6 +24,10 @@ const signed = (v: number) => `${v >= 0 ? '+' : ''}${Number(v.toFixed(3))}`
 
 /** The label of an emitted event, or undefined for those that carry no story (ignored, phase...). */
 export function markLabel(e: VizEvent): string | undefined {
+  if (e.kind === 'clock-step') {
+    const delta = num((e.raw as Fields | null)?.deltaMs)
+    return delta === undefined ? 'clock stepped' : `clock ${signedMs(delta)}`
+  }
   if (e.kind !== 'emit') return undefined
   const f = fieldsOf(e)
   if (!f || typeof f.type !== 'string') return undefined
@@ -162,4 +166,31 @@ export function stateLanes(d: Diagram): LaneSegment[] {
     }
   }
   return out
+}
+
+const ids = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.every((x) => typeof x === 'number' || typeof x === 'string')
+    ? v.map(String)
+    : undefined
+const isId = (v: unknown) => typeof v === 'number' || typeof v === 'string'
+
+/**
+ * The label of a message arrow: its type, with the part of the payload that carries the story
+ * when there is one: a Chandy-Misra-Haas probe's (initiator, sender, receiver) (`probe (1,2,3)`),
+ * a ring election's list of the ids it went through (`election [2,3,4]`), the leader a
+ * coordinator message announces (`coordinator 6 t6`).
+ */
+export function arrowLabel(type: string, msg: unknown): string {
+  const m = unwrap(msg, 'msg')
+  if (m === null || typeof m !== 'object') return type
+  const f = m as Fields
+  if (f.type === 'probe' && isId(f.initiator) && isId(f.sender) && isId(f.receiver))
+    return `${type} (${String(f.initiator)},${String(f.sender)},${String(f.receiver)})`
+  const list = ids(f.list)
+  if (f.type === 'election' && list) return `${type} [${list.join(',')}]`
+  if (f.type === 'coordinator' && isId(f.leader)) {
+    const term = num(f.term)
+    return `${type} ${String(f.leader)}${term === undefined ? '' : ` t${term}`}`
+  }
+  return type
 }

@@ -20,6 +20,9 @@ const KIND_NAMES: Record<string, string> = {
   crash: 'crash (state lost)',
   restart: 'restart (fresh state)',
   clock: 'hardware clock set',
+  'clock-step': 'wall clock stepped (the monotonic clock did not)',
+  pause: 'paused (handlers held, clocks going on)',
+  resume: 'resumed',
   error: 'the protocol threw an error',
   log: 'logged event',
 }
@@ -39,6 +42,9 @@ export function describeEvent(diagram: Diagram, e: VizEvent): Details {
     const other = e.kind === 'send' ? `to ${e.peer}` : `from ${e.peer}`
     rows.push(['message', `#${e.messageId} ${e.messageType ?? ''} ${other}`.replace(/ +/g, ' ')])
   }
+  const resendOf = e.kind === 'send' ? (e.raw as { resendOf?: unknown }).resendOf : undefined
+  if (resendOf !== undefined)
+    rows.push(['resend', `resend of #${String(resendOf)} (its transmission was dropped)`])
   if (e.proto) rows.push(['protocol', e.proto])
   rows.push([
     'vector clock',
@@ -70,6 +76,8 @@ export function describeMessage(diagram: Diagram, m: VizMessage): Details {
   const rows: [string, string][] = []
   rows.push(['message', `#${m.id} ${m.type}`])
   rows.push(['from → to', `${m.from} → ${m.to}`])
+  if (m.resendOf !== undefined)
+    rows.push(['resend', `resend of #${m.resendOf} (its transmission was dropped)`])
   if (m.send) rows.push(['sent', formatTime(m.send.t, unit)])
   let outcome = OUTCOME[m.outcome] ?? m.outcome
   if (m.deliver) outcome += ` at ${formatTime(m.deliver.t, unit)}`

@@ -3,7 +3,7 @@ import type { Diagram, EventKind, VizEvent, VizMessage } from './model.js'
 /** The protocol filter's name for entries that carry no `proto`. */
 export const NO_PROTO = '(none)'
 
-/** What the reader unticked. Crashes and restarts are always shown, like partitions. */
+/** What the reader unticked. Faults (crashes, pauses, clock steps) are always shown, like partitions. */
 export interface Filters {
   hiddenTypes: Set<string>
   hiddenProtos: Set<string>
@@ -17,7 +17,7 @@ export function defaultFilters(): Filters {
   return { hiddenTypes: new Set(), hiddenProtos: new Set(), hiddenKinds: new Set(QUIET_KINDS) }
 }
 
-const FAULTS = new Set<EventKind>(['crash', 'restart', 'pause', 'resume'])
+const FAULTS = new Set<EventKind>(['crash', 'restart', 'pause', 'resume', 'clock-step'])
 
 export function eventShown(e: VizEvent, f: Filters): boolean {
   if (FAULTS.has(e.kind)) return true
@@ -44,7 +44,7 @@ export function protoChoices(d: Diagram): string[] {
 
 /**
  * The playback places a step stops at, in order: the seqs of the events, arrows (their arrival or
- * drop), duplicates and partition bands the filters show.
+ * drop), duplicates, partition and loss bands and marks the filters show.
  */
 export function stopsOf(d: Diagram, f: Filters): number[] {
   const stops = new Set<number>()
@@ -54,6 +54,11 @@ export function stopsOf(d: Diagram, f: Filters): number[] {
     stops.add(p.fromSeq)
     if (p.toSeq !== undefined) stops.add(p.toSeq)
   }
+  for (const l of d.losses) {
+    stops.add(l.fromSeq)
+    if (l.toSeq !== undefined) stops.add(l.toSeq)
+  }
+  for (const m of d.marks) stops.add(m.seq)
   for (const dup of d.duplicates) stops.add(dup.seq)
   return [...stops].sort((a, b) => a - b)
 }
@@ -67,4 +72,17 @@ export function nextStop(stops: readonly number[], now: number): number | undefi
 export function previousStop(stops: readonly number[], now: number): number {
   for (let i = stops.length - 1; i >= 0; i--) if (stops[i]! < now) return stops[i]!
   return -1
+}
+
+/** How many events and arrows the filters show up to timeline seq `now`. */
+export function shownCounts(
+  d: Diagram,
+  f: Filters,
+  now: number,
+): { events: number; arrows: number } {
+  let events = 0
+  let arrows = 0
+  for (const e of d.events) if (e.seq <= now && eventShown(e, f)) events++
+  for (const m of d.messages) if (m.seq <= now && messageShown(m, f)) arrows++
+  return { events, arrows }
 }

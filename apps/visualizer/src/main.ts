@@ -2,6 +2,7 @@
 import './style.css'
 import { type LaneSegment, stateLanes } from './annotations.js'
 import { type TimeScale, ticks, timeScale } from './axis.js'
+import { pinFaultLabels, showFaultsAt } from './bands.js'
 import { causalSets, formatVector } from './causality.js'
 import { type Details, describeEvent, describeMessage } from './describe.js'
 import {
@@ -13,17 +14,23 @@ import {
   nextStop,
   previousStop,
   protoChoices,
+  shownCounts,
   stopsOf,
 } from './filters.js'
 import { type Layout, type LayoutMode, LEFT, layout } from './layout.js'
+import { buildLegend } from './legend.js'
 import { parseInput } from './load.js'
 import type { Diagram, EventKind, VizEvent } from './model.js'
-import { type Drawing, drawAxis, drawMark, renderDiagram, typeColors } from './render.js'
+import { type Overview, renderOverview } from './overview.js'
+import { type Drawing, drawAxis, renderDiagram, typeColors } from './render.js'
+import { writeStatus } from './status.js'
 import { initTools } from './tools.js'
 import { formatTime } from './trace.js'
 import {
   clampWindow,
+  drawRange,
   fullWindow,
+  outsideDrawn,
   screenLayout,
   viewFor,
   type Window,
@@ -50,6 +57,7 @@ const protoList = $<HTMLDivElement>('protos')
 const kindList = $<HTMLDivElement>('kinds')
 const legendBox = $<HTMLDivElement>('legend')
 const overviewBox = $<HTMLElement>('overview')
+const loadingBox = $<HTMLDivElement>('loading')
 
 interface View {
   diagram: Diagram
@@ -119,8 +127,9 @@ function open(text: string, name: string): void {
   titleLine.textContent = `${name} — ${diagram.title}${diagram.skipped > 0 ? ` · ${diagram.skipped} entries not drawn` : ''}`
   document.title = `${name} · sd visualizer`
   buildFilterLists(view)
-  draw()
+  // Ready before drawing: the pane's height is measured without the loading line.
   setState('ready')
+  draw()
 }
 
 /** Lays the diagram out for the current spacing, then draws it at the zoom chosen. */
@@ -163,6 +172,11 @@ function setWindow(w: Window, viaSelect = false): void {
     if (custom) custom.textContent = `${Math.round(viewFor(view.window, viewWidth()).sx * 100)}%`
   }
   updateBrush()
+  scheduleRender()
+}
+
+/** Redraws at the next frame (once, however many changes come before it). */
+function scheduleRender(): void {
   if (renderPending) return
   renderPending = true
   requestAnimationFrame(() => {
@@ -182,7 +196,9 @@ function render(): void {
     v.diagram.processes,
   )
   hideTooltip()
-  v.drawing = renderDiagram(v.diagram, v.lay, v.colors, v.lanes)
+  const items = v.diagram.events.length + v.diagram.messages.length
+  const range = drawRange(items, scrollLeft, viewWidth())
+  v.drawing = renderDiagram(v.diagram, v.lay, v.colors, v.lanes, range)
   v.drawing.svg.dataset.sx = String(sx)
   canvas.replaceChildren(v.drawing.svg)
   applyZoom()
@@ -226,6 +242,9 @@ function onScroll(): void {
   pinLabels()
   if (!view?.drawing) return
   const v = view
+  pinFaultLabels(v.drawing.faults, v.lay, canvas.scrollLeft)
+  // A large run is drawn around the view only: scrolled past that, draw again.
+  if (outsideDrawn(v.drawing.range, canvas.scrollLeft, viewWidth())) scheduleRender()
   v.window = windowOf(canvas.scrollLeft, viewWidth(), v.sx)
   const toScreen = (x: number) => LEFT + (x - LEFT) * v.sx
   const span = v.window.to - v.window.from
@@ -243,106 +262,13 @@ function onScroll(): void {
   tools.scrolled()
 }
 
-const SVGNS = 'http://www.w3.org/2000/svg'
-function svgEl(name: string, attrs: Record<string, string | number>, parent: Element): SVGElement {
-  const node = document.createElementNS(SVGNS, name)
-  for (const [k, val] of Object.entries(attrs)) node.setAttribute(k, String(val))
-  parent.appendChild(node)
-  return node
-}
+let overview: Overview | undefined
 
-let overview:
-  | { svg: SVGSVGElement; brush: SVGElement; from: SVGElement; to: SVGElement; width: number }
-  | undefined
-const BINS = 240
-
-/** The overview strip: the whole run, events binned per process, crashes, and the brush. */
+/** The overview strip of the whole run, with the brush on the detail view's window. */
 function drawOverview(): void {
   if (!view) return
-  const v = view
-  const width = Math.max(200, overviewBox.clientWidth)
-  const height = 54
-  const svg = document.createElementNS(SVGNS, 'svg') as SVGSVGElement
-  svg.setAttribute('width', String(width))
-  svg.setAttribute('height', String(height))
-  svg.dataset.overview = 'run'
-  const full = fullWindow(v.base)
-  const ox = (x: number) => ((x - full.from) / (full.to - full.from)) * width
-  const n = v.diagram.processes.length
-  const rowH = (height - 8) / Math.max(1, n)
-  const row = new Map(v.diagram.processes.map((p, i) => [p, 4 + i * rowH]))
-  for (const p of v.diagram.processes)
-    svgEl(
-      'line',
-      {
-        x1: 0,
-        x2: width,
-        y1: row.get(p)! + rowH / 2,
-        y2: row.get(p)! + rowH / 2,
-        class: 'ov-line',
-      },
-      svg,
-    )
-  for (const b of v.diagram.down) {
-    const x1 = ox(v.base.x[b.fromSeq]!)
-    const x2 = b.toSeq === undefined ? width : ox(v.base.x[b.toSeq]!)
-    svgEl(
-      'rect',
-      {
-        x: x1,
-        width: Math.max(1, x2 - x1),
-        y: row.get(b.process)!,
-        height: rowH,
-        class: 'ov-down',
-      },
-      svg,
-    )
-  }
-  const bins = new Map<string, number[]>()
-  for (const e of v.diagram.events) {
-    let counts = bins.get(e.process)
-    if (!counts) {
-      counts = new Array<number>(BINS).fill(0)
-      bins.set(e.process, counts)
-    }
-    const i = Math.min(BINS - 1, Math.max(0, Math.floor((ox(v.base.x[e.seq]!) / width) * BINS)))
-    counts[i]!++
-  }
-  const most = Math.max(1, ...[...bins.values()].flat())
-  for (const [p, counts] of bins)
-    counts.forEach((c, i) => {
-      if (c === 0) return
-      svgEl(
-        'rect',
-        {
-          x: (i * width) / BINS,
-          width: width / BINS + 0.5,
-          y: row.get(p)! + rowH * 0.15,
-          height: Math.max(1, rowH * 0.7),
-          opacity: (0.25 + (0.75 * Math.log1p(c)) / Math.log1p(most)).toFixed(2),
-          class: 'ov-bin',
-          'data-overview-bin': p,
-        },
-        svg,
-      )
-    })
-  const brush = svgEl(
-    'rect',
-    { y: 1, height: height - 2, class: 'brush', 'data-brush': 'window' },
-    svg,
-  )
-  const from = svgEl(
-    'rect',
-    { y: 1, height: height - 2, width: 6, class: 'brush-handle', 'data-brush-handle': 'from' },
-    svg,
-  )
-  const to = svgEl(
-    'rect',
-    { y: 1, height: height - 2, width: 6, class: 'brush-handle', 'data-brush-handle': 'to' },
-    svg,
-  )
-  overview = { svg, brush, from, to, width }
-  overviewBox.replaceChildren(svg)
+  overview = renderOverview(view.diagram, view.base, Math.max(200, overviewBox.clientWidth))
+  overviewBox.replaceChildren(overview.svg)
   updateBrush()
 }
 
@@ -437,41 +363,34 @@ function applyTime(): void {
   const end = v.diagram.timeline.length - 1
   for (const [e, g] of v.drawing.events) g.classList.toggle('off-time', e.seq > now)
   for (const [m, g] of v.drawing.messages) g.classList.toggle('off-time', m.seq > now)
-  v.diagram.duplicates.forEach((dup, i) => {
-    v.drawing.duplicates[i]!.classList.toggle('off-time', dup.seq > now)
-  })
+  for (const [dup, g] of v.drawing.duplicates) g.classList.toggle('off-time', dup.seq > now)
+  showFaultsAt(v.drawing.faults, v.lay, now, end)
   const nowX = now < 0 ? (v.lay.x[0] ?? 0) : v.lay.x[now]!
-  for (const [b, rect] of v.drawing.down) {
-    const x1 = v.lay.x[b.fromSeq]!
-    const to = b.toSeq === undefined || b.toSeq > now ? Math.max(x1, nowX) : v.lay.x[b.toSeq]!
-    const x2 = now >= end && b.toSeq === undefined ? v.lay.endX : to
-    rect.classList.toggle('off-time', b.fromSeq > now)
-    rect.setAttribute('width', String(Math.max(2, x2 - x1)))
-  }
-  for (const [p, g] of v.drawing.partitions) {
-    const x1 = v.lay.x[p.fromSeq]!
-    const to = p.toSeq === undefined || p.toSeq > now ? Math.max(x1, nowX) : v.lay.x[p.toSeq]!
-    const x2 = now >= end && p.toSeq === undefined ? v.lay.endX : to
-    g.classList.toggle('off-time', p.fromSeq > now)
-    g.querySelector('rect')!.setAttribute('width', String(Math.max(2, x2 - x1)))
-  }
   const atEnd = now >= end
   v.drawing.now.classList.toggle('off-time', atEnd)
   v.drawing.now.setAttribute('x1', String(nowX))
   v.drawing.now.setAttribute('x2', String(nowX))
   const shownStops = v.stops.filter((s) => s <= now).length
   scrub.value = String(atEnd ? v.stops.length : shownStops)
-  const visibleArrows = [...v.drawing.messages.values()].filter(
-    (g) => !g.classList.contains('off-time') && !g.classList.contains('off-filter'),
-  ).length
-  const visibleEvents = [...v.drawing.events.values()].filter(
-    (g) => !g.classList.contains('off-time') && !g.classList.contains('off-filter'),
-  ).length
+  // Counted in the diagram, not the DOM: a large run has only the view's stretch drawn.
+  const { events: visibleEvents, arrows: visibleArrows } = shownCounts(v.diagram, v.filters, now)
   const t = now < 0 ? undefined : v.diagram.timeline[now]!.t
-  statusLine.textContent = `${t === undefined ? 'start' : formatTime(t, v.diagram.timeUnit)} · step ${shownStops} of ${v.stops.length} · ${visibleEvents} events, ${visibleArrows} arrows shown`
+  const last = v.diagram.timeline[end]?.t ?? 0
+  writeStatus(
+    statusLine,
+    {
+      time: t === undefined ? 'start' : formatTime(t, v.diagram.timeUnit),
+      step: shownStops,
+      steps: v.stops.length,
+      events: visibleEvents,
+      arrows: visibleArrows,
+    },
+    formatTime(last + 0.001, v.diagram.timeUnit),
+  )
   statusLine.dataset.arrows = String(visibleArrows)
   statusLine.dataset.events = String(visibleEvents)
   statusLine.dataset.now = String(now)
+  hideTooltipIfGone()
   if (!atEnd) {
     // Keep the cursor in sight while playing or stepping.
     const box = canvas.getBoundingClientRect()
@@ -539,7 +458,8 @@ function select(e: VizEvent | undefined): void {
     return
   }
   const sets = causalSets(v.diagram, e)
-  v.drawing.events.get(e)!.classList.add('selected')
+  // A large run may not have the selected mark drawn (scrolled away): its sets are still lit.
+  v.drawing.events.get(e)?.classList.add('selected')
   for (const [f, g] of v.drawing.events) {
     if (f === e) continue
     g.classList.add(sets.past.has(f) ? 'past' : sets.future.has(f) ? 'future' : 'concurrent')
@@ -570,7 +490,11 @@ function select(e: VizEvent | undefined): void {
   selectionBox.append(h, counts, clock, clear)
 }
 
+/** The mark or arrow the tooltip is about: hidden with it (a step, a filter, a redraw). */
+let tooltipOwner: Element | undefined
+
 function showTooltip(d: Details, ev: MouseEvent): void {
+  tooltipOwner = ev.currentTarget instanceof Element ? ev.currentTarget : undefined
   tooltip.replaceChildren()
   const title = document.createElement('div')
   title.className = 'tt-title'
@@ -600,6 +524,13 @@ function moveTooltip(ev: MouseEvent): void {
 
 function hideTooltip(): void {
   tooltip.hidden = true
+  tooltipOwner = undefined
+}
+
+/** Hides the tooltip when what it describes is gone or hidden (no mouseleave comes then). */
+function hideTooltipIfGone(): void {
+  if (tooltipOwner && (!tooltipOwner.isConnected || tooltipOwner.closest('.off-time, .off-filter')))
+    hideTooltip()
 }
 
 const KIND_LABELS: [EventKind[], string][] = [
@@ -689,145 +620,17 @@ function buildFilterLists(v: View): void {
       { 'data-kind': kinds.join(' ') },
     )
   }
-  buildLegend(v.diagram)
+  buildLegend(legendBox, v.diagram)
 }
 
-const LEGEND: [EventKind, string][] = [
-  ['send', 'send (colored by message type)'],
-  ['deliver', 'delivery'],
-  ['emit', 'event emitted by the protocol'],
-  ['request', 'local request'],
-  ['timer-fire', 'timer fires'],
-  ['timer-set', 'timer set'],
-  ['timer-cancel', 'timer cancelled'],
-  ['storage', 'storage write'],
-  ['start', 'process starts'],
-  ['crash', 'crash'],
-  ['restart', 'restart'],
-  ['clock', 'clock set'],
-  ['error', 'error'],
-  ['log', 'logged event (ShiViz)'],
-]
-
-function icon(draw: (svg: SVGSVGElement) => void): SVGSVGElement {
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg')
-  svg.setAttribute('width', '34')
-  svg.setAttribute('height', '18')
-  svg.setAttribute('viewBox', '-17 -9 34 18')
-  draw(svg)
-  return svg
-}
-
-function legendRow(svg: SVGSVGElement, text: string): HTMLElement {
-  const row = document.createElement('div')
-  row.className = 'legend-row'
-  row.append(svg, text)
-  return row
-}
-
-function svgChild(parent: Element, name: string, attrs: Record<string, string>): void {
-  const node = document.createElementNS('http://www.w3.org/2000/svg', name)
-  for (const [k, val] of Object.entries(attrs)) node.setAttribute(k, val)
-  parent.append(node)
-}
-
-/** The legend of what `d` draws; before any trace, of the common marks. */
-function buildLegend(d?: Diagram): void {
-  legendBox.replaceChildren()
-  const present = new Set<EventKind>(
-    d
-      ? d.events.map((e) => e.kind)
-      : ['send', 'deliver', 'emit', 'request', 'timer-fire', 'crash', 'restart'],
-  )
-  for (const [kind, text] of LEGEND) {
-    if (!present.has(kind)) continue
-    legendBox.append(
-      legendRow(
-        icon((svg) => drawMark(kind, svg)),
-        text,
-      ),
-    )
-  }
-  legendBox.append(
-    legendRow(
-      icon((svg) => {
-        svgChild(svg, 'line', {
-          x1: '-14',
-          y1: '0',
-          x2: '10',
-          y2: '0',
-          stroke: '#555',
-          'stroke-width': '1.6',
-        })
-        svgChild(svg, 'polygon', { points: '14,0 6,-4 6,4', fill: '#555' })
-      }),
-      'message, from its send to its delivery',
-    ),
-  )
-  if (!d) return
-  if (d.messages.some((m) => m.outcome === 'drop'))
-    legendBox.append(
-      legendRow(
-        icon((svg) => {
-          svgChild(svg, 'line', {
-            x1: '-14',
-            y1: '0',
-            x2: '8',
-            y2: '0',
-            stroke: '#555',
-            'stroke-dasharray': '3 2',
-          })
-          svgChild(svg, 'path', {
-            d: 'M3,-5L13,5M13,-5L3,5',
-            stroke: '#c0161d',
-            'stroke-width': '2',
-          })
-        }),
-        'message dropped (the reason is written)',
-      ),
-    )
-  if (d.duplicates.length > 0)
-    legendBox.append(
-      legendRow(
-        icon(() => {}),
-        '⧉ duplicated by the network: two arrows, one id',
-      ),
-    )
-  if (d.messages.some((m) => m.outcome === 'in-flight'))
-    legendBox.append(
-      legendRow(
-        icon(() => {}),
-        'arrow to the right edge: still in flight at the end',
-      ),
-    )
-  if (d.down.length > 0)
-    legendBox.append(
-      legendRow(
-        icon((svg) =>
-          svgChild(svg, 'rect', { x: '-14', y: '-6', width: '28', height: '12', class: 'down' }),
-        ),
-        'process down (crashed, until its restart)',
-      ),
-    )
-  if (d.partitions.length > 0)
-    legendBox.append(
-      legendRow(
-        icon((svg) =>
-          svgChild(svg, 'rect', {
-            x: '-14',
-            y: '-8',
-            width: '28',
-            height: '16',
-            class: 'partition-swatch',
-          }),
-        ),
-        'network partitioned (until heal)',
-      ),
-    )
+/** While a trace loads, the page says which (not *No trace open yet*). */
+function showLoading(name: string): void {
+  loadingBox.textContent = `Loading ${name}…`
+  setState('loading')
 }
 
 async function openUrl(url: string): Promise<void> {
-  setState('loading')
+  showLoading(decodeURIComponent(url.split('/').pop() || url))
   try {
     const response = await fetch(url)
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`)
@@ -838,7 +641,7 @@ async function openUrl(url: string): Promise<void> {
 }
 
 async function openFile(file: File): Promise<void> {
-  setState('loading')
+  showLoading(file.name)
   open(await file.text(), file.name)
 }
 
@@ -963,7 +766,7 @@ export function start(): void {
   const trace = params.get('trace')
   if (trace) void openUrl(trace)
   else {
-    buildLegend()
+    buildLegend(legendBox)
     setState('empty')
   }
 }

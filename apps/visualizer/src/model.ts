@@ -23,6 +23,8 @@ export type EventKind =
   | 'pause'
   | 'resume'
   | 'clock'
+  /** the node's wall clock jumped (its monotonic clock did not) */
+  | 'clock-step'
   | 'error'
   /** an event of a ShiViz log: only its text is known */
   | 'log'
@@ -76,13 +78,15 @@ export interface VizMessage {
   drop?: { reason: string; t: number; seq: number; id: number; atReceiver: boolean }
   /** The message was duplicated by the network. */
   duplicated: boolean
+  /** The link's retransmission of this earlier message (whose transmission was dropped). */
+  resendOf?: string
   type: string
   proto?: string
   /** Playback place from which the arrow is drawn whole (its delivery or drop; its send if in flight). */
   seq: number
 }
 
-/** A process down: from its crash to its restart (or to the end). */
+/** A process down (crash to restart) or paused (pause to resume), to the end if never back. */
 export interface DownBand {
   process: ProcessId
   from: number
@@ -101,6 +105,26 @@ export interface PartitionBand {
   /** The trace indices of the partition and heal entries. */
   id: number
   healId?: number
+}
+
+/** Packet loss: from `loss` with a percent to `loss` 0 (or another percent, or the end). */
+export interface LossBand {
+  percent: number
+  from: number
+  to?: number
+  fromSeq: number
+  toSeq?: number
+  /** The trace indices of the entry that starts it and of the one that ends it. */
+  id: number
+  endId?: number
+}
+
+/** A labelled instant across all lines: a `mark` entry (`workload starts`). */
+export interface MarkLine {
+  id: number
+  t: number
+  seq: number
+  label: string
 }
 
 /** A `duplicate` entry: the network will deliver this message twice. */
@@ -132,7 +156,11 @@ export interface Diagram {
   events: VizEvent[]
   messages: VizMessage[]
   down: DownBand[]
+  /** Processes paused: from `pause` to `resume` (or to the end). */
+  paused: DownBand[]
   partitions: PartitionBand[]
+  losses: LossBand[]
+  marks: MarkLine[]
   duplicates: DuplicateMark[]
   timeline: TimelineItem[]
   /** `ms` for sd traces; `step` for ShiViz logs, which have no time. */

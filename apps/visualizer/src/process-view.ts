@@ -104,9 +104,7 @@ export function decorateProcesses(
   for (const lane of svg.querySelectorAll<SVGRectElement>('[data-lane-process]'))
     hide(lane, hidden.has(lane.dataset.laneProcess!))
   for (const [band, rect] of drawing.down) hide(rect, hidden.has(band.process))
-  d.duplicates.forEach((dup, i) => {
-    hide(drawing.duplicates[i], hidden.has(dup.from))
-  })
+  for (const [dup, g] of drawing.duplicates) hide(g, hidden.has(dup.from))
   for (const [e, g] of drawing.events) hide(g, hidden.has(e.process))
 
   const order = new Map(d.processes.map((p, i) => [p, i]))

@@ -1,25 +1,24 @@
 /// <reference lib="dom" />
 import type { LaneSegment } from './annotations.js'
-import { markLabel } from './annotations.js'
+import { arrowLabel, markLabel } from './annotations.js'
 import type { Tick } from './axis.js'
+import { drawFaults, type Faults } from './bands.js'
+import { LabelSpace } from './label-space.js'
 import type { Layout } from './layout.js'
 import { STEP } from './layout.js'
-import type { Diagram, DownBand, EventKind, PartitionBand, VizEvent, VizMessage } from './model.js'
+import type {
+  Diagram,
+  DownBand,
+  DuplicateMark,
+  EventKind,
+  PartitionBand,
+  VizEvent,
+  VizMessage,
+} from './model.js'
+import { el } from './svg.js'
 
-const SVG = 'http://www.w3.org/2000/svg'
-
+export { partitionLabel } from './bands.js'
 export { typeColors } from './colors.js'
-
-function el<K extends keyof SVGElementTagNameMap>(
-  name: K,
-  attrs: Record<string, string | number> = {},
-  parent?: Element,
-): SVGElementTagNameMap[K] {
-  const node = document.createElementNS(SVG, name)
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v))
-  parent?.appendChild(node)
-  return node
-}
 
 /** The drawn elements, for the page to show, hide and highlight. */
 export interface Drawing {
@@ -28,12 +27,22 @@ export interface Drawing {
   messages: Map<VizMessage, SVGGElement>
   down: Map<DownBand, SVGRectElement>
   partitions: Map<PartitionBand, SVGGElement>
-  duplicates: SVGGElement[]
+  duplicates: Map<DuplicateMark, SVGGElement>
+  /** Every band (down, paused, partition, loss) and mark line, for `showFaultsAt`. */
+  faults: Faults
   now: SVGLineElement
   /** The process names, moved along when the page scrolls sideways. */
   labels?: SVGGElement
   /** The time axis at the top, redrawn for the visible stretch (`drawAxis`). */
   axis: SVGGElement
+  /** The stretch of screen x drawn (undefined: all of it); what lies outside is not in the DOM. */
+  range?: DrawRange
+}
+
+/** A stretch of screen x: only marks, arrows and lanes that reach into it are drawn. */
+export interface DrawRange {
+  from: number
+  to: number
 }
 
 /** Which state lane color goes with which state (the legend shows the same). */
@@ -127,6 +136,18 @@ export function drawMark(kind: EventKind, parent: Element, color?: string): void
     case 'clock':
       el('polygon', { points: '0,-5 5,0 0,5 -5,0', fill: '#666', class: 'shape' }, parent)
       break
+    case 'clock-step':
+      el(
+        'circle',
+        { r: 5.5, fill: '#fff', stroke: '#444', 'stroke-width': 1.6, class: 'shape' },
+        parent,
+      )
+      el(
+        'path',
+        { d: 'M0,-3.5L0,0L2.5,1.5', stroke: '#444', 'stroke-width': 1.4, fill: 'none' },
+        parent,
+      )
+      break
     case 'error':
       el('circle', { r: 6, fill: '#c0161d', class: 'shape' }, parent)
       el(
@@ -138,6 +159,13 @@ export function drawMark(kind: EventKind, parent: Element, color?: string): void
     default:
       el('circle', { r: 5, fill: color ?? '#444', class: 'shape' }, parent)
   }
+}
+
+/** The band during which `process` is down that holds timeline seq `seq`, if any. */
+function downAt(down: readonly DownBand[], process: string, seq: number): DownBand | undefined {
+  return down.find(
+    (b) => b.process === process && b.fromSeq <= seq && (b.toSeq === undefined || seq <= b.toSeq),
+  )
 }
 
 function star(outer: number, inner: number): string {
@@ -162,21 +190,22 @@ function head(x1: number, y1: number, x2: number, y2: number): string {
   return `${x2},${y2} ${(bx + px).toFixed(1)},${(by + py).toFixed(1)} ${(bx - px).toFixed(1)},${(by - py).toFixed(1)}`
 }
 
-export function partitionLabel(groups: readonly (readonly string[])[]): string {
-  return `partition ${groups.map((g) => `{${g.join(',')}}`).join(' | ')}`
-}
-
 /**
  * The whole diagram as SVG: bands (partitions, processes down), process lines, message arrows,
  * event marks. Every process line carries `data-process`, every arrow `data-message` (the trace's
- * message id), every event mark `data-event` (its index in the input).
+ * message id), every event mark `data-event` (its index in the input). With a `range`, only the
+ * marks, arrows and lanes that reach into it are drawn (bands and lines always are): a large run
+ * costs what the view shows.
  */
 export function renderDiagram(
   d: Diagram,
   lay: Layout,
   colors: Map<string, string>,
   lanes: readonly LaneSegment[] = [],
+  range?: DrawRange,
 ): Drawing {
+  const reaches = (a: number, b: number) =>
+    range === undefined || (Math.max(a, b) >= range.from && Math.min(a, b) <= range.to)
   const svg = el('svg', {
     width: lay.width,
     height: lay.height,
@@ -190,39 +219,20 @@ export function renderDiagram(
   const lines = el('g', { class: 'lines' }, svg)
   const arrows = el('g', { class: 'arrows' }, svg)
   const marks = el('g', { class: 'marks' }, svg)
+  const top = 26
+  const bottom = lay.height - 16
+  const faults = drawFaults(d, lay, bands, top, bottom)
   const drawing: Drawing = {
     svg,
     events: new Map(),
     messages: new Map(),
-    down: new Map(),
-    partitions: new Map(),
-    duplicates: [],
+    down: faults.down,
+    partitions: faults.partitions,
+    duplicates: new Map(),
+    faults,
     now: el('line', { class: 'now', y1: 8, y2: lay.height - 4, x1: 0, x2: 0 }, svg),
     axis,
-  }
-  const top = 26
-  const bottom = lay.height - 16
-
-  for (const p of d.partitions) {
-    const x1 = lay.x[p.fromSeq]!
-    const x2 = p.toSeq === undefined ? lay.endX : lay.x[p.toSeq]!
-    const g = el('g', { class: 'partition', 'data-partition': p.id }, bands)
-    el('rect', { x: x1, y: top, width: Math.max(2, x2 - x1), height: bottom - top }, g)
-    el('text', { x: x1 + 4, y: top - 6, class: 'band-label' }, g).textContent =
-      `${partitionLabel(p.groups)}${p.toSeq === undefined ? '' : ' … heal'}`
-    drawing.partitions.set(p, g)
-  }
-  for (const b of d.down) {
-    const y = lay.y.get(b.process)!
-    const x1 = lay.x[b.fromSeq]!
-    const x2 = b.toSeq === undefined ? lay.endX : lay.x[b.toSeq]!
-    const rect = el(
-      'rect',
-      { class: 'down', x: x1, y: y - 9, width: Math.max(2, x2 - x1), height: 18 },
-      bands,
-    )
-    el('title', {}, rect).textContent = `process ${b.process} is down`
-    drawing.down.set(b, rect)
+    range,
   }
 
   for (const p of d.processes) {
@@ -236,6 +246,7 @@ export function renderDiagram(
     if (y === undefined) continue
     const x1 = lay.x[seg.fromSeq]!
     const x2 = seg.toSeq === undefined ? lay.endX : lay.x[seg.toSeq]!
+    if (!reaches(x1, x2)) continue
     const rect = el(
       'rect',
       {
@@ -252,8 +263,11 @@ export function renderDiagram(
     el('title', {}, rect).textContent = `node ${seg.process}: ${seg.state}`
   }
 
-  // Arrow labels where the arrow leaves room for them; on hover otherwise.
+  // Arrow and drop labels where the arrow leaves room for them and they overlap no other label;
+  // on hover otherwise. Drops on a crashed receiver: one label per down band.
   const CHAR = 6.2
+  const taken = new LabelSpace()
+  const labelledBands = new Set<DownBand>()
   for (const m of d.messages) {
     const color = colors.get(m.type) ?? '#555'
     const y1 = lay.y.get(m.from)!
@@ -268,10 +282,11 @@ export function renderDiagram(
       x2 = Math.max(lay.x[m.drop.seq]!, x1 + 1.5 * STEP)
       yEnd = y1 + (y2 - y1) * 0.4
     } else x2 = lay.endX
+    if (!reaches(x1, x2 + 8)) continue
     const g = el(
       'g',
       {
-        class: `msg outcome-${m.outcome}${m.duplicated ? ' duplicated' : ''}`,
+        class: `msg outcome-${m.outcome}${m.duplicated ? ' duplicated' : ''}${m.resendOf === undefined ? '' : ' resend'}`,
         'data-message': m.id,
         'data-outcome': m.outcome,
         'data-copy': m.copy,
@@ -281,6 +296,15 @@ export function renderDiagram(
     )
     el('line', { x1, y1, x2, y2: yEnd, class: 'hit' }, g)
     el('line', { x1, y1, x2, y2: yEnd, class: 'shaft' }, g)
+    if (m.resendOf !== undefined) {
+      // The link's retransmission of a dropped message: ↻ at its send.
+      g.dataset.resend = m.resendOf
+      el(
+        'text',
+        { x: x1 - 5, y: y1 - 7, class: 'resend-mark', 'text-anchor': 'end' },
+        g,
+      ).textContent = '↻'
+    }
     if (m.outcome === 'drop') {
       el(
         'path',
@@ -290,30 +314,51 @@ export function renderDiagram(
         },
         g,
       )
-      el('text', { x: x2 + 7, y: yEnd - 6, class: 'drop-label' }, g).textContent = m.drop!.reason
+      const reason = m.drop!.reason
+      const band = m.drop!.atReceiver ? downAt(d.down, m.to, m.drop!.seq) : undefined
+      const shown = band
+        ? !labelledBands.has(band) && taken.claim(x2 + 7, yEnd - 16, reason.length * CHAR, 12)
+        : taken.claim(x2 + 7, yEnd - 16, reason.length * CHAR, 12)
+      if (band && shown) labelledBands.add(band)
+      el(
+        'text',
+        {
+          x: x2 + 7,
+          y: yEnd - 6,
+          class: shown ? 'drop-label' : 'drop-label hover-only',
+          'data-drop-label': shown ? 'shown' : 'hover',
+        },
+        g,
+      ).textContent = reason
     } else {
       el('polygon', { points: head(x1, y1, x2, yEnd), class: 'head' }, g)
       if (m.outcome === 'in-flight')
         el('text', { x: x2 + 4, y: yEnd - 6, class: 'drop-label' }, g).textContent = 'in flight'
     }
     if (m.outcome !== 'drop') {
-      const room = Math.hypot(x2 - x1, yEnd - y1) >= m.type.length * CHAR + 24
+      const text = arrowLabel(m.type, (m.send?.raw as { msg?: unknown } | undefined)?.msg)
+      const lx = (x1 + x2) / 2 + 3
+      const ly = (y1 + yEnd) / 2 - 3
+      const room =
+        Math.hypot(x2 - x1, yEnd - y1) >= text.length * CHAR + 24 &&
+        taken.claim(lx, ly - 10, text.length * CHAR, 12)
       const t = el(
         'text',
         {
-          x: (x1 + x2) / 2 + 3,
-          y: (y1 + yEnd) / 2 - 3,
+          x: lx,
+          y: ly,
           class: room ? 'msg-label' : 'msg-label hover-only',
           'data-arrow-label': room ? 'shown' : 'hover',
         },
         g,
       )
-      t.textContent = m.type
+      t.textContent = text
     }
     drawing.messages.set(m, g)
   }
 
   for (const dup of d.duplicates) {
+    if (!reaches(lay.x[dup.seq]!, lay.x[dup.seq]!)) continue
     const g = el(
       'g',
       {
@@ -325,7 +370,7 @@ export function renderDiagram(
     )
     el('text', { 'text-anchor': 'middle', y: 4 }, g).textContent = '⧉'
     el('title', {}, g).textContent = `message #${dup.messageId} duplicated by the network`
-    drawing.duplicates.push(g)
+    drawing.duplicates.set(dup, g)
   }
 
   // Process names on top of everything, in a column the page keeps in sight when scrolled.
@@ -342,6 +387,7 @@ export function renderDiagram(
 
   const labelEnd = new Map<string, number>()
   for (const e of d.events) {
+    if (!reaches(lay.x[e.seq]! - 8, lay.x[e.seq]! + 8)) continue
     const g = el(
       'g',
       {

@@ -7,6 +7,8 @@ import {
   type DuplicateMark,
   type EventKind,
   InputError,
+  type LossBand,
+  type MarkLine,
   type PartitionBand,
   type ProcessId,
   type TimelineItem,
@@ -120,15 +122,23 @@ export function traceToDiagram(doc: unknown): Diagram {
 
   const events: VizEvent[] = []
   const timeline: TimelineItem[] = []
-  const sends = new Map<string, { send: VizEvent; copies: number; msg: unknown; proto?: string }>()
+  const sends = new Map<
+    string,
+    { send: VizEvent; copies: number; msg: unknown; proto?: string; resendOf?: string }
+  >()
   const outcomes: VizMessage[] = []
   const down: DownBand[] = []
+  const paused: DownBand[] = []
   const partitions: PartitionBand[] = []
+  const losses: LossBand[] = []
+  const marks: MarkLine[] = []
   const duplicates: DuplicateMark[] = []
   const protos = new Set<string>()
   const types = new Set<string>()
   const openDown = new Map<ProcessId, DownBand>()
+  const openPause = new Map<ProcessId, DownBand>()
   let openPartition: PartitionBand | undefined
+  let openLoss: LossBand | undefined
   let skipped = 0
 
   const item = (t: number, process?: ProcessId, after?: number): number => {
@@ -176,12 +186,18 @@ export function traceToDiagram(doc: unknown): Diagram {
         const mid = id(e.id)
         const type = messageType(e.msg)
         types.add(type)
-        const send = event(index, e, from, 'send', `→${to} #${mid} ${type}`, {
+        // The link's retransmission of an earlier message (the cluster's links write `resendOf`).
+        const resendOf =
+          typeof e.resendOf === 'number' || typeof e.resendOf === 'string'
+            ? id(e.resendOf)
+            : undefined
+        const label = `→${to} #${mid} ${type}${resendOf === undefined ? '' : ` ↻#${resendOf}`}`
+        const send = event(index, e, from, 'send', label, {
           messageId: mid,
           messageType: type,
           peer: to,
         })
-        sends.set(mid, { send, copies: 1, msg: e.msg, proto })
+        sends.set(mid, { send, copies: 1, msg: e.msg, proto, resendOf })
         break
       }
       case 'deliver': {
@@ -264,6 +280,27 @@ export function traceToDiagram(doc: unknown): Diagram {
         partitions.push(openPartition)
         break
       }
+      case 'loss': {
+        // `percent` of the packets dropped from now on; 0 ends it, another percent replaces it.
+        const percent = typeof e.percent === 'number' && Number.isFinite(e.percent) ? e.percent : 0
+        const seq = item(e.t)
+        if (openLoss) {
+          openLoss.to = e.t
+          openLoss.toSeq = seq
+          openLoss.endId = index
+          openLoss = undefined
+        }
+        if (percent > 0) {
+          openLoss = { percent, from: e.t, fromSeq: seq, id: index }
+          losses.push(openLoss)
+        }
+        break
+      }
+      case 'mark': {
+        const label = typeof e.label === 'string' ? e.label : shortText(e.label ?? 'mark')
+        marks.push({ id: index, t: e.t, seq: item(e.t), label })
+        break
+      }
       case 'heal': {
         const seq = item(e.t)
         if (openPartition) {
@@ -282,18 +319,27 @@ export function traceToDiagram(doc: unknown): Diagram {
         const node = addProcess(e.node)
         const kind = e.type as EventKind
         const ev = event(index, e, node, kind, nodeLabel(kind, e))
-        if (kind === 'crash') {
-          const band: DownBand = { process: node, from: e.t, fromSeq: ev.seq }
-          openDown.set(node, band)
-          down.push(band)
-        } else if (kind === 'restart') {
-          const band = openDown.get(node)
+        const close = (open: Map<ProcessId, DownBand>) => {
+          const band = open.get(node)
           if (band) {
             band.to = e.t
             band.toSeq = ev.seq
-            openDown.delete(node)
+            open.delete(node)
           }
         }
+        const begin = (open: Map<ProcessId, DownBand>, list: DownBand[]) => {
+          if (open.has(node)) return
+          const band: DownBand = { process: node, from: e.t, fromSeq: ev.seq }
+          open.set(node, band)
+          list.push(band)
+        }
+        if (kind === 'crash') {
+          // A crash ends a pause: the process is down, not paused, until it restarts.
+          close(openPause)
+          begin(openDown, down)
+        } else if (kind === 'restart') close(openDown)
+        else if (kind === 'pause') begin(openPause, paused)
+        else if (kind === 'resume') close(openPause)
       }
     }
   }
@@ -305,7 +351,12 @@ export function traceToDiagram(doc: unknown): Diagram {
     const copy = seen.get(m.id) ?? 0
     seen.set(m.id, copy + 1)
     const sent = sends.get(m.id)
-    messages.push({ ...m, copy, duplicated: (sent?.copies ?? 1) > 1 })
+    messages.push({
+      ...m,
+      copy,
+      duplicated: (sent?.copies ?? 1) > 1,
+      ...(sent?.resendOf === undefined ? {} : { resendOf: sent.resendOf }),
+    })
   }
   for (const [mid, sent] of sends) {
     for (let copy = seen.get(mid) ?? 0; copy < sent.copies; copy++) {
@@ -318,6 +369,7 @@ export function traceToDiagram(doc: unknown): Diagram {
         send,
         outcome: 'in-flight',
         duplicated: sent.copies > 1,
+        ...(sent.resendOf === undefined ? {} : { resendOf: sent.resendOf }),
         type: send.messageType!,
         proto: sent.proto,
         seq: send.seq,
@@ -328,7 +380,7 @@ export function traceToDiagram(doc: unknown): Diagram {
 
   assignClocks(events, processes, (d) => (d.messageId ? sends.get(d.messageId)?.send : undefined))
 
-  const end = raw.length === 0 ? 0 : Math.max(...raw.map((e) => e.t))
+  const end = raw.reduce((most, e) => Math.max(most, e.t), raw.length === 0 ? 0 : -Infinity)
   const title = [
     seed === undefined ? undefined : `seed ${String(seed)}`,
     `${processes.length} processes`,
@@ -346,7 +398,10 @@ export function traceToDiagram(doc: unknown): Diagram {
     events,
     messages,
     down,
+    paused,
     partitions,
+    losses,
+    marks,
     duplicates,
     timeline,
     timeUnit: 'ms',
@@ -370,6 +425,7 @@ const NODE_KINDS = new Set<string>([
   'pause',
   'resume',
   'clock',
+  'clock-step',
   'error',
 ])
 
@@ -404,11 +460,18 @@ function nodeLabel(kind: EventKind, e: Entry): string {
       return `⏵ resumed${typeof e.backlog === 'number' ? ` (${e.backlog} waiting)` : ''}`
     case 'clock':
       return `clock offset ${String(e.offset)} ms, drift ${String(e.drift)}`
+    case 'clock-step':
+      return `wall clock ${typeof e.deltaMs === 'number' ? signedMs(e.deltaMs) : 'stepped'}`
     case 'error':
       return `‼ ${String(e.message)}`
     default:
       return kind
   }
+}
+
+/** `+500 ms`, `-1.5 ms`: a clock step. */
+export function signedMs(ms: number): string {
+  return `${ms >= 0 ? '+' : ''}${Number(ms.toFixed(3))} ms`
 }
 
 /** `37.469 ms`, or `log position 12` for logs without time. */

@@ -82,3 +82,29 @@ export function screenLayout(
     height: Math.max(height, last + BOTTOM),
   }
 }
+
+/** Below this many marks and arrows everything is drawn; above it, the window and a margin. */
+export const DRAW_ALL_BELOW = 4000
+
+/**
+ * The stretch of screen x to draw for a pane `viewWidth` wide scrolled to `scrollLeft`: the view
+ * and half a view either side (so a small scroll needs no redraw), or undefined (everything)
+ * for a diagram of fewer than `DRAW_ALL_BELOW` items.
+ */
+export function drawRange(
+  items: number,
+  scrollLeft: number,
+  viewWidth: number,
+): { from: number; to: number } | undefined {
+  if (items < DRAW_ALL_BELOW) return undefined
+  return { from: scrollLeft - viewWidth / 2, to: scrollLeft + viewWidth * 1.5 }
+}
+
+/** Whether the view scrolled to `scrollLeft` shows x outside what was drawn. */
+export function outsideDrawn(
+  range: { from: number; to: number } | undefined,
+  scrollLeft: number,
+  viewWidth: number,
+): boolean {
+  return range !== undefined && (scrollLeft < range.from || scrollLeft + viewWidth > range.to)
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { markLabel, stateLanes } from '../src/annotations.js'
+import { arrowLabel, markLabel, stateLanes } from '../src/annotations.js'
 import { colorAt, typeColors } from '../src/colors.js'
 import { traceToDiagram } from '../src/trace.js'
 
@@ -67,6 +67,50 @@ describe('labelled marks', () => {
       'adjusted -3.25 ms',
       undefined,
     ])
+  })
+})
+
+describe('arrow labels', () => {
+  it('carry the payload that tells the story: CMH probes, ring elections, coordinators', () => {
+    const probe = {
+      type: 'probe',
+      initiator: 5,
+      computation: 1,
+      sender: 5,
+      receiver: 2,
+      resource: 'r2',
+      path: [],
+    }
+    expect(arrowLabel('probe', probe)).toBe('probe (5,5,2)')
+    // The graph variant, inside a composition envelope.
+    expect(
+      arrowLabel('probe', {
+        proto: 'detect',
+        msg: { type: 'probe', initiator: 1, sender: 2, receiver: 3, path: [1, 2] },
+      }),
+    ).toBe('probe (1,2,3)')
+    expect(
+      arrowLabel('election', { type: 'election', list: [2, 3, 4], out: [], max: 0, round: 1 }),
+    ).toBe('election [2,3,4]')
+    expect(
+      arrowLabel('coordinator', { type: 'coordinator', leader: 6, term: 6, members: [] }),
+    ).toBe('coordinator 6 t6')
+    // Anything else, or a payload of the wrong shape: the type alone.
+    expect(arrowLabel('ping', { type: 'ping' })).toBe('ping')
+    expect(arrowLabel('probe', { type: 'probe', initiator: 1 })).toBe('probe')
+    expect(arrowLabel('election', { type: 'election', list: 'x' })).toBe('election')
+    expect(arrowLabel('x', 'x')).toBe('x')
+  })
+
+  it('label a wall-clock step with its jump', () => {
+    const d = traceToDiagram({
+      nodes: [1],
+      events: [
+        { t: 1, type: 'clock-step', node: 1, deltaMs: 500 },
+        { t: 2, type: 'clock-step', node: 1, deltaMs: -1.25 },
+      ],
+    })
+    expect(d.events.map(markLabel)).toEqual(['clock +500 ms', 'clock -1.25 ms'])
   })
 })
 

@@ -106,6 +106,12 @@ beforeAll(async () => {
   traces['flood-large'] = scenarioTrace('flood', { n: 74 })
   // The first 4.1 s of an 8 s `pnpm cluster -- --trace` run (3 nodes, a crash, lock, election, sync).
   traces.cluster = JSON.parse(readFileSync(join(app, 'test/fixtures/cluster-trace.json'), 'utf8'))
+  // Hand-written: every fault shape the cluster writes (loss, mark, pause, resends, clock step).
+  traces['synthetic-faults'] = JSON.parse(
+    readFileSync(join(app, 'test/fixtures/synthetic-faults.json'), 'utf8'),
+  )
+  traces['deadlock-cmh'] = scenarioTrace('deadlock-cmh')
+  traces['election-ring'] = scenarioTrace('election-ring')
   for (const [name, doc] of Object.entries(traces))
     writeFileSync(join(tracesDir, `${name}.json`), JSON.stringify(doc))
   writeFileSync(
@@ -463,6 +469,112 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     await shot('cluster.png')
   })
 
+  it('draws the fault shapes as bands and marks: loss, pause, crash, partition, marks, resends, clock steps', async () => {
+    const doc = traces['synthetic-faults']!
+    await open('synthetic-faults.json')
+    const ofType = (type: string) => doc.events.filter((e) => e.type === type)
+    expect(await count('#diagram [data-band="loss"]')).toBe(
+      ofType('loss').filter((e) => (e as unknown as { percent: number }).percent > 0).length,
+    )
+    expect(await count('#diagram [data-band="partition"]')).toBe(ofType('partition').length)
+    expect(await count('#diagram [data-band="down"]')).toBe(ofType('crash').length)
+    expect(await count('#diagram [data-band="paused"]')).toBe(ofType('pause').length)
+    expect(await count('#diagram [data-mark-line]')).toBe(ofType('mark').length)
+    const texts = (selector: string) =>
+      browser.eval<string[]>(
+        `[...document.querySelectorAll(${JSON.stringify(selector)})].map((t) => t.textContent)`,
+      )
+    expect(await texts('#diagram [data-band="loss"] text')).toEqual(['loss 20%', 'loss 5%'])
+    expect(await texts('#diagram [data-band="paused"] text')).toEqual(['paused'])
+    expect(await texts('#diagram [data-mark-line] text')).toEqual([
+      'workload starts',
+      'checker starts',
+    ])
+    // Resends: their own arrows, ↻ at the send, pointing at the dropped original.
+    const resends = doc.events.flatMap((e) => {
+      const r = (e as { resendOf?: number }).resendOf
+      return e.type === 'send' && r !== undefined ? [String(r)] : []
+    })
+    expect(resends.length).toBe(3)
+    expect(await attrs('#diagram [data-resend]', 'data-resend')).toEqual(resends)
+    expect(await count('#diagram [data-resend] .resend-mark')).toBe(resends.length)
+    await browser.call('hover', { selector: `#diagram [data-resend="${resends[0]}"] .hit` })
+    expect(await browser.eval<string>('document.getElementById("tooltip").innerText')).toContain(
+      `resend of #${resends[0]}`,
+    )
+    expect(await texts('#diagram [data-mark-label]')).toContain('clock +500 ms')
+    // Three drops on node 3 while it is down: one label for the band, the others on hover.
+    const crashedDrops = await browser.eval<string[]>(
+      `[...document.querySelectorAll('#diagram [data-outcome="drop"] [data-drop-label]')].filter((t) => t.textContent === 'receiver-crashed').map((t) => t.dataset.dropLabel)`,
+    )
+    expect(crashedDrops.sort()).toEqual(['hover', 'hover', 'shown'])
+    // The overview strip shows the bands across all rows too.
+    expect(await count('[data-overview] [data-overview-band="loss"]')).toBe(2)
+    expect(await count('[data-overview] [data-overview-band="partition"]')).toBe(1)
+    expect(await count('[data-overview] [data-overview-band="paused"]')).toBe(1)
+    // Stepping: nothing before the start, everything at the end.
+    await browser.call('click', { selector: '#reset' })
+    expect(await count(`#diagram [data-band]${VISIBLE}`)).toBe(0)
+    expect(await count(`#diagram [data-mark-line]${VISIBLE}`)).toBe(0)
+    await browser.call('click', { selector: '#end' })
+    expect(await count(`#diagram [data-band]${VISIBLE}`)).toBe(5)
+    await shot('synthetic-faults.png')
+    // Zoomed in and scrolled past the partition's start: its label stays right of the names.
+    for (let i = 0; i < 4; i++) await browser.call('press', { key: '+' })
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    const placed = await browser.eval<{
+      label: number
+      names: number
+      band: number
+    }>(`(async () => {
+      const canvas = document.getElementById('canvas')
+      const band = document.querySelector('#diagram [data-band="partition"] rect')
+      canvas.scrollLeft = Number(band.getAttribute('x')) + 60 - 96
+      await new Promise((r) => setTimeout(r, 50))
+      return {
+        label: document.querySelector('#diagram [data-band="partition"] text').getBoundingClientRect().left,
+        names: document.querySelector('#diagram .labels-bg').getBoundingClientRect().right,
+        band: band.getBoundingClientRect().left,
+      }
+    })()`)
+    expect(placed.band).toBeLessThan(placed.names)
+    expect(placed.label).toBeGreaterThanOrEqual(placed.names)
+    await shot('synthetic-faults-scrolled.png')
+  })
+
+  it('arrow labels carry CMH probes (i, j, k) and the ring election list; shown labels never overlap', async () => {
+    const labelTexts = () =>
+      browser.eval<string[]>(
+        `[...document.querySelectorAll('#diagram [data-arrow-label]')].map((t) => t.textContent)`,
+      )
+    const sendsOf = (doc: TraceDocument, type: string) =>
+      doc.events.filter((e) => e.type === 'send' && (e.msg as { type?: string }).type === type)
+    const overlaps = () =>
+      browser.eval<number>(`(() => {
+        const boxes = [...document.querySelectorAll('#diagram [data-arrow-label="shown"], #diagram [data-drop-label="shown"]')].map((t) => t.getBoundingClientRect())
+        let n = 0
+        for (let i = 0; i < boxes.length; i++)
+          for (let j = 0; j < i; j++) {
+            const a = boxes[i], b = boxes[j]
+            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) n++
+          }
+        return n
+      })()`)
+    await open('deadlock-cmh.json')
+    const probes = (await labelTexts()).filter((l) => l.startsWith('probe'))
+    expect(probes.length).toBe(sendsOf(traces['deadlock-cmh']!, 'probe').length)
+    expect(probes.every((l) => /^probe \(\d+,\d+,\d+\)$/.test(l))).toBe(true)
+    expect(await overlaps()).toBe(0)
+    await shot('deadlock-cmh.png')
+    await open('election-ring.json')
+    const elections = (await labelTexts()).filter((l) => l.startsWith('election'))
+    expect(elections.length).toBeGreaterThan(0)
+    expect(elections.every((l) => /^election \[\d+(,\d+)*\]$/.test(l))).toBe(true)
+    expect(elections.some((l) => l.includes(','))).toBe(true)
+    expect(await overlaps()).toBe(0)
+    await shot('election-ring.png')
+  })
+
   it('a 25,000-event trace: the brush in the overview and the wheel set the detail view', async () => {
     const doc = traces['flood-large']!
     expect(doc.events.length).toBeGreaterThanOrEqual(25_000)
@@ -521,6 +633,11 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     const fewer = await inView()
     expect(fewer).toBeGreaterThan(0)
     expect(fewer).toBeLessThan(allInView / 2)
+    // Only the view's stretch (and a margin) is in the DOM: far fewer marks than the run has.
+    const drawn = await count('#diagram [data-event]')
+    expect(drawn).toBeGreaterThanOrEqual(fewer)
+    expect(drawn).toBeLessThan(processEvents(doc).length / 3)
+    console.log(`brushed to a tenth: ${drawn} of ${processEvents(doc).length} event marks drawn`)
     await shot('flood-large-brushed.png')
     // Drag the window's body right: the detail view moves later in the run at the same scale.
     const moved = await browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
@@ -792,7 +909,56 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     expect(await count('#diagram-b, [data-diff]')).toBe(0)
   })
 
-  it('raised no error in the page', () => {
+  it('says which trace is loading, hides a tooltip whose mark a step hid, keeps the status line still', async () => {
+    // A file that never finishes reading: the page stays loading, and says which file.
+    await open('causal-order.json')
+    await browser.eval(`(() => {
+      const ev = new Event('drop', { bubbles: true, cancelable: true })
+      const file = { name: 'slow.json', text: () => new Promise(() => {}) }
+      Object.defineProperty(ev, 'dataTransfer', { value: { files: [file] } })
+      document.body.dispatchEvent(ev)
+    })()`)
+    expect(await browser.eval('document.body.dataset.state')).toBe('loading')
+    expect(await browser.eval('document.getElementById("loading").innerText')).toBe(
+      'Loading slow.json…',
+    )
+    expect(await browser.eval('document.querySelector(".empty")?.checkVisibility() ?? false')).toBe(
+      false,
+    )
+    const doc = traces['causal-order']!
+    await open('causal-order.json')
+    const last = processEvents(doc).at(-1)!
+    await browser.call('hover', { selector: `#diagram [data-event="${last}"]` })
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(false)
+    // Back to the start by key: the mark is hidden under the pointer, and its tooltip with it.
+    await browser.call('press', { key: 'Home' })
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(true)
+    await browser.call('press', { key: 'End' })
+    await browser.call('hover', { selector: `#diagram [data-event="${last}"]` })
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(false)
+    // A redraw (zoom in) replaces the marks: no tooltip left behind.
+    await browser.call('press', { key: '+' })
+    await browser.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    expect(await browser.eval('document.getElementById("tooltip").hidden')).toBe(true)
+    // The status line keeps its width while stepping.
+    const width = () =>
+      browser.eval<number>('document.getElementById("status").getBoundingClientRect().width')
+    await browser.call('press', { key: 'Home' })
+    const widths = [await width()]
+    for (let i = 0; i < 12; i++) {
+      await browser.call('press', { key: 'ArrowRight' })
+      widths.push(await width())
+    }
+    await browser.call('press', { key: 'End' })
+    widths.push(await width())
+    expect(new Set(widths).size).toBe(1)
+  })
+
+  it('raised no error in the page, and asked for nothing missing but the missing trace', async () => {
+    // An inline icon: no request for /favicon.ico.
+    const notFound = await browser.call<string[]>('notFound', {})
+    expect(notFound.filter((path) => path !== '/traces/missing.json')).toEqual([])
+
     // A missing trace's 404 is reported by the browser as a console error: the only one allowed.
     expect(browser.pageErrors.filter((e) => !/404/.test(e))).toEqual([])
   })

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs'
 import { SimNetwork, type TraceDocument } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
+import { defaultFilters, stopsOf } from '../src/filters.js'
 import { parseInput } from '../src/load.js'
 import { InputError } from '../src/model.js'
 import { findTraceClocks, messageType, traceToDiagram } from '../src/trace.js'
@@ -211,5 +213,57 @@ describe('sd traces', () => {
     // 1 start 1, send 2; 2 start 1, delivery 3, send 4; 3 start 1, delivery 5.
     expect(deliver3.vc).toEqual([2, 3, 2])
     expect(deliver3.lamport).toBe(5)
+  })
+
+  it("reads the cluster's fault shapes: loss bands, marks, pause bands, resends and clock steps", () => {
+    const fixture = new URL('./fixtures/synthetic-faults.json', import.meta.url)
+    const d = traceToDiagram(JSON.parse(readFileSync(fixture, 'utf8')))
+    expect(d.skipped).toBe(0)
+    // loss 20 at entry 6 until loss 0 (entry 29); loss 5 (entry 31) to the end.
+    expect(d.losses.map((l) => [l.percent, l.id, l.endId, l.to])).toEqual([
+      [20, 6, 29, 22],
+      [5, 31, undefined, undefined],
+    ])
+    expect(d.marks.map((m) => [m.label, m.t])).toEqual([
+      ['workload starts', 1],
+      ['checker starts', 25],
+    ])
+    expect(d.paused.map((b) => [b.process, b.from, b.to])).toEqual([['2', 9, 12]])
+    expect(d.down.map((b) => [b.process, b.from, b.to])).toEqual([['3', 15, 20]])
+    // Resends point at the message whose transmission was dropped.
+    expect(
+      d.messages.filter((m) => m.resendOf !== undefined).map((m) => [m.id, m.resendOf]),
+    ).toEqual([
+      ['3', '2'],
+      ['5', '4'],
+      ['9', '6'],
+    ])
+    expect(d.events.find((e) => e.messageId === '3' && e.kind === 'send')!.label).toBe(
+      '→3 #3 ping ↻#2',
+    )
+    const step = d.events.find((e) => e.kind === 'clock-step')!
+    expect([step.process, step.label]).toEqual(['1', 'wall clock +500 ms'])
+    // Loss and mark entries are playback stops, like partitions.
+    const stops = stopsOf(d, defaultFilters())
+    for (const l of d.losses) expect(stops).toContain(l.fromSeq)
+    for (const m of d.marks) expect(stops).toContain(m.seq)
+  })
+
+  it('a crash ends a pause, and a second loss entry replaces the first', () => {
+    const d = traceToDiagram(
+      doc([
+        { t: 1, type: 'pause', node: 1 },
+        { t: 2, type: 'loss', percent: 10 },
+        { t: 3, type: 'crash', node: 1 },
+        { t: 4, type: 'loss', percent: 30 },
+        { t: 5, type: 'resume', node: 1, backlog: 0 },
+      ]),
+    )
+    expect(d.paused.map((b) => [b.from, b.to])).toEqual([[1, 3]])
+    expect(d.down.map((b) => [b.from, b.to])).toEqual([[3, undefined]])
+    expect(d.losses.map((l) => [l.percent, l.from, l.to])).toEqual([
+      [10, 2, 4],
+      [30, 4, undefined],
+    ])
   })
 })

@@ -4,8 +4,11 @@ import { LEFT, layout } from '../src/layout.js'
 import { traceToDiagram } from '../src/trace.js'
 import {
   clampWindow,
+  DRAW_ALL_BELOW,
+  drawRange,
   fullWindow,
   MIN_ROW_GAP,
+  outsideDrawn,
   rowYs,
   screenLayout,
   VIEW_RIGHT,
@@ -73,6 +76,19 @@ describe('the detail view', () => {
     const ys = [...lay.y.values()]
     expect(Math.max(...ys) - Math.min(...ys)).toBeGreaterThan(400)
     expect(lay.height).toBe(600)
+  })
+})
+
+describe('what a large run draws', () => {
+  it('draws a small run whole, a large one around the view; a scroll past that draws again', () => {
+    expect(drawRange(DRAW_ALL_BELOW - 1, 5000, 1000)).toBeUndefined()
+    const range = drawRange(DRAW_ALL_BELOW, 5000, 1000)!
+    expect(range).toEqual({ from: 4500, to: 6500 })
+    expect(outsideDrawn(undefined, 1e9, 1000)).toBe(false)
+    expect(outsideDrawn(range, 5000, 1000)).toBe(false)
+    expect(outsideDrawn(range, 5499, 1000)).toBe(false)
+    expect(outsideDrawn(range, 5501, 1000)).toBe(true)
+    expect(outsideDrawn(range, 4499, 1000)).toBe(true)
   })
 })
 

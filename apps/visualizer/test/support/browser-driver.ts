@@ -33,6 +33,11 @@ page.on('pageerror', (e) => pageErrors.push(e.message))
 page.on('console', (m) => {
   if (m.type() === 'error') pageErrors.push(m.text())
 })
+/** Paths the page asked for that the server did not have (a missing favicon would be one). */
+const notFound: string[] = []
+page.on('response', (r) => {
+  if (r.status() === 404) notFound.push(new URL(r.url()).pathname)
+})
 
 function reply(value: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ...value, pageErrors: pageErrors.splice(0) })}\n`)
@@ -126,6 +131,8 @@ async function run(c: Command): Promise<unknown> {
       await page.mouse.move(c.x as number, c.y as number)
       await page.mouse.wheel(0, c.deltaY as number)
       return null
+    case 'notFound':
+      return [...notFound]
     case 'viewport':
       await page.setViewportSize({ width: c.width as number, height: c.height as number })
       return null
