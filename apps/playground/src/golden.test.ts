@@ -22,7 +22,10 @@ describe(`golden traces (testdata/; rewrite: ${REWRITE_COMMAND})`, () => {
       })
       const actual = goldenText(golden, net.trace)
       const path = `${TESTDATA}${golden.file}`
-      const stored = existsSync(path) ? readFileSync(path, 'utf8') : undefined
+      // A checkout that turned line ends into CRLF (core.autocrlf) still compares equal.
+      const stored = existsSync(path)
+        ? readFileSync(path, 'utf8').replaceAll('\r\n', '\n')
+        : undefined
       if (UPDATE) {
         if (stored !== actual) {
           writeFileSync(path, actual)
