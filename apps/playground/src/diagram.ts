@@ -103,7 +103,9 @@ export function renderDiagram(trace: readonly TraceEvent[], options: DiagramOpti
     if (event.type === 'resume') paused.delete(drawn.node)
     // Compact columns are too narrow to indent: `election` needs all eight columns of its line.
     const indent = layout.compact ? 0 : INDENT
-    const texts = cellText(drawn.text, inner, Math.max(cellLines, drawn.lines ?? 1), indent)
+    // A note in a column under ten wide gets one line more: `★`, `follows`, `7 (term`, `16)`.
+    const extra = layout.compact && drawn.lines !== undefined && inner < 10 ? 1 : 0
+    const texts = cellText(drawn.text, inner, Math.max(cellLines, drawn.lines ?? 1) + extra, indent)
     texts.forEach((text, i) => {
       const own = i === 0 ? text : ' '.repeat(indent) + text
       const stamp = i === 0 ? time : ' '.repeat(layout.timeWidth)

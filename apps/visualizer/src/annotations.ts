@@ -22,6 +22,17 @@ function fieldsOf(e: VizEvent): Fields | undefined {
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 const signed = (v: number) => `${v >= 0 ? '+' : ''}${Number(v.toFixed(3))}`
 
+/**
+ * A fencing token. The mutexes pack a term (or generation) over a count, term x 2^32 + count:
+ * `#1:7` reads better than `#4294967303`, and says which term granted it.
+ */
+export function tokenText(token: number): string {
+  const high = Math.floor(token / 2 ** 32)
+  return high > 0 && Number.isSafeInteger(token)
+    ? `${high}:${token - high * 2 ** 32}`
+    : String(token)
+}
+
 /** The label of an emitted event, or undefined for those that carry no story (ignored, phase...). */
 export function markLabel(e: VizEvent): string | undefined {
   if (e.kind === 'clock-step') {
@@ -36,7 +47,7 @@ export function markLabel(e: VizEvent): string | undefined {
   switch (f.type) {
     case 'acquired':
     case 'released':
-      return token === undefined ? f.type : `${f.type} #${token}`
+      return token === undefined ? f.type : `${f.type} #${tokenText(token)}`
     case 'leader':
     case 'elected':
     case 'coordinator': {

@@ -159,3 +159,12 @@ describe('message type colors', () => {
       }
   })
 })
+
+describe('tokenText', () => {
+  it('shows a term-packed token as term:count, and a small one as it is', async () => {
+    const { tokenText } = await import('../src/annotations.js')
+    expect(tokenText(4294967303)).toBe('1:7')
+    expect(tokenText(2 * 2 ** 32)).toBe('2:0')
+    expect(tokenText(41)).toBe('41')
+  })
+})

@@ -452,7 +452,7 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     const labels = await browser.eval<string[]>(
       `[...document.querySelectorAll('#diagram [data-mark-label]')].map((t) => t.textContent)`,
     )
-    expect(labels.some((l) => /^acquired #\d+$/.test(l))).toBe(true)
+    expect(labels.some((l) => /^acquired #\d+(:\d+)?$/.test(l))).toBe(true)
     expect(labels.some((l) => /^leader n\d t\d+$/.test(l))).toBe(true)
     expect(labels.some((l) => /^adjusted [+-][\d.]+ ms$/.test(l))).toBe(true)
     expect(await count('#diagram [data-mark-label="shown"]')).toBeGreaterThan(0)
@@ -553,7 +553,7 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
       const labels = await browser.eval<string[]>(
         `[...document.querySelectorAll('#diagram [data-mark-label]')].map((t) => t.textContent)`,
       )
-      expect(labels.some((l) => /^acquired #\d+$/.test(l))).toBe(true)
+      expect(labels.some((l) => /^acquired #\d+(:\d+)?$/.test(l))).toBe(true)
       expect(labels.some((l) => /^leader n\d t\d+$/.test(l))).toBe(true)
       await shot(`${name}.png`)
       if (name !== 'cluster-20s') return
