@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { SHIVIZ_REGEX, traceToShiViz, traceVectorClocks } from '@sd/clocks'
+import { main as playground } from '@sd/playground/src/cli.js'
 import { scenarios } from '@sd/playground/src/scenarios/index.js'
 import { type Ctx, SimNetwork, type TraceDocument } from '@sd/transport'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -79,6 +80,43 @@ const open = async (file: string, query = '') => {
 }
 const shot = (name: string) => browser.call('screenshot', { path: join(screenshots, name) })
 
+/**
+ * The story of `pnpm demo`'s bully section at 80 columns, from 7's crash to its return, and the
+ * run's outcome: the README's picture of the tour.
+ */
+function tourExcerpt(): string {
+  const out: string[] = []
+  const code = playground(['tour', '--width', '80'], { out: (t) => out.push(t), err: () => {} })
+  if (code !== 0) throw new Error(`sd tour exited ${code}`)
+  const text = out.join('\n')
+  const start = text.indexOf('=== election-bully ===')
+  const section = text.slice(start, text.indexOf('\n=== ', start + 1)).split('\n')
+  const header = section.findIndex((l) => /^t \(ms\)/.test(l.trim()))
+  const crash = section.findIndex((l) => /^ +60\.0 /.test(l)) // 7 fails
+  const back = section.findIndex((l) => /^ +130\.0 /.test(l))
+  const outcome = section.findIndex((l) => l.startsWith('messages sent'))
+  return [
+    '$ pnpm demo',
+    '…',
+    ...section.slice(0, header + 2),
+    ...section.slice(crash, crash + 26),
+    '        …',
+    ...section.slice(back, back + 20),
+    '        …',
+    ...section.slice(outcome),
+  ].join('\n')
+}
+
+/** A page that shows `text` as an 80-column terminal does. */
+function terminalPage(text: string): string {
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  return `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><style>
+body { margin: 0; background: #fff; }
+pre { display: inline-block; margin: 0; padding: 12px 16px; background: #1e1e1e; color: #e6e6e6;
+  font: 13px/1.3 'DejaVu Sans Mono', monospace; }
+</style></head><body data-state="ready"><pre id="terminal">${escaped}</pre></body></html>`
+}
+
 beforeAll(async () => {
   if (unavailable) return
   dir = mkdtempSync(join(tmpdir(), 'sd-visualizer-'))
@@ -123,6 +161,7 @@ beforeAll(async () => {
   traces['election-ring'] = scenarioTrace('election-ring')
   for (const [name, doc] of Object.entries(traces))
     writeFileSync(join(tracesDir, `${name}.json`), JSON.stringify(doc))
+  writeFileSync(join(dist, 'tour-80.html'), terminalPage(tourExcerpt()))
   writeFileSync(
     join(tracesDir, 'causal-order.shiviz.log'),
     traceToShiViz(traces['causal-order'].events, { header: true }),
@@ -585,6 +624,15 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
       await shot(`${name}-brushed.png`)
     },
   )
+
+  it('photographs the tour at 80 columns as a terminal shows it (the README picture)', async () => {
+    expect(await browser.call('goto', { path: '/tour-80.html' })).toBe('ready')
+    const text = await browser.eval<string>(`document.getElementById('terminal').textContent`)
+    for (const line of text.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80)
+    expect(text).toMatch(/💥/) // 7 fails
+    expect(text).toMatch(/outcome: 7 leads in term \d+/)
+    await browser.call('screenshot', { path: join(screenshots, 'tour-80.png'), selector: 'pre' })
+  })
 
   it('draws the fault shapes as bands and marks: loss, pause, crash, partition, marks, resends, clock steps', async () => {
     const doc = traces['synthetic-faults']!

@@ -116,7 +116,13 @@ async function run(c: Command): Promise<unknown> {
       return page.evaluate('document.body.dataset.state')
     }
     case 'screenshot':
-      await page.screenshot({ path: c.path as string, fullPage: c.fullPage === true })
+      // With a selector, that element alone (the tour's terminal); else the page.
+      if (typeof c.selector === 'string')
+        await page
+          .locator(c.selector)
+          .first()
+          .screenshot({ path: c.path as string })
+      else await page.screenshot({ path: c.path as string, fullPage: c.fullPage === true })
       return null
     case 'drag': {
       // A press, a move in steps and a release, as a hand on the mouse does.
