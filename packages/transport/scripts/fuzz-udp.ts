@@ -14,7 +14,7 @@ import {
   mutate,
   randomBytes,
   validDatagram,
-} from '../src/udp/test-support/fuzz-corpus.js'
+} from '../test/udp/support/fuzz-corpus.js'
 
 const count = Number(process.env.FUZZ_COUNT ?? 1_000_000)
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 0x7fffffff)

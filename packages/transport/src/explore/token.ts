@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors.js'
 import type { NodeId } from '../ids.js'
-import type { Choice, SimNetwork } from '../sim/network.js'
+import type { Choice } from '../sim/control.js'
+import type { SimNetwork } from '../sim/network.js'
 
 /**
  * One choice of a schedule: an event happens, a message is dropped or duplicated, a node crashes,

@@ -1,165 +1,41 @@
-import { type PartLocator, partLocatorOf } from '../compose/parts.js'
+// One file, over 450 lines: SimNetwork is the simulator's public class, and its methods are its API
+// (nodes, faults, scheduling, running, trace). The parts are beside it: sim-wire (messages),
+// control (choices/take), realtime, sim-storage, trace-recorder, link-table, sim-node.
+import { partLocatorOf } from '../compose/parts.js'
 import {
   InvalidArgumentError,
   type ProtocolError,
   SimulationError,
-  TransportClosedError,
   UnknownNodeError,
 } from '../errors.js'
 import { compareNodeIds, isNodeId, type NodeId } from '../ids.js'
-import type { ProtocolFactory, ProtocolInput } from '../protocol.js'
-import { createRandom, type Random } from '../random.js'
-import { type ProtocolHandle, type RuntimeObserver, runProtocol } from '../runtime/driver.js'
+import type { ProtocolFactory } from '../protocol.js'
+import { createRandom } from '../random.js'
+import { runProtocol } from '../runtime/driver.js'
 import type { TimerScheduler } from '../runtime/time.js'
 import type { JsonValue } from '../storage/json.js'
-import { applyWrites } from '../storage/memory.js'
-import type { StorageBackend, StorageWrites } from '../storage/types.js'
-import type { MessageHandler, Transport, Unsubscribe } from '../transport.js'
-import { EventQueue, type Scheduled } from './event-queue.js'
-import {
-  DEFAULT_LINK,
-  type LinkSettings,
-  type LinkState,
-  type ResolvedLink,
-  resolveLink,
-} from './links.js'
+import type { Transport, Unsubscribe } from '../transport.js'
+import { type Choice, type ControlContext, choicesOf, takeChoice } from './control.js'
+import { EventQueue } from './event-queue.js'
+import { LinkTable } from './link-table.js'
+import type { LinkSettings } from './links.js'
 import { type ClockSettings, NodeClock } from './node-clock.js'
-import { type DropReason, messageType, type TraceDocument, type TraceEvent } from './trace.js'
-
-export interface SimNetworkOptions extends LinkSettings {
-  /** Same seed, same run: every random choice of the network and of each node derives from it. Default 1. */
-  seed?: number | string
-  /** Record a trace (default true). Turn off for long runs and benchmarks. */
-  trace?: boolean
-  /** 'none' (default) hands the sender's object to the receiver; 'json' round-trips it, catching unserializable messages and shared mutation. */
-  copyMessages?: 'none' | 'json'
-}
-
-export interface RunOptions {
-  /** Stop before the first event later than this virtual time, and move the clock to it. */
-  until?: number
-  /** Give up (SimulationError) after this many events. Default 5,000,000. */
-  maxEvents?: number
-}
-
-/**
- * The part of an `AbortSignal` that `runRealtime` uses, declared here so the main entry
- * type-checks without DOM or Node types; a real `AbortSignal` fits.
- */
-export interface AbortSignalLike {
-  readonly aborted: boolean
-  readonly reason?: unknown
-  throwIfAborted(): void
-}
-
-export interface RunResult {
-  events: number
-  time: number
-  /** Nothing is left to happen. */
-  quiescent: boolean
-}
-
-/** An event a scheduler may pick next (see `SimNetwork.choices`). */
-export interface Choice {
-  key: string
-  kind: 'deliver' | 'timer' | 'request' | 'action'
-  /** The node whose state it touches; undefined for a planned action (it may touch anything). */
-  owner: NodeId | undefined
-  /** When virtual time would have it happen. */
-  t: number
-  from?: NodeId
-  to?: NodeId
-  msg?: unknown
-}
-
-export interface SimStats {
-  sent: number
-  delivered: number
-  duplicated: number
-  dropped: Record<DropReason, number>
-  /** Sent messages by their `type` field. */
-  byType: Record<string, number>
-  timersFired: number
-  events: number
-}
-
-type SimEvent = DeliverEvent | CallEvent
-
-interface DeliverEvent extends Scheduled {
-  kind: 'deliver'
-  /** Stable across schedules that differ only in independent choices (see `choices`). */
-  key: string
-  id: number
-  from: SimNode
-  to: SimNode
-  msg: unknown
-  sentAt: number
-  proto: string | undefined
-}
-
-interface CallEvent extends Scheduled {
-  kind: 'call'
-  node: SimNode | undefined
-  run: () => void
-  key: string
-  /** The node whose state it touches (a timer's, a request's), or undefined for a plan action. */
-  owner: NodeId | undefined
-  timer: boolean
-}
-
-interface SimNode {
-  readonly id: NodeId
-  readonly transport: SimTransport<unknown>
-  readonly clock: NodeClock
-  readonly links: Map<NodeId, LinkState>
-  crashed: boolean
-  incarnation: number
-  group: number
-  members: readonly NodeId[]
-  /** Timers set and requests planned so far: they name those events stably. */
-  timersSet: number
-  requests: number
-  factory: ProtocolFactory<unknown, unknown, unknown> | undefined
-  handle: ProtocolHandle<unknown, unknown> | undefined
-  /** Timers of the current incarnation, cancelled on crash. */
-  timers: Set<CallEvent>
-  /** The node's disk: committed storage entries, kept across crashes and restarts. */
-  readonly disk: Map<string, JsonValue>
-  /** What the running handler is handling (for `crashBeforeCommit`). */
-  input: ProtocolInput | undefined
-  /** Paused: the node runs no handler; what comes for it waits in `backlog`. */
-  paused: boolean
-  /** Deliveries, timers and requests that came due while the node was paused, in order. */
-  backlog: SimEvent[]
-  /** A planned crash at the commit of a step that matches. */
-  crashPlan: ((step: CommitStep) => boolean) | undefined
-  /** Names the child of a composed protocol behind a message, timer, event or request. */
-  locator: PartLocator | undefined
-}
-
-/** A step about to commit its writes, as `crashBeforeCommit` sees it. */
-export interface CommitStep {
-  node: NodeId
-  /** What the handler handled. */
-  input: ProtocolInput
-  /** Its writes: a value, or `undefined` for a delete. */
-  writes: StorageWrites
-}
-
-/** The nodes `launch` started, and a `request` that type-checks against their protocol. */
-export interface LaunchedGroup<Req> {
-  /** Ids of the group, ascending. */
-  readonly members: readonly NodeId[]
-  /** `SimNetwork.request` for a member of the group. */
-  request(id: NodeId, req: Req, at?: number): void
-}
-
-export interface RestartOptions {
-  /** The node comes back with empty storage, as after losing its disk. Default false. */
-  wipeStorage?: boolean
-}
-
-export type EmitListener = (node: NodeId, event: unknown, time: number) => void
+import type {
+  EmitListener,
+  LaunchedGroup,
+  RestartOptions,
+  RunOptions,
+  RunResult,
+  SimNetworkOptions,
+} from './options.js'
+import { type EventLoop, type RealtimeOptions, runRealtime } from './realtime.js'
+import type { CallEvent, SimEvent, SimNode } from './sim-node.js'
+import { type CommitStep, PlannedCrash, SimStorage } from './sim-storage.js'
+import { SimTransport } from './sim-transport.js'
+import { SimWire } from './sim-wire.js'
+import { emptyStats, type SimStats } from './stats.js'
+import type { TraceDocument, TraceEvent } from './trace.js'
+import { TraceRecorder, withProto } from './trace-recorder.js'
 
 /**
  * A deterministic network simulator: virtual time, a seeded PRNG, per-link latency, loss,
@@ -168,44 +44,58 @@ export type EmitListener = (node: NodeId, event: unknown, time: number) => void
  */
 export class SimNetwork {
   readonly seed: number | string
-  private readonly random: Random
   private readonly queue = new EventQueue<SimEvent>()
   private readonly nodes = new Map<NodeId, SimNode>()
-  private readonly overrides = new Map<NodeId, Map<NodeId, ResolvedLink>>()
+  private readonly links: LinkTable
+  private readonly wire: SimWire
+  private readonly recorder: TraceRecorder
+  /** What `choices` and `take` reach of the network. */
+  private readonly control: ControlContext
+  /** What `run` and `runRealtime` go through. */
+  private readonly loop: EventLoop
   private readonly emitListeners = new Set<EmitListener>()
-  private readonly copy: ((msg: unknown) => unknown) | undefined
-  private defaultLink: ResolvedLink
-  private readonly traceEvents: TraceEvent[] | undefined
+  private readonly counters: SimStats = emptyStats()
   private time = 0
-  private nextMessageId = 0
   private planned = 0
-  private partitioned = false
   private failure: SimulationError | undefined
-  private readonly counters: SimStats
 
   constructor(options: SimNetworkOptions = {}) {
     this.seed = options.seed ?? 1
     if (typeof this.seed !== 'string' && !Number.isFinite(this.seed)) {
       throw new InvalidArgumentError(`seed must be a finite number or a string, got ${this.seed}`)
     }
-    this.random = createRandom(`net/${this.seed}`)
-    this.defaultLink = resolveLink(DEFAULT_LINK, options, 'network')
-    this.traceEvents = options.trace === false ? undefined : []
-    this.copy = options.copyMessages === 'json' ? (m) => JSON.parse(JSON.stringify(m)) : undefined
-    this.counters = {
-      sent: 0,
-      delivered: 0,
-      duplicated: 0,
-      dropped: {
-        loss: 0,
-        partition: 0,
-        'receiver-crashed': 0,
-        'receiver-closed': 0,
-        'sender-crashed': 0,
+    const random = createRandom(`net/${this.seed}`)
+    this.links = new LinkTable(options)
+    this.recorder = new TraceRecorder(
+      options.trace !== false,
+      () => this.time,
+      (id) => this.nodes.get(id)?.locator,
+    )
+    this.wire = new SimWire({
+      queue: this.queue,
+      links: this.links,
+      random,
+      counters: this.counters,
+      recorder: this.recorder,
+      now: () => this.time,
+      copyMessages: options.copyMessages,
+    })
+    this.control = {
+      queue: this.queue,
+      links: this.links,
+      wire: this.wire,
+      counters: this.counters,
+      now: () => this.time,
+      process: (event, time) => this.process(event, time),
+    }
+    this.loop = {
+      now: () => this.time,
+      nextTime: () => this.queue.peek()?.t,
+      processNext: () => this.process(this.queue.pop()!),
+      finish: (events, until) => {
+        if (until !== Number.POSITIVE_INFINITY && until > this.time) this.time = until
+        return { events, time: this.time, quiescent: this.queue.peek() === undefined }
       },
-      byType: {},
-      timersFired: 0,
-      events: 0,
     }
   }
 
@@ -240,9 +130,10 @@ export class SimNetwork {
       throw new InvalidArgumentError(`node ${JSON.stringify(id)} already exists`)
     const node: SimNode = {
       id,
-      transport: undefined as unknown as SimTransport<unknown>,
+      // Sends run later, once `node` is built: the transport sends as this node.
+      transport: new SimTransport(id, (to, msg) => this.sendFrom(node, to, msg)),
       clock: new NodeClock(this.time),
-      links: new Map(),
+      storage: new SimStorage(id, this.recorder, () => this.crash(id)),
       crashed: false,
       incarnation: 0,
       group: -1,
@@ -252,14 +143,10 @@ export class SimNetwork {
       factory: undefined,
       handle: undefined,
       timers: new Set(),
-      disk: new Map(),
-      input: undefined,
       paused: false,
       backlog: [],
-      crashPlan: undefined,
       locator: undefined,
     }
-    ;(node as { transport: SimTransport<unknown> }).transport = new SimTransport(this, node)
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
     this.nodes.set(id, node)
     return node.transport as Transport<Msg>
@@ -308,7 +195,7 @@ export class SimNetwork {
     const key = `r:${String(id)}#${++node.requests}`
     this.schedule(at ?? this.time, undefined, key, id, false, () => {
       if (node.crashed || !node.handle || node.handle.stopped) {
-        this.record(
+        this.recorder.record(
           withProto(
             { t: this.time, type: 'request', node: id, req, dropped: true },
             node.locator?.request(req),
@@ -342,13 +229,26 @@ export class SimNetwork {
     return this.node(id, 'monotonicOf()').clock.monotonic(this.time)
   }
 
+  /** The committed storage of a node (what survives its crashes), keys ascending. */
+  storageOf(id: NodeId): Record<string, JsonValue> {
+    return this.node(id, 'storageOf()').storage.entries()
+  }
+
+  isCrashed(id: NodeId): boolean {
+    return this.node(id, 'isCrashed()').crashed
+  }
+
+  isPaused(id: NodeId): boolean {
+    return this.node(id, 'isPaused()').paused
+  }
+
   // ---- faults ------------------------------------------------------------------------------
 
   /** Changes a node's physical clock from now on. */
   setClock(id: NodeId, settings: ClockSettings): void {
     const node = this.node(id, 'setClock()')
     node.clock.set(this.time, settings, `node ${JSON.stringify(id)}`)
-    this.record({
+    this.recorder.record({
       t: this.time,
       type: 'clock',
       node: id,
@@ -365,16 +265,12 @@ export class SimNetwork {
   stepClock(id: NodeId, deltaMs: number): void {
     const node = this.node(id, 'stepClock()')
     node.clock.step(this.time, deltaMs, `stepClock(${JSON.stringify(id)})`)
-    this.record({ t: this.time, type: 'clock-step', node: id, deltaMs })
+    this.recorder.record({ t: this.time, type: 'clock-step', node: id, deltaMs })
   }
 
   /** Changes every link that has no per-link settings. */
   setDefaultLink(settings: LinkSettings): void {
-    this.defaultLink = resolveLink(this.defaultLink.settings, settings, 'default link')
-    for (const node of this.nodes.values()) {
-      for (const state of node.links.values())
-        if (!state.overridden) state.config = this.defaultLink
-    }
+    this.links.setDefault(settings)
   }
 
   /** Changes the directed link from -> to (and to -> from unless `oneWay`). */
@@ -386,8 +282,8 @@ export class SimNetwork {
   ): void {
     this.node(from, 'setLink()')
     this.node(to, 'setLink()')
-    this.overrideLink(from, to, settings)
-    if (!options.oneWay) this.overrideLink(to, from, settings)
+    this.links.override(from, to, settings)
+    if (!options.oneWay) this.links.override(to, from, settings)
   }
 
   /**
@@ -405,15 +301,15 @@ export class SimNetwork {
         this.node(id, 'partition()').group = index
       }
     })
-    this.partitioned = true
-    this.record({ t: this.time, type: 'partition', groups: groups.map((g) => [...g]) })
+    this.wire.partitioned = true
+    this.recorder.record({ t: this.time, type: 'partition', groups: groups.map((g) => [...g]) })
   }
 
   /** Removes every partition. */
   heal(): void {
     for (const node of this.nodes.values()) node.group = -1
-    this.partitioned = false
-    this.record({ t: this.time, type: 'heal' })
+    this.wire.partitioned = false
+    this.recorder.record({ t: this.time, type: 'heal' })
   }
 
   /** Stops a node: its protocol instance and timers are gone; messages to it are dropped. */
@@ -425,7 +321,7 @@ export class SimNetwork {
       node.paused = false
       for (const held of node.backlog) {
         if (held.kind === 'deliver')
-          this.drop(held.id, held.from, held.to, 'receiver-crashed', held.proto)
+          this.wire.drop(held.id, held.from, held.to, 'receiver-crashed', held.proto)
       }
       node.backlog = []
     }
@@ -433,7 +329,7 @@ export class SimNetwork {
     node.handle = undefined
     for (const timer of node.timers) timer.cancelled = true
     node.timers.clear()
-    this.record({ t: this.time, type: 'crash', node: id })
+    this.recorder.record({ t: this.time, type: 'crash', node: id })
   }
 
   /**
@@ -445,7 +341,7 @@ export class SimNetwork {
     const node = this.node(id, 'pause()')
     if (node.paused || node.crashed) return
     node.paused = true
-    this.record({ t: this.time, type: 'pause', node: id })
+    this.recorder.record({ t: this.time, type: 'pause', node: id })
   }
 
   /**
@@ -458,17 +354,13 @@ export class SimNetwork {
     node.paused = false
     const backlog = node.backlog
     node.backlog = []
-    this.record({ t: this.time, type: 'resume', node: id, backlog: backlog.length })
+    this.recorder.record({ t: this.time, type: 'resume', node: id, backlog: backlog.length })
     // Due now, in their order: the queue keeps insertion order among events of one time.
     for (const event of backlog) {
       event.t = this.time
       event.cancelled = false
       this.queue.push(event)
     }
-  }
-
-  isPaused(id: NodeId): boolean {
-    return this.node(id, 'isPaused()').paused
   }
 
   /**
@@ -482,10 +374,10 @@ export class SimNetwork {
     node.crashed = false
     node.incarnation++
     if (options.wipeStorage) {
-      node.disk.clear()
-      this.record({ t: this.time, type: 'restart', node: id, storageWiped: true })
+      node.storage.wipe()
+      this.recorder.record({ t: this.time, type: 'restart', node: id, storageWiped: true })
     } else {
-      this.record({ t: this.time, type: 'restart', node: id })
+      this.recorder.record({ t: this.time, type: 'restart', node: id })
     }
     if (node.factory) this.startProtocol(node)
   }
@@ -497,20 +389,8 @@ export class SimNetwork {
    * node (a new one replaces it); it waits, across restarts, until a step matches.
    */
   crashBeforeCommit(id: NodeId, match: (step: CommitStep) => boolean = () => true): void {
-    this.node(id, 'crashBeforeCommit()').crashPlan = match
+    this.node(id, 'crashBeforeCommit()').storage.crashPlan = match
   }
-
-  /** The committed storage of a node (what survives its crashes), keys ascending. */
-  storageOf(id: NodeId): Record<string, JsonValue> {
-    const disk = this.node(id, 'storageOf()').disk
-    return Object.fromEntries([...disk].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-  }
-
-  isCrashed(id: NodeId): boolean {
-    return this.node(id, 'isCrashed()').crashed
-  }
-
-  // ---- running -----------------------------------------------------------------------------
 
   // ---- controlled scheduling (the explorer) --------------------------------------------------
 
@@ -525,41 +405,7 @@ export class SimNetwork {
    * first action planned with `at`.
    */
   choices(timers: 'in-order' | 'any-order' = 'in-order'): Choice[] {
-    const live = this.queue.live()
-    let earliest = Number.POSITIVE_INFINITY
-    for (const e of live) if (e.kind === 'call') earliest = Math.min(earliest, e.t)
-    // On a FIFO link (the default) only the oldest message in flight may arrive next.
-    const head = new Map<string, DeliverEvent>()
-    for (const e of live) {
-      if (e.kind !== 'deliver' || !e.from.links.get(e.to.id)?.config.fifo) continue
-      const link = `${String(e.from.id)}>${String(e.to.id)}`
-      const first = head.get(link)
-      if (first === undefined || e.seq < first.seq) head.set(link, e)
-    }
-    const out: Choice[] = []
-    for (const e of live) {
-      if (e.kind === 'deliver') {
-        const link = `${String(e.from.id)}>${String(e.to.id)}`
-        if (head.has(link) && head.get(link) !== e) continue
-        out.push({
-          key: e.key,
-          kind: 'deliver',
-          owner: e.to.id,
-          t: e.t,
-          from: e.from.id,
-          to: e.to.id,
-          msg: e.msg,
-        })
-      } else if (timers === 'any-order' || e.t === earliest) {
-        out.push({
-          key: e.key,
-          kind: e.timer ? 'timer' : e.owner === undefined ? 'action' : 'request',
-          owner: e.owner,
-          t: e.t,
-        })
-      }
-    }
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    return choicesOf(this.control, timers)
   }
 
   /**
@@ -574,34 +420,10 @@ export class SimNetwork {
     how: 'happen' | 'drop' | 'duplicate' = 'happen',
     when: 'now' | 'due' = 'now',
   ): boolean {
-    const event = this.queue.live().find((e) => e.key === key)
-    if (event === undefined) return false
-    if (how !== 'happen' && event.kind !== 'deliver')
-      throw new InvalidArgumentError(
-        `take(): only a message can be dropped or duplicated, not ${key}`,
-      )
-    event.cancelled = true
-    if (event.kind === 'call') event.node?.timers.delete(event)
-    if (event.kind === 'deliver' && how === 'drop') {
-      this.counters.events++
-      this.drop(event.id, event.from, event.to, 'loss', event.proto)
-      return true
-    }
-    if (event.kind === 'deliver' && how === 'duplicate') {
-      this.counters.duplicated++
-      this.traceEvents?.push(
-        withProto(
-          { t: this.time, type: 'duplicate', id: event.id, from: event.from.id, to: event.to.id },
-          event.proto,
-        ),
-      )
-      this.queue.push({ ...event, cancelled: false, key: `${event.key}+d` })
-    }
-    const copy = { ...event, cancelled: false }
-    const early = event.kind === 'deliver' && when === 'now'
-    this.process(copy, early ? this.time : Math.max(this.time, event.t))
-    return true
+    return takeChoice(this.control, key, how, when)
   }
+
+  // ---- running -----------------------------------------------------------------------------
 
   /** Processes the next event. Returns false when nothing is left. */
   step(): boolean {
@@ -615,10 +437,11 @@ export class SimNetwork {
   run(options: RunOptions = {}): RunResult {
     const until = options.until ?? Number.POSITIVE_INFINITY
     const maxEvents = options.maxEvents ?? 5_000_000
+    const loop = this.loop
     let events = 0
     for (;;) {
-      const next = this.queue.peek()
-      if (next === undefined || next.t > until) break
+      const next = loop.nextTime()
+      if (next === undefined || next > until) break
       if (events >= maxEvents) {
         throw new SimulationError(
           `run() did not quiesce within ${maxEvents} events: the protocol keeps itself busy (periodic timers?); use run({ until }) or raise maxEvents`,
@@ -626,12 +449,10 @@ export class SimNetwork {
           this.time,
         )
       }
-      this.queue.pop()
-      this.process(next)
+      loop.processNext()
       events++
     }
-    if (until !== Number.POSITIVE_INFINITY && until > this.time) this.time = until
-    return { events, time: this.time, quiescent: this.queue.peek() === undefined }
+    return loop.finish(events, until)
   }
 
   /** Runs for `ms` more of virtual time. */
@@ -643,39 +464,15 @@ export class SimNetwork {
    * Runs with virtual time mapped onto real time (for demos): `speed` 2 runs twice as fast as real.
    * Resolves at quiescence or at `until`; rejects with the signal's reason when aborted.
    */
-  async runRealtime(
-    options: RunOptions & { speed?: number; signal?: AbortSignalLike } = {},
-  ): Promise<RunResult> {
-    const speed = options.speed ?? 1
-    if (!(speed > 0))
-      throw new InvalidArgumentError(`runRealtime(): speed must be > 0, got ${speed}`)
-    const until = options.until ?? Number.POSITIVE_INFINITY
-    const startReal = performance.now()
-    const startVirtual = this.time
-    let events = 0
-    for (;;) {
-      options.signal?.throwIfAborted()
-      const next = this.queue.peek()
-      if (next === undefined || next.t > until) break
-      const wait = startReal + (next.t - startVirtual) / speed - performance.now()
-      // Short naps, so requests added meanwhile are not served late.
-      if (wait > 0) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 20)))
-        continue
-      }
-      this.queue.pop()
-      this.process(next)
-      events++
-    }
-    if (until !== Number.POSITIVE_INFINITY && until > this.time) this.time = until
-    return { events, time: this.time, quiescent: this.queue.peek() === undefined }
+  runRealtime(options: RealtimeOptions = {}): Promise<RunResult> {
+    return runRealtime(this.loop, options)
   }
 
   // ---- trace -------------------------------------------------------------------------------
 
   /** The events recorded so far (empty when tracing is off). */
   get trace(): readonly TraceEvent[] {
-    return this.traceEvents ?? []
+    return this.recorder.events
   }
 
   traceDocument(): TraceDocument {
@@ -685,47 +482,6 @@ export class SimNetwork {
       seed: this.seed,
       nodes: this.nodeIds,
       events: [...this.trace],
-    }
-  }
-
-  // ---- internals used by SimTransport --------------------------------------------------------
-
-  /** @internal */
-  sendFrom(from: SimNode, to: NodeId, msg: unknown): void {
-    const target = this.nodes.get(to)
-    if (target === undefined) throw new UnknownNodeError(to, `send from ${JSON.stringify(from.id)}`)
-    const id = ++this.nextMessageId
-    const counters = this.counters
-    counters.sent++
-    const type = messageType(msg)
-    counters.byType[type] = (counters.byType[type] ?? 0) + 1
-    const payload = this.copy ? this.copy(msg) : msg
-    const traced = this.traceEvents
-    const proto = from.locator?.message(msg)
-    traced?.push(
-      withProto({ t: this.time, type: 'send', id, from: from.id, to, msg: payload }, proto),
-    )
-    if (from.crashed) {
-      this.drop(id, from, target, 'sender-crashed', proto)
-      return
-    }
-    if (this.partitioned && from.group !== target.group) {
-      this.drop(id, from, target, 'partition', proto)
-      return
-    }
-    const link = this.linkState(from, target)
-    const config = link.config
-    const rand = this.random.next
-    if (config.loss > 0 && rand() < config.loss) {
-      this.drop(id, from, target, 'loss', proto)
-      return
-    }
-    const key = `m:${String(from.id)}>${String(to)}#${++link.sent}`
-    this.scheduleDelivery(link, id, from, target, payload, proto, key)
-    if (config.duplicate > 0 && rand() < config.duplicate) {
-      counters.duplicated++
-      traced?.push(withProto({ t: this.time, type: 'duplicate', id, from: from.id, to }, proto))
-      this.scheduleDelivery(link, id, from, target, payload, proto, `${key}+d`)
     }
   }
 
@@ -746,82 +502,11 @@ export class SimNetwork {
     return node
   }
 
-  private overrideLink(from: NodeId, to: NodeId, settings: LinkSettings): void {
-    let row = this.overrides.get(from)
-    if (!row) {
-      row = new Map()
-      this.overrides.set(from, row)
-    }
-    const base = row.get(to)?.settings ?? this.defaultLink.settings
-    const resolved = resolveLink(
-      base,
-      settings,
-      `link ${JSON.stringify(from)} -> ${JSON.stringify(to)}`,
-    )
-    row.set(to, resolved)
-    const state = this.nodes.get(from)!.links.get(to)
-    if (state) {
-      state.config = resolved
-      state.overridden = true
-    }
-  }
-
-  private linkState(from: SimNode, to: SimNode): LinkState {
-    let state = from.links.get(to.id)
-    if (state === undefined) {
-      const override = this.overrides.get(from.id)?.get(to.id)
-      state = {
-        config: override ?? this.defaultLink,
-        overridden: override !== undefined,
-        lastArrival: 0,
-        sent: 0,
-      }
-      from.links.set(to.id, state)
-    }
-    return state
-  }
-
-  private scheduleDelivery(
-    link: LinkState,
-    id: number,
-    from: SimNode,
-    to: SimNode,
-    msg: unknown,
-    proto: string | undefined,
-    key: string,
-  ): void {
-    const config = link.config
-    let t = this.time + config.sample(this.random.next, from.id, to.id)
-    if (config.fifo) {
-      if (t < link.lastArrival) t = link.lastArrival
-      link.lastArrival = t
-    }
-    this.queue.push({
-      kind: 'deliver',
-      t,
-      seq: 0,
-      cancelled: false,
-      id,
-      from,
-      to,
-      msg,
-      sentAt: this.time,
-      proto,
-      key,
-    })
-  }
-
-  private drop(
-    id: number,
-    from: SimNode,
-    to: SimNode,
-    reason: DropReason,
-    proto: string | undefined,
-  ): void {
-    this.counters.dropped[reason]++
-    this.traceEvents?.push(
-      withProto({ t: this.time, type: 'drop', id, from: from.id, to: to.id, reason }, proto),
-    )
+  /** What a node's transport sends. */
+  private sendFrom(from: SimNode, to: NodeId, msg: unknown): void {
+    const target = this.nodes.get(to)
+    if (target === undefined) throw new UnknownNodeError(to, `send from ${JSON.stringify(from.id)}`)
+    this.wire.send(from, to, target, msg)
   }
 
   private schedule(
@@ -857,24 +542,7 @@ export class SimNetwork {
     }
     if (event.kind === 'deliver') {
       const { to } = event
-      if (to.crashed) this.drop(event.id, event.from, to, 'receiver-crashed', event.proto)
-      else if (to.transport.closed)
-        this.drop(event.id, event.from, to, 'receiver-closed', event.proto)
-      else {
-        this.counters.delivered++
-        this.traceEvents?.push(
-          withProto(
-            {
-              t: this.time,
-              type: 'deliver',
-              id: event.id,
-              from: event.from.id,
-              to: to.id,
-              sentAt: event.sentAt,
-            },
-            event.proto,
-          ),
-        )
+      if (this.wire.arrive(event)) {
         this.guardRaw(to, () => to.transport.deliver(event.from.id, event.msg))
       }
     } else {
@@ -902,7 +570,7 @@ export class SimNetwork {
     } catch (cause) {
       if (this.failure) return
       const message = cause instanceof Error ? cause.message : String(cause)
-      if (node) this.record({ t: this.time, type: 'error', node: node.id, message })
+      if (node) this.recorder.record({ t: this.time, type: 'error', node: node.id, message })
       this.failure = new SimulationError(
         node
           ? `node ${JSON.stringify(node.id)} failed: ${message}`
@@ -944,10 +612,10 @@ export class SimNetwork {
         node.timers.delete(timer)
       },
     }
-    this.record({ t: this.time, type: 'start', node: node.id })
+    this.recorder.record({ t: this.time, type: 'start', node: node.id })
     const protocol = factory(node.id)
     node.locator = partLocatorOf(protocol)
-    node.input = undefined
+    node.storage.input = undefined
     node.handle = runProtocol(protocol, {
       transport: node.transport,
       members: node.members,
@@ -955,11 +623,11 @@ export class SimNetwork {
       monotonic: { now: () => node.clock.monotonic(this.time) },
       timers: scheduler,
       random: createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next,
-      storage: this.storageBackend(node),
+      storage: node.storage.backend(),
       observer: {
-        ...(this.traceEvents ? this.observer : {}),
+        ...this.recorder.observer(),
         onInput: (_id, input) => {
-          node.input = input
+          node.storage.input = input
         },
       },
       onEvent: (event) => {
@@ -967,145 +635,10 @@ export class SimNetwork {
       },
       onError: (error: ProtocolError) => {
         if (error.cause instanceof PlannedCrash) return
-        this.record({ t: this.time, type: 'error', node: node.id, message: error.message })
+        this.recorder.record({ t: this.time, type: 'error', node: node.id, message: error.message })
         this.failure ??= new SimulationError(error.message, this.seed, this.time, node.id, error)
       },
     })
     if (node.crashed) node.handle = undefined // crashed while starting
-  }
-
-  /** A node's disk as the runtime sees it; its commit is where `crashBeforeCommit` strikes. */
-  private storageBackend(node: SimNode): StorageBackend {
-    return {
-      load: () => new Map(node.disk),
-      commit: (writes) => {
-        const plan = node.crashPlan
-        const step = { node: node.id, input: node.input ?? { kind: 'start' }, writes }
-        if (plan?.(step)) {
-          node.crashPlan = undefined
-          this.recordWrites(node, writes, 'discarded')
-          this.crash(node.id)
-          // Thrown so the runtime abandons the step even while `start` runs, before the
-          // instance has a handle the crash could stop.
-          throw new PlannedCrash()
-        }
-        applyWrites(node.disk, writes)
-        this.recordWrites(node, writes, 'committed')
-      },
-    }
-  }
-
-  private recordWrites(
-    node: SimNode,
-    writes: StorageWrites,
-    outcome: 'committed' | 'discarded',
-  ): void {
-    if (!this.traceEvents) return
-    const set: Record<string, unknown> = {}
-    const deleted: string[] = []
-    for (const [key, value] of writes) {
-      if (value === undefined) deleted.push(key)
-      else Object.defineProperty(set, key, { value, enumerable: true, writable: true })
-    }
-    this.record({ t: this.time, type: 'storage', node: node.id, set, deleted, outcome })
-  }
-
-  private locate<T>(id: NodeId, find: (locator: PartLocator) => T): T | undefined {
-    const locator = this.nodes.get(id)?.locator
-    return locator === undefined ? undefined : find(locator)
-  }
-
-  private readonly observer: RuntimeObserver<unknown, unknown, unknown> = {
-    onTimerSet: (node, key, ms) =>
-      this.record(
-        withProto(
-          { t: this.time, type: 'timer-set', node, key, ms },
-          this.locate(node, (l) => l.timer(key)),
-        ),
-      ),
-    onTimerFire: (node, key) =>
-      this.record(
-        withProto(
-          { t: this.time, type: 'timer-fire', node, key },
-          this.locate(node, (l) => l.timer(key)),
-        ),
-      ),
-    onTimerCancel: (node, key) =>
-      this.record(
-        withProto(
-          { t: this.time, type: 'timer-cancel', node, key },
-          this.locate(node, (l) => l.timer(key)),
-        ),
-      ),
-    onRequest: (node, req) =>
-      this.record(
-        withProto(
-          { t: this.time, type: 'request', node, req },
-          this.locate(node, (l) => l.request(req)),
-        ),
-      ),
-    onEmit: (node, event) =>
-      this.record(
-        withProto(
-          { t: this.time, type: 'emit', node, event },
-          this.locate(node, (l) => l.event(event)),
-        ),
-      ),
-  }
-
-  private record(event: TraceEvent): void {
-    this.traceEvents?.push(event)
-  }
-}
-
-/** How a planned crash inside a step leaves the runtime: not a failure of the protocol. */
-class PlannedCrash extends Error {}
-
-/** The entry with `proto` when there is one: traces of plain protocols stay as they were. */
-function withProto<E extends TraceEvent>(event: E, proto: string | undefined): E {
-  if (proto !== undefined) (event as { proto?: string }).proto = proto
-  return event
-}
-
-/** The transport face of a simulated node. */
-class SimTransport<Msg> implements Transport<Msg> {
-  private handlers: MessageHandler<Msg>[] = []
-  private isClosed = false
-
-  constructor(
-    private readonly net: SimNetwork,
-    private readonly node: SimNode,
-  ) {}
-
-  get self(): NodeId {
-    return this.node.id
-  }
-
-  get closed(): boolean {
-    return this.isClosed
-  }
-
-  send(to: NodeId, msg: Msg): void {
-    if (this.isClosed) throw new TransportClosedError(this.node.id, `send to ${JSON.stringify(to)}`)
-    this.net.sendFrom(this.node, to, msg)
-  }
-
-  onMessage(handler: MessageHandler<Msg>): Unsubscribe {
-    if (this.isClosed) throw new TransportClosedError(this.node.id, 'add a message handler')
-    this.handlers = [...this.handlers, handler]
-    return () => {
-      this.handlers = this.handlers.filter((h) => h !== handler)
-    }
-  }
-
-  async close(): Promise<void> {
-    this.isClosed = true
-    this.handlers = []
-  }
-
-  /** @internal called by the network on delivery */
-  deliver(from: NodeId, msg: unknown): void {
-    const handlers = this.handlers
-    for (let i = 0; i < handlers.length; i++) handlers[i]!(from, msg as Msg)
   }
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { ChaosProxy } from '../../test/udp/support/chaos-proxy.js'
 import { pollUntil } from '../testing/index.js'
 import { createUdpTransport, type UdpTransport } from './index.js'
-import { ChaosProxy } from './test-support/chaos-proxy.js'
 
 const open: Array<{ close(options?: { graceful?: boolean }): Promise<unknown> }> = []
 afterEach(async () => {

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../../test-support/seeds.js'
+import { addressOf, SimLinks } from '../../test/udp/support/sim-link.js'
 import { Authenticator } from './auth.js'
-import { addressOf, SimLinks } from './test-support/sim-link.js'
 import { encodeDatagram, encodeIdField, MAC_BYTES, PacketType } from './wire/header.js'
 
 const KEY = 'simulated-shared-key-0123456789'

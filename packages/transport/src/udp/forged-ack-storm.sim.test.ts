@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../../test-support/seeds.js'
+import { SimLinks } from '../../test/udp/support/sim-link.js'
 import { Authenticator } from './auth.js'
 import { MIN_WINDOW } from './link/loss-recovery.js'
-import { SimLinks } from './test-support/sim-link.js'
 import {
   decodeDatagram,
   encodeDatagram,

@@ -1,8 +1,13 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type CorpusTarget,
+  inject,
+  mutate,
+  validDatagram,
+} from '../../test/udp/support/fuzz-corpus.js'
 import { createRandom } from '../random.js'
 import { createUdpTransport, type UdpTransport } from './index.js'
-import { type CorpusTarget, inject, mutate, validDatagram } from './test-support/fuzz-corpus.js'
 import { decodeDatagram } from './wire/header.js'
 
 const KEY = 'fuzzing-shared-key-0123456789abcdef'

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../../test-support/seeds.js'
-import { SimLinks } from './test-support/sim-link.js'
+import { SimLinks } from '../../test/udp/support/sim-link.js'
 
 const HEAL_AT = 5000
 /** About one heartbeat period plus a few round trips: far below a backed-off probe timeout. */

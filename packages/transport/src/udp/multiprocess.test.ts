@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { pollUntil } from '../testing/index.js'
 import { createUdpTransport, type UdpTransport } from './index.js'
 
-const script = fileURLToPath(new URL('./test-support/peer-process.ts', import.meta.url))
+const script = fileURLToPath(new URL('../../test/udp/support/peer-process.ts', import.meta.url))
 const packageDir = fileURLToPath(new URL('../..', import.meta.url))
 const KEY = 'multi-process-shared-key'
 

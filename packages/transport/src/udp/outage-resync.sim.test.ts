@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../../test-support/seeds.js'
-import { SimLinks } from './test-support/sim-link.js'
+import { SimLinks } from '../../test/udp/support/sim-link.js'
 
 const KEY = 'outage-resync-shared-key-012345'
 

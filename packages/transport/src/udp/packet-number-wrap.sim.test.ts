@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../../test-support/seeds.js'
+import { SimLinks } from '../../test/udp/support/sim-link.js'
 import type { PeerLink } from './link/peer-link.js'
-import { SimLinks } from './test-support/sim-link.js'
 import { decodeDatagram } from './wire/header.js'
 
 const KEY = 'packet-number-wrap-shared-key-01'

@@ -4,17 +4,17 @@
  * extension, splices, field overwrites). Deterministic for a given random source.
  */
 import type { RemoteInfo } from 'node:dgram'
-import type { NodeId } from '../../ids.js'
-import { Authenticator } from '../auth.js'
-import type { UdpTransport } from '../udp-transport.js'
-import { encodableAckRanges } from '../wire/ack-block.js'
+import type { NodeId } from '../../../src/ids.js'
+import { Authenticator } from '../../../src/udp/auth.js'
+import type { UdpTransport } from '../../../src/udp/udp-transport.js'
+import { encodableAckRanges } from '../../../src/udp/wire/ack-block.js'
 import {
   encodeDatagram,
   encodeIdField,
   MAC_BYTES,
   type OutgoingHeader,
   PacketType,
-} from '../wire/header.js'
+} from '../../../src/udp/wire/header.js'
 
 export type Rand = () => number
 

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest'
 import {
   bounded,
   closeEverythingAfterEach,
-  closeWith,
   inbox,
   LOOPBACK,
   node,
@@ -24,12 +23,12 @@ describe('defect 7: closing with messages still queued', () => {
     const atB = inbox(b)
     for (const i of TEN) a.send('b', i)
     // Graceful by default; the timeout is raised only so a loaded machine cannot turn this into a loss.
-    const report = await bounded(closeWith(a, { timeoutMs: 30_000 }), 60_000, 'graceful close')
+    const report = await bounded(a.close({ timeoutMs: 30_000 }), 60_000, 'graceful close')
     // Acknowledged means delivered: nothing left to wait for once close resolves.
     expect(atB, 'messages the peer received before the graceful close resolved').toEqual(TEN)
-    expect(report?.graceful, 'report.graceful').toBe(true)
-    expect(report?.abandonedMessages, 'report.abandonedMessages').toBe(0)
-    expect(report?.abandoned.reduce((n, e) => n + e.messages, 0)).toBe(0)
+    expect(report.graceful, 'report.graceful').toBe(true)
+    expect(report.abandonedMessages, 'report.abandonedMessages').toBe(0)
+    expect(report.abandoned.reduce((n, e) => n + e.messages, 0)).toBe(0)
     expect(a.stats.messagesAbandoned).toBe(0)
   })
 
@@ -44,23 +43,23 @@ describe('defect 7: closing with messages still queued', () => {
     await pollUntil(() => a.linkInfo('b')?.queuedMessages === 0, 'the warm-up acknowledged', 30_000)
     for (const i of TEN) a.send('b', i)
     // Same tick as the sends: no acknowledgement can have arrived yet.
-    const report = await bounded(closeWith(a, { graceful: false }), 60_000, 'hard close')
-    expect(report?.abandonedMessages, 'report.abandonedMessages').toBe(10)
-    expect(report?.graceful, 'report.graceful').toBe(false)
-    expect(report?.abandoned.find((e) => e.peer === 'b')?.messages, 'abandoned toward b').toBe(10)
+    const report = await bounded(a.close({ graceful: false }), 60_000, 'hard close')
+    expect(report.abandonedMessages, 'report.abandonedMessages').toBe(10)
+    expect(report.graceful, 'report.graceful').toBe(false)
+    expect(report.abandoned.find((e) => e.peer === 'b')?.messages, 'abandoned toward b').toBe(10)
     expect(a.stats.messagesAbandoned, 'stats.messagesAbandoned').toBe(10)
   })
 
   it('a graceful close toward a peer that is gone gives up after timeoutMs and reports the messages abandoned', async () => {
     const gone = await node({ id: 'b' })
     const port = gone.address.port
-    await closeWith(gone, { graceful: false })
+    await gone.close({ graceful: false })
     const a = await node({ id: 'a', peers: { b: `${LOOPBACK}:${port}` } })
     for (const i of TEN) a.send('b', i)
     // The bound only keeps a broken close from hanging the suite; it is far above timeoutMs.
-    const report = await bounded(closeWith(a, { timeoutMs: 300 }), 30_000, 'graceful close')
-    expect(report?.abandonedMessages, 'report.abandonedMessages').toBe(10)
-    expect(report?.abandoned.find((e) => e.peer === 'b')?.messages, 'abandoned toward b').toBe(10)
+    const report = await bounded(a.close({ timeoutMs: 300 }), 30_000, 'graceful close')
+    expect(report.abandonedMessages, 'report.abandonedMessages').toBe(10)
+    expect(report.abandoned.find((e) => e.peer === 'b')?.messages, 'abandoned toward b').toBe(10)
     expect(a.stats.messagesAbandoned, 'stats.messagesAbandoned').toBe(10)
   })
 
@@ -71,8 +70,8 @@ describe('defect 7: closing with messages still queued', () => {
     const atA = inbox(a)
     const seen = signalsOf(b)
     a.send('b', 'question')
-    const report = await bounded(closeWith(a, { timeoutMs: 30_000 }), 60_000, 'graceful close')
-    expect(report?.abandonedMessages).toBe(0)
+    const report = await bounded(a.close({ timeoutMs: 30_000 }), 60_000, 'graceful close')
+    expect(report.abandonedMessages).toBe(0)
     expect(atA).toEqual(['re: question'])
     // The answer was delivered, so it must be acknowledged, not retransmitted into a closed port.
     await pollUntil(

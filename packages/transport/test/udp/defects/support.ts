@@ -1,6 +1,6 @@
 /**
  * Shared by the defect regression tests: transports that are always closed, a capture proxy,
- * an attacker socket, forged datagrams, heap measurement, and the post-fix API the tests expect.
+ * an attacker socket, forged datagrams and heap measurement.
  * The only file here that knows the wire format: a format change touches this file alone.
  */
 import { createSocket, type Socket } from 'node:dgram'
@@ -8,18 +8,17 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { Worker } from 'node:worker_threads'
 import { afterEach } from 'vitest'
-import type { NodeId } from '../../ids.js'
-import { pollUntil } from '../../testing/index.js'
-import type { TransportSignal } from '../../transport.js'
-import { Authenticator } from '../auth.js'
-import * as udpEntry from '../index.js'
+import type { NodeId } from '../../../src/ids.js'
+import { pollUntil } from '../../../src/testing/index.js'
+import type { TransportSignal } from '../../../src/transport.js'
+import { Authenticator } from '../../../src/udp/auth.js'
 import {
   createUdpTransport,
   type UdpStats,
   type UdpTransport,
   type UdpTransportOptions,
-} from '../index.js'
-import type { FragmentInfo } from '../wire/header.js'
+} from '../../../src/udp/index.js'
+import type { FragmentInfo } from '../../../src/udp/wire/header.js'
 import {
   decodeDatagram,
   encodeDatagram,
@@ -27,7 +26,7 @@ import {
   MAC_BYTES,
   type OutgoingHeader,
   PacketType,
-} from '../wire/header.js'
+} from '../../../src/udp/wire/header.js'
 
 export { pollUntil }
 
@@ -50,7 +49,7 @@ export async function node<Msg = unknown>(
   options: UdpTransportOptions<Msg>,
 ): Promise<UdpTransport<Msg>> {
   const t = await createUdpTransport<Msg>(options)
-  open.push(() => closeWith(t, { graceful: false }))
+  open.push(() => t.close({ graceful: false }))
   return t
 }
 
@@ -87,40 +86,6 @@ export function droppedBetween(before: UdpStats, after: UdpStats): Record<string
     if (d !== 0) moved[reason] = d
   }
   return moved
-}
-
-// ---- the API the fixes introduce (absent today: reached through casts so this compiles both before and after) ----
-
-/** What `close()` resolves with once defect 7 is fixed. */
-export interface UdpCloseReport {
-  graceful: boolean
-  abandonedMessages: number
-  abandoned: Array<{ peer: NodeId; messages: number }>
-}
-
-export interface UdpCloseOptions {
-  graceful?: boolean
-  timeoutMs?: number
-}
-
-/** `t.close(options)`, typed as after the fix; today the options are ignored and it resolves with undefined. */
-export function closeWith(
-  t: { close(): Promise<unknown> },
-  options?: UdpCloseOptions,
-): Promise<UdpCloseReport | undefined> {
-  const close = t.close as (this: unknown, o?: UdpCloseOptions) => Promise<unknown>
-  return close.call(t, options) as Promise<UdpCloseReport | undefined>
-}
-
-type JsonCodecFactory = (options: { maxDepth: number }) => {
-  name: string
-  encode(msg: unknown): Uint8Array
-  decode(bytes: Uint8Array): unknown
-}
-
-/** `createJsonCodec` from `@sd/transport/udp`, or undefined while it does not exist. */
-export function createJsonCodecExport(): JsonCodecFactory | undefined {
-  return (udpEntry as Record<string, unknown>).createJsonCodec as JsonCodecFactory | undefined
 }
 
 // ---- heap ----

@@ -4,11 +4,10 @@
 // than the HELLO), so the real one always is.
 import { randomInt } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import type { UdpTransport } from '../index.js'
+import type { UdpTransport } from '../../../src/udp/index.js'
 import {
   Attacker,
   closeEverythingAfterEach,
-  closeWith,
   flood,
   forgeHello,
   inbox,
@@ -49,8 +48,8 @@ async function trial(hellos: Uint8Array[], key?: string) {
     )
   } finally {
     floodSent = await running.stop()
-    await closeWith(a, { graceful: false })
-    await closeWith(b, { graceful: false })
+    await a.close({ graceful: false })
+    await b.close({ graceful: false })
   }
   return { atB, unreachable: unreachable(seen), floodSent }
 }
@@ -108,7 +107,7 @@ async function captureHellos(count: number): Promise<Sniffed[]> {
   early.send('b', 'never answered')
   const hellos = () => sink.received.filter((s) => s.kind === 'hello' && s.to === 'b')
   await pollUntil(() => hellos().length >= count, `${count} captured HELLOs`, 60_000)
-  await closeWith(early, { graceful: false })
+  await early.close({ graceful: false })
   await sink.close()
   return hellos().slice(0, count)
 }

@@ -3,15 +3,15 @@
  * (so loss, duplication, reordering, delay, partitions and crashes come from SimNetwork), timers
  * are simulator timers and randomness is the node's seeded stream. No socket, no wall clock.
  */
-import type { NodeId } from '../../ids.js'
-import type { Ctx, Protocol } from '../../protocol.js'
-import { SimNetwork, type SimNetworkOptions } from '../../sim/index.js'
-import type { TransportSignal } from '../../transport.js'
-import { Authenticator } from '../auth.js'
-import { LinkEngine } from '../engine.js'
-import { BackpressureError } from '../errors.js'
-import { resolveOptions, type UdpTransportOptions } from '../options.js'
-import type { UdpDropReason } from '../stats.js'
+import type { NodeId } from '../../../src/ids.js'
+import type { Ctx, Protocol } from '../../../src/protocol.js'
+import { SimNetwork, type SimNetworkOptions } from '../../../src/sim/index.js'
+import type { TransportSignal } from '../../../src/transport.js'
+import { Authenticator } from '../../../src/udp/auth.js'
+import { LinkEngine } from '../../../src/udp/engine.js'
+import { BackpressureError } from '../../../src/udp/errors.js'
+import { resolveOptions, type UdpTransportOptions } from '../../../src/udp/options.js'
+import type { UdpDropReason } from '../../../src/udp/stats.js'
 
 export type EngineOptions = Omit<UdpTransportOptions<never>, 'id' | 'peers' | 'codec' | 'bind'>
 

@@ -1,5 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram'
-import { createRandom } from '../../random.js'
+import { createRandom } from '../../../src/random.js'
 
 /** Faults applied by the proxy to every datagram, independently, from a seeded generator. */
 export interface ChaosOptions {

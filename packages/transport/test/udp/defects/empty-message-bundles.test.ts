@@ -4,7 +4,7 @@
 // fails to decode is dropped whole: one failed decode per datagram at most, counted in stats.
 import type { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import type { UdpTransport } from '../index.js'
+import type { UdpTransport } from '../../../src/udp/index.js'
 import {
   Attacker,
   bundlePayload,

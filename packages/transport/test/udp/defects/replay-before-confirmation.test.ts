@@ -6,7 +6,6 @@ import {
   Attacker,
   CaptureProxy,
   closeEverythingAfterEach,
-  closeWith,
   droppedBetween,
   inbox,
   LOOPBACK,
@@ -34,7 +33,7 @@ describe('defect 6: replay of datagrams sent before an incarnation was confirmed
 
     // a restarts: same id, same port, a new incarnation; it sends at once.
     const oldInc = proxy.aToB[0]!.srcInc
-    await closeWith(oldA, { graceful: false })
+    await oldA.close({ graceful: false })
     // b's challenge reaches the new a only once that a has sent data, so the data goes out before
     // b confirms the new incarnation, whichever HELLO b happens to answer first.
     proxy.holdFromB = (s) => s.kind === 'hello'

@@ -7,7 +7,7 @@
  * Everything it sees (signals, order violations) is reported to the peer "parent" over UDP.
  */
 import { createInterface } from 'node:readline'
-import { createUdpTransport } from '../index.js'
+import { createUdpTransport } from '../../../src/udp/index.js'
 
 type Wire = { type: 'data'; i: number } | { type: 'report'; [k: string]: unknown }
 

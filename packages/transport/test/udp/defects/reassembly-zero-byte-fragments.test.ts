@@ -3,7 +3,7 @@
 // (unreliable) against the documented 1 MiB and 16 MiB. After the fix empty fragments are refused as
 // malformed and every fragment counts its payload plus a fixed overhead.
 import { describe, expect, it } from 'vitest'
-import { Reassembler } from '../fragments.js'
+import { Reassembler } from '../../../src/udp/fragments.js'
 import {
   Attacker,
   closeEverythingAfterEach,

@@ -1,0 +1,58 @@
+import type { PartLocator } from '../compose/parts.js'
+import type { NodeId } from '../ids.js'
+import type { ProtocolFactory } from '../protocol.js'
+import type { ProtocolHandle } from '../runtime/driver.js'
+import type { Scheduled } from './event-queue.js'
+import type { NodeClock } from './node-clock.js'
+import type { SimStorage } from './sim-storage.js'
+import type { SimTransport } from './sim-transport.js'
+
+/** What the network knows of one node (internal to the simulator). */
+export interface SimNode {
+  readonly id: NodeId
+  readonly transport: SimTransport<unknown>
+  readonly clock: NodeClock
+  /** Its disk, kept across crashes and restarts. */
+  readonly storage: SimStorage
+  crashed: boolean
+  incarnation: number
+  group: number
+  members: readonly NodeId[]
+  /** Timers set and requests planned so far: they name those events stably. */
+  timersSet: number
+  requests: number
+  factory: ProtocolFactory<unknown, unknown, unknown> | undefined
+  handle: ProtocolHandle<unknown, unknown> | undefined
+  /** Timers of the current incarnation, cancelled on crash. */
+  timers: Set<CallEvent>
+  /** Paused: the node runs no handler; what comes for it waits in `backlog`. */
+  paused: boolean
+  /** Deliveries, timers and requests that came due while the node was paused, in order. */
+  backlog: SimEvent[]
+  /** Names the child of a composed protocol behind a message, timer, event or request. */
+  locator: PartLocator | undefined
+}
+
+export type SimEvent = DeliverEvent | CallEvent
+
+export interface DeliverEvent extends Scheduled {
+  kind: 'deliver'
+  /** Stable across schedules that differ only in independent choices (see `choices`). */
+  key: string
+  id: number
+  from: SimNode
+  to: SimNode
+  msg: unknown
+  sentAt: number
+  proto: string | undefined
+}
+
+export interface CallEvent extends Scheduled {
+  kind: 'call'
+  node: SimNode | undefined
+  run: () => void
+  key: string
+  /** The node whose state it touches (a timer's, a request's), or undefined for a plan action. */
+  owner: NodeId | undefined
+  timer: boolean
+}

@@ -1,0 +1,68 @@
+import type { NodeId } from '../ids.js'
+import type { ProtocolInput } from '../protocol.js'
+import type { JsonValue } from '../storage/json.js'
+import { applyWrites } from '../storage/memory.js'
+import type { StorageBackend, StorageWrites } from '../storage/types.js'
+import type { TraceRecorder } from './trace-recorder.js'
+
+/** A step about to commit its writes, as `crashBeforeCommit` sees it. */
+export interface CommitStep {
+  node: NodeId
+  /** What the handler handled. */
+  input: ProtocolInput
+  /** Its writes: a value, or `undefined` for a delete. */
+  writes: StorageWrites
+}
+
+/** How a planned crash inside a step leaves the runtime: not a failure of the protocol. */
+export class PlannedCrash extends Error {}
+
+/**
+ * A simulated node's disk: committed entries, kept across crashes and restarts, and the
+ * commit where `crashBeforeCommit` strikes.
+ */
+export class SimStorage {
+  private readonly disk = new Map<string, JsonValue>()
+  /** A planned crash at the commit of a step that matches. */
+  crashPlan: ((step: CommitStep) => boolean) | undefined
+  /** What the running handler is handling (for `crashBeforeCommit`). */
+  input: ProtocolInput | undefined
+
+  /** @param crash crashes the node, when a planned crash strikes */
+  constructor(
+    private readonly node: NodeId,
+    private readonly recorder: TraceRecorder,
+    private readonly crash: () => void,
+  ) {}
+
+  /** The disk as the runtime sees it. */
+  backend(): StorageBackend {
+    return {
+      load: () => new Map(this.disk),
+      commit: (writes) => {
+        const plan = this.crashPlan
+        const step = { node: this.node, input: this.input ?? { kind: 'start' }, writes }
+        if (plan?.(step)) {
+          this.crashPlan = undefined
+          this.recorder.recordWrites(this.node, writes, 'discarded')
+          this.crash()
+          // Thrown so the runtime abandons the step even while `start` runs, before the
+          // instance has a handle the crash could stop.
+          throw new PlannedCrash()
+        }
+        applyWrites(this.disk, writes)
+        this.recorder.recordWrites(this.node, writes, 'committed')
+      },
+    }
+  }
+
+  /** The disk was lost. */
+  wipe(): void {
+    this.disk.clear()
+  }
+
+  /** Committed entries, keys ascending. */
+  entries(): Record<string, JsonValue> {
+    return Object.fromEntries([...this.disk].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  }
+}
