@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { documentationFiles } from './support/documentation-files.js'
 import { headingAnchors, isExternal, markdownLinks } from './support/markdown-links.js'
 
 // Users and contributors have the repository and nothing else: no file may point outside it, and
@@ -16,23 +17,6 @@ function trackedFiles(): string[] | undefined {
   } catch {
     return undefined // not a git checkout (an unpacked tarball, say)
   }
-}
-
-/** The documentation whose links must hold. */
-function documentationFiles(): string[] {
-  const files = ['README.md', 'CONTRIBUTING.md'].filter((f) => existsSync(join(root, f)))
-  const markdownUnder = (dir: string): string[] =>
-    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-      const path = join(dir, entry.name)
-      if (entry.isDirectory()) return markdownUnder(path)
-      return entry.name.endsWith('.md') ? [path] : []
-    })
-  if (existsSync(join(root, 'docs'))) files.push(...markdownUnder('docs'))
-  for (const pkg of readdirSync(join(root, 'packages'))) {
-    const readme = join('packages', pkg, 'README.md')
-    if (existsSync(join(root, readme))) files.push(readme)
-  }
-  return files
 }
 
 describe('repository documentation', () => {
@@ -61,8 +45,8 @@ describe('repository documentation', () => {
     expect(offenders).toEqual([])
   })
 
-  it('every relative link of the READMEs and docs/ points at an existing file or heading', () => {
-    const files = documentationFiles()
+  it('every relative link of the READMEs (root, workspaces) and docs/ points at an existing file or heading', () => {
+    const files = documentationFiles(root)
     expect(files).toContain('README.md')
     expect(files.some((f) => f.startsWith('docs'))).toBe(true)
     const broken: string[] = []
