@@ -43,7 +43,15 @@ export interface PhantomEvent {
   cycle: ProcessId[]
 }
 
+/** A message dropped unread: not of a declared shape, or naming what no site knows. */
+export interface IgnoredEvent {
+  type: 'ignored'
+  from: NodeId
+  reason: string
+}
+
 export type DeadlockManagerEvent =
+  | IgnoredEvent
   | WaitsForEvent
   | WaitEndedEvent
   | DeadlockEvent

@@ -15,6 +15,7 @@ export type {
   DeadlockEvent,
   DeadlockManagerEvent,
   DeadlockRequest,
+  IgnoredEvent,
   PhantomEvent,
   ProcessEvent,
   ProcessSpec,

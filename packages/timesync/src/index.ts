@@ -32,8 +32,10 @@ export {
 } from './ntp-sim/protocol.js'
 export {
   type TemporalDeliverEvent,
+  type TemporalEvent,
   type TemporalMsg,
   type TemporalOptions,
   type TemporalRequest,
   temporalOrder,
 } from './temporal/protocol.js'
+export type { IgnoredEvent } from './wire.js'

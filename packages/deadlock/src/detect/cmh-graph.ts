@@ -8,8 +8,8 @@
  * message per edge reachable from the initiator. The waits are fixed for the run, as the AND
  * model's proof assumes of a deadlocked set; `{ type: 'set-waits' }` changes them between runs.
  */
-import type { NodeId, Protocol } from '@sd/transport'
-import type { DeadlockEvent } from '../contract.js'
+import { arrayOf, isNodeId, messageParser, type NodeId, type Protocol } from '@sd/transport'
+import type { DeadlockEvent, IgnoredEvent } from '../contract.js'
 
 export type CmhGraphMsg = {
   type: 'probe'
@@ -22,8 +22,20 @@ export type CmhGraphMsg = {
 
 export type CmhGraphRequest = { type: 'initiate' } | { type: 'set-waits'; waitsFor: NodeId[] }
 
-/** `deadlock` when a probe returns; `no-deadlock-found` is never emitted (silence is the answer). */
-export type CmhGraphEvent = DeadlockEvent
+/**
+ * `deadlock` when a probe returns; `no-deadlock-found` is never emitted (silence is the answer).
+ * `ignored`: a message that is not a probe of the declared shape, dropped.
+ */
+export type CmhGraphEvent = DeadlockEvent | IgnoredEvent
+
+const parseProbe = messageParser<CmhGraphMsg>({
+  probe: {
+    initiator: isNodeId,
+    sender: isNodeId,
+    receiver: isNodeId,
+    path: arrayOf(isNodeId, { max: 1_000_000 }),
+  },
+})
 
 export interface CmhGraphOptions {
   /** Who waits for whom: process → the processes it waits for. */
@@ -57,11 +69,13 @@ export function cmhOnGraph(options: CmhGraphOptions) {
             path: recordPath ? [self] : [],
           })
       },
-      onMessage(_from, probe, ctx) {
+      onMessage(from, raw, ctx) {
+        const probe = parseProbe(raw)
+        if (typeof probe === 'string') return ctx.emit({ type: 'ignored', from, reason: probe })
         if (probe.initiator === self) {
           if (declared) return
           declared = true
-          const cycle = recordPath ? probe.path : [self]
+          const cycle = recordPath && probe.path.length > 0 ? probe.path : [self]
           // The victim rule of this graph-only form: the highest id of the cycle.
           let victim = cycle[0]!
           for (const p of cycle) if (higherId(p, victim)) victim = p

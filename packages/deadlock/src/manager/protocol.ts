@@ -13,6 +13,7 @@ import type { SiteEnv } from './env.js'
 import { HomeSide, stepsOf } from './home.js'
 import type { ManagerMsg } from './messages.js'
 import { type Prevention, ResourceSide } from './resources.js'
+import { parseManagerMessage, strangerIn } from './wire.js'
 
 export interface ResourceManagerOptions {
   /** Where each resource lives. */
@@ -124,8 +125,16 @@ export function resourceManager(options: ResourceManagerOptions) {
           else home.onRequest(req)
         })
       },
-      onMessage(from, msg, c) {
-        step(c, () => handle(from, msg))
+      onMessage(from, raw, c) {
+        step(c, () => {
+          const msg = parseManagerMessage(raw)
+          const refused =
+            typeof msg === 'string'
+              ? msg
+              : strangerIn(msg, (r) => Object.hasOwn(resources, r), env.sites)
+          if (refused !== undefined) c.emit({ type: 'ignored', from, reason: refused })
+          else handle(from, msg as ManagerMsg)
+        })
       },
       onTimer(key, c) {
         step(c, () => {

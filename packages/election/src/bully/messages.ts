@@ -1,3 +1,5 @@
+import { isNonNegInt, isRecord } from '@sd/transport'
+
 /**
  * The wire messages of the bully algorithm. Every one carries a term, so that terms spread: for
  * COORDINATOR and HEARTBEAT the term of the sender's leadership, for the others the highest term
@@ -20,11 +22,11 @@ const TYPES = new Set<string>(['election', 'ok', 'coordinator', 'heartbeat', 're
 
 /** The message, or why it is not one (peers' messages are never trusted to be well formed). */
 export function parseMessage(msg: unknown): BullyMessage | string {
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return 'not an object'
+  if (!isRecord(msg)) return 'not an object'
   const { type, term } = msg as { type?: unknown; term?: unknown }
   if (typeof type !== 'string' || !TYPES.has(type)) {
     return `unknown message type ${JSON.stringify(type)}`
   }
-  if (!Number.isSafeInteger(term) || (term as number) < 0) return `${type} without a valid term`
+  if (!isNonNegInt(term)) return `${type} without a valid term`
   return msg as BullyMessage
 }

@@ -1,4 +1,4 @@
-import { isNodeId, type NodeId } from '@sd/transport'
+import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
 import type { ElectionEvent } from '../contract.js'
 
 export type ChangRobertsMessage =
@@ -14,13 +14,10 @@ export type ChangRobertsMessage =
 
 export type ChangRobertsEvent = ElectionEvent | { type: 'ignored'; from: NodeId; reason: string }
 
-const count = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-
 /** The message, or why it is not one. */
 export function parseMessage(msg: unknown): ChangRobertsMessage | string {
-  if (typeof msg !== 'object' || msg === null) return 'not an object'
-  const m = msg as Record<string, unknown>
+  if (!isRecord(msg)) return 'not an object'
+  const m = msg
   switch (m.type) {
     case 'election':
       return isNodeId(m.candidate) && count(m.max)

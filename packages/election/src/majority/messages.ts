@@ -1,4 +1,10 @@
-import type { NodeId } from '@sd/transport'
+import {
+  intIn,
+  isNonNegInt as isKnown,
+  isRecord,
+  isFiniteNumber as isTime,
+  type NodeId,
+} from '@sd/transport'
 import type { ElectionEvent } from '../contract.js'
 
 /**
@@ -31,16 +37,12 @@ export type MajorityMessage =
   /** The leader of `term` steps down on request: stand now, do not wait for its silence. */
   | { type: 'resign'; term: number }
 
-const isTerm = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v > 0
-const isKnown = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
 
 /** The message if it has the shape of one, else a reason to ignore it. */
 export function parseMessage(raw: unknown): MajorityMessage | string {
-  if (typeof raw !== 'object' || raw === null) return 'malformed: not an object'
-  const m = raw as Record<string, unknown>
+  if (!isRecord(raw)) return 'malformed: not an object'
+  const m = raw
   switch (m.type) {
     case 'vote':
     case 'leader':

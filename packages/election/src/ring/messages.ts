@@ -1,4 +1,4 @@
-import { isNodeId, type NodeId } from '@sd/transport'
+import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
 import type { ElectionEvent } from '../contract.js'
 
 /** An ELECTION on its way round: the live members it went through, in ring order. */
@@ -45,14 +45,12 @@ export type RingEvent =
   | { type: 'skipped'; node: NodeId }
   | { type: 'ignored'; from: NodeId; reason: string }
 
-const count = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 const ids = (v: unknown): v is NodeId[] => Array.isArray(v) && v.every(isNodeId)
 
 /** The message, or why it is not one. */
 export function parseMessage(msg: unknown): RingMessage | string {
-  if (typeof msg !== 'object' || msg === null) return 'not an object'
-  const m = msg as Record<string, unknown>
+  if (!isRecord(msg)) return 'not an object'
+  const m = msg
   switch (m.type) {
     case 'election':
       return count(m.hop) &&

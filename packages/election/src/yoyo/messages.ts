@@ -1,4 +1,4 @@
-import { isNodeId, type NodeId } from '@sd/transport'
+import { intIn, isNodeId, isRecord, type NodeId } from '@sd/transport'
 import type { ElectionEvent } from '../contract.js'
 
 export type YoyoMessage =
@@ -35,13 +35,12 @@ export type YoyoEvent =
   | { type: 'elected'; iterations: number }
   | { type: 'ignored'; from: NodeId; reason: string }
 
-const count = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 1
+const count = intIn(1, Number.MAX_SAFE_INTEGER)
 
 /** The message, or why it is not one. */
 export function parseMessage(msg: unknown): YoyoMessage | string {
-  if (typeof msg !== 'object' || msg === null) return 'not an object'
-  const m = msg as Record<string, unknown>
+  if (!isRecord(msg)) return 'not an object'
+  const m = msg
   switch (m.type) {
     case 'setup':
       return m as unknown as YoyoMessage

@@ -1,4 +1,11 @@
-import { isNodeId, type NodeId } from '@sd/transport'
+import {
+  isNonNegInt as isCount,
+  isString as isName,
+  isNodeId,
+  isRecord as isRec,
+  isFiniteNumber as isTime,
+  type NodeId,
+} from '@sd/transport'
 
 /** The wire messages of the centralized mutex; every one carries the sender's coordinator term. */
 export type CentralizedMessage =
@@ -35,10 +42,6 @@ export interface Wanted {
 }
 
 type Rec = Record<string, unknown>
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
-const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-const isName = (v: unknown): v is string => typeof v === 'string'
 
 const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
   request: (m) => isName(m.resource) && isCount(m.seq) && isTime(m.at),

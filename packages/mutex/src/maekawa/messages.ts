@@ -1,4 +1,4 @@
-import { isNodeId, type NodeId } from '@sd/transport'
+import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
 
 /**
  * Every message names the request it is about: its Lamport time `req` and its requester `by`
@@ -33,14 +33,12 @@ export type MaekawaEvent =
   | { type: 'relinquished'; to: NodeId }
   | { type: 'ignored'; from: NodeId; reason: string }
 
-const count = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 const TYPES = new Set(['request', 'locked', 'failed', 'inquire', 'relinquish', 'release'])
 
 /** The message, or why it is not one. */
 export function parseMessage(msg: unknown): MaekawaMessage | string {
-  if (typeof msg !== 'object' || msg === null) return 'not an object'
-  const m = msg as Record<string, unknown>
+  if (!isRecord(msg)) return 'not an object'
+  const m = msg
   if (typeof m.type !== 'string' || !TYPES.has(m.type)) {
     return `unknown message type ${JSON.stringify(m.type)}`
   }

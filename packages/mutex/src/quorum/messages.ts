@@ -1,4 +1,4 @@
-import type { NodeId } from '@sd/transport'
+import { isNonNegInt as isCount, isRecord, type NodeId } from '@sd/transport'
 import type { MutexEvent } from '../contract.js'
 
 /**
@@ -31,13 +31,11 @@ export type QuorumMessage =
   | { type: 'query'; resource: string; session: number; attempt: number }
 
 const KINDS = new Set(['request', 'grant', 'deny', 'release', 'query'])
-const isCount = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 
 /** The message if it has the shape of one, else a reason to ignore it. */
 export function parseMessage(msg: unknown): QuorumMessage | string {
-  if (typeof msg !== 'object' || msg === null) return 'malformed: not an object'
-  const m = msg as Record<string, unknown>
+  if (!isRecord(msg)) return 'malformed: not an object'
+  const m = msg
   if (typeof m.type !== 'string' || !KINDS.has(m.type)) return 'malformed: unknown type'
   if (typeof m.resource !== 'string') return `malformed ${m.type}: resource`
   if (!isCount(m.session) || !isCount(m.attempt)) return `malformed ${m.type}: session or attempt`

@@ -1,4 +1,4 @@
-import type { NodeId } from '@sd/transport'
+import { isRecord, type NodeId } from '@sd/transport'
 import type { MutexEvent } from '../contract.js'
 import { lamportTime } from '../lamport/timestamp.js'
 
@@ -27,8 +27,8 @@ export type RicartAgrawalaEvent =
 
 /** Checks a peer's message shape; returns it typed, or why it is refused. */
 export function parseMessage(msg: unknown): RicartAgrawalaMessage | string {
-  if (typeof msg !== 'object' || msg === null) return 'not an object'
-  const m = msg as Record<string, unknown>
+  if (!isRecord(msg)) return 'not an object'
+  const m = msg
   if (typeof m.resource !== 'string') return 'no resource'
   if (lamportTime(m.time) === undefined) return 'no valid Lamport time'
   if (m.type === 'request') return m as RicartAgrawalaMessage

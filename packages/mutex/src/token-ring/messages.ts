@@ -1,4 +1,4 @@
-import { isNodeId, type NodeId } from '@sd/transport'
+import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
 
 /** The token as it travels: its generation, its entry counter and the ring it knows. */
 export interface TokenState {
@@ -31,14 +31,12 @@ export type TokenRingEvent =
 /** Fencing token: generation in the high part, so a regenerated token continues above. */
 export const GENERATION_UNIT = 2 ** 32
 
-const count = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 const ids = (v: unknown): v is NodeId[] => Array.isArray(v) && v.length > 0 && v.every(isNodeId)
 
 /** The message, or why it is not one. */
 export function parseMessage(msg: unknown): TokenRingMessage | string {
-  if (typeof msg !== 'object' || msg === null) return 'not an object'
-  const m = msg as Record<string, unknown>
+  if (!isRecord(msg)) return 'not an object'
+  const m = msg
   switch (m.type) {
     case 'token':
       if (!count(m.pass) || !count(m.generation) || !count(m.count) || !ids(m.members)) {

@@ -7,6 +7,7 @@
 import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
 import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
 import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
+import { type IgnoredEvent, parseBerkeleyMessage } from '../wire.js'
 import { type Estimate, faultTolerantAverage } from './average.js'
 
 export type BerkeleyMsg =
@@ -33,7 +34,7 @@ export interface BerkeleyRoundEvent {
   spreadBoundMs: number
 }
 
-export type BerkeleyEvent = AdjustedEvent | SyncFailedEvent | BerkeleyRoundEvent
+export type BerkeleyEvent = AdjustedEvent | SyncFailedEvent | BerkeleyRoundEvent | IgnoredEvent
 
 export interface BerkeleyOptions {
   /** The master at start; `{ type: 'set-master' }` moves it (an election can pick it). */
@@ -189,7 +190,9 @@ export function berkeley(options: BerkeleyOptions = {}) {
           if (self === master) schedule(ctx)
         }
       },
-      onMessage(from, msg, ctx) {
+      onMessage(from, raw, ctx) {
+        const msg = parseBerkeleyMessage(raw)
+        if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
         switch (msg.type) {
           case 'berkeley-poll':
             ctx.send(from, {

@@ -7,12 +7,13 @@
 import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
 import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
 import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
+import { type IgnoredEvent, parseCristianMessage } from '../wire.js'
 
 export type CristianMsg =
   | { type: 'time-request'; seq: number }
   | { type: 'time-reply'; seq: number; utcMs: number; handlingMs: number }
 
-export type CristianEvent = AdjustedEvent | SyncFailedEvent
+export type CristianEvent = AdjustedEvent | SyncFailedEvent | IgnoredEvent
 
 export interface CristianOptions {
   /** The time server; every other node is a client. */
@@ -155,7 +156,9 @@ export function cristian(options: CristianOptions) {
       onRequest(req, ctx) {
         if (req.type === 'sync') startRound(ctx)
       },
-      onMessage(from, msg, ctx) {
+      onMessage(from, raw, ctx) {
+        const msg = parseCristianMessage(raw)
+        if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
         if (msg.type === 'time-request') {
           if (self !== server) return
           if (handlingMs === 0) {

@@ -16,6 +16,7 @@ import { NtpRejectedError } from '../ntp/errors.js'
 import { ClockFilter } from '../ntp/filter.js'
 import { selectSources } from '../ntp/select.js'
 import { answerNtpRequest, type NtpServerOptions } from '../ntp/server.js'
+import { type IgnoredEvent, parseNtpSimMessage } from '../wire.js'
 
 /** A packet as a plain byte array (the simulator copies messages as data). */
 export type NtpSimMsg = { type: 'ntp'; bytes: number[] }
@@ -38,7 +39,12 @@ export interface NtpRejectEvent {
   reason: string
 }
 
-export type NtpSimEvent = AdjustedEvent | SyncFailedEvent | NtpSelectionEvent | NtpRejectEvent
+export type NtpSimEvent =
+  | AdjustedEvent
+  | SyncFailedEvent
+  | NtpSelectionEvent
+  | NtpRejectEvent
+  | IgnoredEvent
 
 export interface NtpSimOptions {
   /** The nodes that serve time; every other node is a client of all of them. */
@@ -142,8 +148,9 @@ export function ntpSim(options: NtpSimOptions) {
       onRequest(req, ctx) {
         if (req.type === 'sync' && !serving && !polling) poll(ctx)
       },
-      onMessage(from, msg, ctx) {
-        if (msg.type !== 'ntp') return
+      onMessage(from, raw, ctx) {
+        const msg = parseNtpSimMessage(raw)
+        if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
         const bytes = Uint8Array.from(msg.bytes)
         if (serving) {
           const now = wall(ctx)

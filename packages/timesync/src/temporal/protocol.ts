@@ -14,6 +14,7 @@
  */
 import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
 import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
+import { type IgnoredEvent, parseTemporalMessage } from '../wire.js'
 
 export interface TemporalMsg<P = unknown> {
   type: 'temporal'
@@ -36,6 +37,8 @@ export interface TemporalDeliverEvent<P = unknown> {
   /** The member's clock at delivery. */
   atMs: number
 }
+
+export type TemporalEvent<P = unknown> = TemporalDeliverEvent<P> | IgnoredEvent
 
 export interface TemporalOptions {
   /** Δ: how long after its timestamp a message is delivered (ms). */
@@ -67,12 +70,12 @@ export function temporalOrder<P = unknown>(options: TemporalOptions) {
   return (
     self: NodeId,
     clock = new DisciplinedClock(options.discipline),
-  ): Protocol<TemporalMsg<P>, TemporalRequest<P>, TemporalDeliverEvent<P>> => {
+  ): Protocol<TemporalMsg<P>, TemporalRequest<P>, TemporalEvent<P>> => {
     let seq = 0
     /** Waiting for their hold-back, sorted. */
     const queue: Queued[] = []
 
-    const deliverDue = (ctx: Ctx<TemporalMsg<P>, TemporalDeliverEvent<P>>) => {
+    const deliverDue = (ctx: Ctx<TemporalMsg<P>, TemporalEvent<P>>) => {
       const now = clock.read(ctx.now())
       while (queue.length > 0 && queue[0]!.msg.ts + holdBackMs <= now) {
         const { from, msg } = queue.shift()!
@@ -94,7 +97,7 @@ export function temporalOrder<P = unknown>(options: TemporalOptions) {
     const receive = (
       from: NodeId,
       msg: TemporalMsg<P>,
-      ctx: Ctx<TemporalMsg<P>, TemporalDeliverEvent<P>>,
+      ctx: Ctx<TemporalMsg<P>, TemporalEvent<P>>,
     ) => {
       const now = clock.read(ctx.now())
       if (msg.ts + holdBackMs < now) {
@@ -128,8 +131,10 @@ export function temporalOrder<P = unknown>(options: TemporalOptions) {
         ctx.broadcast(msg)
         receive(self, msg, ctx)
       },
-      onMessage(from, msg, ctx) {
-        if (msg.type === 'temporal') receive(from, msg, ctx)
+      onMessage(from, raw, ctx) {
+        const msg = parseTemporalMessage(raw)
+        if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
+        receive(from, msg as TemporalMsg<P>, ctx)
       },
       onTimer(key, ctx) {
         if (key === 'due') deliverDue(ctx)
