@@ -8,7 +8,7 @@
  * ways, like a real partition (a drop in an `output` hook would make send() fail with EPERM).
  */
 import { spawnSync } from 'node:child_process'
-import { isAlive } from './processes.js'
+import { deleteNamespace, deleteOrphanNamespaces, run } from './netns.js'
 
 /** Why namespaces cannot be used here, or undefined when they can. */
 export function netnsUnavailable(): string | undefined {
@@ -35,31 +35,12 @@ export interface NetnsHosts {
 
 const TABLE = 'sdcut'
 
-function run(command: string, args: string[], input?: string): string {
-  const result = spawnSync(command, args, { input, encoding: 'utf8', timeout: 10_000 })
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')}: ${result.error?.message ?? result.stderr.trim()}`,
-    )
-  }
-  return result.stdout
-}
-
-/** Deletes namespaces `<tag>-<pid>-*` whose creating process is gone (it was killed). */
-function deleteOrphans(tag: string): void {
-  const pattern = new RegExp(`^(${tag}-(\\d+)-[a-z0-9]+)\\b`)
-  for (const line of run('ip', ['netns', 'list']).split('\n')) {
-    const match = pattern.exec(line)
-    if (match && !isAlive(Number(match[2]))) spawnSync('ip', ['netns', 'del', match[1]!])
-  }
-}
-
 /**
  * `count` hosts `<tag>-<pid>-h<i>` at 10.<subnet>.0.<i + 1>/24 and the bridge `<tag>-<pid>-sw`.
  * `tag` is short (interface and namespace names are limited); `subnet` keeps concurrent users apart.
  */
 export function createNetnsHosts(tag: string, count: number, subnet: number): NetnsHosts {
-  deleteOrphans(tag)
+  deleteOrphanNamespaces(tag)
   const base = `${tag}-${process.pid}`
   const hosts = Array.from({ length: count }, (_, i) => `${base}-h${i}`)
   const sw = `${base}-sw`
@@ -68,7 +49,7 @@ export function createNetnsHosts(tag: string, count: number, subnet: number): Ne
   const destroy = () => {
     if (destroyed) return
     destroyed = true
-    for (const ns of [...hosts, sw]) spawnSync('ip', ['netns', 'del', ns], { timeout: 10_000 })
+    for (const ns of [...hosts, sw]) deleteNamespace(ns)
   }
   try {
     for (const ns of [...hosts, sw]) {

@@ -15,7 +15,7 @@ import {
   runJepsen,
 } from './jepsen.js'
 import { ClusterError, runCluster } from './run.js'
-import { formatSummary } from './summary.js'
+import { formatSummary } from './summary/format.js'
 
 // A closed pipe (`pnpm cluster | head`) is not an error of ours.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

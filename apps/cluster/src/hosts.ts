@@ -9,6 +9,9 @@
  * `output` hook would make send() fail with EPERM instead). A partition drops, on every host of
  * the minority, the packets from and to the majority's addresses; loss drops a random share of
  * the packets entering every host (`numgen random mod 100 < P`). Each rule counts what it drops.
+ *
+ * Its own namespace helpers, not test-support/netns.ts: this is runtime code (`pnpm cluster`),
+ * which must not import the repository's test support.
  */
 import { spawnSync } from 'node:child_process'
 import { createSocket } from 'node:dgram'

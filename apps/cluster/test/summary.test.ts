@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Operation } from '../src/history.js'
-import {
-  type FaultRecord,
-  formatSummary,
-  leaderAt,
-  leadershipsOf,
-  type NodeEvent,
-  type RunRecord,
-  summarize,
-} from '../src/summary.js'
+import { formatSummary } from '../src/summary/format.js'
+import { leaderAt, leadershipsOf } from '../src/summary/leaders.js'
+import { type FaultRecord, type NodeEvent, type RunRecord, summarize } from '../src/summary.js'
 
 const T = 2 ** 32
 const T0 = 1_000_000

@@ -3,7 +3,7 @@
  * `<sender|receiver> <own address> <peer address>`. It reads commands (JSON lines) on stdin and
  * answers with events on stdout. It exits when stdin closes, so it never outlives its parent.
  */
-import { createInterface } from 'node:readline'
+import { serveJsonCommands } from '../../../test-support/worker-process.js'
 import type { RunSpec, RunSummary, WorkerCommand, WorkerEvent } from './goodput-protocol.js'
 import type { RunSide, SideContext } from './goodput-side.js'
 import { receiveTcp, sendTcp } from './goodput-tcp.js'
@@ -70,10 +70,4 @@ async function handle(command: WorkerCommand): Promise<void> {
 }
 
 // Commands are handled one after the other, in the order they came.
-let queue = Promise.resolve()
-const lines = createInterface({ input: process.stdin })
-lines.on('line', (line) => {
-  const command = JSON.parse(line) as WorkerCommand
-  queue = queue.then(() => handle(command)).catch((e: unknown) => console.error(e))
-})
-lines.on('close', () => process.exit(0))
+serveJsonCommands<WorkerCommand>(handle, (_, e) => console.error(e))

@@ -3,7 +3,7 @@
  * coordinator) per trial. Reads commands (JSON lines) on stdin, answers with events on stdout, and
  * exits when stdin closes, so it never outlives the benchmark.
  */
-import { createInterface } from 'node:readline'
+import { serveJsonCommands } from '../../../test-support/worker-process.js'
 import { clientLoop, type Locker } from './mutex-locker.js'
 import { oursLocker } from './mutex-ours.js'
 import type { TrialSpec, WorkerCommand, WorkerEvent } from './mutex-protocol.js'
@@ -55,14 +55,6 @@ const trialOf = (c: WorkerCommand) =>
   c.cmd === 'setup' ? c.spec.trial : c.cmd === 'run' ? c.run.trial : c.trial
 
 // Commands are handled one after the other, in the order they came.
-let queue = Promise.resolve()
-const lines = createInterface({ input: process.stdin })
-lines.on('line', (line) => {
-  const command = JSON.parse(line) as WorkerCommand
-  queue = queue
-    .then(() => handle(command))
-    .catch((e: unknown) => {
-      emit({ event: 'failed', trial: trialOf(command), error: String(e) })
-    })
+serveJsonCommands<WorkerCommand>(handle, (command, e) => {
+  emit({ event: 'failed', trial: trialOf(command), error: String(e) })
 })
-lines.on('close', () => process.exit(0))

@@ -8,6 +8,9 @@
  * The node deliberately does not check its lease before it writes (a paused process cannot): the
  * counter's fencing is what keeps a late writer out. It talks to the parent in JSON lines
  * (wire.ts) and exits when its stdin closes, so it never outlives the parent.
+ *
+ * Its own stdin loop, not test-support/worker-process.ts: this is runtime code (`pnpm cluster`),
+ * which must not import the repository's test support.
  */
 import { createInterface } from 'node:readline'
 import { runProtocol, type Transport } from '@sd/transport'

@@ -7,9 +7,9 @@
  * `NONE <term> <t>`, where t is the machine's monotonic clock in ms (comparable across processes).
  * Stays up until stdin closes.
  */
-import { createInterface } from 'node:readline'
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport } from '@sd/transport/udp'
+import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
 import { createElection } from '../../src/api/index.js'
 import { bully } from '../../src/bully/index.js'
 import { majorityElection } from '../../src/majority/index.js'
@@ -26,9 +26,8 @@ interface Config {
   storage: string
 }
 
-const config = JSON.parse(process.argv[2] ?? '') as Config
+const config = workerConfig<Config>()
 const now = () => performance.timeOrigin + performance.now()
-const say = (line: string) => process.stdout.write(`${line}\n`)
 const transport = await createUdpTransport({
   id: config.id,
   bind: { host: config.host ?? '127.0.0.1', port: config.port },
@@ -55,9 +54,10 @@ const election = createElection({
   onLeaderChange: report,
 })
 say('READY')
-const input = createInterface({ input: process.stdin })
-input.on('close', async () => {
-  await election.close()
-  await transport.close({ graceful: false })
-  process.exit(0)
+onParentLines({
+  close: async () => {
+    await election.close()
+    await transport.close({ graceful: false })
+    process.exit(0)
+  },
 })

@@ -10,8 +10,8 @@
  * after each write the file took, `REFUSED <token>` for one it refused, then `DONE`; it stays up
  * (others may need its transport, the coordinator its lock) until stdin says `exit` or closes.
  */
-import { createInterface } from 'node:readline'
 import { createUdpTransport } from '@sd/transport/udp'
+import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
 import { centralized } from '../../src/centralized/index.js'
 import { createMutex } from '../../src/lock/index.js'
 import { ricartAgrawala } from '../../src/ricart-agrawala/index.js'
@@ -38,8 +38,7 @@ interface Config {
   waitForWrite?: boolean
 }
 
-const config = JSON.parse(process.argv[2] ?? '') as Config
-const say = (line: string) => process.stdout.write(`${line}\n`)
+const config = workerConfig<Config>()
 const transport = await createUdpTransport({
   id: config.id,
   bind: { host: '127.0.0.1', port: config.port },
@@ -103,15 +102,16 @@ const shutdown = async () => {
   await transport.close({ timeoutMs: 1000 })
   process.exit(0)
 }
-const input = createInterface({ input: process.stdin })
-input.on('line', (line) => {
-  if (line === 'go') {
-    work().catch((error: unknown) => {
-      say(`ERROR ${String(error)}`)
-      process.exit(1)
-    })
-  } else if (line === 'write') writeLine()
-  else if (line === 'exit') void shutdown()
+onParentLines({
+  line: (line) => {
+    if (line === 'go') {
+      work().catch((error: unknown) => {
+        say(`ERROR ${String(error)}`)
+        process.exit(1)
+      })
+    } else if (line === 'write') writeLine()
+    else if (line === 'exit') void shutdown()
+  },
+  close: () => void shutdown(),
 })
-input.on('close', () => void shutdown())
 say('READY')

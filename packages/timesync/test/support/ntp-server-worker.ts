@@ -4,13 +4,14 @@
  * Prints `READY <address>:<port> ...` once every server is bound; exits on SIGTERM, SIGINT, or
  * when its stdin closes (the test that spawned it is gone).
  */
+import { onParentLines, workerConfig } from '../../../../test-support/worker-process.js'
 import { createNtpServer } from '../../src/ntp/udp.js'
 
 interface Config {
   servers: Array<{ host: string; port: number; offsetMs: number }>
 }
 
-const config = JSON.parse(process.argv[2] ?? '{}') as Config
+const config = workerConfig<Config>({ servers: [] })
 const servers = await Promise.all(config.servers.map((s) => createNtpServer(s)))
 console.log(`READY ${servers.map((s) => `${s.address}:${s.port}`).join(' ')}`)
 
@@ -23,5 +24,4 @@ const stop = async () => {
 }
 process.on('SIGTERM', stop)
 process.on('SIGINT', stop)
-process.stdin.on('end', stop)
-process.stdin.resume()
+onParentLines({ close: stop })

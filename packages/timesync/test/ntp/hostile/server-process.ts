@@ -3,10 +3,10 @@
  * `READY <port>`, answers `stats` on stdin with `STATS {"answered":..,"rejected":..,"unsent":..}`,
  * and exits on SIGTERM or when stdin closes (the test that spawned it is gone).
  */
-import { createInterface } from 'node:readline'
+import { onParentLines, workerConfig } from '../../../../../test-support/worker-process.js'
 import { createNtpServer } from '../../../src/ntp/udp.js'
 
-const config = JSON.parse(process.argv[2] ?? '{}') as { offsetMs?: number }
+const config = workerConfig<{ offsetMs?: number }>({})
 const server = await createNtpServer({ port: 0, offsetMs: config.offsetMs ?? 0 })
 console.log(`READY ${server.port}`)
 
@@ -17,11 +17,12 @@ const stop = async () => {
   await server.close()
   process.exit(0)
 }
-createInterface({ input: process.stdin })
-  .on('line', (line) => {
+onParentLines({
+  line: (line) => {
     if (line.trim() !== 'stats') return
     const { answered, rejected, unsent } = server
     console.log(`STATS ${JSON.stringify({ answered, rejected, unsent })}`)
-  })
-  .on('close', stop)
+  },
+  close: stop,
+})
 process.on('SIGTERM', stop)

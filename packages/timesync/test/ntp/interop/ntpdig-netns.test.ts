@@ -5,12 +5,16 @@
  * on 127.0.0.1 and 250 ms behind on ::1. Skipped with a notice without root, ip or ntpdig;
  * failed instead under SD_REQUIRE_ALL=1.
  */
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { pollUntil } from '@sd/transport/testing'
 import { afterAll, describe, expect, it } from 'vitest'
+import {
+  createLoopbackNamespace,
+  type LoopbackNamespace,
+} from '../../../../../test-support/netns.js'
 import { spawnScript, type Worker } from '../../../../../test-support/processes.js'
-import { findTool, gate, isAlive, retry } from '../../support/interop.js'
+import { findTool, gate, retry } from '../../support/interop.js'
 
 /** Generous for a busy 2-core machine; measured errors are below 0.1 ms. */
 const TOLERANCE_S = 0.02
@@ -18,7 +22,7 @@ const TAG = 'sdntp'
 
 const skip = gate('ntpdig against our server in a network namespace', ['root', 'ip', 'ntpdig'])
 const workers: Worker[] = []
-let namespace: string | undefined
+let namespace: LoopbackNamespace | undefined
 afterAll(async () => {
   for (const w of workers) if (w.exitCode === undefined) w.proc.kill('SIGTERM')
   await pollUntil(
@@ -28,39 +32,25 @@ afterAll(async () => {
   ).catch(() => {
     for (const w of workers) w.proc.kill('SIGKILL')
   })
-  if (namespace) spawnSync('ip', ['netns', 'del', namespace], { timeout: 10_000 })
+  namespace?.destroy()
 })
-
-function ip(...args: string[]): void {
-  const result = spawnSync(findTool('ip') ?? 'ip', args, { encoding: 'utf8', timeout: 10_000 })
-  if (result.status !== 0) throw new Error(`ip ${args.join(' ')}: ${result.stderr.trim()}`)
-}
-
-/** Namespaces `sdntp-<pid>-*` whose test process is gone (it was killed before its cleanup). */
-function deleteOrphans(): void {
-  const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? ''
-  for (const line of list.split('\n')) {
-    const match = new RegExp(`^(${TAG}-(\\d+)-[a-z0-9]+)\\b`).exec(line)
-    if (match && !isAlive(Number(match[2]))) spawnSync('ip', ['netns', 'del', match[1]!])
-  }
-}
 
 /** `ntpdig -j -t 1 <host>` in the namespace: its JSON, or undefined when it got no answer. */
 function ntpdig(host: string): Promise<{ offset: number; stratum: number } | undefined> {
+  const [command, ...args] = [
+    ...namespace!.exec,
+    findTool('ntpdig') ?? 'ntpdig',
+    ...['-j', '-t', '1', host],
+  ]
   return new Promise((resolve) => {
-    execFile(
-      'ip',
-      ['netns', 'exec', namespace!, findTool('ntpdig') ?? 'ntpdig', '-j', '-t', '1', host],
-      { timeout: 15_000 },
-      (error, stdout) => {
-        if (error) return resolve(undefined)
-        try {
-          resolve(JSON.parse(stdout))
-        } catch {
-          resolve(undefined)
-        }
-      },
-    )
+    execFile(command!, args, { timeout: 15_000 }, (error, stdout) => {
+      if (error) return resolve(undefined)
+      try {
+        resolve(JSON.parse(stdout))
+      } catch {
+        resolve(undefined)
+      }
+    })
   })
 }
 
@@ -68,10 +58,7 @@ describe.skipIf(skip !== undefined)(
   'interop: ntpdig against our server (network namespace)',
   () => {
     it('ntpdig sees +250 ms on 127.0.0.1:123 and -250 ms on [::1]:123', async () => {
-      deleteOrphans()
-      namespace = `${TAG}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-      ip('netns', 'add', namespace)
-      ip('-n', namespace, 'link', 'set', 'lo', 'up')
+      namespace = createLoopbackNamespace(TAG)
       const worker = spawnScript(
         fileURLToPath(new URL('../../support/ntp-server-worker.ts', import.meta.url)),
         fileURLToPath(new URL('../../..', import.meta.url)),
@@ -83,7 +70,7 @@ describe.skipIf(skip !== undefined)(
           ],
         },
         workers,
-        ['ip', 'netns', 'exec', namespace],
+        namespace.exec,
       )
       await pollUntil(
         () => worker.lines.some((l) => l.startsWith('READY')) || worker.exitCode !== undefined,
