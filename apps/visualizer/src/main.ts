@@ -25,7 +25,7 @@ import { type Overview, renderOverview } from './overview.js'
 import { type Drawing, drawAxis, renderDiagram, typeColors } from './render.js'
 import { writeStatus } from './status.js'
 import { initTools } from './tools.js'
-import { formatTime } from './trace.js'
+import { formatTime } from './units.js'
 import {
   clampWindow,
   drawRange,
