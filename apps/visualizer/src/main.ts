@@ -13,15 +13,8 @@ import { parseInput } from './load.js'
 import { wireMarks } from './mark-events.js'
 import type { Diagram, VizEvent } from './model.js'
 import { type Overview, renderOverview } from './overview.js'
-import {
-  clampNow,
-  type Playback,
-  playFrom,
-  START,
-  scrubTo,
-  stepBackward,
-  stepForward,
-} from './playback.js'
+import { fetchText, fileName, setPageState, showLoading } from './page-state.js'
+import { clampNow, type Playback } from './playback.js'
 import { Player } from './player.js'
 import { type Drawing, drawAxis, renderDiagram, typeColors } from './render.js'
 import { showSelection } from './selection.js'
@@ -32,6 +25,7 @@ import {
   clampWindow,
   drawRange,
   fullWindow,
+  menuWindow,
   outsideDrawn,
   screenLayout,
   viewFor,
@@ -66,7 +60,10 @@ const filterBoxes = {
   legend: legendBox,
 }
 const tooltip = createTooltip($<HTMLDivElement>('tooltip'))
-const player = new Player($<HTMLButtonElement>('play'), () => Number(speedSelect.value))
+const player = new Player($<HTMLButtonElement>('play'), () => Number(speedSelect.value), {
+  playback: () => (view ? playback(view) : undefined),
+  show: (now) => setNow(now),
+})
 
 interface View {
   diagram: Diagram
@@ -92,19 +89,15 @@ interface View {
 
 let view: View | undefined
 
-function setState(state: 'empty' | 'loading' | 'ready' | 'error'): void {
-  document.body.dataset.state = state
-}
-
 function showError(text: string): void {
   errorBox.textContent = text
   errorBox.hidden = false
-  setState('error')
+  setPageState('error')
 }
 
 /** Parses and draws `text`; `name` is shown in the title. */
 function open(text: string, name: string): void {
-  stop()
+  player.stop()
   errorBox.hidden = true
   let diagram: Diagram
   try {
@@ -136,29 +129,21 @@ function open(text: string, name: string): void {
   document.title = `${name} · sd visualizer`
   buildFilterLists(filterBoxes, diagram, filters, colors, applyFilters)
   // Ready before drawing: the pane's height is measured without the loading line.
-  setState('ready')
+  setPageState('ready')
   draw()
 }
 
-/** While a trace loads, the page says which (not *No trace open yet*). */
-function showLoading(name: string): void {
-  loadingBox.textContent = `Loading ${name}…`
-  setState('loading')
-}
-
 async function openUrl(url: string): Promise<void> {
-  showLoading(decodeURIComponent(url.split('/').pop() || url))
+  showLoading(loadingBox, fileName(url))
   try {
-    const response = await fetch(url)
-    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`)
-    open(await response.text(), decodeURIComponent(url.split('/').pop() || url))
+    open(await fetchText(url), fileName(url))
   } catch (e) {
     showError(`Cannot load ${url}: ${e instanceof Error ? e.message : String(e)}`)
   }
 }
 
 async function openFile(file: File): Promise<void> {
-  showLoading(file.name)
+  showLoading(loadingBox, file.name)
   open(await file.text(), file.name)
 }
 
@@ -176,17 +161,9 @@ const viewWidth = () => Math.max(200, canvas.clientWidth)
 /** The pane's height less a horizontal scrollbar. */
 const viewHeight = () => Math.max(160, canvas.clientHeight - 16)
 
-/** The window the zoom menu asks for: the whole run, or a scale kept at the current left edge. */
+/** The window the zoom menu asks for (see `menuWindow`). */
 function zoomWindowFromSelect(v: View): Window {
-  const full = fullWindow(v.base)
-  const zoom = zoomSelect.value
-  if (zoom === 'fit') return full
-  if (zoom === 'custom') return v.window
-  return windowOf(
-    Math.max(0, (v.window.from - full.from) * Number(zoom)),
-    viewWidth(),
-    Number(zoom),
-  )
+  return menuWindow(zoomSelect.value, fullWindow(v.base), v.window, viewWidth())
 }
 
 let renderPending = false
@@ -349,29 +326,6 @@ function setNow(now: number): void {
   applyTime()
 }
 
-/** One step forward; false when there was none left (the player stops). */
-function step(): boolean {
-  if (!view) return false
-  const { now, moved } = stepForward(playback(view))
-  setNow(now)
-  return moved
-}
-
-function play(): void {
-  if (!view) return
-  if (player.playing) {
-    stop()
-    return
-  }
-  const from = playFrom(playback(view))
-  if (from !== undefined) setNow(from)
-  player.start(step)
-}
-
-function stop(): void {
-  player.stop()
-}
-
 function select(e: VizEvent | undefined): void {
   if (!view) return
   view.selected = e
@@ -395,34 +349,13 @@ initControls(
   {
     loaded: () => view !== undefined,
     openFile: (file) => void openFile(file),
-    toStart: () => {
-      stop()
-      setNow(START)
-    },
-    back: () => {
-      stop()
-      if (view) setNow(stepBackward(playback(view)))
-    },
-    step: () => {
-      stop()
-      step()
-    },
-    toEnd: () => {
-      stop()
-      if (view) setNow(playback(view).end)
-    },
-    togglePlay: play,
-    scrub: (position) => {
-      if (!view) return
-      stop()
-      setNow(scrubTo(playback(view), position))
-    },
-    speedChanged: () => {
-      if (player.playing) {
-        stop()
-        play()
-      }
-    },
+    toStart: player.toStart,
+    back: player.back,
+    step: player.step,
+    toEnd: player.toEnd,
+    togglePlay: player.toggle,
+    scrub: player.scrub,
+    speedChanged: player.speedChanged,
     layoutChanged: draw,
     zoomChanged: () => {
       if (view) setWindow(zoomWindowFromSelect(view), true)
@@ -463,7 +396,7 @@ export function start(): void {
   if (trace) void openUrl(trace)
   else {
     buildLegend(legendBox)
-    setState('empty')
+    setPageState('empty')
   }
 }
 
