@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import './style.css'
+import './diagram.css'
 import { type LaneSegment, stateLanes } from './annotations.js'
 import { type TimeScale, ticks, timeScale } from './axis.js'
 import { pinFaultLabels } from './bands.js'
