@@ -1,5 +1,6 @@
 import type { Diagram, ProcessId, VizEvent } from './model.js'
-import { signedMs, unwrap } from './trace.js'
+import { unwrap } from './trace-entries.js'
+import { signedMs } from './units.js'
 
 /**
  * What the protocol's own events mean, drawn on the diagram: a short label for emitted events that

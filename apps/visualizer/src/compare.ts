@@ -1,5 +1,5 @@
 import type { Diagram, ProcessId, VizEvent } from './model.js'
-import { unwrap } from './trace.js'
+import { unwrap } from './trace-entries.js'
 
 /**
  * Two runs compared as ShiViz's pairwise comparison does: processes are paired by name, and on

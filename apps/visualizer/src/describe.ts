@@ -1,6 +1,6 @@
 import { formatVector } from './causality.js'
 import type { Diagram, VizEvent, VizMessage } from './model.js'
-import { formatTime } from './trace.js'
+import { formatTime } from './units.js'
 
 export interface Details {
   title: string

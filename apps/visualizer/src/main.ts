@@ -1,35 +1,32 @@
 /// <reference lib="dom" />
 import './style.css'
+import './diagram.css'
 import { type LaneSegment, stateLanes } from './annotations.js'
 import { type TimeScale, ticks, timeScale } from './axis.js'
-import { pinFaultLabels, showFaultsAt } from './bands.js'
-import { causalSets, formatVector } from './causality.js'
-import { type Details, describeEvent, describeMessage } from './describe.js'
-import {
-  defaultFilters,
-  eventShown,
-  type Filters,
-  messageShown,
-  NO_PROTO,
-  nextStop,
-  previousStop,
-  protoChoices,
-  shownCounts,
-  stopsOf,
-} from './filters.js'
+import { pinFaultLabels } from './bands.js'
+import { placeBrush, wireBrush } from './brush.js'
+import { initControls } from './controls.js'
+import { buildFilterLists } from './filter-lists.js'
+import { defaultFilters, eventShown, type Filters, messageShown, stopsOf } from './filters.js'
 import { type Layout, type LayoutMode, LEFT, layout } from './layout.js'
 import { buildLegend } from './legend.js'
 import { parseInput } from './load.js'
-import type { Diagram, EventKind, VizEvent } from './model.js'
+import { wireMarks } from './mark-events.js'
+import type { Diagram, VizEvent } from './model.js'
 import { type Overview, renderOverview } from './overview.js'
+import { fetchText, fileName, setPageState, showLoading } from './page-state.js'
+import { clampNow, type Playback } from './playback.js'
+import { Player } from './player.js'
 import { type Drawing, drawAxis, renderDiagram, typeColors } from './render.js'
-import { writeStatus } from './status.js'
+import { showSelection } from './selection.js'
+import { showTime } from './time-view.js'
 import { initTools } from './tools.js'
-import { formatTime } from './trace.js'
+import { createTooltip } from './tooltip.js'
 import {
   clampWindow,
   drawRange,
   fullWindow,
+  menuWindow,
   outsideDrawn,
   screenLayout,
   viewFor,
@@ -38,26 +35,36 @@ import {
   zoomWindow,
 } from './viewport.js'
 
+/**
+ * The page: the run open, wired to its parts. Drawing is `render.ts`'s, stepping through time
+ * `playback.ts`'s, the controls `controls.ts`'s, the ShiViz tools `tools.ts`'s.
+ */
+
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 
-const fileInput = $<HTMLInputElement>('file')
 const canvas = $<HTMLDivElement>('canvas')
-const tooltip = $<HTMLDivElement>('tooltip')
 const statusLine = $<HTMLSpanElement>('status')
 const titleLine = $<HTMLSpanElement>('title')
 const errorBox = $<HTMLDivElement>('error')
 const scrub = $<HTMLInputElement>('scrub')
-const playButton = $<HTMLButtonElement>('play')
 const speedSelect = $<HTMLSelectElement>('speed')
 const layoutSelect = $<HTMLSelectElement>('layout')
 const zoomSelect = $<HTMLSelectElement>('zoom')
 const selectionBox = $<HTMLDivElement>('selection')
-const typeList = $<HTMLDivElement>('types')
-const protoList = $<HTMLDivElement>('protos')
-const kindList = $<HTMLDivElement>('kinds')
 const legendBox = $<HTMLDivElement>('legend')
 const overviewBox = $<HTMLElement>('overview')
 const loadingBox = $<HTMLDivElement>('loading')
+const filterBoxes = {
+  types: $<HTMLDivElement>('types'),
+  protos: $<HTMLDivElement>('protos'),
+  kinds: $<HTMLDivElement>('kinds'),
+  legend: legendBox,
+}
+const tooltip = createTooltip($<HTMLDivElement>('tooltip'))
+const player = new Player($<HTMLButtonElement>('play'), () => Number(speedSelect.value), {
+  playback: () => (view ? playback(view) : undefined),
+  show: (now) => setNow(now),
+})
 
 interface View {
   diagram: Diagram
@@ -82,21 +89,16 @@ interface View {
 }
 
 let view: View | undefined
-let timer: ReturnType<typeof setInterval> | undefined
-
-function setState(state: 'empty' | 'loading' | 'ready' | 'error'): void {
-  document.body.dataset.state = state
-}
 
 function showError(text: string): void {
   errorBox.textContent = text
   errorBox.hidden = false
-  setState('error')
+  setPageState('error')
 }
 
 /** Parses and draws `text`; `name` is shown in the title. */
 function open(text: string, name: string): void {
-  stop()
+  player.stop()
   errorBox.hidden = true
   let diagram: Diagram
   try {
@@ -126,10 +128,24 @@ function open(text: string, name: string): void {
   document.body.dataset.format = diagram.format
   titleLine.textContent = `${name} — ${diagram.title}${diagram.skipped > 0 ? ` · ${diagram.skipped} entries not drawn` : ''}`
   document.title = `${name} · sd visualizer`
-  buildFilterLists(view)
+  buildFilterLists(filterBoxes, diagram, filters, colors, applyFilters)
   // Ready before drawing: the pane's height is measured without the loading line.
-  setState('ready')
+  setPageState('ready')
   draw()
+}
+
+async function openUrl(url: string): Promise<void> {
+  showLoading(loadingBox, fileName(url))
+  try {
+    open(await fetchText(url), fileName(url))
+  } catch (e) {
+    showError(`Cannot load ${url}: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+async function openFile(file: File): Promise<void> {
+  showLoading(loadingBox, file.name)
+  open(await file.text(), file.name)
 }
 
 /** Lays the diagram out for the current spacing, then draws it at the zoom chosen. */
@@ -146,17 +162,9 @@ const viewWidth = () => Math.max(200, canvas.clientWidth)
 /** The pane's height less a horizontal scrollbar. */
 const viewHeight = () => Math.max(160, canvas.clientHeight - 16)
 
-/** The window the zoom menu asks for: the whole run, or a scale kept at the current left edge. */
+/** The window the zoom menu asks for (see `menuWindow`). */
 function zoomWindowFromSelect(v: View): Window {
-  const full = fullWindow(v.base)
-  const zoom = zoomSelect.value
-  if (zoom === 'fit') return full
-  if (zoom === 'custom') return v.window
-  return windowOf(
-    Math.max(0, (v.window.from - full.from) * Number(zoom)),
-    viewWidth(),
-    Number(zoom),
-  )
+  return menuWindow(zoomSelect.value, fullWindow(v.base), v.window, viewWidth())
 }
 
 let renderPending = false
@@ -195,7 +203,7 @@ function render(): void {
     screenLayout(v.base, tools.shown(v.diagram.processes), sx, viewHeight()),
     v.diagram.processes,
   )
-  hideTooltip()
+  tooltip.hide()
   const items = v.diagram.events.length + v.diagram.messages.length
   const range = drawRange(items, scrollLeft, viewWidth())
   v.drawing = renderDiagram(v.diagram, v.lay, v.colors, v.lanes, range)
@@ -203,24 +211,7 @@ function render(): void {
   canvas.replaceChildren(v.drawing.svg)
   applyZoom()
   canvas.scrollLeft = scrollLeft
-  for (const [e, g] of v.drawing.events) {
-    g.addEventListener('mouseenter', (ev) => showTooltip(describeEvent(v.diagram, e), ev))
-    g.addEventListener('mousemove', moveTooltip)
-    g.addEventListener('mouseleave', hideTooltip)
-    g.addEventListener('click', (ev) => {
-      ev.stopPropagation()
-      select(v.selected === e ? undefined : e)
-    })
-    g.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter') select(v.selected === e ? undefined : e)
-    })
-  }
-  for (const [m, g] of v.drawing.messages) {
-    g.addEventListener('mouseenter', (ev) => showTooltip(describeMessage(v.diagram, m), ev))
-    g.addEventListener('mousemove', moveTooltip)
-    g.addEventListener('mouseleave', hideTooltip)
-  }
-  v.drawing.svg.addEventListener('click', () => select(undefined))
+  wireMarks(v.diagram, v.drawing, tooltip, select, () => v.selected)
   applyFilters()
   select(v.selected)
   onScroll()
@@ -273,53 +264,15 @@ function drawOverview(): void {
 }
 
 function updateBrush(): void {
-  if (!view || !overview) return
-  const full = fullWindow(view.base)
-  const ox = (x: number) => ((x - full.from) / (full.to - full.from)) * overview!.width
-  const a = Math.max(0, ox(view.window.from))
-  const b = Math.min(overview.width, Math.max(a + 2, ox(view.window.to)))
-  overview.brush.setAttribute('x', String(a))
-  overview.brush.setAttribute('width', String(b - a))
-  overview.from.setAttribute('x', String(a - 3))
-  overview.to.setAttribute('x', String(b - 3))
-  overview.brush.dataset.from = view.window.from.toFixed(2)
-  overview.brush.dataset.to = view.window.to.toFixed(2)
+  if (view && overview) placeBrush(overview, fullWindow(view.base), view.window)
 }
 
-/** Dragging in the overview: the window's body moves it, its edges resize it, elsewhere centers it there. */
-let drag: { mode: 'move' | 'from' | 'to'; grab: number } | undefined
-overviewBox.addEventListener('pointerdown', (ev) => {
-  if (!view || !overview) return
-  const full = fullWindow(view.base)
-  const rect = overview.svg.getBoundingClientRect()
-  const at = full.from + ((ev.clientX - rect.left) / overview.width) * (full.to - full.from)
-  const handle = (ev.target as Element).getAttribute('data-brush-handle')
-  if (handle === 'from' || handle === 'to') drag = { mode: handle, grab: 0 }
-  else {
-    if ((ev.target as Element).getAttribute('data-brush') === null) {
-      const span = view.window.to - view.window.from
-      moveWindow(at - span / 2)
-    }
-    drag = { mode: 'move', grab: at - view.window.from }
-  }
-  overviewBox.setPointerCapture(ev.pointerId)
-  ev.preventDefault()
+wireBrush(overviewBox, {
+  state: () =>
+    view && overview ? { overview, full: fullWindow(view.base), window: view.window } : undefined,
+  moveWindow,
+  setWindow: (w) => setWindow(w),
 })
-overviewBox.addEventListener('pointermove', (ev) => {
-  if (!drag || !view || !overview) return
-  const full = fullWindow(view.base)
-  const rect = overview.svg.getBoundingClientRect()
-  const at = full.from + ((ev.clientX - rect.left) / overview.width) * (full.to - full.from)
-  if (drag.mode === 'move') moveWindow(at - drag.grab)
-  else if (drag.mode === 'from')
-    setWindow({ from: Math.min(at, view.window.to - 1), to: view.window.to })
-  else setWindow({ from: view.window.from, to: Math.max(at, view.window.from + 1) })
-})
-const endDrag = () => {
-  drag = undefined
-}
-overviewBox.addEventListener('pointerup', endDrag)
-overviewBox.addEventListener('pointercancel', endDrag)
 
 /** Moves the window to start at `from` (same scale: a scroll, no redraw). */
 function moveWindow(from: number): void {
@@ -355,397 +308,74 @@ function applyFilters(): void {
   tools.filtered()
 }
 
+const playback = (v: View): Playback => ({
+  now: v.now,
+  end: v.diagram.timeline.length - 1,
+  stops: v.stops,
+})
+
 /** Shows what happened up to `view.now`, hides the rest. */
 function applyTime(): void {
   if (!view) return
-  const v = view
-  const now = v.now
-  const end = v.diagram.timeline.length - 1
-  for (const [e, g] of v.drawing.events) g.classList.toggle('off-time', e.seq > now)
-  for (const [m, g] of v.drawing.messages) g.classList.toggle('off-time', m.seq > now)
-  for (const [dup, g] of v.drawing.duplicates) g.classList.toggle('off-time', dup.seq > now)
-  showFaultsAt(v.drawing.faults, v.lay, now, end)
-  const nowX = now < 0 ? (v.lay.x[0] ?? 0) : v.lay.x[now]!
-  const atEnd = now >= end
-  v.drawing.now.classList.toggle('off-time', atEnd)
-  v.drawing.now.setAttribute('x1', String(nowX))
-  v.drawing.now.setAttribute('x2', String(nowX))
-  const shownStops = v.stops.filter((s) => s <= now).length
-  scrub.value = String(atEnd ? v.stops.length : shownStops)
-  // Counted in the diagram, not the DOM: a large run has only the view's stretch drawn.
-  const { events: visibleEvents, arrows: visibleArrows } = shownCounts(v.diagram, v.filters, now)
-  const t = now < 0 ? undefined : v.diagram.timeline[now]!.t
-  const last = v.diagram.timeline[end]?.t ?? 0
-  writeStatus(
-    statusLine,
-    {
-      time: t === undefined ? 'start' : formatTime(t, v.diagram.timeUnit),
-      step: shownStops,
-      steps: v.stops.length,
-      events: visibleEvents,
-      arrows: visibleArrows,
-    },
-    formatTime(last + 0.001, v.diagram.timeUnit),
-  )
-  statusLine.dataset.arrows = String(visibleArrows)
-  statusLine.dataset.events = String(visibleEvents)
-  statusLine.dataset.now = String(now)
-  hideTooltipIfGone()
-  if (!atEnd) {
-    // Keep the cursor in sight while playing or stepping.
-    const box = canvas.getBoundingClientRect()
-    const left = canvas.scrollLeft
-    const screenX = nowX * v.scale
-    if (screenX < left + 40 || screenX > left + box.width - 80)
-      canvas.scrollLeft = Math.max(0, screenX - box.width / 2)
-  }
+  showTime(view, playback(view), { scrub, status: statusLine, canvas })
+  tooltip.hideIfGone()
 }
 
 function setNow(now: number): void {
   if (!view) return
-  view.now = Math.max(-1, Math.min(view.diagram.timeline.length - 1, now))
+  view.now = clampNow(playback(view), now)
   applyTime()
-}
-
-function step(): boolean {
-  if (!view) return false
-  const next = nextStop(view.stops, view.now)
-  if (next === undefined) {
-    setNow(view.diagram.timeline.length - 1)
-    return false
-  }
-  // The last stop reveals the whole diagram (bands to the end included).
-  setNow(next === view.stops[view.stops.length - 1] ? view.diagram.timeline.length - 1 : next)
-  return true
-}
-
-function stepBack(): void {
-  if (view) setNow(previousStop(view.stops, view.now))
-}
-
-function play(): void {
-  if (!view) return
-  if (timer) {
-    stop()
-    return
-  }
-  if (view.now >= view.diagram.timeline.length - 1) setNow(-1)
-  playButton.textContent = '❚❚ Pause'
-  playButton.setAttribute('aria-pressed', 'true')
-  timer = setInterval(() => {
-    if (!step()) stop()
-  }, 1000 / Number(speedSelect.value))
-}
-
-function stop(): void {
-  if (timer) clearInterval(timer)
-  timer = undefined
-  playButton.textContent = '▶ Play'
-  playButton.setAttribute('aria-pressed', 'false')
 }
 
 function select(e: VizEvent | undefined): void {
   if (!view) return
-  const v = view
-  v.selected = e
-  const classes = ['selected', 'past', 'future', 'concurrent']
-  for (const g of v.drawing.events.values()) g.classList.remove(...classes)
-  for (const g of v.drawing.messages.values()) g.classList.remove(...classes)
-  v.drawing.svg.classList.toggle('has-selection', e !== undefined)
-  if (!e) {
-    selectionBox.innerHTML =
-      '<p class="hint">Click an event to see its causal past (blue) and future (orange). Events in neither are concurrent with it (faded).</p>'
-    return
-  }
-  const sets = causalSets(v.diagram, e)
-  // A large run may not have the selected mark drawn (scrolled away): its sets are still lit.
-  v.drawing.events.get(e)?.classList.add('selected')
-  for (const [f, g] of v.drawing.events) {
-    if (f === e) continue
-    g.classList.add(sets.past.has(f) ? 'past' : sets.future.has(f) ? 'future' : 'concurrent')
-  }
-  const inPast = (f: VizEvent | undefined) => f !== undefined && (f === e || sets.past.has(f))
-  const inFuture = (f: VizEvent | undefined) => f !== undefined && (f === e || sets.future.has(f))
-  for (const [m, g] of v.drawing.messages) {
-    if (inPast(m.send) && (m.deliver === undefined || inPast(m.deliver)) && m.deliver !== e)
-      g.classList.add(m.deliver ? 'past' : 'concurrent')
-    else if (m.deliver === e) g.classList.add('past')
-    else if (inFuture(m.send)) g.classList.add('future')
-    else g.classList.add('concurrent')
-  }
-  const d = describeEvent(v.diagram, e)
-  selectionBox.replaceChildren()
-  const h = document.createElement('p')
-  h.innerHTML = '<strong>Selected:</strong> '
-  h.append(`${d.title} (process ${e.process}, ${formatTime(e.t, v.diagram.timeUnit)})`)
-  const counts = document.createElement('p')
-  counts.dataset.past = String(sets.past.size)
-  counts.dataset.future = String(sets.future.size)
-  counts.innerHTML = `<span class="swatch past"></span> causal past: <b>${sets.past.size}</b> events · <span class="swatch future"></span> future: <b>${sets.future.size}</b> · concurrent: <b>${sets.concurrent.size}</b>`
-  const clock = document.createElement('p')
-  clock.textContent = `V = ${formatVector(e.vc)} over (${v.diagram.processes.join(', ')}), Lamport ${e.lamport}. An event f is in the past when V(f) ≤ V, in the future when V ≤ V(f).`
-  const clear = document.createElement('button')
-  clear.textContent = 'Clear selection (Esc)'
-  clear.addEventListener('click', () => select(undefined))
-  selectionBox.append(h, counts, clock, clear)
+  view.selected = e
+  showSelection(view.diagram, view.drawing, e, selectionBox, () => select(undefined))
 }
 
-/** The mark or arrow the tooltip is about: hidden with it (a step, a filter, a redraw). */
-let tooltipOwner: Element | undefined
-
-function showTooltip(d: Details, ev: MouseEvent): void {
-  tooltipOwner = ev.currentTarget instanceof Element ? ev.currentTarget : undefined
-  tooltip.replaceChildren()
-  const title = document.createElement('div')
-  title.className = 'tt-title'
-  title.textContent = d.title
-  const table = document.createElement('table')
-  for (const [k, val] of d.rows) {
-    const tr = table.insertRow()
-    tr.insertCell().textContent = k
-    tr.insertCell().textContent = val
-  }
-  tooltip.append(title, table)
-  tooltip.hidden = false
-  moveTooltip(ev)
-}
-
-function moveTooltip(ev: MouseEvent): void {
-  const pad = 14
-  const w = tooltip.offsetWidth
-  const h = tooltip.offsetHeight
-  let x = ev.clientX + pad
-  let y = ev.clientY + pad
-  if (x + w > window.innerWidth - 4) x = Math.max(4, ev.clientX - w - pad)
-  if (y + h > window.innerHeight - 4) y = Math.max(4, ev.clientY - h - pad)
-  tooltip.style.left = `${x}px`
-  tooltip.style.top = `${y}px`
-}
-
-function hideTooltip(): void {
-  tooltip.hidden = true
-  tooltipOwner = undefined
-}
-
-/** Hides the tooltip when what it describes is gone or hidden (no mouseleave comes then). */
-function hideTooltipIfGone(): void {
-  if (tooltipOwner && (!tooltipOwner.isConnected || tooltipOwner.closest('.off-time, .off-filter')))
-    hideTooltip()
-}
-
-const KIND_LABELS: [EventKind[], string][] = [
-  [['emit'], 'events the protocol emits ★'],
-  [['request'], 'local requests ■'],
-  [['timer-fire'], 'timers firing ▲'],
-  [['timer-set', 'timer-cancel'], 'timers set / cancelled'],
-  [['storage'], 'stable storage writes'],
-  [['start'], 'process starts'],
-]
-
-function checkbox(
-  parent: HTMLElement,
-  label: string,
-  checked: boolean,
-  onChange: (on: boolean) => void,
-  attrs: Record<string, string> = {},
-  swatch?: string,
-): void {
-  const row = document.createElement('label')
-  const box = document.createElement('input')
-  box.type = 'checkbox'
-  box.checked = checked
-  for (const [k, val] of Object.entries(attrs)) box.setAttribute(k, val)
-  box.addEventListener('change', () => onChange(box.checked))
-  row.append(box)
-  if (swatch) {
-    const s = document.createElement('span')
-    s.className = 'swatch'
-    s.style.background = swatch
-    row.append(s)
-  }
-  row.append(` ${label}`)
-  parent.append(row)
-}
-
-function buildFilterLists(v: View): void {
-  typeList.replaceChildren()
-  const counts = new Map<string, number>()
-  for (const m of v.diagram.messages) counts.set(m.type, (counts.get(m.type) ?? 0) + 1)
-  if (v.diagram.messageTypes.length === 0) typeList.textContent = 'no messages'
-  for (const type of v.diagram.messageTypes) {
-    checkbox(
-      typeList,
-      `${type} (${counts.get(type) ?? 0})`,
-      !v.filters.hiddenTypes.has(type),
-      (on) => {
-        if (on) v.filters.hiddenTypes.delete(type)
-        else v.filters.hiddenTypes.add(type)
-        applyFilters()
-      },
-      { 'data-type': type },
-      v.colors.get(type),
-    )
-  }
-  protoList.replaceChildren()
-  const protos = protoChoices(v.diagram)
-  protoList.parentElement!.hidden = protos.length === 0
-  for (const proto of protos) {
-    checkbox(
-      protoList,
-      proto === NO_PROTO ? '(no protocol)' : proto,
-      !v.filters.hiddenProtos.has(proto),
-      (on) => {
-        if (on) v.filters.hiddenProtos.delete(proto)
-        else v.filters.hiddenProtos.add(proto)
-        applyFilters()
-      },
-      { 'data-proto': proto },
-    )
-  }
-  kindList.replaceChildren()
-  const present = new Set(v.diagram.events.map((e) => e.kind))
-  for (const [kinds, label] of KIND_LABELS) {
-    if (!kinds.some((k) => present.has(k))) continue
-    checkbox(
-      kindList,
-      label,
-      !kinds.some((k) => v.filters.hiddenKinds.has(k)),
-      (on) => {
-        for (const k of kinds) {
-          if (on) v.filters.hiddenKinds.delete(k)
-          else v.filters.hiddenKinds.add(k)
-        }
-        applyFilters()
-      },
-      { 'data-kind': kinds.join(' ') },
-    )
-  }
-  buildLegend(legendBox, v.diagram)
-}
-
-/** While a trace loads, the page says which (not *No trace open yet*). */
-function showLoading(name: string): void {
-  loadingBox.textContent = `Loading ${name}…`
-  setState('loading')
-}
-
-async function openUrl(url: string): Promise<void> {
-  showLoading(decodeURIComponent(url.split('/').pop() || url))
-  try {
-    const response = await fetch(url)
-    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`)
-    open(await response.text(), decodeURIComponent(url.split('/').pop() || url))
-  } catch (e) {
-    showError(`Cannot load ${url}: ${e instanceof Error ? e.message : String(e)}`)
-  }
-}
-
-async function openFile(file: File): Promise<void> {
-  showLoading(file.name)
-  open(await file.text(), file.name)
-}
-
-fileInput.addEventListener('change', () => {
-  const file = fileInput.files?.[0]
-  if (file) void openFile(file)
-})
-
-let dragDepth = 0
-document.addEventListener('dragenter', (ev) => {
-  ev.preventDefault()
-  dragDepth++
-  document.body.classList.add('dragging')
-})
-document.addEventListener('dragleave', () => {
-  dragDepth = Math.max(0, dragDepth - 1)
-  if (dragDepth === 0) document.body.classList.remove('dragging')
-})
-document.addEventListener('dragover', (ev) => ev.preventDefault())
-document.addEventListener('drop', (ev) => {
-  ev.preventDefault()
-  dragDepth = 0
-  document.body.classList.remove('dragging')
-  const file = ev.dataTransfer?.files[0]
-  if (file) void openFile(file)
-})
-
-$('reset').addEventListener('click', () => {
-  stop()
-  setNow(-1)
-})
-$('back').addEventListener('click', () => {
-  stop()
-  stepBack()
-})
-playButton.addEventListener('click', play)
-$('step').addEventListener('click', () => {
-  stop()
-  step()
-})
-$('end').addEventListener('click', () => {
-  stop()
-  if (view) setNow(view.diagram.timeline.length - 1)
-})
-scrub.addEventListener('input', () => {
-  if (!view) return
-  stop()
-  const k = Number(scrub.value)
-  setNow(
-    k >= view.stops.length ? view.diagram.timeline.length - 1 : k === 0 ? -1 : view.stops[k - 1]!,
-  )
-})
-speedSelect.addEventListener('change', () => {
-  if (timer) {
-    stop()
-    play()
-  }
-})
-layoutSelect.addEventListener('change', draw)
-canvas.addEventListener('scroll', onScroll)
-zoomSelect.addEventListener('change', () => {
-  if (view) setWindow(zoomWindowFromSelect(view), true)
-})
-canvas.addEventListener(
-  'wheel',
-  (ev) => {
-    // Shift + wheel (or a sideways wheel) pans as the browser does; the wheel zooms.
-    if (!view || ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) return
-    ev.preventDefault()
-    const rect = canvas.getBoundingClientRect()
-    const at = view.window.from + (ev.clientX - rect.left - LEFT) / view.sx
-    zoomBy(Math.exp(-ev.deltaY * 0.002), at)
+initControls(
+  {
+    file: $('file'),
+    canvas,
+    scrub,
+    play: $('play'),
+    reset: $('reset'),
+    back: $('back'),
+    step: $('step'),
+    end: $('end'),
+    speed: speedSelect,
+    layout: layoutSelect,
+    zoom: zoomSelect,
   },
-  { passive: false },
+  {
+    loaded: () => view !== undefined,
+    openFile: (file) => void openFile(file),
+    toStart: player.toStart,
+    back: player.back,
+    step: player.step,
+    toEnd: player.toEnd,
+    togglePlay: player.toggle,
+    scrub: player.scrub,
+    speedChanged: player.speedChanged,
+    layoutChanged: draw,
+    zoomChanged: () => {
+      if (view) setWindow(zoomWindowFromSelect(view), true)
+    },
+    scrolled: onScroll,
+    resized: () => {
+      if (view) setWindow(zoomSelect.value === 'fit' ? fullWindow(view.base) : view.window, true)
+    },
+    zoomBy: (factor, offset) =>
+      zoomBy(
+        factor,
+        view && offset !== undefined ? view.window.from + (offset - LEFT) / view.sx : undefined,
+      ),
+    fit: () => {
+      if (view) setWindow(fullWindow(view.base))
+    },
+    clearSelection: () => select(undefined),
+  },
 )
-window.addEventListener('resize', () => {
-  if (view) setWindow(zoomSelect.value === 'fit' ? fullWindow(view.base) : view.window, true)
-})
-
-document.addEventListener('keydown', (ev) => {
-  const target = ev.target as HTMLElement
-  if (target.tagName === 'INPUT' || target.tagName === 'SELECT') return
-  if (ev.key === 'ArrowRight') {
-    stop()
-    step()
-  } else if (ev.key === 'ArrowLeft') {
-    stop()
-    stepBack()
-  } else if (ev.key === ' ') {
-    ev.preventDefault()
-    play()
-  } else if (ev.key === 'Home') {
-    stop()
-    setNow(-1)
-  } else if (ev.key === 'End') {
-    stop()
-    if (view) setNow(view.diagram.timeline.length - 1)
-  } else if (ev.key === '+' || ev.key === '=') zoomBy(1.5)
-  else if (ev.key === '-' || ev.key === '_') zoomBy(1 / 1.5)
-  else if (ev.key === '0') {
-    if (view) setWindow(fullWindow(view.base))
-  } else if (ev.key === 'Escape') select(undefined)
-  else return
-})
 
 // Hide / collapse processes, search, compare two runs (ShiViz's tools): their own modules.
 const tools = initTools({
@@ -754,7 +384,7 @@ const tools = initTools({
   moveWindow,
   layoutMode: () => layoutSelect.value as LayoutMode,
   height: viewHeight,
-  hover: { show: showTooltip, move: moveTooltip, hide: hideTooltip },
+  hover: tooltip,
 })
 
 export function start(): void {
@@ -767,7 +397,7 @@ export function start(): void {
   if (trace) void openUrl(trace)
   else {
     buildLegend(legendBox)
-    setState('empty')
+    setPageState('empty')
   }
 }
 

@@ -44,6 +44,23 @@ export function clampWindow(w: Window, full: Window, minSpan: number): Window {
   return { from, to: from + span }
 }
 
+/**
+ * The window the zoom menu's `choice` asks for: the whole run (`fit`), the window as it is
+ * (`custom`: set by the wheel or the brush), or a scale (`2` = 2 px per unit) kept at the
+ * current window's left edge.
+ */
+export function menuWindow(
+  choice: string,
+  full: Window,
+  current: Window,
+  viewWidth: number,
+): Window {
+  if (choice === 'fit') return full
+  if (choice === 'custom') return current
+  const scale = Number(choice)
+  return windowOf(Math.max(0, (current.from - full.from) * scale), viewWidth, scale)
+}
+
 /** Zooms `w` by `factor` (> 1: in) around layout x `at`. */
 export function zoomWindow(w: Window, factor: number, at: number): Window {
   const f = 1 / factor

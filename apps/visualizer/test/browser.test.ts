@@ -5,6 +5,9 @@
  * here; what the page draws is compared with counts and causal sets computed from the traces
  * independently of the page's code. Skipped with a notice without root, `ip` or Chromium;
  * failed instead under SD_REQUIRE_ALL=1.
+ *
+ * Over 450 lines on purpose: every page scenario shares the one Chromium and namespace that
+ * `beforeAll` starts (the slow part); the helpers live in test/support.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

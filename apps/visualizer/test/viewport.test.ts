@@ -8,6 +8,7 @@ import {
   drawRange,
   fullWindow,
   MIN_ROW_GAP,
+  menuWindow,
   outsideDrawn,
   rowYs,
   screenLayout,
@@ -76,6 +77,15 @@ describe('the detail view', () => {
     const ys = [...lay.y.values()]
     expect(Math.max(...ys) - Math.min(...ys)).toBeGreaterThan(400)
     expect(lay.height).toBe(600)
+  })
+  it('the zoom menu: fit is the whole run, custom the window as is, a scale keeps the left edge', () => {
+    const full = { from: LEFT, to: LEFT + 1000 }
+    const current = { from: LEFT + 200, to: LEFT + 400 }
+    expect(menuWindow('fit', full, current, 800)).toEqual(full)
+    expect(menuWindow('custom', full, current, 800)).toBe(current)
+    const at2 = menuWindow('2', full, current, 800)
+    expect(at2.from).toBeCloseTo(current.from)
+    expect(viewFor(at2, 800).sx).toBeCloseTo(2)
   })
 })
 
