@@ -81,6 +81,21 @@ const attrs = (selector: string, attr: string) =>
 const open = async (file: string, query = '') => {
   expect(await browser.call('goto', { path: `/?trace=/traces/${file}${query}` })).toBe('ready')
 }
+/** Where the overview's brush is on the screen. */
+const brushRect = () =>
+  browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
+    const r = document.querySelector('[data-overview] [data-brush]').getBoundingClientRect()
+    return { x: r.left, y: r.top, w: r.width, h: r.height }
+  })()`)
+
+/** Drags the brush's right edge to `fraction` of its width; returns where the brush was. */
+async function dragBrushEdge(fraction: number) {
+  const b = await brushRect()
+  const y = b.y + b.h / 2
+  await browser.call('drag', { points: [b.x + b.w - 1, y, b.x + b.w * fraction, y] })
+  return b
+}
+
 const shot = (name: string) => browser.call('screenshot', { path: join(screenshots, name) })
 
 /**
@@ -606,18 +621,7 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
           return { sx: Number(d.sx), t1: Number(d.timeTo) }
         })()`)
       const whole = await detail()
-      const brush = await browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
-        const r = document.querySelector('[data-overview] [data-brush]').getBoundingClientRect()
-        return { x: r.left, y: r.top, w: r.width, h: r.height }
-      })()`)
-      await browser.call('drag', {
-        points: [
-          brush.x + brush.w - 1,
-          brush.y + brush.h / 2,
-          brush.x + brush.w / 5,
-          brush.y + brush.h / 2,
-        ],
-      })
+      await dragBrushEdge(1 / 5)
       await browser.eval(
         'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))',
       )
@@ -780,19 +784,8 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     const whole = await detail()
     const allInView = await inView()
     expect(allInView).toBe(await count(`#diagram [data-event]${VISIBLE}`))
-    const brush = await browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
-      const r = document.querySelector('[data-overview] [data-brush]').getBoundingClientRect()
-      return { x: r.left, y: r.top, w: r.width, h: r.height }
-    })()`)
     // Drag the window's right edge to a tenth of the run: the detail view zooms in.
-    await browser.call('drag', {
-      points: [
-        brush.x + brush.w - 1,
-        brush.y + brush.h / 2,
-        brush.x + brush.w / 10,
-        brush.y + brush.h / 2,
-      ],
-    })
+    const brush = await dragBrushEdge(1 / 10)
     await settle()
     const narrowed = await detail()
     expect(narrowed.sx).toBeGreaterThan(5 * whole.sx)
@@ -808,10 +801,7 @@ describe.skipIf(unavailable !== undefined)('the visualizer in Chromium', () => {
     console.log(`brushed to a tenth: ${drawn} of ${processEvents(doc).length} event marks drawn`)
     await shot('flood-large-brushed.png')
     // Drag the window's body right: the detail view moves later in the run at the same scale.
-    const moved = await browser.eval<{ x: number; y: number; w: number; h: number }>(`(() => {
-      const r = document.querySelector('[data-overview] [data-brush]').getBoundingClientRect()
-      return { x: r.left, y: r.top, w: r.width, h: r.height }
-    })()`)
+    const moved = await brushRect()
     await browser.call('drag', {
       points: [
         moved.x + moved.w / 2,
