@@ -134,59 +134,13 @@ export function buildLegend(legendBox: HTMLElement, d?: Diagram): void {
       ),
     )
   if (d.down.length > 0)
-    legendBox.append(
-      legendRow(
-        icon((svg) =>
-          svgChild(svg, 'rect', { x: '-14', y: '-6', width: '28', height: '12', class: 'down' }),
-        ),
-        'process down (crashed, until its restart)',
-      ),
-    )
+    legendBox.append(bandRow('down', 12, 'process down (crashed, until its restart)'))
   if (d.partitions.length > 0)
-    legendBox.append(
-      legendRow(
-        icon((svg) =>
-          svgChild(svg, 'rect', {
-            x: '-14',
-            y: '-8',
-            width: '28',
-            height: '16',
-            class: 'partition-swatch',
-          }),
-        ),
-        'network partitioned (until heal)',
-      ),
-    )
+    legendBox.append(bandRow('partition-swatch', 16, 'network partitioned (until heal)'))
   if (d.losses.length > 0)
-    legendBox.append(
-      legendRow(
-        icon((svg) =>
-          svgChild(svg, 'rect', {
-            x: '-14',
-            y: '-8',
-            width: '28',
-            height: '16',
-            class: 'loss-swatch',
-          }),
-        ),
-        'packet loss (the percent dropped)',
-      ),
-    )
+    legendBox.append(bandRow('loss-swatch', 16, 'packet loss (the percent dropped)'))
   if (d.paused.length > 0)
-    legendBox.append(
-      legendRow(
-        icon((svg) =>
-          svgChild(svg, 'rect', {
-            x: '-14',
-            y: '-6',
-            width: '28',
-            height: '12',
-            class: 'paused-swatch',
-          }),
-        ),
-        'process paused (until it resumes)',
-      ),
-    )
+    legendBox.append(bandRow('paused-swatch', 12, 'process paused (until it resumes)'))
   if (d.marks.length > 0)
     legendBox.append(
       legendRow(
@@ -204,4 +158,20 @@ export function buildLegend(legendBox: HTMLElement, d?: Diagram): void {
         'a mark the run wrote (workload starts...)',
       ),
     )
+}
+
+/** A legend row for a band: a swatch of its class, `height` px high. */
+function bandRow(cls: string, height: number, text: string): HTMLElement {
+  return legendRow(
+    icon((svg) =>
+      svgChild(svg, 'rect', {
+        x: '-14',
+        y: String(-height / 2),
+        width: '28',
+        height: String(height),
+        class: cls,
+      }),
+    ),
+    text,
+  )
 }
