@@ -177,12 +177,23 @@ export function hostilePeer(options: {
   count: number
   everyMs: number
   log: HostilePeerLog
+  /**
+   * Send only certainly malformed messages: for protocols where a member's well-formed lie (a
+   * forged token, a second vote) may legitimately break what the test checks.
+   */
+  malformedOnly?: boolean
 }): Protocol<unknown, unknown, never> {
   let left = options.count
   const next = (ctx: Ctx<unknown, never>) => {
     if (left-- <= 0 || ctx.peers.length === 0) return
     const to = ctx.peers[Math.floor(ctx.random() * ctx.peers.length)]!
-    const hostile = hostileMessage(ctx.random, options.samples, options.opaque)
+    let hostile = hostileMessage(ctx.random, options.samples, options.opaque)
+    // Most kinds are malformed, so a few tries find one; `null` if they all missed.
+    for (let tries = 0; options.malformedOnly && !hostile.malformed; tries++)
+      hostile =
+        tries < 50
+          ? hostileMessage(ctx.random, options.samples, options.opaque)
+          : { msg: null, malformed: true, how: 'not an object' }
     options.log.sent.push({ ...hostile, to })
     if (hostile.malformed)
       options.log.malformedTo.set(to, (options.log.malformedTo.get(to) ?? 0) + 1)
