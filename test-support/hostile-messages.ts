@@ -204,3 +204,24 @@ export function hostilePeer(options: {
 }
 
 export const emptyHostileLog = (): HostilePeerLog => ({ sent: [], malformedTo: new Map() })
+
+/**
+ * A two-faced member: runs `honest` like any member (so the others can make progress at all) and
+ * sends the hostile peer's junk beside it (`hostile`'s timer is 'next').
+ */
+export function twoFaced<Msg, Req, Ev>(
+  honest: Protocol<Msg, Req, Ev>,
+  hostile: Protocol<unknown, unknown, never>,
+): Protocol<Msg, Req, Ev> {
+  return {
+    start(ctx) {
+      honest.start?.(ctx)
+      hostile.start?.(ctx as never)
+    },
+    onMessage: (from, msg, ctx) => honest.onMessage(from, msg, ctx),
+    onTimer: (key, ctx) =>
+      key === 'next' ? hostile.onTimer?.(key, ctx as never) : honest.onTimer?.(key, ctx),
+    onRequest: (req, ctx) => honest.onRequest?.(req, ctx),
+    onSignal: (signal, ctx) => honest.onSignal?.(signal, ctx),
+  }
+}

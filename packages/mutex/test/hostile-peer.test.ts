@@ -8,12 +8,13 @@
  * enter at all) and sends its junk beside. Safety only, not liveness: a member may legitimately
  * hold everyone up, and a lie (a request it never releases) may well do so.
  */
-import { createRandom, type NodeId, type Protocol, type ProtocolFactory } from '@sd/transport'
+import { createRandom, type NodeId, type ProtocolFactory } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import {
   emptyHostileLog,
   type HostilePeerLog,
   hostilePeer,
+  twoFaced,
 } from '../../../test-support/hostile-messages.js'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { centralized } from '../src/centralized/index.js'
@@ -44,24 +45,6 @@ interface Case {
   staleRefusal?: RegExp
   /** The algorithm assumes FIFO channels. */
   fifo?: boolean
-}
-
-/** The honest protocol, plus the hostile sender's timer ('next') and sends. */
-function twoFaced(
-  honest: Protocol<unknown, MutexRequest, unknown>,
-  hostile: Protocol<unknown, unknown, never>,
-): Protocol<unknown, MutexRequest, unknown> {
-  return {
-    start(ctx) {
-      honest.start?.(ctx)
-      hostile.start?.(ctx as never)
-    },
-    onMessage: (from, msg, ctx) => honest.onMessage(from, msg, ctx),
-    onTimer: (key, ctx) =>
-      key === 'next' ? hostile.onTimer?.(key, ctx as never) : honest.onTimer?.(key, ctx),
-    onRequest: (req, ctx) => honest.onRequest?.(req, ctx),
-    onSignal: (signal, ctx) => honest.onSignal?.(signal, ctx),
-  }
 }
 
 const any = (f: unknown) => f as ProtocolFactory<unknown, MutexRequest, unknown>
