@@ -177,12 +177,23 @@ export function hostilePeer(options: {
   count: number
   everyMs: number
   log: HostilePeerLog
+  /**
+   * Send only certainly malformed messages: for protocols where a member's well-formed lie (a
+   * forged token, a second vote) may legitimately break what the test checks.
+   */
+  malformedOnly?: boolean
 }): Protocol<unknown, unknown, never> {
   let left = options.count
   const next = (ctx: Ctx<unknown, never>) => {
     if (left-- <= 0 || ctx.peers.length === 0) return
     const to = ctx.peers[Math.floor(ctx.random() * ctx.peers.length)]!
-    const hostile = hostileMessage(ctx.random, options.samples, options.opaque)
+    let hostile = hostileMessage(ctx.random, options.samples, options.opaque)
+    // Most kinds are malformed, so a few tries find one; `null` if they all missed.
+    for (let tries = 0; options.malformedOnly && !hostile.malformed; tries++)
+      hostile =
+        tries < 50
+          ? hostileMessage(ctx.random, options.samples, options.opaque)
+          : { msg: null, malformed: true, how: 'not an object' }
     options.log.sent.push({ ...hostile, to })
     if (hostile.malformed)
       options.log.malformedTo.set(to, (options.log.malformedTo.get(to) ?? 0) + 1)
@@ -193,3 +204,24 @@ export function hostilePeer(options: {
 }
 
 export const emptyHostileLog = (): HostilePeerLog => ({ sent: [], malformedTo: new Map() })
+
+/**
+ * A two-faced member: runs `honest` like any member (so the others can make progress at all) and
+ * sends the hostile peer's junk beside it (`hostile`'s timer is 'next').
+ */
+export function twoFaced<Msg, Req, Ev>(
+  honest: Protocol<Msg, Req, Ev>,
+  hostile: Protocol<unknown, unknown, never>,
+): Protocol<Msg, Req, Ev> {
+  return {
+    start(ctx) {
+      honest.start?.(ctx)
+      hostile.start?.(ctx as never)
+    },
+    onMessage: (from, msg, ctx) => honest.onMessage(from, msg, ctx),
+    onTimer: (key, ctx) =>
+      key === 'next' ? hostile.onTimer?.(key, ctx as never) : honest.onTimer?.(key, ctx),
+    onRequest: (req, ctx) => honest.onRequest?.(req, ctx),
+    onSignal: (signal, ctx) => honest.onSignal?.(signal, ctx),
+  }
+}

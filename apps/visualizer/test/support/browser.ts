@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { pollUntil } from '@sd/transport/testing'
-import { isAlive, spawnScript, type Worker } from '../../../../test-support/processes.js'
+import { createLoopbackNamespace, type LoopbackNamespace } from '../../../../test-support/netns.js'
+import { spawnScript, type Worker } from '../../../../test-support/processes.js'
 
 export const CHROMIUM_PATHS = ['/usr/lib/chromium/chromium', '/usr/bin/chromium']
 const TAG = 'sd-viz'
@@ -26,20 +27,6 @@ export function browserUnavailable(): string | undefined {
   return undefined
 }
 
-function ip(...args: string[]): void {
-  const result = spawnSync('ip', args, { encoding: 'utf8', timeout: 10_000 })
-  if (result.status !== 0) throw new Error(`ip ${args.join(' ')}: ${result.stderr.trim()}`)
-}
-
-/** Namespaces `sd-viz-<pid>` whose test process is gone (killed before its cleanup). */
-function deleteOrphans(): void {
-  const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? ''
-  for (const line of list.split('\n')) {
-    const match = new RegExp(`^(${TAG}-(\\d+))\\b`).exec(line)
-    if (match && !isAlive(Number(match[2]))) spawnSync('ip', ['netns', 'del', match[1]!])
-  }
-}
-
 export interface Answer {
   n?: number
   ok?: boolean
@@ -52,29 +39,27 @@ export interface Answer {
 }
 
 export class Browser {
-  readonly namespace = `${TAG}-${process.pid}`
+  /** `sd-viz-<pid>-<random>`, made by start(). */
+  namespace: LoopbackNamespace | undefined
   readonly workers: Worker[] = []
   /** Errors the page reported (uncaught exceptions, console errors), over every command. */
   readonly pageErrors: string[] = []
   version = ''
   private worker: Worker | undefined
-  private created = false
   private next = 1
   private read = 0
   private answers = new Map<number, Answer>()
 
   /** Creates the namespace and starts the driver in it, serving `dist` and `traces`. */
   async start(dist: string, traces: string): Promise<void> {
-    deleteOrphans()
-    this.created = true
-    ip('netns', 'add', this.namespace)
-    ip('-n', this.namespace, 'link', 'set', 'lo', 'up')
+    // Deletes the namespaces of killed runs first (`sd-viz-<pid>` of a pid no longer alive).
+    this.namespace = createLoopbackNamespace(TAG)
     this.worker = spawnScript(
       fileURLToPath(new URL('./browser-driver.ts', import.meta.url)),
       fileURLToPath(new URL('../..', import.meta.url)),
       { id: 'browser', dist, traces, chromium: findChromium() },
       this.workers,
-      ['ip', 'netns', 'exec', this.namespace],
+      this.namespace.exec,
     )
     const ready = await this.wait((a) => a.ready === true, 'the browser driver to start')
     this.version = ready.version ?? ''
@@ -135,6 +120,6 @@ export class Browser {
         () => {},
       )
     }
-    if (this.created) spawnSync('ip', ['netns', 'del', this.namespace], { timeout: 10_000 })
+    this.namespace?.destroy()
   }
 }

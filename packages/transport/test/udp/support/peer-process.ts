@@ -5,8 +5,9 @@
  *   { "send": { "to": id, "count": n } }    send n numbered messages to a peer
  *   { "expect": { "from": [ids], "count": n } }  report to "parent" once n messages came from each
  * Everything it sees (signals, order violations) is reported to the peer "parent" over UDP.
+ * It exits when stdin closes (the parent is done or gone).
  */
-import { createInterface } from 'node:readline'
+import { onParentLines } from '../../../../../test-support/worker-process.js'
 import { createUdpTransport } from '../../../src/udp/index.js'
 
 type Wire = { type: 'data'; i: number } | { type: 'report'; [k: string]: unknown }
@@ -40,7 +41,7 @@ t.onMessage((from, msg) => {
 })
 t.onSignal((signal) => report({ event: 'signal', signal }))
 
-createInterface({ input: process.stdin }).on('line', (line) => {
+const onCommand = (line: string) => {
   const cmd = JSON.parse(line) as {
     peers?: Record<string, string>
     send?: { to: string; count: number }
@@ -57,5 +58,6 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     for (let i = start; i < start + cmd.send.count; i++) t.send(cmd.send.to, { type: 'data', i })
     sent.set(cmd.send.to, start + cmd.send.count)
   }
-})
+}
+onParentLines({ line: onCommand, close: () => process.exit(0) })
 process.stdout.write(`READY ${t.address.port}\n`)
