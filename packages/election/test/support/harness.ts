@@ -25,9 +25,10 @@ export interface ElectionRunOptions {
   until: number
 }
 
-export interface ElectionRun extends ElectionVerdict {
+export interface ElectionRun<Ev = unknown> extends ElectionVerdict {
   net: SimNetwork
-  events: TimedEvent[]
+  /** What the protocol emitted, typed by its event type. */
+  events: TimedEvent<Ev>[]
   /** Nodes not crashed at the end. */
   live: NodeId[]
   /** What every live node follows at the end, if they agree. */
@@ -40,11 +41,10 @@ export function runElection<Msg, Ev>(
   ids: readonly NodeId[],
   factory: ProtocolFactory<Msg, ElectionRequest, Ev>,
   options: ElectionRunOptions,
-): ElectionRun {
+): ElectionRun<Ev> {
   const net = new SimNetwork({ seed: options.seed, ...options.net })
-  const events: TimedEvent[] = []
-  net.onEmit((node, event, t) => events.push({ node, t, event }))
-  net.launch([...ids], factory)
+  const events: TimedEvent<Ev>[] = []
+  net.launch([...ids], factory, { onEmit: (node, event, t) => events.push({ node, t, event }) })
   options.plan?.(net)
   net.run({ until: options.until })
   const verdict = checkElection(events)

@@ -1,2 +1,3 @@
 export * from './compliance.js'
+export * from './of-type.js'
 export * from './settle.js'
