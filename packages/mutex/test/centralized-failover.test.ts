@@ -159,8 +159,9 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
   it('rule 5: messages of an older term are ignored, and their sender told the new term', () => {
     const sim = new SimNetwork({ seed: 1 })
     const seen: Array<{ node: NodeId; event: { type: string; reason?: string } }> = []
-    sim.onEmit((node, event) => seen.push({ node, event: event as { type: string } }))
-    sim.launch([1, 2, 3], centralized({ coordinator: 1 }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1 }), {
+      onEmit: (node, event) => seen.push({ node, event }),
+    })
     moveTo(sim, [1, 2, 3], 2, 3)
     sim.run()
     const old = sim.addNode('old')
@@ -212,8 +213,9 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
   it('rule 6: a claim after the new coordinator already granted the resource is revoked', () => {
     const sim = new SimNetwork({ seed: 1, latency: 1 })
     const seen: Array<{ node: NodeId; t: number; event: { type: string } }> = []
-    sim.onEmit((node, event, t) => seen.push({ node, t, event: event as { type: string } }))
-    sim.launch([1, 2, 3], centralized({ coordinator: 1, ...LEASE }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1, ...LEASE }), {
+      onEmit: (node, event, t) => seen.push({ node, t, event }),
+    })
     sim.request(2, { type: 'acquire' }) // 2 holds under term 0
     sim.at(5, () => sim.partition([2], [1, 3])) // 2 is cut off: its SYNC will not arrive
     sim.at(10, () => sim.crash(1))

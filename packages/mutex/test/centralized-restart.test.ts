@@ -194,8 +194,9 @@ describe('centralized: the coordinator restarts while its members are partitione
   it('a member that restarts asks for RECOVER, so a recovering coordinator is not kept waiting', () => {
     const sim = new SimNetwork({ seed: 1, latency: 1 })
     const seen: Array<{ node: NodeId; t: number; type: string }> = []
-    sim.onEmit((node, event, t) => seen.push({ node, t, type: (event as { type: string }).type }))
-    sim.launch([1, 2, 3], centralized({ coordinator: 1 }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1 }), {
+      onEmit: (node, event, t) => seen.push({ node, t, type: event.type }),
+    })
     sim.at(5, () => {
       sim.crash(1)
       sim.crash(3)

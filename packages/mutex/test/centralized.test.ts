@@ -178,8 +178,9 @@ describe('centralized: malformed input', () => {
   it('reports malformed or misdirected messages and requests as ignored, never throws', () => {
     const net = new SimNetwork({ seed: 1 })
     const seen: Array<{ node: NodeId; event: { type: string; reason?: string } }> = []
-    net.onEmit((node, event) => seen.push({ node, event: event as { type: string } }))
-    net.launch([1, 2], centralized({ coordinator: 1 }))
+    net.launch([1, 2], centralized({ coordinator: 1 }), {
+      onEmit: (node, event) => seen.push({ node, event }),
+    })
     const raw = net.addNode('intruder')
     for (const msg of [
       null,
