@@ -2,12 +2,8 @@
  * Runs an election protocol in the simulator with a fault plan and judges the run from its trace
  * with `checkElection`: violations, and the leader the live nodes agree on at the end.
  */
-import {
-  type NodeId,
-  type ProtocolFactory,
-  SimNetwork,
-  type SimNetworkOptions,
-} from '@sd/transport'
+import type { NodeId, ProtocolFactory, SimNetwork, SimNetworkOptions } from '@sd/transport'
+import { runInSim } from '@sd/transport/testing'
 import {
   agreedLeader,
   checkElection,
@@ -18,7 +14,7 @@ import type { ElectionRequest } from '../../src/contract.js'
 
 export interface ElectionRunOptions {
   seed: number
-  net?: SimNetworkOptions
+  net?: Omit<SimNetworkOptions, 'seed'>
   /** Plans faults and requests on the network before it runs (crashes, starts, partitions...). */
   plan?: (net: SimNetwork) => void
   /** Virtual time to run to (heartbeats never let the network go quiet). */
@@ -42,11 +38,7 @@ export function runElection<Msg, Ev>(
   factory: ProtocolFactory<Msg, ElectionRequest, Ev>,
   options: ElectionRunOptions,
 ): ElectionRun<Ev> {
-  const net = new SimNetwork({ seed: options.seed, ...options.net })
-  const events: TimedEvent<Ev>[] = []
-  net.launch([...ids], factory, { onEmit: (node, event, t) => events.push({ node, t, event }) })
-  options.plan?.(net)
-  net.run({ until: options.until })
+  const { net, events } = runInSim(ids, factory, options)
   const verdict = checkElection(events)
   const live = ids.filter((id) => !net.isCrashed(id))
   const sentByType: Record<string, number> = {}
