@@ -4,7 +4,7 @@
  * Given the run's faults too (crashes, pauses, partitions): never two leaders at once, and, with
  * `minorityGraceMs`, no leader on a minority side.
  */
-import type { EmittedEvent, FaultEvent, NodeId } from '@sd/transport'
+import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
 import {
   leaderships,
   ledInMinority,
@@ -13,8 +13,11 @@ import {
   reachability,
 } from './check-leadership.js'
 
-/** One emitted event (the shape of `emitsOf(trace)` in `@sd/transport`). */
-export type TimedEvent = EmittedEvent
+/**
+ * One emitted event (the shape of `emitsOf(trace)` in `@sd/transport`); `TimedEvent<ElectionEvent>`
+ * when the protocol is known. The checker takes events of any protocol.
+ */
+export type { TimedEvent }
 
 export type ElectionViolation =
   | { kind: 'two-leaders-in-term'; term: number; leaders: NodeId[]; t: number }

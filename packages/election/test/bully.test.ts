@@ -1,4 +1,5 @@
 import { isSdError, type NodeId } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { bully } from '../src/bully/index.js'
 import type { TimedEvent } from '../src/check.js'
@@ -84,14 +85,12 @@ describe('bully: the worked example (seeds 000/002)', () => {
     const of = (node: NodeId) =>
       run.events
         .filter((e) => e.node === node && e.t >= 1100 && e.t < 2050)
-        .map((e) => (e.event as { type: string }).type)
+        .map((e) => e.event.type)
     expect(of(4)).toEqual(['leader-lost', 'election-started', 'ok', 'leader'])
     expect(of(5)).toEqual(['election-started', 'ok', 'leader'])
     expect(of(6)).toEqual(['election-started', 'leader'])
     const started = run.events.find((e) => e.node === 6 && e.t >= 1100 && e.t < 2050)!
-    const six = run.events.find(
-      (e) => e.node === 6 && (e.event as { type: string }).type === 'leader' && e.t >= 1100,
-    )!
+    const six = run.events.find((e) => e.node === 6 && e.event.type === 'leader' && e.t >= 1100)!
     expect(six.t - started.t).toBe(100) // okTimeoutMs, by default the heartbeat interval
   })
 })
@@ -248,8 +247,8 @@ describe('bully: options', () => {
         net.at(60, () => net.transport(1).send(0, 'hello'))
       },
     })
-    const ignored = run.events.filter((e) => (e.event as { type: string }).type === 'ignored')
-    expect(ignored.map((e) => (e.event as { reason: string }).reason)).toEqual([
+    const ignored = ofType(run.events, 'ignored')
+    expect(ignored.map((e) => e.event.reason)).toEqual([
       'malformed request',
       'coordinator without a valid term',
       'coordinator of term 1, not a term of 1', // 1 owns 2, 4, ...

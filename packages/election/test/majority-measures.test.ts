@@ -42,7 +42,7 @@ function measure(
     let done = 0
     for (const id of run.live as NodeId[]) {
       const e = run.events.find((x) => {
-        const event = x.event as { type: string; term: number }
+        const { event } = x
         return x.node === id && event.type === 'leader' && event.term === term
       })!
       done = Math.max(done, e.t)

@@ -1,4 +1,4 @@
-import { createRandom, type NodeId, type SimNetworkOptions } from '@sd/transport'
+import { createRandom, type SimNetworkOptions } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { bestOf } from '../src/contract.js'
@@ -46,7 +46,7 @@ describe('ring election, properties', () => {
       // Exactly one leader: nobody ever announced another one.
       const announced = new Set(
         run.events
-          .map((e) => e.event as { type: string; leader?: NodeId })
+          .map((e) => e.event)
           .filter((e) => e.type === 'leader')
           .map((e) => e.leader),
       )

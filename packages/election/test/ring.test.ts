@@ -1,13 +1,13 @@
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
-import { ringElection } from '../src/ring/index.js'
-import { runElection } from './support/harness.js'
+import { type RingEvent, ringElection } from '../src/ring/index.js'
+import { type ElectionRun, runElection } from './support/harness.js'
 
 type Sent = { type: string; from: unknown; to: unknown; msg: Record<string, unknown> }
 const sends = (run: ReturnType<typeof runElection>, type: string) =>
   (run.net.trace as unknown as Sent[]).filter((e) => e.type === 'send' && e.msg.type === type)
 
-const leaderEvents = (run: ReturnType<typeof runElection>) =>
-  run.events.filter((e) => (e.event as { type: string }).type === 'leader')
+const leaderEvents = (run: ElectionRun<RingEvent>) => ofType(run.events, 'leader')
 
 describe('ring election: the textbook example', () => {
   // Tanenbaum & van Steen: processes 0..7, the leader 7 has crashed, 2 and 5 notice at once.
@@ -47,7 +47,7 @@ describe('ring election: the textbook example', () => {
       [5, 6, 0, 1, 2, 3],
       [5, 6, 0, 1, 2, 3, 4],
     ])
-    const skips = run.events.filter((e) => (e.event as { type: string }).type === 'skipped')
+    const skips = run.events.filter((e) => e.event.type === 'skipped')
     expect(skips.map((e) => [e.node, (e.event as { node: number }).node])).toEqual([
       [6, 7],
       [6, 7],
@@ -150,10 +150,7 @@ describe('ring election: failures and requests', () => {
       },
     })
     expect(run.violations).toEqual([])
-    const at = (node: number) =>
-      run.events
-        .filter((e) => e.node === node)
-        .map((e) => e.event as { type: string; leader?: number; term: number })
+    const at = (node: number) => run.events.filter((e) => e.node === node).map((e) => e.event)
     // 5 (ring position 4) leads term 4; its followers lose it, then 4 leads term 8 (4 + the ring
     // size 5, position 3, above 4); 5 comes back, starts an election and leads term 9.
     expect(at(1)).toEqual([
@@ -200,7 +197,7 @@ describe('ring election: failures and requests', () => {
       },
     })
     expect(run.violations).toEqual([])
-    const lost = run.events.filter((e) => (e.event as { type: string }).type === 'leader-lost')
+    const lost = run.events.filter((e) => e.event.type === 'leader-lost')
     expect(lost.map((e) => e.node).sort()).toEqual(ids)
     expect(run.agreed?.leader).toBe(4)
     const last = sends(run, 'election').at(-1)?.msg
@@ -218,7 +215,7 @@ describe('ring election: failures and requests', () => {
       },
     })
     const ignored = run.events
-      .filter((e) => (e.event as { type: string }).type === 'ignored')
+      .filter((e) => e.event.type === 'ignored')
       .map((e) => (e.event as { reason: string }).reason)
     expect(ignored).toEqual(['resign: not the leader', 'malformed election'])
     expect(run.agreed).toEqual({ leader: 2, term: 1 })

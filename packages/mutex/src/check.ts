@@ -1,11 +1,10 @@
-import type { FaultEvent, NodeId } from '@sd/transport'
+import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
 
-/** One emitted event as a trace records it: who, when, what (`emitsOf(trace, 'lock')` gives these). */
-export interface TimedEvent {
-  node: NodeId
-  t: number
-  event: unknown
-}
+/**
+ * One emitted event as a trace records it: who, when, what (`emitsOf(trace, 'lock')` gives these);
+ * `TimedEvent<MutexEvent>` when the protocol is known. The checker takes events of any protocol.
+ */
+export type { TimedEvent }
 
 /** A crash of `node` at `t` (the first form of the faults `checkMutualExclusion` takes). */
 export interface CrashAt {

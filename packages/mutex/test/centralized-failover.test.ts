@@ -1,15 +1,16 @@
 import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import { centralized } from '../src/centralized/index.js'
+import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
 import { checkMutualExclusion } from '../src/check.js'
 import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
 
 const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
-const eventsOf = (run: MutexRun, type: string) =>
-  run.events.filter((e) => (e.event as { type: string }).type === type)
-const tokensOf = (run: MutexRun) =>
-  eventsOf(run, 'acquired').map((e) => (e.event as { token: number }).token)
+const eventsOf = <Ev extends { type: string }, T extends Ev['type']>(run: MutexRun<Ev>, type: T) =>
+  ofType(run.events, type)
+const tokensOf = <Ev extends { type: string; token?: number }>(run: MutexRun<Ev>) =>
+  eventsOf(run, 'acquired').map((e) => e.event.token)
 const TERM = 2 ** 32
 const LEASE = { leaseMs: 40, maxDelayMs: 20 } // latencies below stay within 20 ms
 const net = (seed: number) => ({
@@ -18,7 +19,7 @@ const net = (seed: number) => ({
 })
 
 /** Asks of nodes other than `down`, and how many of them entered. */
-function served(run: MutexRun, asks: readonly Ask[], down: NodeId) {
+function served(run: MutexRun<CentralizedEvent>, asks: readonly Ask[], down: NodeId) {
   const asked = asks.filter((a) => a.node !== down).length
   const granted = eventsOf(run, 'acquired').filter((e) => e.node !== down).length
   return { asked, granted }
@@ -63,13 +64,10 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
         const { asked, granted } = served(run, asks, 1)
         expect(granted).toBe(asked)
         const after = eventsOf(run, 'acquired').filter((e) => e.t > moveAt)
-        for (const e of after)
-          expect((e.event as { token: number }).token).toBeGreaterThan(2 * TERM)
+        for (const e of after) expect(e.event.token).toBeGreaterThan(2 * TERM)
         // The new coordinator granted nothing before one lease (plus a message delay) ran out:
         // node 1 is down and cannot report.
-        const first = run.events.find(
-          (e) => (e.event as { type: string }).type === 'granted' && e.node === newC,
-        )
+        const first = run.events.find((e) => e.event.type === 'granted' && e.node === newC)
         if (first !== undefined) expect(first.t).toBeGreaterThanOrEqual(moveAt + 60)
       })
     })
@@ -161,8 +159,9 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
   it('rule 5: messages of an older term are ignored, and their sender told the new term', () => {
     const sim = new SimNetwork({ seed: 1 })
     const seen: Array<{ node: NodeId; event: { type: string; reason?: string } }> = []
-    sim.onEmit((node, event) => seen.push({ node, event: event as { type: string } }))
-    sim.launch([1, 2, 3], centralized({ coordinator: 1 }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1 }), {
+      onEmit: (node, event) => seen.push({ node, event }),
+    })
     moveTo(sim, [1, 2, 3], 2, 3)
     sim.run()
     const old = sim.addNode('old')
@@ -206,16 +205,17 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
       [3, 51],
     ])
     expect(eventsOf(run, 'recovered').map((e) => e.t)).toEqual([53])
-    expect(
-      eventsOf(run, 'acquired').map((e) => [e.node, e.t, (e.event as { token: number }).token]),
-    ).toEqual([[4, 54, 4 * TERM + 1]])
+    expect(eventsOf(run, 'acquired').map((e) => [e.node, e.t, e.event.token])).toEqual([
+      [4, 54, 4 * TERM + 1],
+    ])
   })
 
   it('rule 6: a claim after the new coordinator already granted the resource is revoked', () => {
     const sim = new SimNetwork({ seed: 1, latency: 1 })
     const seen: Array<{ node: NodeId; t: number; event: { type: string } }> = []
-    sim.onEmit((node, event, t) => seen.push({ node, t, event: event as { type: string } }))
-    sim.launch([1, 2, 3], centralized({ coordinator: 1, ...LEASE }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1, ...LEASE }), {
+      onEmit: (node, event, t) => seen.push({ node, t, event }),
+    })
     sim.request(2, { type: 'acquire' }) // 2 holds under term 0
     sim.at(5, () => sim.partition([2], [1, 3])) // 2 is cut off: its SYNC will not arrive
     sim.at(10, () => sim.crash(1))

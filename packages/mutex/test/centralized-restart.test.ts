@@ -1,14 +1,15 @@
 import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { centralized } from '../src/centralized/index.js'
 import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
 
 const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
-const eventsOf = (run: MutexRun, type: string) =>
-  run.events.filter((e) => (e.event as { type: string }).type === type)
-const tokensOf = (run: MutexRun) =>
-  eventsOf(run, 'acquired').map((e) => (e.event as { token: number }).token)
+const eventsOf = <Ev extends { type: string }, T extends Ev['type']>(run: MutexRun<Ev>, type: T) =>
+  ofType(run.events, type)
+const tokensOf = <Ev extends { type: string; token?: number }>(run: MutexRun<Ev>) =>
+  eventsOf(run, 'acquired').map((e) => e.event.token)
 const LEASE = { leaseMs: 40, maxDelayMs: 20 }
 
 describe('centralized: coordinator restart', () => {
@@ -118,11 +119,7 @@ describe('centralized: coordinator restart', () => {
       },
     })
     expect(run.violations).toEqual([])
-    const stale = eventsOf(run, 'ignored').map((e) => [
-      e.node,
-      e.t,
-      (e.event as { reason: string }).reason,
-    ])
+    const stale = eventsOf(run, 'ignored').map((e) => [e.node, e.t, e.event.reason])
     expect(stale).toEqual([[3, 43, 'grant sent before the coordinator restarted']])
     expect(run.order).toEqual({ default: [2, 2, 3] })
     expect(tokensOf(run)).toEqual([1, 3, 4])
@@ -197,8 +194,9 @@ describe('centralized: the coordinator restarts while its members are partitione
   it('a member that restarts asks for RECOVER, so a recovering coordinator is not kept waiting', () => {
     const sim = new SimNetwork({ seed: 1, latency: 1 })
     const seen: Array<{ node: NodeId; t: number; type: string }> = []
-    sim.onEmit((node, event, t) => seen.push({ node, t, type: (event as { type: string }).type }))
-    sim.launch([1, 2, 3], centralized({ coordinator: 1 }))
+    sim.launch([1, 2, 3], centralized({ coordinator: 1 }), {
+      onEmit: (node, event, t) => seen.push({ node, t, type: event.type }),
+    })
     sim.at(5, () => {
       sim.crash(1)
       sim.crash(3)

@@ -1,7 +1,8 @@
 import { createRandom, isSdError, type NodeId, SimNetwork } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import { centralized } from '../src/centralized/index.js'
+import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
 import {
   CoordinatorUnreachableError,
   InvalidArgumentError,
@@ -12,8 +13,8 @@ import {
 import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
 
 const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
-const eventsOf = (run: MutexRun, type: string) =>
-  run.events.filter((e) => (e.event as { type: string }).type === type)
+const eventsOf = <Ev extends { type: string }, T extends Ev['type']>(run: MutexRun<Ev>, type: T) =>
+  ofType(run.events, type)
 const RESOURCES = ['a', 'b', 'c']
 
 /** A random workload over a few named resources. */
@@ -100,13 +101,13 @@ describe('centralized: fault-free', () => {
         // FIFO: the entries of each resource follow the order the coordinator accepted requests.
         const received: Record<string, NodeId[]> = {}
         for (const e of eventsOf(run, 'requested')) {
-          const { resource, node } = e.event as { resource: string; node: NodeId }
+          const { resource, node } = e.event
           received[resource] = [...(received[resource] ?? []), node]
         }
         expect(run.order).toEqual(received)
         // Nothing ignored, but a renewal its own RELEASE overtook (links that reorder).
         const ignored = eventsOf(run, 'ignored').filter(
-          (e) => !/^renew of .* it does not hold$/.test((e.event as { reason: string }).reason),
+          (e) => !/^renew of .* it does not hold$/.test(e.event.reason),
         )
         expect(ignored, JSON.stringify(ignored)).toEqual([])
       })
@@ -165,7 +166,8 @@ describe('centralized: measured cost (fixed latency 1)', () => {
       seed: 1,
       net: { latency: 1 },
     })
-    const t = (type: string, node: NodeId) => eventsOf(run, type).find((e) => e.node === node)!.t
+    const t = (type: CentralizedEvent['type'], node: NodeId) =>
+      eventsOf(run, type).find((e) => e.node === node)!.t
     expect(t('acquired', 2) - 0).toBe(2) // request + grant
     expect(t('acquired', 3) - t('released', 2)).toBe(2) // release + grant
     expect(run.net.stats.sent / run.entries).toBe(3)
@@ -176,8 +178,9 @@ describe('centralized: malformed input', () => {
   it('reports malformed or misdirected messages and requests as ignored, never throws', () => {
     const net = new SimNetwork({ seed: 1 })
     const seen: Array<{ node: NodeId; event: { type: string; reason?: string } }> = []
-    net.onEmit((node, event) => seen.push({ node, event: event as { type: string } }))
-    net.launch([1, 2], centralized({ coordinator: 1 }))
+    net.launch([1, 2], centralized({ coordinator: 1 }), {
+      onEmit: (node, event) => seen.push({ node, event }),
+    })
     const raw = net.addNode('intruder')
     for (const msg of [
       null,
@@ -235,7 +238,7 @@ describe("centralized: whenBusy 'deny'", () => {
     const run = runMutex([1, 2, 3], deny, asks, { seed: 3, net: { latency: 1 } })
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(2)
-    const waits = eventsOf(run, 'denied').map((e) => (e.event as { retryInMs: number }).retryInMs)
+    const waits = eventsOf(run, 'denied').map((e) => e.event.retryInMs)
     expect(waits.length).toBeGreaterThan(4)
     waits.forEach((w, i) => {
       const cap = Math.min(50, 2 * 2 ** i)

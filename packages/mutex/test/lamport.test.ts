@@ -1,4 +1,5 @@
-import { type Ctx, createRandom, type NodeId } from '@sd/transport'
+import { type Ctx, createRandom, type NodeId, type TimedEvent } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
@@ -10,10 +11,12 @@ import {
 import { type Ask, randomAsks, runMutex } from './support/harness.js'
 
 const idsOf = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => `p${i + 1}`)
-const typed = (run: { events: Array<{ node: NodeId; t: number; event: unknown }> }, type: string) =>
-  run.events.filter((e) => (e.event as { type: string }).type === type)
-const tokens = (run: Parameters<typeof typed>[0], type: string) =>
-  typed(run, type).map((e) => (e.event as { token: number }).token)
+const typed = <Ev extends { type: string }, T extends Ev['type']>(
+  run: { events: TimedEvent<Ev>[] },
+  type: T,
+) => ofType(run.events, type)
+const tokens = (run: { events: TimedEvent<LamportMutexEvent>[] }, type: 'requested' | 'acquired') =>
+  typed(run, type).map((e) => e.event.token)
 const jitter = { latency: { kind: 'uniform', min: 1, max: 20 } } as const
 
 describe('lamportMutex: options', () => {
@@ -39,7 +42,7 @@ describe('lamportMutex: the timestamps of the worked example', () => {
       { seed: 1, net: { latency: 3 } },
     )
     expect(run.violations).toEqual([])
-    expect(typed(run, 'requested').map((e) => (e.event as { time: number }).time)).toEqual([41, 34])
+    expect(typed(run, 'requested').map((e) => e.event.time)).toEqual([41, 34])
     expect(run.order).toEqual({ default: ['P2', 'P1'] })
     // P2: request out at 0, replies back at 6. P1: P2's RELEASE sent at 11 arrives at 14.
     expect(typed(run, 'acquired').map((e) => e.t)).toEqual([6, 14])

@@ -1,18 +1,18 @@
 import { createRandom, InvalidArgumentError, type NodeId } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import { gridQuorum, gridQuorumRanks, maekawa } from '../src/maekawa/index.js'
+import { gridQuorum, gridQuorumRanks, type MaekawaEvent, maekawa } from '../src/maekawa/index.js'
 import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
 
 const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
-const eventsOf = (run: MutexRun, type: string) =>
-  run.events.filter((e) => (e.event as { type: string }).type === type)
+const eventsOf = <Ev extends { type: string }, T extends Ev['type']>(run: MutexRun<Ev>, type: T) =>
+  ofType(run.events, type)
 
 /** Sum over entries of K - 1, K the entering node's quorum size: the messages per quorum peer. */
-function quorumPeersPerEntry(run: MutexRun): number {
+function quorumPeersPerEntry(run: MutexRun<MaekawaEvent>): number {
   const size = new Map<NodeId, number>()
-  for (const e of eventsOf(run, 'quorum'))
-    size.set(e.node, (e.event as { members: NodeId[] }).members.length)
+  for (const e of eventsOf(run, 'quorum')) size.set(e.node, e.event.members.length)
   return eventsOf(run, 'acquired').reduce((sum, e) => sum + size.get(e.node)! - 1, 0)
 }
 
@@ -89,7 +89,7 @@ describe('maekawa', () => {
     })
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(1)
-    const reasons = eventsOf(run, 'ignored').map((e) => (e.event as { reason: string }).reason)
+    const reasons = eventsOf(run, 'ignored').map((e) => e.event.reason)
     expect(reasons).toEqual([
       'malformed locked',
       'unknown message type "gimme"',

@@ -43,7 +43,7 @@ describe('quorumMutex: a restart in the intersection breaks mutual exclusion', (
     })
     expect(grantsTo(run.net, 'a')).toEqual(['c1', 'c2', 'c3'])
     expect(grantsTo(run.net, 'b')).toEqual(['c3', 'c4', 'c5'])
-    const entries = run.events.filter((e) => (e.event as { type: string }).type === 'acquired')
+    const entries = run.events.filter((e) => e.event.type === 'acquired')
     expect(entries.map((e) => [e.node, e.t])).toEqual([
       ['a', 2],
       ['b', 22],
@@ -70,14 +70,10 @@ describe('quorumMutex: a restart in the intersection breaks mutual exclusion', (
       expect(run.violations).toEqual([])
       expect(run.order).toEqual({ default: ['a', 'b'] })
       expect(run.granted).toBe(2)
-      const b = run.events.find(
-        (e) => e.node === 'b' && (e.event as { type: string }).type === 'acquired',
-      )
+      const b = run.events.find((e) => e.node === 'b' && e.event.type === 'acquired')
       expect(b!.t).toBeGreaterThan(52)
       // b was refused until then, and backed off.
-      expect(
-        run.events.some((e) => e.node === 'b' && (e.event as { type: string }).type === 'backoff'),
-      ).toBe(true)
+      expect(run.events.some((e) => e.node === 'b' && e.event.type === 'backoff')).toBe(true)
     }
   })
 

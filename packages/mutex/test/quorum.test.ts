@@ -41,14 +41,14 @@ describe('quorumMutex: fault-free runs', () => {
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(4)
     expect(run.net.stats.sent).toBe(4 * 3 * coordinators.length)
-    const grants = run.events.filter((e) => (e.event as { type: string }).type === 'grants')
+    const grants = run.events.filter((e) => e.event.type === 'grants')
     // Every coordinator answers within the same latency, so the m-th grant comes with the others.
     expect(grants.map((e) => e.event)).toEqual(
       Array(4).fill({ type: 'grants', resource: 'default', count: 3, of: 5 }),
     )
     // Tokens strictly increase, across different quorums.
     const tokens = run.events
-      .map((e) => e.event as { type: string; token?: number })
+      .map((e) => e.event)
       .filter((e) => e.type === 'acquired')
       .map((e) => e.token!)
     expect(tokens).toEqual([...tokens].sort((a, b) => a - b))
@@ -101,7 +101,7 @@ describe('quorumMutex: fault-free runs', () => {
     })
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(everyone.length)
-    const backoffs = run.events.filter((e) => (e.event as { type: string }).type === 'backoff')
+    const backoffs = run.events.filter((e) => e.event.type === 'backoff')
     expect(backoffs.length).toBeGreaterThan(0)
   })
 
@@ -148,9 +148,7 @@ describe('quorumMutex: crashed coordinators (no restart)', () => {
       until: 2000,
     })
     expect(run.granted).toBe(0)
-    const backoffs = run.events
-      .map((e) => e.event as { type: string; attempt: number; delay: number })
-      .filter((e) => e.type === 'backoff')
+    const backoffs = run.events.map((e) => e.event).filter((e) => e.type === 'backoff')
     expect(backoffs.length).toBeGreaterThan(10)
     expect(backoffs.map((b) => b.attempt)).toEqual(backoffs.map((_, i) => i + 1))
     backoffs.forEach((b, i) => {

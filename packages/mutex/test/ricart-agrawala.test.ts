@@ -1,4 +1,11 @@
-import { type Ctx, createRandom, type NodeId, type SimNetwork } from '@sd/transport'
+import {
+  type Ctx,
+  createRandom,
+  type NodeId,
+  type SimNetwork,
+  type TimedEvent,
+} from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
@@ -10,10 +17,14 @@ import {
 import { type Ask, randomAsks, runMutex } from './support/harness.js'
 
 const idsOf = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => `p${i + 1}`)
-const typed = (run: { events: Array<{ node: NodeId; t: number; event: unknown }> }, type: string) =>
-  run.events.filter((e) => (e.event as { type: string }).type === type)
-const tokens = (run: Parameters<typeof typed>[0], type: string) =>
-  typed(run, type).map((e) => (e.event as { token: number }).token)
+const typed = <Ev extends { type: string }, T extends Ev['type']>(
+  run: { events: TimedEvent<Ev>[] },
+  type: T,
+) => ofType(run.events, type)
+const tokens = (
+  run: { events: TimedEvent<RicartAgrawalaEvent>[] },
+  type: 'requested' | 'acquired',
+) => typed(run, type).map((e) => e.event.token)
 const jitter = { latency: { kind: 'uniform', min: 1, max: 20 } } as const
 
 describe('ricartAgrawala: options', () => {
@@ -50,19 +61,14 @@ describe("ricartAgrawala: the texts' worked example", () => {
       { seed: 1, net: { latency: 3 } },
     )
     expect(run.violations).toEqual([])
-    const requested = typed(run, 'requested').map((e) => [
-      e.node,
-      (e.event as { time: number }).time,
-    ])
+    const requested = typed(run, 'requested').map((e) => [e.node, e.event.time])
     expect(requested).toEqual([
       ['P1', 41],
       ['P2', 34],
     ])
     expect(run.order).toEqual({ default: ['P2', 'P1'] })
     // Only P2 held back an OK (P1's request); P3 and P1 answered at once.
-    expect(typed(run, 'deferred').map((e) => [e.node, (e.event as { to: NodeId }).to])).toEqual([
-      ['P2', 'P1'],
-    ])
+    expect(typed(run, 'deferred').map((e) => [e.node, e.event.to])).toEqual([['P2', 'P1']])
     // P2 enters one round trip after asking; P1 one message after P2 leaves.
     const acquired = typed(run, 'acquired')
     const released = typed(run, 'released')
@@ -169,7 +175,7 @@ describe('ricartAgrawala: crashes', () => {
     expect(crashed.violations).toEqual([])
     const suspected = typed(crashed, 'peer-suspected')
     // p3 crashed at 1, before any request reached it: both requesters time out on it alone.
-    expect(suspected.map((e) => [e.node, (e.event as { peer: NodeId }).peer, e.t])).toEqual([
+    expect(suspected.map((e) => [e.node, e.event.peer, e.t])).toEqual([
       ['p2', 'p3', 50],
       ['p1', 'p3', 60],
     ])

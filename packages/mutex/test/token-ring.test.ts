@@ -1,17 +1,21 @@
 import { createRandom, InvalidArgumentError, type NodeId } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
-import { tokenRing } from '../src/token-ring/index.js'
+import { type TokenRingEvent, tokenRing } from '../src/token-ring/index.js'
 import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
 
 const ring = tokenRing({ holdMs: 2, ackTimeoutMs: 20 })
 const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
-const eventsOf = (run: MutexRun, type: string) =>
-  run.events.filter((e) => (e.event as { type: string }).type === type)
+const eventsOf = <Ev extends { type: string }, T extends Ev['type']>(run: MutexRun<Ev>, type: T) =>
+  ofType(run.events, type)
 
 /** Asks of nodes that never crashed, and whether each got its entry. */
-function survivorsServed(run: MutexRun, asks: readonly Ask[]): { asked: number; granted: number } {
+function survivorsServed(
+  run: MutexRun<TokenRingEvent>,
+  asks: readonly Ask[],
+): { asked: number; granted: number } {
   const crashed = new Set(
     run.net.trace.filter((e) => e.type === 'crash').map((e) => (e as { node: NodeId }).node),
   )
@@ -123,8 +127,7 @@ describe('tokenRing', () => {
       expect(served.granted).toBe(served.asked)
       // The regenerated token carries a ring without the dead holder, and everyone learns it.
       const last = new Map<NodeId, NodeId[]>()
-      for (const e of eventsOf(run, 'ring-changed'))
-        last.set(e.node, (e.event as { members: NodeId[] }).members)
+      for (const e of eventsOf(run, 'ring-changed')) last.set(e.node, e.event.members)
       for (const id of ids.filter((i) => i !== victim)) {
         expect(last.get(id)).toEqual(ids.filter((i) => i !== victim))
       }
@@ -197,7 +200,7 @@ describe('tokenRing', () => {
     const changes = eventsOf(run, 'ring-changed')
     expect(changes[0]).toMatchObject({ node: 2, event: { members: [1, 2, 4, 5] } })
     const last = new Map<NodeId, NodeId[]>()
-    for (const e of changes) last.set(e.node, (e.event as { members: NodeId[] }).members)
+    for (const e of changes) last.set(e.node, e.event.members)
     for (const id of [1, 2, 4, 5]) expect(last.get(id)).toEqual(ids)
   })
 
@@ -231,7 +234,7 @@ describe('tokenRing', () => {
     })
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(1)
-    const reasons = eventsOf(run, 'ignored').map((e) => (e.event as { reason: string }).reason)
+    const reasons = eventsOf(run, 'ignored').map((e) => e.event.reason)
     expect(reasons).toEqual(
       expect.arrayContaining([
         'malformed token',

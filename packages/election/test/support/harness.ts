@@ -2,12 +2,8 @@
  * Runs an election protocol in the simulator with a fault plan and judges the run from its trace
  * with `checkElection`: violations, and the leader the live nodes agree on at the end.
  */
-import {
-  type NodeId,
-  type ProtocolFactory,
-  SimNetwork,
-  type SimNetworkOptions,
-} from '@sd/transport'
+import type { NodeId, ProtocolFactory, SimNetwork, SimNetworkOptions } from '@sd/transport'
+import { runInSim } from '@sd/transport/testing'
 import {
   agreedLeader,
   checkElection,
@@ -18,16 +14,17 @@ import type { ElectionRequest } from '../../src/contract.js'
 
 export interface ElectionRunOptions {
   seed: number
-  net?: SimNetworkOptions
+  net?: Omit<SimNetworkOptions, 'seed'>
   /** Plans faults and requests on the network before it runs (crashes, starts, partitions...). */
   plan?: (net: SimNetwork) => void
   /** Virtual time to run to (heartbeats never let the network go quiet). */
   until: number
 }
 
-export interface ElectionRun extends ElectionVerdict {
+export interface ElectionRun<Ev = unknown> extends ElectionVerdict {
   net: SimNetwork
-  events: TimedEvent[]
+  /** What the protocol emitted, typed by its event type. */
+  events: TimedEvent<Ev>[]
   /** Nodes not crashed at the end. */
   live: NodeId[]
   /** What every live node follows at the end, if they agree. */
@@ -40,13 +37,8 @@ export function runElection<Msg, Ev>(
   ids: readonly NodeId[],
   factory: ProtocolFactory<Msg, ElectionRequest, Ev>,
   options: ElectionRunOptions,
-): ElectionRun {
-  const net = new SimNetwork({ seed: options.seed, ...options.net })
-  const events: TimedEvent[] = []
-  net.onEmit((node, event, t) => events.push({ node, t, event }))
-  net.launch([...ids], factory)
-  options.plan?.(net)
-  net.run({ until: options.until })
+): ElectionRun<Ev> {
+  const { net, events } = runInSim(ids, factory, options)
   const verdict = checkElection(events)
   const live = ids.filter((id) => !net.isCrashed(id))
   const sentByType: Record<string, number> = {}

@@ -1,12 +1,13 @@
 /** Runs YoYo on a graph in the simulator and reads what the tests check from its trace. */
 import { type NodeId, type SimNetworkOptions, sortNodeIds } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { type Graph, type YoyoEvent, yoyo } from '../../src/yoyo/index.js'
 import { type ElectionRun, runElection } from './harness.js'
 
 /** No timer anywhere: the run ends when the network is idle, long before this. */
 export const UNTIL = 1e9
 
-export interface YoyoRun extends ElectionRun {
+export interface YoyoRun extends ElectionRun<YoyoEvent> {
   graph: Graph
   /** Full iterations the leader went through (its `elected` event). */
   iterations: number | undefined
@@ -30,8 +31,7 @@ export function runYoyo(
   })
   let iterations: number | undefined
   const sources: number[] = []
-  for (const { event } of run.events) {
-    const e = event as YoyoEvent
+  for (const { event: e } of run.events) {
     if (e.type === 'elected') iterations = e.iterations
     if (e.type === 'phase' && e.phase === 'yo-' && e.role === 'source') {
       sources[e.iteration - 1] = (sources[e.iteration - 1] ?? 0) + 1
@@ -43,10 +43,8 @@ export function runYoyo(
 }
 
 /** The events of one type, with the node and time. */
-export function eventsOf<T extends YoyoEvent['type']>(run: ElectionRun, type: T) {
-  return run.events
-    .filter((e) => (e.event as YoyoEvent).type === type)
-    .map((e) => ({ node: e.node, t: e.t, ...(e.event as Extract<YoyoEvent, { type: T }>) }))
+export function eventsOf<T extends YoyoEvent['type']>(run: ElectionRun<YoyoEvent>, type: T) {
+  return ofType(run.events, type).map((e) => ({ node: e.node, t: e.t, ...e.event }))
 }
 
 export const minOf = (ids: readonly NodeId[]) => sortNodeIds(ids)[0]

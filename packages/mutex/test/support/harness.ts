@@ -21,9 +21,10 @@ export interface Ask {
   resource?: string
 }
 
-export interface MutexRun extends MutexVerdict {
+export interface MutexRun<Ev = unknown> extends MutexVerdict {
   net: SimNetwork
-  events: TimedEvent[]
+  /** What the protocol emitted, typed by its event type. */
+  events: TimedEvent<Ev>[]
   /** Acquire requests made, and granted (an `acquired` answered them). */
   asked: number
   granted: number
@@ -43,14 +44,14 @@ export function runMutex<Msg, Ev>(
   factory: ProtocolFactory<Msg, MutexRequest, Ev>,
   asks: readonly Ask[],
   options: RunOptions,
-): MutexRun {
+): MutexRun<Ev> {
   const net = new SimNetwork({ seed: options.seed, ...options.net })
-  const events: TimedEvent[] = []
+  const events: TimedEvent<Ev>[] = []
   // Per node and resource, the holds of its requests not yet granted, in the order they were made.
   const pendingHolds = new Map<string, number[]>()
   const keyOf = (node: NodeId, resource: string) => `${String(node)}\u0000${resource}`
   let granted = 0
-  net.onEmit((node, event, t) => {
+  const onEmit = (node: NodeId, event: Ev, t: number) => {
     events.push({ node, t, event })
     const e = event as { type?: string; resource?: string }
     if (e.type !== 'acquired') return
@@ -59,8 +60,8 @@ export function runMutex<Msg, Ev>(
     if (hold === undefined) return // granted without a pending ask: the checker sees it anyway
     granted++
     net.request<MutexRequest>(node, { type: 'release', resource }, t + hold)
-  })
-  net.launch(ids, factory)
+  }
+  net.launch(ids, factory, { onEmit })
   for (const ask of [...asks].sort((a, b) => a.at - b.at)) {
     const resource = ask.resource ?? DEFAULT_RESOURCE
     net.at(ask.at, () => {

@@ -23,6 +23,7 @@ import { type ClockSettings, NodeClock } from './node-clock.js'
 import type {
   EmitListener,
   LaunchedGroup,
+  LaunchOptions,
   RestartOptions,
   RunOptions,
   RunResult,
@@ -160,12 +161,13 @@ export class SimNetwork {
   /**
    * Adds the nodes (if new) and starts a protocol instance on each, in id order, at the current
    * virtual time. Every instance sees the others as `ctx.peers`. The factory is kept for restarts.
-   * Returns the group, whose `request` is typed by the protocol's requests.
+   * Returns the group, whose `request` and `onEmit` are typed by the protocol's requests and events.
    */
   launch<Msg, Req = never, Ev = never>(
     ids: readonly NodeId[],
     factory: ProtocolFactory<Msg, Req, Ev>,
-  ): LaunchedGroup<Req> {
+    options: LaunchOptions<Ev> = {},
+  ): LaunchedGroup<Req, Ev> {
     if (ids.length === 0) throw new InvalidArgumentError('launch needs at least one node id')
     const members = [...new Set(ids)].sort(compareNodeIds)
     for (const id of members) {
@@ -177,6 +179,14 @@ export class SimNetwork {
       node.members = members
       node.factory = factory as ProtocolFactory<unknown, unknown, unknown>
     }
+    // Only this launch's instances: a member may run another protocol after a later launch.
+    const onEmit = (listener: EmitListener<Ev>): Unsubscribe =>
+      this.onEmit((node, event, t) => {
+        if (members.includes(node) && this.nodes.get(node)?.factory === factory) {
+          listener(node, event as Ev, t)
+        }
+      })
+    if (options.onEmit) onEmit(options.onEmit)
     for (const id of members) this.startProtocol(this.nodes.get(id)!)
     this.throwFailure()
     return {
@@ -185,6 +195,7 @@ export class SimNetwork {
         if (!members.includes(id)) throw new UnknownNodeError(id, 'request() of a launched group')
         this.request(id, req, at)
       },
+      onEmit,
     }
   }
 

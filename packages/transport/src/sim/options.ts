@@ -1,4 +1,5 @@
 import type { NodeId } from '../ids.js'
+import type { Unsubscribe } from '../transport.js'
 import type { LinkSettings } from './links.js'
 
 export interface SimNetworkOptions extends LinkSettings {
@@ -24,12 +25,25 @@ export interface RunResult {
   quiescent: boolean
 }
 
-/** The nodes `launch` started, and a `request` that type-checks against their protocol. */
-export interface LaunchedGroup<Req> {
+/**
+ * The nodes `launch` started, a `request` that type-checks against their protocol, and their
+ * emitted events typed by the protocol's event type `Ev`.
+ */
+export interface LaunchedGroup<Req, Ev = unknown> {
   /** Ids of the group, ascending. */
   readonly members: readonly NodeId[]
   /** `SimNetwork.request` for a member of the group. */
   request(id: NodeId, req: Req, at?: number): void
+  /**
+   * Listens to the events the group's protocol emits from now on (restarts included). For the
+   * events emitted while the nodes start, pass `onEmit` to `launch`.
+   */
+  onEmit(listener: EmitListener<Ev>): Unsubscribe
+}
+
+export interface LaunchOptions<Ev = unknown> {
+  /** Listens to the group's events from the start: what the nodes emit while `launch` starts them too. */
+  onEmit?: EmitListener<Ev>
 }
 
 export interface RestartOptions {
@@ -37,4 +51,5 @@ export interface RestartOptions {
   wipeStorage?: boolean
 }
 
-export type EmitListener = (node: NodeId, event: unknown, time: number) => void
+/** Hears an emitted event: which node, what (`Ev`, the protocol's event type), at what virtual time. */
+export type EmitListener<Ev = unknown> = (node: NodeId, event: Ev, time: number) => void

@@ -143,23 +143,36 @@ export function faultsOf(events: readonly TraceEvent[]): FaultEvent[] {
   return events.filter((e): e is FaultEvent => FAULT_TYPES.has(e.type))
 }
 
-/** One emitted event, as checkers take them: who, when (trace time), what. */
-export interface EmittedEvent {
+/**
+ * One emitted event, as checkers take them: who, when (trace time), what. `Ev` is the emitting
+ * protocol's event type (`LaunchedGroup.onEmit` gives it); unknown when read back from a trace.
+ */
+export interface TimedEvent<Ev = unknown> {
   node: NodeId
   t: number
-  event: unknown
+  event: Ev
 }
+
+/** An emitted event of any protocol (the name `emitsOf` had first). */
+export type EmittedEvent = TimedEvent
 
 /**
  * The events nodes emitted, in order. With `proto`, only the events of that child of a composed
  * protocol (`{ proto, event }` entries), unwrapped; a nested child is named by its path (`app/lock`).
+ * `Ev` names the event type the caller knows the protocol emits: a trace is plain JSON, so it is
+ * taken on trust, not checked.
  */
-export function emitsOf(events: readonly TraceEvent[], proto?: string): EmittedEvent[] {
-  const out: EmittedEvent[] = []
+export function emitsOf<Ev = unknown>(
+  events: readonly TraceEvent[],
+  proto?: string,
+): TimedEvent<Ev>[] {
+  const out: TimedEvent<Ev>[] = []
   for (const e of events) {
     if (e.type !== 'emit') continue
-    if (proto === undefined) out.push({ node: e.node, t: e.t, event: e.event })
-    else if (e.proto === proto) out.push({ node: e.node, t: e.t, event: unwrap(e.event, proto) })
+    if (proto === undefined) out.push({ node: e.node, t: e.t, event: e.event as Ev })
+    else if (e.proto === proto) {
+      out.push({ node: e.node, t: e.t, event: unwrap(e.event, proto) as Ev })
+    }
   }
   return out
 }

@@ -1,0 +1,22 @@
+import { describe, expect, expectTypeOf, it } from 'vitest'
+import type { TimedEvent } from '../src/index.js'
+import { ofType } from '../src/testing/index.js'
+
+type Ev = { type: 'a'; n: number } | { type: 'b'; s: string }
+
+describe('ofType', () => {
+  it('keeps the events of one type, in order, narrowed to that member', () => {
+    const events: TimedEvent<Ev>[] = [
+      { node: 1, t: 0, event: { type: 'a', n: 1 } },
+      { node: 2, t: 1, event: { type: 'b', s: 'x' } },
+      { node: 1, t: 2, event: { type: 'a', n: 2 } },
+    ]
+    const as = ofType(events, 'a')
+    expectTypeOf(as).toEqualTypeOf<TimedEvent<{ type: 'a'; n: number }>[]>()
+    expect(as.map((e) => [e.node, e.event.n])).toEqual([
+      [1, 1],
+      [1, 2],
+    ])
+    expect(ofType(events, 'b').map((e) => e.event.s)).toEqual(['x'])
+  })
+})
