@@ -101,7 +101,13 @@ function expectNothingLeft(o: Outcome): void {
 function summaryOf(o: Outcome): Summary {
   if (o.code !== 0) console.error(o.stderr)
   const last = o.stdout.trim().split('\n').at(-1)!
-  return JSON.parse(last) as Summary
+  const summary = JSON.parse(last) as Summary
+  // A failed run says why in its summary: print it, so a failure in CI can be read afterwards.
+  if (o.code !== 0)
+    console.error(
+      `exit ${o.code}: ${JSON.stringify({ violations: summary.violations, errors: summary.errors })}`,
+    )
+  return summary
 }
 
 function expectSafeRun(s: Summary, nodes: number): void {
