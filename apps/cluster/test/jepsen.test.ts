@@ -11,62 +11,21 @@
  * Needs root, ip and nft: skipped with a notice without them, failed under SD_REQUIRE_ALL=1.
  * The long form (not in the suite): pnpm cluster -- jepsen --rounds 10 --seconds 30 --nemesis all
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Operation } from '../src/history.js'
-import { netnsUnavailable } from '../src/hosts.js'
 import type { JepsenReport } from '../src/jepsen.js'
+import {
+  namespaceRunsUnavailable,
+  namespacesOf,
+  processesNaming,
+  runCli,
+  runCliSync,
+} from './support/cli.js'
 
-const appDir = fileURLToPath(new URL('..', import.meta.url))
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
-
-const unavailable = netnsUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(`the Jepsen-style test cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
-}
-if (unavailable) console.warn(`skipping the Jepsen-style test: ${unavailable}`)
-
-function runCli(
-  args: string[],
-): Promise<{ pid: number; code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
-      cwd: appDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    // A backstop far beyond the rounds here: a hung CLI is killed, never left behind.
-    const backstop = setTimeout(() => child.kill('SIGKILL'), 400_000)
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-    })
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      clearTimeout(backstop)
-      resolve({ pid: child.pid!, code, stdout, stderr })
-    })
-  })
-}
-
-/** Processes whose command line names `text` (a run directory is in every node's config). */
-function processesNaming(text: string): number[] {
-  const found: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) found.push(Number(entry))
-    } catch {}
-  }
-  return found
-}
+const unavailable = namespaceRunsUnavailable('the Jepsen-style test')
 
 describe.skipIf(unavailable !== undefined)('the Jepsen-style test, short form', () => {
   const out = mkdtempSync(join(tmpdir(), 'sd-jepsen-'))
@@ -135,17 +94,12 @@ describe.skipIf(unavailable !== undefined)('the Jepsen-style test, short form', 
       else expect(op.completedAt!).toBeGreaterThanOrEqual(op.invokedAt)
     }
     // The trace file is judged the same way by `check`.
-    const again = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', cli, 'check', join(out, 'round-2.trace.json')],
-      { cwd: appDir, encoding: 'utf8' },
-    )
+    const again = runCliSync(['check', join(out, 'round-2.trace.json')])
     expect(again.stdout).toContain('every global check held')
     expect(again.status).toBe(0)
 
     // Nothing left behind: no namespace of the run, no node process, no run directory.
-    const namespaces = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout
-    expect(namespaces.split('\n').filter((l) => l.startsWith(`sdc-${o.pid}-`))).toEqual([])
+    expect(namespacesOf(o.pid)).toEqual([])
     const dirs = [...o.stderr.matchAll(/run directory (\S+)/g)].map((m) => m[1]!)
     expect(dirs.length).toBe(2)
     for (const dir of dirs) {

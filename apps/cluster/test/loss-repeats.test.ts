@@ -4,43 +4,15 @@
  * namespaces (loss needs nft): skipped with a notice without root, ip and nft, failed under
  * SD_REQUIRE_ALL=1.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { netnsUnavailable } from '../src/hosts.js'
 import type { Summary } from '../src/summary.js'
+import { namespaceRunsUnavailable, runCli } from './support/cli.js'
 
-const appDir = fileURLToPath(new URL('..', import.meta.url))
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
-
-const unavailable = netnsUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(`the loss run of the cluster cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
-}
-if (unavailable) console.warn(`skipping the cluster's loss run: ${unavailable}`)
-
-function runJson(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args, '--json'], {
-      cwd: appDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    const backstop = setTimeout(() => child.kill('SIGKILL'), 180_000)
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      clearTimeout(backstop)
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
+const unavailable = namespaceRunsUnavailable("the cluster's loss run")
 
 describe.skipIf(unavailable !== undefined)('--chaos loss alone', () => {
   it('plays loss episodes one after the other until the run ends, never two at once', async () => {
-    const o = await runJson([
+    const o = await runCli([
       '--n',
       '3',
       '--seconds',
@@ -50,6 +22,7 @@ describe.skipIf(unavailable !== undefined)('--chaos loss alone', () => {
       '--chaos',
       'loss',
       '--netns',
+      '--json',
     ])
     if (o.code !== 0) console.error(o.stderr)
     const s = JSON.parse(o.stdout.trim().split('\n').at(-1)!) as Summary

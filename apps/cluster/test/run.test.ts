@@ -1,96 +1,20 @@
-/**
- * Real runs of `pnpm cluster`, as a user starts it (the CLI, in a child process), judged from its
- * `--json` summary: in network namespaces with every kind of fault that needs them, and on
- * loopback with the process faults. Then a run interrupted with SIGINT must leave no process, no
- * namespace and no run directory behind. Bounded by the runs' own lengths (a few seconds each)
- * and generous waits; nothing asserts on wall time.
- *
- * The namespace runs need root, ip and nft: skipped with a notice without them, failed under
- * SD_REQUIRE_ALL=1 (CI).
- */
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { netnsUnavailable } from '../src/hosts.js'
 import type { Summary } from '../src/summary.js'
+import {
+  type CliOutcome,
+  namespaceRunsUnavailable,
+  namespacesOf,
+  processesNaming,
+  runCli,
+  runDirOf,
+} from './support/cli.js'
 
-const appDir = fileURLToPath(new URL('..', import.meta.url))
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
+const unavailable = namespaceRunsUnavailable("the cluster's namespace runs")
 
-const unavailable = netnsUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(
-    `the namespace runs of the cluster cannot run (${unavailable}) and SD_REQUIRE_ALL=1`,
-  )
-}
-if (unavailable) console.warn(`skipping the cluster's namespace runs: ${unavailable}`)
-
-interface Outcome {
-  pid: number
-  code: number | null
-  signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs the CLI; `onStderr` sees each progress line (and may signal the process). */
-function runCli(
-  args: string[],
-  onStderr?: (line: string, pid: number) => void,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
-      cwd: appDir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    let rest = ''
-    // A backstop far beyond any run here: a hung CLI is killed, never left behind.
-    const backstop = setTimeout(() => child.kill('SIGKILL'), 240_000)
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-      const parts = (rest + d.toString()).split('\n')
-      rest = parts.pop()!
-      for (const line of parts) onStderr?.(line, child.pid!)
-    })
-    child.once('error', reject)
-    child.once('exit', (code, signal) => {
-      clearTimeout(backstop)
-      resolve({ pid: child.pid!, code, signal, stdout, stderr })
-    })
-  })
-}
-
-const runDirOf = (stderr: string) => /run directory (\S+)/.exec(stderr)?.[1]
-
-/** Processes whose command line names `text` (the run directory is in every node's config). */
-function processesNaming(text: string): number[] {
-  const found: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) found.push(Number(entry))
-    } catch {}
-  }
-  return found
-}
-
-function namespacesOf(pid: number): string[] {
-  if (unavailable) return []
-  const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout
-  return list.split('\n').filter((l) => l.startsWith(`sdc-${pid}-`))
-}
-
-function expectNothingLeft(o: Outcome): void {
+function expectNothingLeft(o: CliOutcome): void {
   const dir = runDirOf(o.stderr)
   expect(dir).toBeDefined()
   expect(existsSync(dir!)).toBe(false)
@@ -98,7 +22,7 @@ function expectNothingLeft(o: Outcome): void {
   expect(namespacesOf(o.pid)).toEqual([])
 }
 
-function summaryOf(o: Outcome): Summary {
+function summaryOf(o: CliOutcome): Summary {
   if (o.code !== 0) console.error(o.stderr)
   const last = o.stdout.trim().split('\n').at(-1)!
   const summary = JSON.parse(last) as Summary
@@ -194,8 +118,7 @@ describe('a cluster on loopback', () => {
         '1',
         '--json',
       ],
-      undefined,
-      env,
+      { env },
     )
     const s = summaryOf(o)
     expect(o.code).toBe(0)
@@ -224,12 +147,14 @@ describe('interrupted', () => {
     let sent = false
     const o = await runCli(
       ['--n', '3', '--seconds', '60', '--json', ...(unavailable ? ['--loopback'] : ['--netns'])],
-      (line, pid) => {
-        // Once the workload runs (every node up, namespaces made), interrupt.
-        if (!sent && line.includes('the workload starts')) {
-          sent = true
-          process.kill(pid, 'SIGINT')
-        }
+      {
+        onStderr: (line, pid) => {
+          // Once the workload runs (every node up, namespaces made), interrupt.
+          if (!sent && line.includes('the workload starts')) {
+            sent = true
+            process.kill(pid, 'SIGINT')
+          }
+        },
       },
     )
     expect(sent).toBe(true)

@@ -6,54 +6,31 @@
  * nft): skipped with a notice without root, ip and nft, failed under SD_REQUIRE_ALL=1. A few
  * seconds of workload each; no assertion on wall time.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { TraceDocument, TraceEvent } from '@sd/transport'
 import { afterAll, describe, expect, it } from 'vitest'
-import { netnsUnavailable } from '../src/hosts.js'
+import { namespaceRunsUnavailable, runCli } from './support/cli.js'
 
-const appDir = fileURLToPath(new URL('..', import.meta.url))
-const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
-
-const unavailable = netnsUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(`the traced runs of the cluster cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
-}
-if (unavailable) console.warn(`skipping the cluster's traced runs: ${unavailable}`)
+const unavailable = namespaceRunsUnavailable("the cluster's traced runs")
 
 const dir = mkdtempSync(join(tmpdir(), 'sd-cluster-trace-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** Runs the CLI with `--trace` (and `--json`, for a short output); the trace it wrote. */
-function traced(
+async function traced(
   name: string,
   args: string[],
 ): Promise<{ code: number | null; doc: TraceDocument }> {
   const file = join(dir, `${name}.json`)
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', cli, ...args, '--netns', '--json', '--trace', file],
-      { cwd: appDir, stdio: ['ignore', 'ignore', 'pipe'] },
-    )
-    let stderr = ''
-    // A backstop far beyond the run: a hung CLI is killed (its exit handlers clean up).
-    const backstop = setTimeout(() => child.kill('SIGKILL'), 180_000)
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      clearTimeout(backstop)
-      if (code !== 0) console.error(stderr)
-      try {
-        resolve({ code, doc: JSON.parse(readFileSync(file, 'utf8')) as TraceDocument })
-      } catch (error) {
-        reject(new Error(`no trace (exit ${code}): ${stderr.slice(-2000)}`, { cause: error }))
-      }
-    })
-  })
+  const { code, stderr } = await runCli([...args, '--netns', '--json', '--trace', file])
+  if (code !== 0) console.error(stderr)
+  try {
+    return { code, doc: JSON.parse(readFileSync(file, 'utf8')) as TraceDocument }
+  } catch (error) {
+    throw new Error(`no trace (exit ${code}): ${stderr.slice(-2000)}`, { cause: error })
+  }
 }
 
 const ofType = <K extends TraceEvent['type']>(doc: TraceDocument, type: K) =>
