@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TraceDocument, TraceEvent } from '@sd/transport'
+import { traceOfType } from '@sd/transport/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { namespaceRunsUnavailable, runCli } from './support/cli.js'
 
@@ -34,7 +35,7 @@ async function traced(
 }
 
 const ofType = <K extends TraceEvent['type']>(doc: TraceDocument, type: K) =>
-  doc.events.filter((e): e is Extract<TraceEvent, { type: K }> => e.type === type)
+  traceOfType(doc.events, type)
 
 describe.skipIf(unavailable !== undefined)('the trace of a real run', () => {
   it('has the partition drops with their reason, resends of drops, the pause, the workload start', async () => {

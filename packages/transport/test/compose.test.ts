@@ -13,6 +13,7 @@ import {
   type Transport,
   type TransportSignal,
 } from '../src/index.js'
+import { traceOfType } from '../src/testing/index.js'
 import { handTransport } from './support/hand.js'
 
 const seeds = seedList(200)
@@ -39,7 +40,7 @@ function witness(label: string): Protocol<{ type: 'ping'; n: number }, string, s
 const protoOf = (e: TraceEvent) => ('proto' in e ? e.proto : undefined)
 
 const emitsOf = (net: SimNetwork, node: NodeId) =>
-  net.trace.filter((e) => e.type === 'emit' && e.node === node)
+  traceOfType(net.trace, 'emit').filter((e) => e.node === node)
 
 describe('compose', () => {
   it('children with colliding message shapes and timer keys only see their own traffic', () => {
@@ -47,7 +48,7 @@ describe('compose', () => {
     const group = net.launch([1, 2], () => compose({ a: witness('a'), b: witness('b') }))
     group.request(1, { proto: 'b', req: 'hello b' })
     net.run()
-    const events = emitsOf(net, 1).map((e) => (e as { event: unknown }).event)
+    const events = emitsOf(net, 1).map((e) => e.event)
     expect(events).toEqual([
       { proto: 'b', event: 'b request hello b' },
       { proto: 'a', event: 'a got ping 1 from 2' },
@@ -56,13 +57,13 @@ describe('compose', () => {
       { proto: 'b', event: 'b timer tick at 5' },
     ])
     // On the wire and in the timer table, everything is namespaced.
-    const sends = net.trace.filter((e) => e.type === 'send' && e.from === 1)
-    expect(sends.map((e) => (e as { msg: unknown }).msg)).toEqual([
+    const sends = traceOfType(net.trace, 'send').filter((e) => e.from === 1)
+    expect(sends.map((e) => e.msg)).toEqual([
       { proto: 'a', msg: { type: 'ping', n: 1 } },
       { proto: 'b', msg: { type: 'ping', n: 2 } },
     ])
-    const timers = net.trace.filter((e) => e.type === 'timer-set' && e.node === 1)
-    expect(timers.map((e) => [(e as { key: string }).key, protoOf(e)])).toEqual([
+    const timers = traceOfType(net.trace, 'timer-set').filter((e) => e.node === 1)
+    expect(timers.map((e) => [e.key, protoOf(e)])).toEqual([
       ['a/tick', 'a'],
       ['b/tick', 'b'],
     ])

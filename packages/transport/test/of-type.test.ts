@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import type { TimedEvent } from '../src/index.js'
-import { ofType } from '../src/testing/index.js'
+import { type NodeId, SimNetwork, type TimedEvent } from '../src/index.js'
+import { ofType, traceOfType } from '../src/testing/index.js'
 
 type Ev = { type: 'a'; n: number } | { type: 'b'; s: string }
 
@@ -18,5 +18,23 @@ describe('ofType', () => {
       [1, 2],
     ])
     expect(ofType(events, 'b').map((e) => e.event.s)).toEqual(['x'])
+  })
+})
+
+describe('traceOfType', () => {
+  it("keeps a trace's entries of one type, narrowed to that kind of entry", () => {
+    const net = new SimNetwork({ seed: 1 })
+    net.launch([1, 2], () => ({
+      start: (ctx) => ctx.send(ctx.self === 1 ? 2 : 1, { hello: ctx.self }),
+      onMessage: () => {},
+    }))
+    net.run()
+    const sends = traceOfType(net.trace, 'send')
+    expectTypeOf(sends[0]!.from).toEqualTypeOf<NodeId>()
+    expect(sends.map((e) => [e.from, e.to, e.msg])).toEqual([
+      [1, 2, { hello: 1 }],
+      [2, 1, { hello: 2 }],
+    ])
+    expect(traceOfType(net.trace, 'deliver')).toHaveLength(2)
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { type NodeId, SimNetwork, type TraceEvent } from '../src/index.js'
+import { traceOfType } from '../src/testing/index.js'
 
 const seeds = seedList(30)
 
@@ -59,9 +60,7 @@ describe('duplication', () => {
     forSeeds(seeds, (seed) => {
       const net = network(seed, { duplicate: 0.1 })
       const got = blast(net, 1000)
-      const duplicated = new Set(
-        net.trace.filter((e) => e.type === 'duplicate').map((e) => (e as { id: number }).id),
-      )
+      const duplicated = new Set(traceOfType(net.trace, 'duplicate').map((e) => e.id))
       const deliveries = new Map<number, number>()
       for (const e of net.trace)
         if (e.type === 'deliver') deliveries.set(e.id, (deliveries.get(e.id) ?? 0) + 1)

@@ -7,6 +7,7 @@ import {
   SimNetwork,
   type TraceEvent,
 } from '../src/index.js'
+import { traceOfType } from '../src/testing/index.js'
 
 type Issued = { type: 'issued'; token: number }
 
@@ -81,14 +82,14 @@ describe('stable storage in the simulator', () => {
     expect(tokens.get(2)).toEqual([1, 2, 3, 4, 5, 6])
     expect(net.storageOf(1)).toEqual({ token: 4 })
     expect(net.storageOf(2)).toEqual({ token: 6 })
-    const commits = net.trace.filter((e) => e.type === 'storage' && e.node === 1)
-    expect(commits.map((e) => [e.t, (e as { set: unknown }).set])).toEqual([
+    const commits = traceOfType(net.trace, 'storage').filter((e) => e.node === 1)
+    expect(commits.map((e) => [e.t, e.set])).toEqual([
       [10, { token: 1 }],
       [20, { token: 2 }],
       [50, { token: 3 }],
       [60, { token: 4 }],
     ])
-    expect(commits.every((e) => (e as { outcome: string }).outcome === 'committed')).toBe(true)
+    expect(commits.every((e) => e.outcome === 'committed')).toBe(true)
   })
 
   it('a token kept in storage never repeats, over 1,000 random crash and restart plans', () => {

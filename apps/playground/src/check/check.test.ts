@@ -135,7 +135,7 @@ const racyMutex: ProtocolFactory<RaceMsg, MutexRequest, unknown> = (self: NodeId
 
 describe('sd check: a broken mutex is caught, and its counterexample replays', () => {
   it('the racy mutex at n = 3: two sections overlap; the shrunk schedule breaks it again', () => {
-    const scenario = mutexScenario(racyMutex as ProtocolFactory<unknown, MutexRequest, unknown>, 3)
+    const scenario = mutexScenario(racyMutex, 3)
     const result = explore(scenario, ricartAgrawalaCheck.defaults)
     expect(result.counterexample).toBeDefined()
     const { message, schedule, shrunk } = result.counterexample!

@@ -1,15 +1,18 @@
 /** Check specs for the clocks package: causal and total-order broadcast. */
-import { causalBroadcast, totalOrderBroadcast } from '@sd/clocks'
-import type { NodeId } from '@sd/transport'
-import type { ExploreState } from '@sd/transport/explore'
+import {
+  type CausalEvent,
+  causalBroadcast,
+  type TotalOrderEvent,
+  totalOrderBroadcast,
+} from '@sd/clocks'
+import type { NodeId, TimedEvent } from '@sd/transport'
+import type { ExploreScenario } from '@sd/transport/explore'
 import type { CheckSpec } from './spec.js'
 
-type Ev = { type: string; payload?: string }
+type Ev = CausalEvent<string> | TotalOrderEvent<string>
 const ids = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => i + 1)
-const delivered = (events: ExploreState['events'], node: NodeId) =>
-  events
-    .filter((e) => e.node === node && (e.event as Ev).type === 'deliver')
-    .map((e) => (e.event as Ev).payload!)
+const delivered = (events: ReadonlyArray<TimedEvent<Ev>>, node: NodeId) =>
+  events.flatMap((e) => (e.node === node && e.event.type === 'deliver' ? [e.event.payload] : []))
 
 export const causalOrderCheck: CheckSpec = {
   scenario: 'causal-order',
@@ -18,7 +21,7 @@ export const causalOrderCheck: CheckSpec = {
   minN: 2,
   maxN: 4,
   defaults: { depth: 60 },
-  build(n) {
+  build(n): ExploreScenario<CausalEvent<string>> {
     const members = ids(n)
     return {
       setup(net) {
@@ -30,9 +33,9 @@ export const causalOrderCheck: CheckSpec = {
         for (const id of members) {
           const seen = new Set<string>()
           for (const e of events.filter((x) => x.node === id)) {
-            const ev = e.event as Ev
-            if (ev.type === 'broadcast') past.set(ev.payload!, new Set(seen))
-            if (ev.type === 'deliver') seen.add(ev.payload!)
+            const ev = e.event
+            if (ev.type === 'broadcast') past.set(ev.payload, new Set(seen))
+            if (ev.type === 'deliver') seen.add(ev.payload)
           }
         }
         for (const id of members) {
@@ -55,7 +58,7 @@ export const totalOrderCheck: CheckSpec = {
   minN: 2,
   maxN: 3,
   defaults: { depth: 80, maxSchedules: 500_000 },
-  build(n) {
+  build(n): ExploreScenario<TotalOrderEvent<string>> {
     const members = ids(n)
     return {
       setup(net) {

@@ -1,14 +1,12 @@
 /** Check spec for the election package: Chang-Roberts on a ring, every member an initiator. */
-import { changRoberts } from '@sd/election'
-import type { NodeId } from '@sd/transport'
-import type { ExploreState } from '@sd/transport/explore'
+import { type ChangRobertsEvent, changRoberts } from '@sd/election'
+import type { NodeId, TimedEvent } from '@sd/transport'
+import type { ExploreScenario } from '@sd/transport/explore'
 import type { CheckSpec } from './spec.js'
 
 /** Heartbeats and the election timeout are this long: no timer is due within UNTIL_MS. */
 const QUIET_MS = 10_000
 const UNTIL_MS = 1_000
-
-type LeaderEv = { type: string; leader?: NodeId; term?: number }
 
 /** The ring for n members: ids 1..n placed so that ids neither only rise nor only fall. */
 function ringOf(n: number): NodeId[] {
@@ -17,10 +15,8 @@ function ringOf(n: number): NodeId[] {
   return [...ids.filter((id) => Number(id) % 2 === 0), ...ids.filter((id) => Number(id) % 2 === 1)]
 }
 
-const leaders = (events: ExploreState['events'], node: NodeId) =>
-  events
-    .filter((e) => e.node === node && (e.event as LeaderEv).type === 'leader')
-    .map((e) => e.event as Required<LeaderEv>)
+const leaders = (events: ReadonlyArray<TimedEvent<ChangRobertsEvent>>, node: NodeId) =>
+  events.flatMap((e) => (e.node === node && e.event.type === 'leader' ? [e.event] : []))
 
 export const changRobertsCheck: CheckSpec = {
   scenario: 'election-chang-roberts',
@@ -29,7 +25,7 @@ export const changRobertsCheck: CheckSpec = {
   minN: 2,
   maxN: 5,
   defaults: { depth: 80, until: UNTIL_MS },
-  build(n) {
+  build(n): ExploreScenario<ChangRobertsEvent> {
     const ring = ringOf(n)
     const max = Math.max(...ring.map(Number))
     return {

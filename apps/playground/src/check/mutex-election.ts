@@ -4,8 +4,15 @@
  */
 import { majorityElection } from '@sd/election'
 import { centralized, checkMutualExclusion, electionToLock, type TimedEvent } from '@sd/mutex'
-import { type Ctx, compose, type NodeId, type Protocol, type ProtocolFactory } from '@sd/transport'
-import type { ExploreScenario, ExploreState } from '@sd/transport/explore'
+import {
+  type Ctx,
+  compose,
+  type EventOf,
+  type NodeId,
+  type Protocol,
+  type ProtocolFactory,
+} from '@sd/transport'
+import type { ExploreScenario } from '@sd/transport/explore'
 import type { CheckSpec } from './spec.js'
 
 const HEARTBEAT = { intervalMs: 10, timeoutMs: 50 }
@@ -89,16 +96,18 @@ function withDelays<Msg extends object, Req, Ev>(
   }
 }
 
-type Emitted = ExploreState['events'][number]
-const lockEvents = (events: readonly Emitted[]): TimedEvent[] =>
-  events
-    .filter((e) => (e.event as { proto?: unknown }).proto === 'lock')
-    .map((e) => ({ node: e.node, t: e.t, event: (e.event as { event: unknown }).event }))
+/** What a node emits: its children's events (`{ proto, event }`) and the wrapper's `late`. */
+type NodeEvent = EventOf<ReturnType<ReturnType<typeof nodeOf>>> | Late
+type Emitted = TimedEvent<NodeEvent>
+const lockEvents = (events: readonly Emitted[]) =>
+  events.flatMap((e) =>
+    'event' in e.event && e.event.proto === 'lock'
+      ? [{ node: e.node, t: e.t, event: e.event.event }]
+      : [],
+  )
 /** An event of the node's wrapper (`late`) or of one of its children (`{ proto, event }`). */
-const isType = (e: Emitted, type: string) => {
-  const ev = e.event as { type?: unknown; event?: { type?: unknown } }
-  return ev.type === type || ev.event?.type === type
-}
+const isType = (e: Emitted, type: string) =>
+  'type' in e.event ? e.event.type === type : e.event.event.type === type
 
 /** Judged once per new `acquired` (only an entry can break mutual exclusion). */
 const judged = new WeakMap<readonly Emitted[], number>()
@@ -116,7 +125,7 @@ export const mutexElectionCheck: CheckSpec = {
 }
 
 /** The spec's scenario, with the fixed wiring or the one before. */
-export function mutexElectionScenario(wiring: LockWiring): ExploreScenario {
+export function mutexElectionScenario(wiring: LockWiring): ExploreScenario<NodeEvent> {
   const ids: NodeId[] = [1, 2, 3]
   return {
     setup(net) {

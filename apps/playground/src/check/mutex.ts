@@ -1,11 +1,10 @@
 /** Check spec for the mutex package: Ricart-Agrawala, judged by happens-before. */
 import { type MutexRequest, ricartAgrawala } from '@sd/mutex'
-import type { NodeId, ProtocolFactory } from '@sd/transport'
+import type { NodeId, ProtocolFactory, TimedEvent } from '@sd/transport'
 import {
   atOrBefore,
   type Clock,
   type ExploreScenario,
-  type ExploreState,
   type WithClock,
   withVectorClocks,
 } from '@sd/transport/explore'
@@ -20,11 +19,11 @@ interface Entry {
 }
 
 /** Each node's critical sections, in its own order, with the clocks of entry and exit. */
-export function entries(events: ExploreState['events']): Entry[] {
+export function entries(events: ReadonlyArray<TimedEvent<WithClock<MutexEv>>>): Entry[] {
   const out: Entry[] = []
   const open = new Map<NodeId, Entry>()
   for (const { node, event } of events) {
-    const { event: ev, vc } = event as WithClock<MutexEv>
+    const { event: ev, vc } = event
     if (ev.type === 'acquired') {
       const entry = { node, token: ev.token ?? 0, acquired: vc, released: undefined }
       out.push(entry)
@@ -65,18 +64,19 @@ const HOLD_MS = 1
  * `n` nodes running `factory` (a mutex of the package's contract), each asking once at the start
  * and releasing HOLD_MS after it enters, judged by `mutualExclusion` and, at the end, liveness.
  */
-export function mutexScenario(
-  factory: ProtocolFactory<unknown, MutexRequest, unknown>,
+export function mutexScenario<Msg>(
+  factory: ProtocolFactory<Msg, MutexRequest, MutexEv>,
   n: number,
-): ExploreScenario {
+): ExploreScenario<WithClock<MutexEv>> {
   const nodes = Array.from({ length: n }, (_, i): NodeId => i + 1)
   return {
     setup(net) {
-      net.onEmit((node, event, t) => {
-        if ((event as WithClock<MutexEv>).event.type === 'acquired')
-          net.request<MutexRequest>(node, { type: 'release' }, t + HOLD_MS)
+      net.launch(nodes, withVectorClocks(factory), {
+        onEmit: (node, event, t) => {
+          if (event.event.type === 'acquired')
+            net.request<MutexRequest>(node, { type: 'release' }, t + HOLD_MS)
+        },
       })
-      net.launch(nodes, withVectorClocks(factory))
       for (const id of nodes) net.request<MutexRequest>(id, { type: 'acquire' })
     },
     invariant({ net, events }) {

@@ -1,6 +1,6 @@
 /** Check spec for the transport package: flooding broadcast. */
-import type { Ctx, NodeId, Protocol } from '@sd/transport'
-import type { ExploreState } from '@sd/transport/explore'
+import type { Ctx, NodeId, Protocol, TimedEvent } from '@sd/transport'
+import type { ExploreScenario } from '@sd/transport/explore'
 import type { CheckSpec } from './spec.js'
 
 type Rumour = { type: 'rumour'; id: number }
@@ -35,8 +35,8 @@ function flooder(origin: NodeId) {
   }
 }
 
-const deliveries = (events: ExploreState['events'], node: NodeId) =>
-  events.filter((e) => e.node === node && (e.event as Delivered).delivered === 1).length
+const deliveries = (events: ReadonlyArray<TimedEvent<Delivered>>, node: NodeId) =>
+  events.filter((e) => e.node === node && e.event.delivered === 1).length
 
 export const floodCheck: CheckSpec = {
   scenario: 'flood',
@@ -45,7 +45,7 @@ export const floodCheck: CheckSpec = {
   minN: 2,
   maxN: 4,
   defaults: { depth: 40 },
-  build(n) {
+  build(n): ExploreScenario<Delivered> {
     const nodes = ids(n)
     return {
       setup(net) {

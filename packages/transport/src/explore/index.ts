@@ -25,14 +25,17 @@ export type {
 export type { PctOptions, PctResult }
 
 /** Every schedule within the bounds, depth first, with the reduction unless turned off. */
-export function explore(scenario: ExploreScenario, options: ExploreOptions = {}): ExploreResult {
+export function explore<Ev>(
+  scenario: ExploreScenario<Ev>,
+  options: ExploreOptions = {},
+): ExploreResult {
   checkFaultSettings(options)
   return exploreExhaustive(scenario, options)
 }
 
 /** PCT runs, for spaces too large to exhaust. */
-export function explorePctRuns(
-  scenario: ExploreScenario,
+export function explorePctRuns<Ev>(
+  scenario: ExploreScenario<Ev>,
   pct: PctOptions,
   options: ExploreOptions = {},
 ): PctResult {

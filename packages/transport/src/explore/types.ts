@@ -1,14 +1,19 @@
 import type { NodeId } from '../ids.js'
 import type { SimNetwork } from '../sim/network.js'
+import type { TimedEvent } from '../sim/trace.js'
 
 /** What an invariant sees: the network after a step, and every event emitted so far. */
-export interface ExploreState {
+export interface ExploreState<Ev = unknown> {
   net: SimNetwork
-  events: ReadonlyArray<{ node: NodeId; t: number; event: unknown }>
+  /**
+   * Everything emitted so far, typed by `Ev`: the event type of the protocols `setup` launches,
+   * as `launch`'s `onEmit` types them (the explorer takes the scenario's word for it).
+   */
+  events: ReadonlyArray<TimedEvent<Ev>>
 }
 
 /** A scenario to explore: the same setup and invariant replay any schedule. */
-export interface ExploreScenario {
+export interface ExploreScenario<Ev = unknown> {
   /** Builds the network: launches the nodes, plans requests and faults. Runs once per schedule. */
   setup(net: SimNetwork): void
   /**
@@ -17,7 +22,7 @@ export interface ExploreScenario {
    * must not depend on the order of independent events: judge each node's own events, causality
    * (`withVectorClocks`), or the state at the end; otherwise explore with `reduction: false`.
    */
-  invariant(state: ExploreState): string | undefined
+  invariant(state: ExploreState<Ev>): string | undefined
   /** The simulator's seed (it seeds each node's `ctx.random`). Default 1. */
   seed?: number | string
   /**

@@ -24,11 +24,11 @@ const stopwatch = (): ExploreScenario['setup'] => (net) => {
 }
 
 type Report = { wall: number; mono: number; at: number }
-const reports = (events: ReadonlyArray<{ event: unknown }>) => events.map((e) => e.event as Report)
+const reports = (events: ReadonlyArray<{ event: Report }>) => events.map((e) => e.event)
 
 describe('explorer faults: pause and clock step', () => {
   it('finds a wall-clock duration broken by an injected clock step, and replays it', () => {
-    const scenario: ExploreScenario = {
+    const scenario: ExploreScenario<Report> = {
       setup: stopwatch(),
       invariant: ({ events }) =>
         reports(events).some((r) => Math.abs(r.wall - 50) > 1e-9)
@@ -44,7 +44,7 @@ describe('explorer faults: pause and clock step', () => {
   })
 
   it('a monotonic duration survives every clock step', () => {
-    const scenario: ExploreScenario = {
+    const scenario: ExploreScenario<Report> = {
       setup: stopwatch(),
       invariant: ({ events }) =>
         reports(events).some((r) => Math.abs(r.mono - 50) > 1e-9) ? 'mono off' : undefined,
@@ -55,7 +55,7 @@ describe('explorer faults: pause and clock step', () => {
   })
 
   it('finds a timer made late by an injected pause; the pause ends by a planned resume', () => {
-    const scenario: ExploreScenario = {
+    const scenario: ExploreScenario<Report> = {
       setup: stopwatch(),
       invariant: ({ events }) =>
         reports(events).some((r) => r.mono > 50 + 1e-9) ? 'the timer fired late' : undefined,
@@ -74,7 +74,7 @@ describe('explorer faults: pause and clock step', () => {
 
 describe('explorer fault settings', () => {
   it('refuses a pause that is not a positive duration, and a clock step of nothing', () => {
-    const scenario: ExploreScenario = { setup: stopwatch(), invariant: () => undefined }
+    const scenario: ExploreScenario<Report> = { setup: stopwatch(), invariant: () => undefined }
     for (const bad of [
       { pauseMs: 0 },
       { pauseMs: -5 },

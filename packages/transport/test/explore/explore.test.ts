@@ -143,12 +143,12 @@ describe('explore: PCT for deeper spaces', () => {
 describe('explore: vector clocks for invariants, without a trace', () => {
   it('withVectorClocks stamps every emitted event; causality holds in every ordering', () => {
     let checked = 0
-    const result = explore({
+    const result = explore<WithClock<string>>({
       setup: (net) => void net.launch([1, 2, 3], withVectorClocks(pingPong(1))),
       invariant: ({ events }) => {
         const at = (node: NodeId, text: string) =>
           events
-            .map((e) => ({ node: e.node, ...(e.event as WithClock<string>) }))
+            .map((e) => ({ node: e.node, ...e.event }))
             .find((e) => e.node === node && e.event === text)
         // Node 1's receipt of 2's pong comes after 2's receipt of the ping it answers.
         const ping2 = at(2, 'ping1 from 1')
