@@ -1,26 +1,18 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { packageEntries } from './scripts/package-exports.mjs'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 
-/** Tests import @sd/* from sources, so no build is needed before `vitest run`. */
-export const sdAliases = [
-  {
-    find: /^@sd\/transport\/testing$/,
-    replacement: `${root}packages/transport/src/testing/index.ts`,
-  },
-  { find: /^@sd\/transport\/udp$/, replacement: `${root}packages/transport/src/udp/index.ts` },
-  {
-    find: /^@sd\/transport\/explore$/,
-    replacement: `${root}packages/transport/src/explore/index.ts`,
-  },
-  {
-    find: /^@sd\/transport\/storage-file$/,
-    replacement: `${root}packages/transport/src/storage-file/index.ts`,
-  },
-  { find: /^@sd\/timesync\/udp$/, replacement: `${root}packages/timesync/src/udp.ts` },
-  { find: /^@sd\/([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` },
-]
+/**
+ * Tests import @sd/* from sources, so no build is needed before `vitest run`: one alias per export
+ * of each package.json, to the source tsup builds it from (scripts/package-exports.mjs, which also
+ * gives the root tsconfig's `paths`).
+ */
+export const sdAliases = packageEntries(root).map(({ specifier, source }) => ({
+  find: new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}$`),
+  replacement: `${root}${source}`,
+}))
 
 const HANG_BACKSTOP_MS = 10 * 60_000
 

@@ -32,10 +32,16 @@ export {
   cmhOnGraph,
 } from './detect/cmh-graph.js'
 export * from './graph/index.js'
-export type { ManagerMsg, PathEntry, ProcRef, SiteWait } from './manager/messages.js'
 export {
+  DEFAULT_RESTART_AFTER_MS,
+  type ManagerEvent,
+  type ManagerMessage,
+  type ManagerMsg,
+  type PathEntry,
+  type Prevention,
+  type ProcRef,
   type ResourceManagerOptions,
   type ResourceManagerProtocol,
   resourceManager,
-} from './manager/protocol.js'
-export type { Prevention } from './manager/resources.js'
+  type SiteWait,
+} from './manager/index.js'

@@ -1,7 +1,11 @@
-import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
+import { createRandom, isNodeId, type NodeId, shape } from '@sd/transport'
+import { ofType, runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { cmhOnGraph } from '../src/detect/cmh-graph.js'
+
+/** The fields of a probe the texts' example prints. */
+const isProbe = shape({ initiator: isNodeId, sender: isNodeId, receiver: isNodeId })
 
 /** Does `from` reach `to` by one or more edges (a brute-force oracle). */
 function reaches(graph: Map<NodeId, NodeId[]>, from: NodeId, to: NodeId): boolean {
@@ -54,22 +58,17 @@ describe('Chandy-Misra-Haas on a wait-for graph (AND model)', () => {
     forSeeds(seedList(300), (seed) => {
       const graph = randomGraph(seed)
       for (const initiator of graph.keys()) {
-        const net = new SimNetwork({
+        const { net, events } = runInSim([...graph.keys()], cmhOnGraph({ waitsFor: graph }), {
           seed,
-          latency: { kind: 'uniform', min: 1, max: 9 },
-          fifo: false,
+          net: { latency: { kind: 'uniform', min: 1, max: 9 }, fifo: false },
+          plan: (_net, group) => group.request(initiator, { type: 'initiate' }),
         })
-        const events: Array<{ node: NodeId; event: { cycle: NodeId[] } }> = []
-        net.onEmit((node, event) => events.push({ node, event: event as { cycle: NodeId[] } }))
-        const group = net.launch([...graph.keys()], cmhOnGraph({ waitsFor: graph }))
-        group.request(initiator, { type: 'initiate' })
-        net.run()
         const onCycle = reaches(graph, initiator, initiator)
         if (onCycle) cyclic++
         expect(events.length, `initiator ${initiator}`).toBe(onCycle ? 1 : 0)
         if (onCycle) {
           // The reported cycle is one: each waits for the next, the last for the initiator.
-          const cycle = events[0]!.event.cycle
+          const cycle = ofType(events, 'deadlock')[0]!.event.cycle
           expect(cycle[0]).toBe(initiator)
           for (let i = 0; i < cycle.length; i++)
             expect(graph.get(cycle[i]!)).toContain(cycle[(i + 1) % cycle.length])
@@ -89,18 +88,16 @@ describe('Chandy-Misra-Haas on a wait-for graph (AND model)', () => {
       [3, []],
       [4, [0]],
     ])
-    const net = new SimNetwork({ seed: 1 })
-    const group = net.launch([0, 1, 2, 3, 4], cmhOnGraph({ waitsFor: graph }))
-    group.request(0, { type: 'initiate' })
-    net.run()
+    const { net, events } = runInSim([0, 1, 2, 3, 4], cmhOnGraph({ waitsFor: graph }), {
+      seed: 1,
+      plan: (_net, group) => group.request(0, { type: 'initiate' }),
+    })
     const probes = net.trace
-      .filter((e) => e.type === 'send')
-      .map((e) => {
-        const m = (e as { msg: { initiator: number; sender: number; receiver: number } }).msg
-        return `(${m.initiator},${m.sender},${m.receiver})`
-      })
+      .flatMap((e) => (e.type === 'send' && isProbe(e.msg) ? [e.msg] : []))
+      .map((m) => `(${m.initiator},${m.sender},${m.receiver})`)
     expect(probes).toEqual(['(0,0,1)', '(0,1,2)', '(0,2,3)', '(0,2,4)', '(0,4,0)'])
-    const deadlock = net.trace.find((e) => e.type === 'emit') as { event: unknown }
-    expect(deadlock.event).toEqual({ type: 'deadlock', cycle: [0, 1, 2, 4], victim: 4 })
+    expect(events.map((e) => e.event)).toEqual([
+      { type: 'deadlock', cycle: [0, 1, 2, 4], victim: 4 },
+    ])
   })
 })

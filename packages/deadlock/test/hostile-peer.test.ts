@@ -5,14 +5,25 @@
  * message is refused, and the judge of the run (`checkDeadlocks`) finds no phantom deadlock and
  * no unreported victim.
  */
-import { type NodeId, type Protocol, SimNetwork } from '@sd/transport'
+import type { NodeId, ProtocolFactory } from '@sd/transport'
+import { ofType, runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { emptyHostileLog, hostilePeer } from '../../../test-support/hostile-messages.js'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import { checkDeadlocks, type TimedDeadlockEvent } from '../src/check.js'
-import type { DeadlockManagerEvent } from '../src/contract.js'
-import { cmhOnGraph } from '../src/detect/cmh-graph.js'
-import { type ResourceManagerOptions, resourceManager } from '../src/manager/protocol.js'
+import { checkDeadlocks } from '../src/check.js'
+import type { DeadlockRequest } from '../src/contract.js'
+import {
+  type CmhGraphEvent,
+  type CmhGraphMsg,
+  type CmhGraphRequest,
+  cmhOnGraph,
+} from '../src/detect/cmh-graph.js'
+import {
+  type ManagerEvent,
+  type ManagerMessage,
+  type ResourceManagerOptions,
+  resourceManager,
+} from '../src/manager/index.js'
 import { randomWorkload } from './support/workload.js'
 
 const EVIL = 99
@@ -60,23 +71,17 @@ describe('deadlock under a hostile peer (random and malformed messages, many see
       const workload = randomWorkload(seed)
       const strategy = STRATEGIES[seed % STRATEGIES.length]!
       const log = emptyHostileLog()
-      const net = new SimNetwork({
-        seed,
-        latency: { kind: 'uniform', min: 1, max: 6 },
-        fifo: false,
-      })
-      const events: TimedDeadlockEvent[] = []
-      net.onEmit((node, event, t) => events.push({ node, t, event: event as DeadlockManagerEvent }))
       const honest = resourceManager({ ...workload, strategy })
       const samples = samplesFor(Object.keys(workload.resources)[0]!)
-      net.launch([...workload.sites, EVIL], (self: NodeId) =>
-        self === EVIL
-          ? (hostilePeer({ samples, count: 80, everyMs: 2, log }) as Protocol<never, never, never>)
-          : honest(self),
-      )
-      net.run({ until: 2000 })
+      const factory: ProtocolFactory<ManagerMessage, DeadlockRequest, ManagerEvent> = (self) =>
+        self === EVIL ? hostilePeer({ samples, count: 80, everyMs: 2, log }) : honest(self)
+      const { events } = runInSim([...workload.sites, EVIL], factory, {
+        seed,
+        net: { latency: { kind: 'uniform', min: 1, max: 6 }, fifo: false },
+        until: 2000,
+      })
 
-      const ignored = events.filter((e) => e.event.type === 'ignored')
+      const ignored = ofType(events, 'ignored')
       for (const { event } of ignored)
         expect(event, 'an honest message refused').toMatchObject({ from: EVIL })
       for (const id of workload.sites) {
@@ -97,9 +102,6 @@ describe('deadlock under a hostile peer (random and malformed messages, many see
   it('Chandy-Misra-Haas on a graph refuses what is not a probe', () => {
     forSeeds(seedList(50), (seed) => {
       const log = emptyHostileLog()
-      const net = new SimNetwork({ seed })
-      const events: Array<{ node: NodeId; event: { type: string; from?: NodeId } }> = []
-      net.onEmit((node, event) => events.push({ node, event: event as { type: string } }))
       const waitsFor = new Map<NodeId, NodeId[]>([
         [1, [2]],
         [2, [3]],
@@ -107,25 +109,21 @@ describe('deadlock under a hostile peer (random and malformed messages, many see
       ])
       const honest = cmhOnGraph({ waitsFor })
       const probe = { type: 'probe', initiator: EVIL, sender: EVIL, receiver: 1, path: [EVIL] }
-      const group = net.launch([1, 2, 3, EVIL], (self: NodeId) =>
-        self === EVIL
-          ? (hostilePeer({ samples: [probe], count: 60, everyMs: 1, log }) as Protocol<
-              never,
-              never,
-              never
-            >)
-          : honest(self),
-      )
-      group.request(1, { type: 'initiate' } as never)
-      net.run({ until: 500 })
-      const ignored = events.filter((e) => e.event.type === 'ignored')
+      const factory: ProtocolFactory<CmhGraphMsg, CmhGraphRequest, CmhGraphEvent> = (self) =>
+        self === EVIL ? hostilePeer({ samples: [probe], count: 60, everyMs: 1, log }) : honest(self)
+      const { events } = runInSim([1, 2, 3, EVIL], factory, {
+        seed,
+        plan: (_net, group) => group.request(1, { type: 'initiate' }),
+        until: 500,
+      })
+      const ignored = ofType(events, 'ignored')
       for (const { event } of ignored) expect(event.from).toBe(EVIL)
       for (const id of [1, 2, 3])
         expect(ignored.filter((e) => e.node === id).length).toBeGreaterThanOrEqual(
           log.malformedTo.get(id) ?? 0,
         )
       // The real cycle is still found by its initiator.
-      expect(events).toContainEqual({
+      expect(events.map(({ node, event }) => ({ node, event }))).toContainEqual({
         node: 1,
         event: { type: 'deadlock', cycle: [1, 2, 3], victim: 3 },
       })

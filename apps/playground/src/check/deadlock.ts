@@ -1,9 +1,7 @@
 /** Check spec for the deadlock package: Chandy-Misra-Haas in the distributed resource manager. */
 import { checkDeadlocks, resourceManager, type TimedDeadlockEvent } from '@sd/deadlock'
-import { ringWorkload } from '../scenarios/deadlock/run.js'
+import { ringWorkload, WORK_MS } from '../scenarios/deadlock/run.js'
 import type { CheckSpec } from './spec.js'
-
-const WORK_MS = 10
 
 export const cmhCheck: CheckSpec = {
   scenario: 'deadlock-cmh',
@@ -13,7 +11,7 @@ export const cmhCheck: CheckSpec = {
   maxN: 2,
   defaults: { depth: 120, reduction: false },
   build(n) {
-    const workload = ringWorkload(n, { workMs: WORK_MS, startAt: (i) => (i - 1) * WORK_MS })
+    const workload = ringWorkload(n, { startAt: (i) => (i - 1) * WORK_MS })
     return {
       setup(net) {
         net.launch(

@@ -12,8 +12,9 @@
  * `phantom` and nobody is aborted. With `confirm: false` the check is skipped, to show phantoms.
  */
 import type { SiteEnv } from '../manager/env.js'
-import type { ManagerMsg, ProcRef, SiteWait } from '../manager/messages.js'
+import type { ManagerMessage, ProcRef, SiteWait } from '../manager/messages.js'
 import { youngest } from '../manager/order.js'
+import type { ManagerCtx } from '../manager/protocol.js'
 import type { ResourceSide } from '../manager/resources.js'
 
 export interface CentralizedOptions {
@@ -27,7 +28,7 @@ export interface CentralizedOptions {
   confirm?: boolean
 }
 
-type Reply = Extract<ManagerMsg, { type: 'local-waits' | 'confirmed' }>
+type Reply = Extract<ManagerMessage, { type: 'local-waits' | 'confirmed' }>
 
 export class CentralizedDetector {
   private round = 0
@@ -44,73 +45,82 @@ export class CentralizedDetector {
     return this.env.self === this.options.coordinator
   }
 
-  start(): void {
+  start(ctx: ManagerCtx): void {
     if (this.isCoordinator && this.options.periodMs !== undefined)
-      this.env.ctx().setTimer('detect', this.options.periodMs)
+      ctx.setTimer('detect', this.options.periodMs)
   }
 
-  onTimer(key: string): boolean {
-    if (key === 'detect') this.detect()
-    else if (key === 'detect-timeout') this.settle()
+  onTimer(key: string, ctx: ManagerCtx): boolean {
+    if (key === 'detect') this.detect(ctx)
+    else if (key === 'detect-timeout') this.settle(ctx)
     else return false
     return true
   }
 
   /** Starts a round (coordinator only; a round under way is left to finish). */
-  detect(): void {
+  detect(ctx: ManagerCtx): void {
     if (!this.isCoordinator || this.collecting !== undefined || this.confirming !== undefined)
       return
     this.round++
     this.collecting = new Map()
-    for (const site of this.env.sites) this.env.send(site, { type: 'collect', round: this.round })
-    this.env.ctx().setTimer('detect-timeout', this.options.replyTimeoutMs ?? 100)
+    for (const site of this.env.sites(ctx))
+      this.env.send(site, { type: 'collect', round: this.round }, ctx)
+    ctx.setTimer('detect-timeout', this.options.replyTimeoutMs ?? 100)
   }
 
-  onMessage(from: ProcRef['home'], msg: ManagerMsg): void {
+  onMessage(from: ProcRef['home'], msg: ManagerMessage, ctx: ManagerCtx): void {
     switch (msg.type) {
       case 'collect':
-        this.env.send(from, {
-          type: 'local-waits',
-          round: msg.round,
-          waits: this.resources.table.waits(),
-        })
+        this.env.send(
+          from,
+          {
+            type: 'local-waits',
+            round: msg.round,
+            waits: this.resources.table.waits(),
+          },
+          ctx,
+        )
         return
       case 'confirm': {
         const present = new Set(this.resources.table.waits().map((w) => w.id))
-        this.env.send(from, {
-          type: 'confirmed',
-          round: msg.round,
-          present: msg.ids.filter((id) => present.has(id)),
-        })
+        this.env.send(
+          from,
+          {
+            type: 'confirmed',
+            round: msg.round,
+            present: msg.ids.filter((id) => present.has(id)),
+          },
+          ctx,
+        )
         return
       }
       case 'local-waits':
       case 'confirmed':
-        this.onReply(from, msg)
+        this.onReply(from, msg, ctx)
         return
     }
   }
 
-  private onReply(from: ProcRef['home'], msg: Reply): void {
+  private onReply(from: ProcRef['home'], msg: Reply, ctx: ManagerCtx): void {
     if (msg.round !== this.round) return
     if (msg.type === 'local-waits' && this.collecting !== undefined) {
       this.collecting.set(from, msg.waits)
-      if (this.collecting.size === this.env.sites.length) this.settle()
+      if (this.collecting.size === this.env.sites(ctx).length) this.settle(ctx)
     } else if (msg.type === 'confirmed' && this.confirming !== undefined) {
       for (const id of msg.present) this.confirming.present.add(id)
-      if (--this.confirming.asked === 0) this.settle()
+      if (--this.confirming.asked === 0) this.settle(ctx)
     }
   }
 
   /** All answers in (or the time is up): find a cycle, or judge the one being confirmed. */
-  private settle(): void {
-    this.env.ctx().cancelTimer('detect-timeout')
+  private settle(ctx: ManagerCtx): void {
+    ctx.cancelTimer('detect-timeout')
     if (this.confirming !== undefined) {
       const { cycle, present } = this.confirming
       this.confirming = undefined
-      if (cycle.every((w) => present.has(w.id))) this.declare(cycle)
-      else this.env.emit({ type: 'phantom', cycle: cycle.map((w) => w.from.id) })
-      this.next()
+      if (cycle.every((w) => present.has(w.id))) this.declare(cycle, ctx)
+      else ctx.emit({ type: 'phantom', cycle: cycle.map((w) => w.from.id) })
+      this.next(ctx)
       return
     }
     const collected = this.collecting
@@ -118,8 +128,8 @@ export class CentralizedDetector {
     if (collected === undefined) return
     const cycle = findWaitCycle([...collected.values()].flat())
     if (cycle === undefined || this.options.confirm === false) {
-      if (cycle !== undefined) this.declare(cycle)
-      this.next()
+      if (cycle !== undefined) this.declare(cycle, ctx)
+      this.next(ctx)
       return
     }
     const bySite = new Map<ProcRef['home'], string[]>()
@@ -129,19 +139,18 @@ export class CentralizedDetector {
     }
     this.confirming = { cycle, asked: bySite.size, present: new Set() }
     for (const [site, ids] of bySite)
-      this.env.send(site, { type: 'confirm', round: this.round, ids })
-    this.env.ctx().setTimer('detect-timeout', this.options.replyTimeoutMs ?? 100)
+      this.env.send(site, { type: 'confirm', round: this.round, ids }, ctx)
+    ctx.setTimer('detect-timeout', this.options.replyTimeoutMs ?? 100)
   }
 
-  private declare(cycle: SiteWait[]): void {
+  private declare(cycle: SiteWait[], ctx: ManagerCtx): void {
     const victim = youngest(cycle.map((w) => w.from))
-    this.env.emit({ type: 'deadlock', cycle: cycle.map((w) => w.from.id), victim: victim.id })
-    this.env.send(victim.home, { type: 'abort', process: victim.id })
+    ctx.emit({ type: 'deadlock', cycle: cycle.map((w) => w.from.id), victim: victim.id })
+    this.env.send(victim.home, { type: 'abort', process: victim.id }, ctx)
   }
 
-  private next(): void {
-    if (this.options.periodMs !== undefined)
-      this.env.ctx().setTimer('detect', this.options.periodMs)
+  private next(ctx: ManagerCtx): void {
+    if (this.options.periodMs !== undefined) ctx.setTimer('detect', this.options.periodMs)
   }
 }
 

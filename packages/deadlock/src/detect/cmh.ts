@@ -17,11 +17,12 @@
  */
 import type { SiteEnv } from '../manager/env.js'
 import type { HomeSide, Proc } from '../manager/home.js'
-import type { ManagerMsg, PathEntry } from '../manager/messages.js'
+import type { ManagerMessage, PathEntry } from '../manager/messages.js'
 import { youngest } from '../manager/order.js'
+import type { ManagerCtx } from '../manager/protocol.js'
 
-type Probe = Extract<ManagerMsg, { type: 'probe' }>
-type Verify = Extract<ManagerMsg, { type: 'verify' }>
+type Probe = Extract<ManagerMessage, { type: 'probe' }>
+type Verify = Extract<ManagerMessage, { type: 'verify' }>
 
 export class CmhDetector {
   /** `initiator#computation@process`: probes this site already forwarded. */
@@ -33,21 +34,25 @@ export class CmhDetector {
   ) {}
 
   /** A process of this site just blocked (or its holder changed): its probe starts. */
-  initiate(proc: Proc): void {
+  initiate(proc: Proc, ctx: ManagerCtx): void {
     const waiting = proc.waiting
     if (waiting === undefined) return
-    this.env.send(waiting.holder.home, {
-      type: 'probe',
-      initiator: proc.ref.id,
-      computation: waiting.no,
-      sender: proc.ref.id,
-      receiver: waiting.holder.id,
-      resource: waiting.resource,
-      path: [{ ref: proc.ref, req: proc.req, resource: waiting.resource, heldReq: -1 }],
-    })
+    this.env.send(
+      waiting.holder.home,
+      {
+        type: 'probe',
+        initiator: proc.ref.id,
+        computation: waiting.no,
+        sender: proc.ref.id,
+        receiver: waiting.holder.id,
+        resource: waiting.resource,
+        path: [{ ref: proc.ref, req: proc.req, resource: waiting.resource, heldReq: -1 }],
+      },
+      ctx,
+    )
   }
 
-  onProbe(probe: Probe): void {
+  onProbe(probe: Probe, ctx: ManagerCtx): void {
     const proc = this.home.procs.get(String(probe.receiver))
     // The edge sender → receiver is gone if the receiver no longer holds what the sender wants.
     const heldReq = proc?.held.get(probe.resource)
@@ -56,25 +61,29 @@ export class CmhDetector {
     if (proc.ref.id === probe.initiator) {
       if (proc.waiting.no !== probe.computation) return // the initiator's wait changed
       const path = [{ ...probe.path[0]!, heldReq }, ...probe.path.slice(1)]
-      this.verifyAt(path, 1)
+      this.verifyAt(path, 1, ctx)
       return
     }
     const key = `${String(probe.initiator)}#${probe.computation}@${String(proc.ref.id)}`
     if (this.forwarded.has(key)) return
     this.forwarded.add(key)
-    this.env.send(proc.waiting.holder.home, {
-      ...probe,
-      sender: proc.ref.id,
-      receiver: proc.waiting.holder.id,
-      resource: proc.waiting.resource,
-      path: [
-        ...probe.path,
-        { ref: proc.ref, req: proc.req, resource: proc.waiting.resource, heldReq },
-      ],
-    })
+    this.env.send(
+      proc.waiting.holder.home,
+      {
+        ...probe,
+        sender: proc.ref.id,
+        receiver: proc.waiting.holder.id,
+        resource: proc.waiting.resource,
+        path: [
+          ...probe.path,
+          { ref: proc.ref, req: proc.req, resource: proc.waiting.resource, heldReq },
+        ],
+      },
+      ctx,
+    )
   }
 
-  onVerify(msg: Verify): void {
+  onVerify(msg: Verify, ctx: ManagerCtx): void {
     const { path, index } = msg
     const entry = path[index]!
     const before = path[(index + path.length - 1) % path.length]!
@@ -87,18 +96,22 @@ export class CmhDetector {
     if (!same) return // an edge of the cycle is gone: no deadlock to resolve
     if (index === 0) {
       const victim = youngest(path.map((e) => e.ref))
-      this.env.emit({ type: 'deadlock', cycle: path.map((e) => e.ref.id), victim: victim.id })
-      this.env.send(victim.home, { type: 'abort', process: victim.id })
+      ctx.emit({ type: 'deadlock', cycle: path.map((e) => e.ref.id), victim: victim.id })
+      this.env.send(victim.home, { type: 'abort', process: victim.id }, ctx)
       return
     }
-    this.verifyAt(path, (index + 1) % path.length)
+    this.verifyAt(path, (index + 1) % path.length, ctx)
   }
 
-  private verifyAt(path: PathEntry[], index: number): void {
-    this.env.send(path[index % path.length]!.ref.home, {
-      type: 'verify',
-      path,
-      index: index % path.length,
-    })
+  private verifyAt(path: PathEntry[], index: number, ctx: ManagerCtx): void {
+    this.env.send(
+      path[index % path.length]!.ref.home,
+      {
+        type: 'verify',
+        path,
+        index: index % path.length,
+      },
+      ctx,
+    )
   }
 }

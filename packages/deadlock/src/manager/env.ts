@@ -1,15 +1,16 @@
-import type { Ctx, NodeId } from '@sd/transport'
-import type { DeadlockManagerEvent } from '../contract.js'
-import type { ManagerMsg } from './messages.js'
+import type { NodeId } from '@sd/transport'
+import type { ManagerMessage } from './messages.js'
+import type { ManagerCtx } from './protocol.js'
 
-/** What the parts of a site share: its id, where resources live, sending and emitting. */
+/**
+ * What the parts of a site share: its id, where resources live, and sending. It holds no `ctx`:
+ * each call is given the one of the handler running, so every effect belongs to that step.
+ */
 export interface SiteEnv {
   readonly self: NodeId
-  /** Every site of the manager, ascending. */
-  readonly sites: readonly NodeId[]
+  /** Every site of the manager, ascending (`compareNodeIds`). */
+  sites(ctx: ManagerCtx): readonly NodeId[]
   siteOf(resource: string): NodeId
   /** Sends to a site; to this site itself, the message is handled right after the current one. */
-  send(to: NodeId, msg: ManagerMsg): void
-  emit(event: DeadlockManagerEvent): void
-  ctx(): Ctx<ManagerMsg, DeadlockManagerEvent>
+  send(to: NodeId, msg: ManagerMessage, ctx: ManagerCtx): void
 }

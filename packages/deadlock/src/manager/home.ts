@@ -6,7 +6,8 @@
  */
 import type { DeadlockRequest, ProcessSpec, ProcessStep } from '../contract.js'
 import type { SiteEnv } from './env.js'
-import type { ManagerMsg, ProcRef } from './messages.js'
+import type { ManagerMessage, ProcRef } from './messages.js'
+import type { ManagerCtx } from './protocol.js'
 
 /** The script a spec stands for. */
 export function stepsOf(spec: ProcessSpec): ProcessStep[] {
@@ -37,7 +38,7 @@ export interface HomeOptions {
   /** Restart an aborted process (with its old timestamp) after this long; undefined: never. */
   restartAfterMs: number | undefined
   /** Told when a process of this site becomes blocked (Chandy-Misra-Haas starts its probe). */
-  onBlocked?: (proc: Proc) => void
+  onBlocked?: (proc: Proc, ctx: ManagerCtx) => void
 }
 
 export class HomeSide {
@@ -50,7 +51,7 @@ export class HomeSide {
   ) {}
 
   /** Registers a process of this site; it starts after `startAt` (or now). */
-  add(spec: ProcessSpec): void {
+  add(spec: ProcessSpec, ctx: ManagerCtx): void {
     if (this.procs.has(String(spec.id))) return
     const proc: Proc = {
       spec,
@@ -66,48 +67,52 @@ export class HomeSide {
     }
     this.procs.set(String(spec.id), proc)
     const at = spec.startAt ?? 0
-    if (at > 0) this.env.ctx().setTimer(`start:${String(spec.id)}`, at)
-    else this.begin(proc, true)
+    if (at > 0) ctx.setTimer(`start:${String(spec.id)}`, at)
+    else this.begin(proc, true, ctx)
   }
 
-  onRequest(req: DeadlockRequest): void {
-    if (req.type === 'run') this.add({ ...req.process, home: this.env.self })
+  onRequest(req: DeadlockRequest, ctx: ManagerCtx): void {
+    if (req.type === 'run') this.add({ ...req.process, home: this.env.self }, ctx)
   }
 
-  onTimer(key: string): boolean {
+  onTimer(key: string, ctx: ManagerCtx): boolean {
     const [kind, id] = splitKey(key)
     const proc = this.procs.get(id)
     if (proc === undefined) return false
-    if (kind === 'start') this.begin(proc, true)
-    else if (kind === 'restart') this.begin(proc, false)
+    if (kind === 'start') this.begin(proc, true, ctx)
+    else if (kind === 'restart') this.begin(proc, false, ctx)
     else if (kind === 'work') {
       if (proc.state !== 'working') return true
       proc.next++
-      this.acquireNext(proc)
+      this.acquireNext(proc, ctx)
     } else return false
     return true
   }
 
-  onMessage(msg: ManagerMsg): void {
+  onMessage(msg: ManagerMessage, ctx: ManagerCtx): void {
     switch (msg.type) {
       case 'lock-grant': {
         const proc = this.procs.get(String(msg.process))
         if (proc === undefined || proc.req !== msg.req || proc.pending !== msg.resource) {
           // A grant for a request given up (the process was aborted): give the lock back.
-          this.env.send(this.env.siteOf(msg.resource), {
-            type: 'lock-release',
-            process: msg.process,
-            resource: msg.resource,
-            req: msg.req,
-          })
+          this.env.send(
+            this.env.siteOf(msg.resource),
+            {
+              type: 'lock-release',
+              process: msg.process,
+              resource: msg.resource,
+              req: msg.req,
+            },
+            ctx,
+          )
           return
         }
         proc.pending = undefined
         proc.waiting = undefined
         proc.held.set(msg.resource, msg.req)
-        this.env.emit({ type: 'granted', process: proc.ref.id, resource: msg.resource })
+        ctx.emit({ type: 'granted', process: proc.ref.id, resource: msg.resource })
         proc.next++
-        this.acquireNext(proc)
+        this.acquireNext(proc, ctx)
         return
       }
       case 'lock-blocked': {
@@ -122,13 +127,13 @@ export class HomeSide {
           seq: msg.seq,
           no: ++proc.waits,
         }
-        this.options.onBlocked?.(proc)
+        this.options.onBlocked?.(proc, ctx)
         return
       }
       case 'lock-die': {
         const proc = this.procs.get(String(msg.process))
         if (proc !== undefined && proc.req === msg.req && proc.pending === msg.resource)
-          this.abort(proc, 'wait-die')
+          this.abort(proc, 'wait-die', ctx)
         return
       }
       case 'wound': {
@@ -138,42 +143,42 @@ export class HomeSide {
         // abort's release of the pending request frees the lock all the same).
         const holds = proc.held.get(msg.resource) === msg.req
         const granting = proc.pending === msg.resource && proc.req === msg.req
-        if (holds || granting) this.abort(proc, 'wound-wait')
+        if (holds || granting) this.abort(proc, 'wound-wait', ctx)
         return
       }
       case 'abort': {
         const proc = this.procs.get(String(msg.process))
         if (proc !== undefined && (proc.state === 'blocked' || proc.state === 'acquiring'))
-          this.abort(proc, 'deadlock-victim')
+          this.abort(proc, 'deadlock-victim', ctx)
         return
       }
     }
   }
 
-  private begin(proc: Proc, first: boolean): void {
+  private begin(proc: Proc, first: boolean, ctx: ManagerCtx): void {
     // The timestamp is taken once: a restarted process keeps it, so it ages and cannot starve.
-    if (first) proc.ref = { ...proc.ref, timestamp: this.env.ctx().now() }
+    if (first) proc.ref = { ...proc.ref, timestamp: ctx.now() }
     proc.state = 'acquiring'
     proc.next = 0
-    this.env.emit({ type: 'started', process: proc.ref.id, timestamp: proc.ref.timestamp })
-    this.acquireNext(proc)
+    ctx.emit({ type: 'started', process: proc.ref.id, timestamp: proc.ref.timestamp })
+    this.acquireNext(proc, ctx)
   }
 
   /** Runs the script from `proc.next` until a step has to wait (a lock, a work timer) or the end. */
-  private acquireNext(proc: Proc): void {
+  private acquireNext(proc: Proc, ctx: ManagerCtx): void {
     for (;;) {
       const step = proc.steps[proc.next]
       if (step === undefined) {
-        this.finish(proc)
+        this.finish(proc, ctx)
         return
       }
       if ('work' in step) {
         proc.state = 'working'
-        this.env.ctx().setTimer(`work:${String(proc.ref.id)}`, step.work)
+        ctx.setTimer(`work:${String(proc.ref.id)}`, step.work)
         return
       }
       if ('release' in step) {
-        this.release(proc, step.release)
+        this.release(proc, step.release, ctx)
         proc.next++
         continue
       }
@@ -184,57 +189,73 @@ export class HomeSide {
       proc.state = 'acquiring'
       proc.req++
       proc.pending = step.acquire
-      this.env.send(this.env.siteOf(step.acquire), {
-        type: 'lock-request',
-        proc: proc.ref,
-        resource: step.acquire,
-        req: proc.req,
-      })
+      this.env.send(
+        this.env.siteOf(step.acquire),
+        {
+          type: 'lock-request',
+          proc: proc.ref,
+          resource: step.acquire,
+          req: proc.req,
+        },
+        ctx,
+      )
       return
     }
   }
 
-  private release(proc: Proc, resource: string): void {
+  private release(proc: Proc, resource: string, ctx: ManagerCtx): void {
     const req = proc.held.get(resource)
     if (req === undefined) return
     proc.held.delete(resource)
-    this.env.send(this.env.siteOf(resource), {
-      type: 'lock-release',
-      process: proc.ref.id,
-      resource,
-      req,
-    })
-    this.env.emit({ type: 'released', process: proc.ref.id, resource })
-  }
-
-  private finish(proc: Proc): void {
-    this.releaseAll(proc)
-    proc.state = 'finished'
-    this.env.emit({ type: 'finished', process: proc.ref.id })
-  }
-
-  private abort(proc: Proc, reason: 'deadlock-victim' | 'wait-die' | 'wound-wait'): void {
-    if (proc.state === 'finished' || proc.state === 'aborted') return
-    if (proc.pending !== undefined) {
-      this.env.send(this.env.siteOf(proc.pending), {
+    this.env.send(
+      this.env.siteOf(resource),
+      {
         type: 'lock-release',
         process: proc.ref.id,
-        resource: proc.pending,
-        req: proc.req,
-      })
+        resource,
+        req,
+      },
+      ctx,
+    )
+    ctx.emit({ type: 'released', process: proc.ref.id, resource })
+  }
+
+  private finish(proc: Proc, ctx: ManagerCtx): void {
+    this.releaseAll(proc, ctx)
+    proc.state = 'finished'
+    ctx.emit({ type: 'finished', process: proc.ref.id })
+  }
+
+  private abort(
+    proc: Proc,
+    reason: 'deadlock-victim' | 'wait-die' | 'wound-wait',
+    ctx: ManagerCtx,
+  ): void {
+    if (proc.state === 'finished' || proc.state === 'aborted') return
+    if (proc.pending !== undefined) {
+      this.env.send(
+        this.env.siteOf(proc.pending),
+        {
+          type: 'lock-release',
+          process: proc.ref.id,
+          resource: proc.pending,
+          req: proc.req,
+        },
+        ctx,
+      )
     }
     proc.pending = undefined
     proc.waiting = undefined
-    this.releaseAll(proc)
-    this.env.ctx().cancelTimer(`work:${String(proc.ref.id)}`)
+    this.releaseAll(proc, ctx)
+    ctx.cancelTimer(`work:${String(proc.ref.id)}`)
     proc.state = 'aborted'
-    this.env.emit({ type: 'aborted', process: proc.ref.id, reason })
+    ctx.emit({ type: 'aborted', process: proc.ref.id, reason })
     if (this.options.restartAfterMs !== undefined)
-      this.env.ctx().setTimer(`restart:${String(proc.ref.id)}`, this.options.restartAfterMs)
+      ctx.setTimer(`restart:${String(proc.ref.id)}`, this.options.restartAfterMs)
   }
 
-  private releaseAll(proc: Proc): void {
-    for (const resource of [...proc.held.keys()]) this.release(proc, resource)
+  private releaseAll(proc: Proc, ctx: ManagerCtx): void {
+    for (const resource of [...proc.held.keys()]) this.release(proc, resource, ctx)
   }
 }
 

@@ -1,4 +1,14 @@
-import type { NodeId } from '@sd/transport'
+import {
+  arrayOf,
+  intIn,
+  isFiniteNumber,
+  isNodeId,
+  isNonNegInt,
+  isString,
+  messageParser,
+  type NodeId,
+  shape,
+} from '@sd/transport'
 import type { ProcessId } from '../contract.js'
 
 /** A process and the site that runs it (where its locks are requested from and aborts go). */
@@ -10,7 +20,7 @@ export interface ProcRef {
 }
 
 /** Messages between the sites of the resource manager and its detectors. */
-export type ManagerMsg =
+export type ManagerMessage =
   // A home asks a resource's site for its lock; the site answers grant, blocked or die.
   | { type: 'lock-request'; proc: ProcRef; resource: string; req: number }
   | { type: 'lock-grant'; process: ProcessId; resource: string; req: number }
@@ -53,6 +63,9 @@ export type ManagerMsg =
   | { type: 'confirm'; round: number; ids: string[] }
   | { type: 'confirmed'; round: number; present: string[] }
 
+/** @deprecated Use ManagerMessage. */
+export type ManagerMsg = ManagerMessage
+
 /** One wait of a site's lock table, as centralized detection collects it. */
 export interface SiteWait {
   from: ProcRef
@@ -72,3 +85,47 @@ export interface PathEntry {
   /** Its hold on the resource the previous process waits for (the wait into it). */
   heldReq: number
 }
+
+/** Far above any real path or table, low enough that a forged one costs little to refuse. */
+const MAX_ITEMS = 100_000
+
+const isProcRef = shape({ id: isNodeId, home: isNodeId, timestamp: isFiniteNumber })
+const isPathEntry = shape({
+  ref: isProcRef,
+  req: isNonNegInt,
+  resource: isString,
+  // -1: the initiator's hold, not known until the probe returns.
+  heldReq: intIn(-1, Number.MAX_SAFE_INTEGER),
+})
+const isPath = arrayOf(isPathEntry, { min: 1, max: MAX_ITEMS })
+const isSiteWait = shape({ from: isProcRef, to: isProcRef, resource: isString, id: isString })
+const strings = arrayOf(isString, { max: MAX_ITEMS })
+
+const onLock = { process: isNodeId, resource: isString, req: isNonNegInt }
+
+/**
+ * The message typed, or why it is refused: a peer may send anything, and what does not fit is
+ * dropped and reported as `ignored`.
+ */
+export const parseMessage = messageParser<ManagerMessage>({
+  'lock-request': { proc: isProcRef, resource: isString, req: isNonNegInt },
+  'lock-grant': onLock,
+  'lock-blocked': { ...onLock, holder: isProcRef, seq: isNonNegInt },
+  'lock-die': onLock,
+  'lock-release': onLock,
+  wound: onLock,
+  probe: {
+    initiator: isNodeId,
+    computation: isNonNegInt,
+    sender: isNodeId,
+    receiver: isNodeId,
+    resource: isString,
+    path: isPath,
+  },
+  verify: { path: isPath, index: isNonNegInt },
+  abort: { process: isNodeId },
+  collect: { round: isNonNegInt },
+  'local-waits': { round: isNonNegInt, waits: arrayOf(isSiteWait, { max: MAX_ITEMS }) },
+  confirm: { round: isNonNegInt, ids: strings },
+  confirmed: { round: isNonNegInt, present: strings },
+})

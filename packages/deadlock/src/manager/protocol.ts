@@ -5,68 +5,49 @@
  * rule (wait-die, wound-wait) runs on top. Everything observable is emitted: waits-for /
  * wait-ended, grants and releases, aborts and finishes, deadlocks with their cycle and victim.
  */
-import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
-import type { DeadlockManagerEvent, DeadlockRequest, ProcessSpec } from '../contract.js'
-import { CentralizedDetector, type CentralizedOptions } from '../detect/centralized.js'
+import {
+  type Ctx,
+  compareNodeIds,
+  InvalidArgumentError,
+  type NodeId,
+  type Protocol,
+  type ProtocolFactory,
+} from '@sd/transport'
+import type { DeadlockRequest } from '../contract.js'
+import { CentralizedDetector } from '../detect/centralized.js'
 import { CmhDetector } from '../detect/cmh.js'
 import type { SiteEnv } from './env.js'
-import { HomeSide, stepsOf } from './home.js'
-import type { ManagerMsg } from './messages.js'
-import { type Prevention, ResourceSide } from './resources.js'
-import { parseManagerMessage, strangerIn } from './wire.js'
+import type { ManagerEvent } from './events.js'
+import { HomeSide } from './home.js'
+import { type ManagerMessage, parseMessage } from './messages.js'
+import { type ResourceManagerOptions, resolveOptions } from './options.js'
+import { ResourceSide } from './resources.js'
+import { strangerIn } from './strangers.js'
 
-export interface ResourceManagerOptions {
-  /** Where each resource lives. */
-  resources: Readonly<Record<string, NodeId>>
-  /** The processes and their scripts (each runs at its `home`); more with `{ type: 'run' }`. */
-  processes?: readonly ProcessSpec[]
-  /** How deadlocks are handled: detected by probes, detected centrally, or prevented. */
-  strategy:
-    | { kind: 'chandy-misra-haas' }
-    | ({ kind: 'centralized' } & CentralizedOptions)
-    | { kind: 'prevention'; rule: Prevention; restartAfterMs?: number }
-    | { kind: 'none' }
-}
+export type ManagerCtx = Ctx<ManagerMessage, ManagerEvent>
 
-export type ResourceManagerProtocol = Protocol<ManagerMsg, DeadlockRequest, DeadlockManagerEvent>
+export type ResourceManagerProtocol = Protocol<ManagerMessage, DeadlockRequest, ManagerEvent>
 
-export function resourceManager(options: ResourceManagerOptions) {
-  const { resources, strategy } = options
-  const processes = options.processes ?? []
-  for (const p of processes)
-    for (const step of stepsOf(p)) {
-      const r = 'acquire' in step ? step.acquire : 'release' in step ? step.release : undefined
-      if (r !== undefined && !Object.hasOwn(resources, r))
-        throw new InvalidArgumentError(`process ${String(p.id)} uses ${r}, which no site owns`)
-      if ('work' in step && !(step.work >= 0))
-        throw new InvalidArgumentError(
-          `process ${String(p.id)}: work must be >= 0 ms, got ${step.work}`,
-        )
-    }
-  if (strategy.kind === 'prevention' && !['wait-die', 'wound-wait'].includes(strategy.rule))
-    throw new InvalidArgumentError(
-      `prevention rule must be wait-die or wound-wait, got ${strategy.rule}`,
-    )
+export function resourceManager(
+  options: ResourceManagerOptions,
+): ProtocolFactory<ManagerMessage, DeadlockRequest, ManagerEvent> {
+  const { resources, processes, strategy, restartAfterMs } = resolveOptions(options)
 
   return (self: NodeId): ResourceManagerProtocol => {
-    let ctx: Ctx<ManagerMsg, DeadlockManagerEvent> | undefined
-    const local: Array<{ from: NodeId; msg: ManagerMsg }> = []
+    /** Messages this site sent itself during the current step, handled before the step ends. */
+    const local: Array<{ from: NodeId; msg: ManagerMessage }> = []
     const env: SiteEnv = {
       self,
-      get sites() {
-        return [...ctx!.peers, self].sort(compareIds)
-      },
+      sites: (ctx) => [...ctx.peers, self].sort(compareNodeIds),
       siteOf(resource) {
         const site = resources[resource]
         if (site === undefined) throw new InvalidArgumentError(`no site owns resource ${resource}`)
         return site
       },
-      send(to, msg) {
+      send(to, msg, ctx) {
         if (to === self) local.push({ from: self, msg })
-        else ctx!.send(to, msg)
+        else ctx.send(to, msg)
       },
-      emit: (event) => ctx!.emit(event),
-      ctx: () => ctx!,
     }
     const resourceSide = new ResourceSide(
       env,
@@ -74,8 +55,8 @@ export function resourceManager(options: ResourceManagerOptions) {
     )
     let cmh: CmhDetector | undefined
     const home = new HomeSide(env, {
-      restartAfterMs: strategy.kind === 'prevention' ? (strategy.restartAfterMs ?? 5) : undefined,
-      onBlocked: (proc) => cmh?.initiate(proc),
+      restartAfterMs,
+      onBlocked: (proc, ctx) => cmh?.initiate(proc, ctx),
     })
     if (strategy.kind === 'chandy-misra-haas') cmh = new CmhDetector(env, home)
     const central =
@@ -83,69 +64,61 @@ export function resourceManager(options: ResourceManagerOptions) {
         ? new CentralizedDetector(env, resourceSide, strategy)
         : undefined
 
-    const handle = (from: NodeId, msg: ManagerMsg) => {
+    const handle = (from: NodeId, msg: ManagerMessage, ctx: ManagerCtx) => {
       switch (msg.type) {
         case 'lock-request':
-          return resourceSide.request(from, msg.proc, msg.resource, msg.req)
+          return resourceSide.request(from, msg.proc, msg.resource, msg.req, ctx)
         case 'lock-release':
-          return resourceSide.release(msg.process, msg.resource, msg.req)
+          return resourceSide.release(msg.process, msg.resource, msg.req, ctx)
         case 'probe':
-          return cmh?.onProbe(msg)
+          return cmh?.onProbe(msg, ctx)
         case 'verify':
-          return cmh?.onVerify(msg)
+          return cmh?.onVerify(msg, ctx)
         case 'collect':
         case 'confirm':
         case 'local-waits':
         case 'confirmed':
-          return central?.onMessage(from, msg)
+          return central?.onMessage(from, msg, ctx)
         default:
-          return home.onMessage(msg)
+          return home.onMessage(msg, ctx)
       }
     }
-    /** Runs `body`, then the messages this site sent itself meanwhile, in order. */
-    const step = (c: Ctx<ManagerMsg, DeadlockManagerEvent>, body: () => void) => {
-      ctx = c
+    /** Runs `body`, then the messages this site sent itself meanwhile, in order, in the same step. */
+    const step = (ctx: ManagerCtx, body: () => void) => {
       body()
       while (local.length > 0) {
         const next = local.shift()!
-        handle(next.from, next.msg)
+        handle(next.from, next.msg, ctx)
       }
     }
 
     return {
-      start(c) {
-        step(c, () => {
-          for (const spec of processes) if (spec.home === self) home.add(spec)
-          central?.start()
+      start(ctx) {
+        step(ctx, () => {
+          for (const spec of processes) if (spec.home === self) home.add(spec, ctx)
+          central?.start(ctx)
         })
       },
-      onRequest(req, c) {
-        step(c, () => {
-          if (req.type === 'detect') central?.detect()
-          else home.onRequest(req)
+      onRequest(req, ctx) {
+        step(ctx, () => {
+          if (req.type === 'detect') central?.detect(ctx)
+          else home.onRequest(req, ctx)
         })
       },
-      onMessage(from, raw, c) {
-        step(c, () => {
-          const msg = parseManagerMessage(raw)
-          const refused =
-            typeof msg === 'string'
-              ? msg
-              : strangerIn(msg, (r) => Object.hasOwn(resources, r), env.sites)
-          if (refused !== undefined) c.emit({ type: 'ignored', from, reason: refused })
-          else handle(from, msg as ManagerMsg)
+      onMessage(from, raw, ctx) {
+        step(ctx, () => {
+          const msg = parseMessage(raw)
+          if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
+          const stranger = strangerIn(msg, (r) => Object.hasOwn(resources, r), env.sites(ctx))
+          if (stranger !== undefined) return ctx.emit({ type: 'ignored', from, reason: stranger })
+          handle(from, msg, ctx)
         })
       },
-      onTimer(key, c) {
-        step(c, () => {
-          if (!home.onTimer(key)) central?.onTimer(key)
+      onTimer(key, ctx) {
+        step(ctx, () => {
+          if (!home.onTimer(key, ctx)) central?.onTimer(key, ctx)
         })
       },
     }
   }
-}
-
-function compareIds(a: NodeId, b: NodeId): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0
 }

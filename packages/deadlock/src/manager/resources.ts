@@ -9,6 +9,7 @@ import type { SiteEnv } from './env.js'
 import { LockTable, type Waiter } from './lock-table.js'
 import type { ProcRef } from './messages.js'
 import { olderThan } from './order.js'
+import type { ManagerCtx } from './protocol.js'
 
 /** Timestamp rules that make waits go one way only, so no cycle can form. */
 export type Prevention = 'wait-die' | 'wound-wait'
@@ -28,34 +29,34 @@ export class ResourceSide {
     private readonly prevention: Prevention | undefined,
   ) {}
 
-  request(from: NodeId, proc: ProcRef, resource: string, req: number): void {
+  request(from: NodeId, proc: ProcRef, resource: string, req: number, ctx: ManagerCtx): void {
     if (req <= (this.cancelled.get(String(proc.id)) ?? 0)) return
     const waiter: Waiter = { proc: { ...proc, home: from }, req }
     const holder = this.table.holder(resource)
     if (holder === undefined) {
       this.table.request(resource, waiter)
-      this.env.send(from, { type: 'lock-grant', process: proc.id, resource, req })
+      this.env.send(from, { type: 'lock-grant', process: proc.id, resource, req }, ctx)
       return
     }
     if (this.prevention === 'wait-die' && !olderThan(waiter.proc, holder.proc)) {
       // Wait-die: a younger requester dies (and restarts later with its old timestamp).
-      this.env.send(from, { type: 'lock-die', process: proc.id, resource, req })
+      this.env.send(from, { type: 'lock-die', process: proc.id, resource, req }, ctx)
       return
     }
     this.table.request(resource, waiter)
-    this.blocked(resource, waiter, holder)
+    this.blocked(resource, waiter, holder, ctx)
     if (this.prevention === 'wound-wait' && olderThan(waiter.proc, holder.proc))
-      this.wound(resource, holder)
+      this.wound(resource, holder, ctx)
   }
 
   /** The home lets go: of the lock it holds, or of a request still queued (an abort). */
-  release(process: ProcRef['id'], resource: string, req: number): void {
+  release(process: ProcRef['id'], resource: string, req: number, ctx: ManagerCtx): void {
     const holder = this.table.holder(resource)
     if (holder?.proc.id === process && holder.req === req) {
       const waiting = [...this.table.queue(resource)]
       const { next } = this.table.remove(resource, process, req)
       for (const w of waiting)
-        this.env.emit({
+        ctx.emit({
           type: 'wait-ended',
           from: w.proc.id,
           to: process,
@@ -63,13 +64,17 @@ export class ResourceSide {
           why: w === next ? 'granted' : 'holder-changed',
         })
       if (next === undefined) return
-      this.env.send(next.proc.home, {
-        type: 'lock-grant',
-        process: next.proc.id,
-        resource,
-        req: next.req,
-      })
-      for (const w of [...this.table.queue(resource)]) this.reconsider(resource, w, next)
+      this.env.send(
+        next.proc.home,
+        {
+          type: 'lock-grant',
+          process: next.proc.id,
+          resource,
+          req: next.req,
+        },
+        ctx,
+      )
+      for (const w of [...this.table.queue(resource)]) this.reconsider(resource, w, next, ctx)
       return
     }
     const queued = this.table.queue(resource).find((w) => w.proc.id === process && w.req === req)
@@ -80,7 +85,7 @@ export class ResourceSide {
       return
     }
     this.table.remove(resource, process, req)
-    this.env.emit({
+    ctx.emit({
       type: 'wait-ended',
       from: process,
       to: holder.proc.id,
@@ -90,36 +95,48 @@ export class ResourceSide {
   }
 
   /** A waiter behind a new holder: the rule again (wait-die may kill it now), then its new wait. */
-  private reconsider(resource: string, w: Waiter, holder: Waiter): void {
+  private reconsider(resource: string, w: Waiter, holder: Waiter, ctx: ManagerCtx): void {
     if (this.prevention === 'wait-die' && !olderThan(w.proc, holder.proc)) {
       // Its wait for the old holder has ended already (release); no new one starts.
       this.table.remove(resource, w.proc.id, w.req)
-      this.env.send(w.proc.home, { type: 'lock-die', process: w.proc.id, resource, req: w.req })
+      this.env.send(
+        w.proc.home,
+        { type: 'lock-die', process: w.proc.id, resource, req: w.req },
+        ctx,
+      )
       return
     }
-    this.blocked(resource, w, holder)
+    this.blocked(resource, w, holder, ctx)
     if (this.prevention === 'wound-wait' && olderThan(w.proc, holder.proc))
-      this.wound(resource, holder)
+      this.wound(resource, holder, ctx)
   }
 
-  private blocked(resource: string, w: Waiter, holder: Waiter): void {
-    this.env.emit({ type: 'waits-for', from: w.proc.id, to: holder.proc.id, resource })
-    this.env.send(w.proc.home, {
-      type: 'lock-blocked',
-      process: w.proc.id,
-      resource,
-      req: w.req,
-      holder: holder.proc,
-      seq: ++this.notices,
-    })
+  private blocked(resource: string, w: Waiter, holder: Waiter, ctx: ManagerCtx): void {
+    ctx.emit({ type: 'waits-for', from: w.proc.id, to: holder.proc.id, resource })
+    this.env.send(
+      w.proc.home,
+      {
+        type: 'lock-blocked',
+        process: w.proc.id,
+        resource,
+        req: w.req,
+        holder: holder.proc,
+        seq: ++this.notices,
+      },
+      ctx,
+    )
   }
 
-  private wound(resource: string, holder: Waiter): void {
-    this.env.send(holder.proc.home, {
-      type: 'wound',
-      process: holder.proc.id,
-      resource,
-      req: holder.req,
-    })
+  private wound(resource: string, holder: Waiter, ctx: ManagerCtx): void {
+    this.env.send(
+      holder.proc.home,
+      {
+        type: 'wound',
+        process: holder.proc.id,
+        resource,
+        req: holder.req,
+      },
+      ctx,
+    )
   }
 }

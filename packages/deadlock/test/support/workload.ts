@@ -3,10 +3,11 @@
  * homes acquiring a few random resources in random order, run in the simulator with random
  * delays; the events are judged by `checkDeadlocks`.
  */
-import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
+import { createRandom, type NodeId, type SimNetwork } from '@sd/transport'
+import { runInSim } from '@sd/transport/testing'
 import { checkDeadlocks, type DeadlockVerdict, type TimedDeadlockEvent } from '../../src/check.js'
-import type { DeadlockManagerEvent, ProcessSpec } from '../../src/contract.js'
-import { type ResourceManagerOptions, resourceManager } from '../../src/manager/protocol.js'
+import type { ProcessSpec } from '../../src/contract.js'
+import { type ResourceManagerOptions, resourceManager } from '../../src/manager/index.js'
 
 export interface Workload {
   sites: NodeId[]
@@ -50,14 +51,10 @@ export function runWorkload(
   until?: number,
   plan?: (net: SimNetwork) => void,
 ): WorkloadRun {
-  const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 6 }, fifo: false })
-  const events: TimedDeadlockEvent[] = []
-  net.onEmit((node, event, t) => events.push({ node, t, event: event as DeadlockManagerEvent }))
-  net.launch(
+  const { net, events } = runInSim(
     workload.sites,
     resourceManager({ resources: workload.resources, processes: workload.processes, strategy }),
+    { seed, net: { latency: { kind: 'uniform', min: 1, max: 6 }, fifo: false }, plan, until },
   )
-  plan?.(net)
-  net.run(until === undefined ? {} : { until })
   return { ...checkDeadlocks(events), net, events }
 }

@@ -12,15 +12,13 @@ import { describeDeadlock } from './describe.js'
 import { detectionOutcome, detectionSummary, judge } from './judge.js'
 import {
   arrow,
-  LINKS,
+  deadlockScenario,
+  launchManager,
   ms,
-  NO_CRASH,
-  newNetwork,
-  PAUSE,
   RESOLVES,
   ringWorkload,
-  runManager,
   sortIds,
+  WORK_MS,
   type Workload,
 } from './run.js'
 
@@ -31,7 +29,6 @@ const SLOW_MS = 20
 const PERIOD_MS = 25
 /** The real deadlock's processes start from here, the phantom's pair long done. */
 const RING_AT = 200
-const WORK_MS = 10
 /** Runs in steps of this much virtual time until every process finished or was aborted. */
 const STEP_MS = 50
 const LIMIT_MS = 5000
@@ -51,25 +48,24 @@ const PHANTOM: ProcessSpec[] = [
   },
 ]
 
-export const deadlockCentralized: Scenario = {
+export const deadlockCentralized: Scenario = deadlockScenario({
   name: 'deadlock-centralized',
   title:
     'centralized detection: a coordinator merges local wait-for graphs; phantoms confirmed away',
-  description: `Sites 1..n (default 4); site ${COORDINATOR} coordinates: ${PERIOD_MS} ms after its last round it sends collect to every site, each answers with the waits of its lock tables, it merges them and looks for a cycle. Messages from site 1 to site 2 take ${SLOW_MS} ms, so site 2 is always read late. The local graphs are read at different moments, so the merge can show a cycle that never existed at once: a phantom deadlock, whose victim would die for nothing. First the phantom: A (site 2) holds y and waits for x, held by B (site 3); B releases x, which A gets, and asks for y: B waits for A. Site 3 was read while A still waited, site 2 after B began to wait: the merge has A → B → A. Before declaring a deadlock the coordinator runs a confirmation round: it asks the sites whether each wait of the cycle still exists, the same instance (same request, same holder). If all do, they all existed when the last graph was read, a real deadlock, which lasts; here A's wait is gone, so the cycle is reported as a phantom and nobody is aborted. Then, from t = ${RING_AT} ms, the cycle of deadlock-cmh: process i at site i takes r<i>, works ${WORK_MS} ms and asks for r<i+1>; a round finds it, confirms it, and aborts the youngest, n; the others finish. result.withoutConfirmation is the same run without the confirmation round (not drawn): the phantom is declared and B aborted. ${LINKS} Checks from the trace: every deadlock reported existed, no cycle is left, every victim was named by a report, every process finished or was aborted. ${NO_CRASH}`,
-  pause: PAUSE,
-  defaultN: 4,
+  description: `Sites 1..n (default 4); site ${COORDINATOR} coordinates: ${PERIOD_MS} ms after its last round it sends collect to every site, each answers with the waits of its lock tables, it merges them and looks for a cycle. Messages from site 1 to site 2 take ${SLOW_MS} ms, so site 2 is always read late. The local graphs are read at different moments, so the merge can show a cycle that never existed at once: a phantom deadlock, whose victim would die for nothing. First the phantom: A (site 2) holds y and waits for x, held by B (site 3); B releases x, which A gets, and asks for y: B waits for A. Site 3 was read while A still waited, site 2 after B began to wait: the merge has A → B → A. Before declaring a deadlock the coordinator runs a confirmation round: it asks the sites whether each wait of the cycle still exists, the same instance (same request, same holder). If all do, they all existed when the last graph was read, a real deadlock, which lasts; here A's wait is gone, so the cycle is reported as a phantom and nobody is aborted. Then, from t = ${RING_AT} ms, the cycle of deadlock-cmh: process i at site i takes r<i>, works ${WORK_MS} ms and asks for r<i+1>; a round finds it, confirms it, and aborts the youngest, n; the others finish. result.withoutConfirmation is the same run without the confirmation round (not drawn): the phantom is declared and B aborted.`,
+  checks:
+    'every deadlock reported existed, no cycle is left, every victim was named by a report, every process finished or was aborted.',
   minN: 3,
   maxN: 12,
   run({ n, seed, faults }) {
-    const ring = ringWorkload(n, { workMs: WORK_MS, startAt: (i) => RING_AT + i - 1 })
+    const ring = ringWorkload(n, { startAt: (i) => RING_AT + i - 1 })
     const workload: Workload = {
       sites: ring.sites,
       resources: { ...ring.resources, x: 3, y: 2 },
       processes: [...PHANTOM, ...ring.processes],
     }
     const run = (confirm: boolean) => {
-      const net = newNetwork(seed, faults)
-      const events = runManager(net, workload, {
+      const { net, events } = launchManager({ seed, faults }, workload, {
         kind: 'centralized',
         coordinator: COORDINATOR,
         periodMs: PERIOD_MS,
@@ -109,7 +105,7 @@ export const deadlockCentralized: Scenario = {
       ],
     }
   },
-}
+})
 
 /** Periodic detection never lets the network go quiet: run until `settled`, a step at a time. */
 function runUntilSettled(net: SimNetwork, settled: () => boolean): void {

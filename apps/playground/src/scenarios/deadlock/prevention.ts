@@ -18,19 +18,17 @@ import { describeDeadlock } from './describe.js'
 import { checkResult, distinctCycles, judge } from './judge.js'
 import {
   arrow,
+  deadlockScenario,
   distinct,
-  LINKS,
   ms,
-  NO_CRASH,
   newNetwork,
-  PAUSE,
   RESOLVES,
   ringWorkload,
   sortIds,
+  WORK_MS,
 } from './run.js'
 
 const RULES: readonly Prevention[] = ['wait-die', 'wound-wait']
-const WORK_MS = 10
 /** An aborted process restarts this long after, with its old timestamp. */
 const RESTART_MS = 5
 /** Wound-wait starts this long after the last wait-die process finished. */
@@ -43,19 +41,17 @@ interface RuleRun {
   endMs: number | undefined
 }
 
-export const deadlockPrevention: Scenario = {
+export const deadlockPrevention: Scenario = deadlockScenario({
   name: 'deadlock-prevention',
   title: 'wait-die and wound-wait: timestamps decide who waits, no deadlock, everyone finishes',
-  description: `The cycle of deadlock-cmh, once under each rule: sites 1..n (default 4), resource r<i> at site i; process i takes r<i>, works ${WORK_MS} ms, asks for r<i+1> (n for r1) and holds both ${WORK_MS} ms. It runs at site i - 1 (process 1 at site n), so every request, die and wound crosses the network. Start times are drawn from the seed in 0..n ms, and a process's timestamp is its start time, kept when it restarts, so it ages and cannot starve. Wait-die: an older requester waits, a younger one dies (aborts, releasing what it holds, and restarts ${RESTART_MS} ms later). Wound-wait: an older requester wounds the younger holder (it aborts and restarts), a younger requester waits. Under wait-die waits go only from older to younger, so the cycle cannot close. Under wound-wait an older process waits for a younger one only until its wound lands: a cycle of waits may exist for that long, but it is no deadlock, since the wound breaks it without outside help (byRule.onCycle and longestCycleMs show it; deadlocked leaves out the waits whose holder is being wounded, and stays empty). Wait-die runs first; ${GAP_MS} ms after its last process finished, wound-wait runs the same workload on the same sites (two children of one composition: --proto wait-die or --proto wound-wait draws one). ${LINKS} Checks from the trace: every process finishes under each rule, no deadlock is ever reported, no cycle is left. ${NO_CRASH}`,
-  pause: PAUSE,
-  defaultN: 4,
+  description: `The cycle of deadlock-cmh, once under each rule: sites 1..n (default 4), resource r<i> at site i; process i takes r<i>, works ${WORK_MS} ms, asks for r<i+1> (n for r1) and holds both ${WORK_MS} ms. It runs at site i - 1 (process 1 at site n), so every request, die and wound crosses the network. Start times are drawn from the seed in 0..n ms, and a process's timestamp is its start time, kept when it restarts, so it ages and cannot starve. Wait-die: an older requester waits, a younger one dies (aborts, releasing what it holds, and restarts ${RESTART_MS} ms later). Wound-wait: an older requester wounds the younger holder (it aborts and restarts), a younger requester waits. Under wait-die waits go only from older to younger, so the cycle cannot close. Under wound-wait an older process waits for a younger one only until its wound lands: a cycle of waits may exist for that long, but it is no deadlock, since the wound breaks it without outside help (byRule.onCycle and longestCycleMs show it; deadlocked leaves out the waits whose holder is being wounded, and stays empty). Wait-die runs first; ${GAP_MS} ms after its last process finished, wound-wait runs the same workload on the same sites (two children of one composition: --proto wait-die or --proto wound-wait draws one).`,
+  checks: 'every process finishes under each rule, no deadlock is ever reported, no cycle is left.',
   minN: 2,
   maxN: 16,
   run({ n, seed, faults }) {
     const random = createRandom(`deadlock-prevention/${seed}`).next
     const starts = Array.from({ length: n }, () => Math.round(random() * n * 1000) / 1000)
     const workload = ringWorkload(n, {
-      workMs: WORK_MS,
       startAt: (i) => starts[i - 1]!,
       home: (i) => (i === 1 ? n : i - 1),
     })
@@ -129,7 +125,7 @@ export const deadlockPrevention: Scenario = {
       }),
     }
   },
-}
+})
 
 /**
  * One rule's run judged: every process must finish, no deadlock be reported, no cycle be left.

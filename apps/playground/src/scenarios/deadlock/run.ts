@@ -4,16 +4,15 @@
  * `describe.ts` words the diagram.
  */
 import {
-  type DeadlockManagerEvent,
   type ProcessId,
   type ProcessSpec,
   type ResourceManagerOptions,
   resourceManager,
   type TimedDeadlockEvent,
 } from '@sd/deadlock'
-import { type NodeId, SimNetwork } from '@sd/transport'
+import { type NodeId, SimNetwork, sortNodeIds } from '@sd/transport'
 import { type PlannedFault, planFaults } from '../../fault-plan.js'
-import type { FaultSupport } from '../../scenario.js'
+import type { FaultSupport, Scenario } from '../../scenario.js'
 
 /** Every message takes MIN..MAX ms (uniform), and links may reorder. */
 export const MIN_LATENCY_MS = 1
@@ -34,6 +33,25 @@ export const PAUSE: FaultSupport = {
 export const RESOLVES =
   'every deadlock is resolved: no cycle of waits is left, and every process finishes or is aborted'
 
+/** In the ring, each process works this long on its own resource, then as long holding both. */
+export const WORK_MS = 10
+
+/**
+ * A deadlock scenario from what is its own: the rest is shared (`--pause` as a slow site, n = 4 by
+ * default, and the description's end: the links, what the trace is checked for, no `--crash`).
+ */
+export function deadlockScenario(
+  scenario: Omit<Scenario, 'pause' | 'defaultN'> & { checks: string },
+): Scenario {
+  const { checks, ...own } = scenario
+  return {
+    ...own,
+    description: `${own.description} ${LINKS} Checks from the trace: ${checks} ${NO_CRASH}`,
+    pause: PAUSE,
+    defaultN: 4,
+  }
+}
+
 /** A network for the manager, with `--pause` planned on it. */
 export function newNetwork(seed: number, faults: readonly PlannedFault[] = []): SimNetwork {
   const net = new SimNetwork({
@@ -53,13 +71,13 @@ export interface Workload {
 
 /**
  * Sites 1..n, resource r<i> at site i. Process i runs at site `home(i)` (default i) from
- * `startAt(i)`: it takes r<i>, works `workMs`, asks for r<i+1> (the last one for r1), then holds
- * both for `workMs` and finishes. Once every process holds its first resource, the waits go round
+ * `startAt(i)`: it takes r<i>, works WORK_MS, asks for r<i+1> (the last one for r1), then holds
+ * both for WORK_MS and finishes. Once every process holds its first resource, the waits go round
  * every site: a cycle.
  */
 export function ringWorkload(
   n: number,
-  options: { workMs: number; startAt: (i: number) => number; home?: (i: number) => number },
+  options: { startAt: (i: number) => number; home?: (i: number) => number },
 ): Workload {
   const sites = Array.from({ length: n }, (_, i) => i + 1)
   const resources: Record<string, NodeId> = {}
@@ -70,48 +88,37 @@ export function ringWorkload(
     startAt: options.startAt(i),
     steps: [
       { acquire: `r${i}` },
-      { work: options.workMs },
+      { work: WORK_MS },
       { acquire: `r${i === n ? 1 : i + 1}` },
-      { work: options.workMs },
+      { work: WORK_MS },
     ],
   }))
   return { sites, resources, processes }
 }
 
-/** Runs the manager on the workload's sites and collects its events for the checker. */
-export function runManager(
-  net: SimNetwork,
+/** A network with `--pause` planned, the manager launched on the workload's sites, its events. */
+export function launchManager(
+  { seed, faults }: { seed: number; faults?: readonly PlannedFault[] },
   workload: Workload,
   strategy: ResourceManagerOptions['strategy'],
-): TimedDeadlockEvent[] {
+): { net: SimNetwork; events: TimedDeadlockEvent[] } {
+  const net = newNetwork(seed, faults)
   const events: TimedDeadlockEvent[] = []
-  net.onEmit((node, event, t) => events.push({ node, t, event: event as DeadlockManagerEvent }))
   net.launch(
     workload.sites,
     resourceManager({ resources: workload.resources, processes: workload.processes, strategy }),
+    { onEmit: (node, event, t) => events.push({ node, t, event }) },
   )
-  return events
+  return { net, events }
 }
 
 export function distinct<T>(values: Iterable<T>): T[] {
   return [...new Set(values)]
 }
 
-/** Numbers ascending, then strings. */
+/** Numbers ascending, then strings (the project-wide order of ids). */
 export function sortIds(ids: Iterable<ProcessId>): ProcessId[] {
-  return [...ids].sort((a, b) =>
-    typeof a === 'number' && typeof b === 'number'
-      ? a - b
-      : typeof a === 'number'
-        ? -1
-        : typeof b === 'number'
-          ? 1
-          : a < b
-            ? -1
-            : a > b
-              ? 1
-              : 0,
-  )
+  return sortNodeIds(ids)
 }
 
 /** `1 → 2 → 3 → 1`: a cycle, closed. */
