@@ -5,14 +5,21 @@
  * timestamp and every process finishes. The result counts each rule's aborts and restarts.
  */
 import {
-  type DeadlockManagerEvent,
   type Prevention,
   type ProcessId,
   type ProcessSpec,
+  type ResourceManagerProtocol,
   resourceManager,
   type TimedDeadlockEvent,
 } from '@sd/deadlock'
-import { compose, createRandom, messageType, type NodeId, type TraceEvent } from '@sd/transport'
+import {
+  type ComposedEvent,
+  compose,
+  createRandom,
+  messageType,
+  type NodeId,
+  type TraceEvent,
+} from '@sd/transport'
 import type { Scenario, Unfinished } from '../../scenario.js'
 import { describeDeadlock } from './describe.js'
 import { checkResult, distinctCycles, judge } from './judge.js'
@@ -27,6 +34,9 @@ import {
   sortIds,
   WORK_MS,
 } from './run.js'
+
+/** The composition of one manager per rule on every site. */
+type BothRules = Record<Prevention, ResourceManagerProtocol>
 
 const RULES: readonly Prevention[] = ['wait-die', 'wound-wait']
 /** An aborted process restarts this long after, with its old timestamp. */
@@ -73,8 +83,9 @@ export const deadlockPrevention: Scenario = deadlockScenario({
     const waitDie = factory('wait-die', workload.processes)
     const woundWait = factory('wound-wait', [])
     const finished = new Map<Prevention, Set<ProcessId>>(RULES.map((r) => [r, new Set()]))
-    net.onEmit((node: NodeId, wrapped, t) => {
-      const { proto, event } = wrapped as { proto: string; event: DeadlockManagerEvent }
+    const onEmit = (node: NodeId, wrapped: ComposedEvent<BothRules>, t: number) => {
+      if (wrapped.proto === 'compose') return // a notice of the composition itself
+      const { proto, event } = wrapped
       const run = runs.find((r) => r.rule === proto)
       if (run === undefined) return
       run.events.push({ node, t, event })
@@ -92,9 +103,11 @@ export const deadlockPrevention: Scenario = deadlockScenario({
           { proto: 'wound-wait', req: { type: 'run', process } },
           second.startMs,
         )
-    })
-    net.launch(workload.sites, (self) =>
-      compose({ 'wait-die': waitDie(self), 'wound-wait': woundWait(self) }),
+    }
+    net.launch(
+      workload.sites,
+      (self) => compose({ 'wait-die': waitDie(self), 'wound-wait': woundWait(self) }),
+      { onEmit },
     )
     net.run()
 
