@@ -44,7 +44,7 @@ export {
   type MutexHandle,
   type MutexOptions,
   type PlatformAbortSignal,
-} from './lock/index.js'
+} from './api/index.js'
 export * from './maekawa/index.js'
 export * from './quorum/index.js'
 export * from './ricart-agrawala/index.js'
