@@ -184,8 +184,8 @@ describe('quorumMutex: what it ignores', () => {
     expect(ignored).toEqual([
       { type: 'ignored', from: 'p2', reason: 'release of default: not held' },
       { type: 'ignored', from: 'p2', reason: 'malformed request' },
-      { type: 'ignored', from: 'intruder', reason: 'malformed request: session or attempt' },
-      { type: 'ignored', from: 'intruder', reason: 'malformed: not an object' },
+      { type: 'ignored', from: 'intruder', reason: 'malformed request: session' },
+      { type: 'ignored', from: 'intruder', reason: 'not an object' },
       { type: 'ignored', from: 'intruder', reason: 'request: not a coordinator' },
       { type: 'ignored', from: 'intruder', reason: 'grant: sender is no coordinator' },
       {

@@ -237,7 +237,7 @@ describe('tokenRing', () => {
     const reasons = eventsOf(run, 'ignored').map((e) => e.event.reason)
     expect(reasons).toEqual(
       expect.arrayContaining([
-        'malformed token',
+        'malformed token: pass',
         'not an object',
         'ack of a pass given up',
         'release outside the section',
