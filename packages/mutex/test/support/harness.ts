@@ -32,11 +32,11 @@ export interface MutexRun<Ev = unknown> extends MutexVerdict {
   granted: number
 }
 
-export interface RunOptions {
+export interface RunOptions<Ev = unknown> {
   seed: number
   net?: Omit<SimNetworkOptions, 'seed'>
   /** Plans faults on the network before it runs (crashes, partitions, restarts...). */
-  faults?: (net: SimNetwork) => void
+  faults?: (net: SimNetwork, group: LaunchedGroup<MutexRequest, Ev>) => void
   /** Virtual time to run to; default: until nothing is left to happen. */
   until?: number
 }
@@ -48,7 +48,7 @@ export function runMutex<Msg, Ev extends MutexLikeEvent>(
   ids: readonly NodeId[],
   factory: ProtocolFactory<Msg, MutexRequest, Ev>,
   asks: readonly Ask[],
-  options: RunOptions,
+  options: RunOptions<Ev>,
 ): MutexRun<Ev> {
   // Per node and resource, the holds of its requests not yet granted, in the order they were made.
   const pendingHolds = new Map<string, number[]>()
@@ -82,7 +82,7 @@ export function runMutex<Msg, Ev extends MutexLikeEvent>(
           launched.request(ask.node, { type: 'acquire', resource })
         })
       }
-      options.faults?.(net)
+      options.faults?.(net, launched)
     },
   })
   const crashes = net.trace.flatMap((e) => (e.type === 'crash' ? [{ node: e.node, t: e.t }] : []))
