@@ -1,6 +1,19 @@
 // @sd/mutex: distributed mutual exclusion. Each algorithm is a pure Protocol over @sd/transport.
 
 export {
+  type AbortSignalLike,
+  type AcquireOptions,
+  type AsyncDisposableLike,
+  asyncDispose,
+  createMutex,
+  type Mutex,
+  type MutexAlgorithm,
+  MutexClosedError,
+  type MutexHandle,
+  type MutexOptions,
+  type PlatformAbortSignal,
+} from './api/index.js'
+export {
   type CentralizedEvent,
   type CentralizedMessage,
   type CentralizedOptions,
@@ -9,8 +22,9 @@ export {
   type CoordinatorLostRequest,
   type CoordinatorRequest,
   centralized,
+  electionToLock,
+  TOKENS_PER_TERM,
 } from './centralized/index.js'
-export { electionToLock } from './centralized/wiring.js'
 export {
   type CrashAt,
   checkMutualExclusion,
@@ -32,19 +46,6 @@ export {
   MutexTimeoutError,
 } from './errors.js'
 export * from './lamport/index.js'
-export {
-  type AbortSignalLike,
-  type AcquireOptions,
-  type AsyncDisposableLike,
-  asyncDispose,
-  createMutex,
-  type Mutex,
-  type MutexAlgorithm,
-  MutexClosedError,
-  type MutexHandle,
-  type MutexOptions,
-  type PlatformAbortSignal,
-} from './lock/index.js'
 export * from './maekawa/index.js'
 export * from './quorum/index.js'
 export * from './ricart-agrawala/index.js'

@@ -69,15 +69,11 @@ function chaos(seed: number, ids: readonly NodeId[]): Plan[] {
 }
 
 /** Asks of nodes that never crashed, and the entries they got. */
-function survivors(run: MutexRun, asks: ReadonlyArray<{ node: NodeId }>) {
-  const crashed = new Set(
-    run.net.trace.filter((e) => e.type === 'crash').map((e) => (e as { node: NodeId }).node),
-  )
+function survivors(run: MutexRun<{ type: string }>, asks: ReadonlyArray<{ node: NodeId }>) {
+  const crashed = new Set(run.net.trace.flatMap((e) => (e.type === 'crash' ? [e.node] : [])))
   return {
     asked: asks.filter((a) => !crashed.has(a.node)).length,
-    granted: run.events.filter(
-      (e) => (e.event as { type: string }).type === 'acquired' && !crashed.has(e.node),
-    ).length,
+    granted: run.events.filter((e) => e.event.type === 'acquired' && !crashed.has(e.node)).length,
   }
 }
 

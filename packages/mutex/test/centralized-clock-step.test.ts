@@ -1,6 +1,6 @@
 import { emitsOf, faultsOf, SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { centralized } from '../src/centralized/index.js'
+import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
 import { checkMutualExclusion } from '../src/check.js'
 
 /**
@@ -19,9 +19,9 @@ function run(stepMs: number) {
   net.at(150, () => net.partition([2], [1, 3])) // no renewal gets through any more
   net.request(3, { type: 'acquire' }, 160)
   net.run({ until: 3000 })
-  const events = emitsOf(net.trace)
+  const events = emitsOf<CentralizedEvent>(net.trace)
   const at = (node: number, type: string) =>
-    events.find((e) => e.node === node && (e.event as { type: string }).type === type)?.t
+    events.find((e) => e.node === node && e.event.type === type)?.t
   return {
     verdict: checkMutualExclusion(events, faultsOf(net.trace)),
     lost2: at(2, 'lease-lost'),

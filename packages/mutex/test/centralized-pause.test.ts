@@ -1,6 +1,6 @@
 import { emitsOf, faultsOf, SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { centralized } from '../src/centralized/index.js'
+import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
 import { checkMutualExclusion } from '../src/check.js'
 
 /**
@@ -19,12 +19,10 @@ describe('centralized: a GRANT handled after a pause', () => {
     net.at(400, () => net.resume(3))
     net.request(2, { type: 'release' }, 600)
     net.run({ until: 1000 })
-    const events = emitsOf(net.trace)
+    const events = emitsOf<CentralizedEvent>(net.trace)
     expect(checkMutualExclusion(events, faultsOf(net.trace)).violations).toEqual([])
     const of = (node: number, type: string) =>
-      events
-        .filter((e) => e.node === node && (e.event as { type: string }).type === type)
-        .map((e) => e.t)
+      events.filter((e) => e.node === node && e.event.type === type).map((e) => e.t)
     expect(of(2, 'acquired')).toEqual([170]) // its GRANT (160) was late too: it waited 135 ms
     // Node 2 releases at 600; the GRANT at 610 answers the copy sent at 400, longer than a lease
     // ago: late too, so one more round trip before node 3 enters.

@@ -5,8 +5,8 @@ import { isSdError, type ProtocolFactory } from '@sd/transport'
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport, type UdpTransport } from '@sd/transport/udp'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createMutex } from '../src/api/index.js'
 import { centralized } from '../src/centralized/index.js'
-import { createMutex } from '../src/lock/index.js'
 import { countOf, type LockCluster, startCluster } from './support/lock-cluster.js'
 
 // Leases, an unreachable coordinator and durable tokens, through the lock over UDP on loopback.

@@ -1,8 +1,8 @@
 import { isSdError, type ProtocolFactory } from '@sd/transport'
 import { pollUntil } from '@sd/transport/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { MutexHandle } from '../src/api/index.js'
 import { centralized } from '../src/centralized/index.js'
-import type { MutexHandle } from '../src/lock/index.js'
 import { ricartAgrawala } from '../src/ricart-agrawala/index.js'
 import { countOf, type LockCluster, startCluster } from './support/lock-cluster.js'
 

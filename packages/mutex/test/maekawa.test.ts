@@ -91,7 +91,7 @@ describe('maekawa', () => {
     expect(run.granted).toBe(1)
     const reasons = eventsOf(run, 'ignored').map((e) => e.event.reason)
     expect(reasons).toEqual([
-      'malformed locked',
+      'malformed locked: fence',
       'unknown message type "gimme"',
       'release of no vote of mine',
       'request on behalf of another',

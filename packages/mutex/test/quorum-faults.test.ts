@@ -1,14 +1,16 @@
-import { type JsonValue, MemoryStorage, runProtocol, SimNetwork } from '@sd/transport'
+import { type JsonValue, MemoryStorage, messageType, runProtocol, SimNetwork } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
-import { quorumMutex } from '../src/quorum/index.js'
+import type { TimedEvent } from '../src/check.js'
+import { type QuorumMutexEvent, quorumMutex } from '../src/quorum/index.js'
 import { runMutex } from './support/harness.js'
+import { coordinators } from './support/quorum-runs.js'
 
 // What the README's row for the quorum mutex says about crashed clients and damaged state.
-const coordinators = ['c1', 'c2', 'c3', 'c4', 'c5']
 const everyone = [...coordinators, 'p1', 'p2']
 
-const servedTo = (events: ReadonlyArray<{ node: unknown; event: unknown }>) =>
-  events.filter((e) => (e.event as { type: string }).type === 'acquired').map((e) => e.node)
+const servedTo = (events: readonly TimedEvent<QuorumMutexEvent>[]) =>
+  ofType(events, 'acquired').map((e) => e.node)
 
 describe('quorumMutex: a client that crashes holding grants', () => {
   // p1 enters at t = 2 and crashes inside at t = 10; p2 asks at t = 20 and is denied by all.
@@ -32,7 +34,7 @@ describe('quorumMutex: a client that crashes holding grants', () => {
       expect(servedTo(run.events)).toEqual(['p1', 'p2'])
       // Coordinators asked the new life of p1 about the round of its earlier life.
       const queries = run.net.trace.filter(
-        (e) => e.type === 'send' && e.to === 'p1' && (e.msg as { type: string }).type === 'query',
+        (e) => e.type === 'send' && e.to === 'p1' && messageType(e.msg) === 'query',
       )
       expect(queries.length).toBeGreaterThanOrEqual(3)
     }

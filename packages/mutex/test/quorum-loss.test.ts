@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest'
 import { seedList } from '../../../test-support/seeds.js'
 import { quorumMutex } from '../src/quorum/index.js'
 import { randomAsks, runMutex } from './support/harness.js'
+import { coordinators } from './support/quorum-runs.js'
 
 // Issue 19, finding 4: a RELEASE sent once, or a GRANT lost before its client saw it, left a
 // coordinator bound to a round that was over, and the resource taken for good. These runs lose
 // (and duplicate, and reorder) messages on every link and check that every acquire is served.
-const coordinators = ['c1', 'c2', 'c3', 'c4', 'c5']
 const clients = ['p1', 'p2', 'p3']
 const everyone = [...coordinators, ...clients]
 

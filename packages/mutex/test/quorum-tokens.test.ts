@@ -1,14 +1,21 @@
-import { createRandom, type NodeId, type SimNetwork } from '@sd/transport'
+import { createRandom, type NodeId } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { seedList } from '../../../test-support/seeds.js'
 import type { TimedEvent } from '../src/check.js'
-import { quorumMutex } from '../src/quorum/index.js'
+import { type QuorumMutexEvent, quorumMutex } from '../src/quorum/index.js'
 import { randomAsks, runMutex } from './support/harness.js'
+import {
+  coordinatorRestarts,
+  coordinators,
+  violationAsks,
+  violationIds,
+  violationPlan,
+} from './support/quorum-runs.js'
 
 // Issue 19, finding 5: when a coordinator restart in the intersection of two quorums let two
 // clients in at once, both got token 1, so a resource refusing older tokens accepted both writers.
 // Tokens now carry the client's rank below the grant counter: two clients never share one.
-const coordinators = ['c1', 'c2', 'c3', 'c4', 'c5']
 
 interface Entry {
   node: NodeId
@@ -16,11 +23,8 @@ interface Entry {
   t: number
 }
 
-const acquiredIn = (events: readonly TimedEvent[]): Entry[] =>
-  events.flatMap(({ node, t, event }) => {
-    const e = event as { type: string; token?: number }
-    return e.type === 'acquired' ? [{ node, t, token: e.token! }] : []
-  })
+const acquiredIn = (events: readonly TimedEvent<QuorumMutexEvent>[]): Entry[] =>
+  ofType(events, 'acquired').map(({ node, t, event }) => ({ node, t, token: event.token }))
 
 /**
  * The README's fenced resource, fed from the trace: every holder reads a counter when it enters
@@ -28,15 +32,14 @@ const acquiredIn = (events: readonly TimedEvent[]): Entry[] =>
  * operation whose token is below the largest it has seen. Returns the writes it accepted that
  * overwrote a write the writer had not read (lost updates): none, if the tokens fence.
  */
-function lostUpdates(events: readonly TimedEvent[]): string[] {
+function lostUpdates(events: readonly TimedEvent<QuorumMutexEvent>[]): string[] {
   let value = 0
   let largest = Number.NEGATIVE_INFINITY
   const readBy = new Map<NodeId, number | undefined>()
   const lost: string[] = []
-  for (const { node, t, event } of events) {
-    const e = event as { type: string; token?: number }
+  for (const { node, t, event: e } of events) {
     if (e.type !== 'acquired' && e.type !== 'released') continue
-    const token = e.token!
+    const token = e.token
     if (token < largest) {
       readBy.set(node, undefined) // refused: this holder does nothing more
       continue
@@ -58,23 +61,10 @@ describe('quorumMutex: tokens of overlapping holders', () => {
   it("the texts' violation: the two holders get different tokens, and the fence lets one act", () => {
     // The plan of quorum-violation.test.ts: a enters with c1, c2, c3; c3 restarts and forgets; b
     // enters with c3, c4, c5 while a is inside.
-    const run = runMutex(
-      [...coordinators, 'a', 'b'],
-      quorumMutex({ coordinators, m: 3 }),
-      [
-        { node: 'a', at: 0, hold: 50 },
-        { node: 'b', at: 20, hold: 10 },
-      ],
-      {
-        seed: 1,
-        faults: (net) => {
-          net.partition(['a', 'c1', 'c2', 'c3'], ['c4', 'c5'])
-          net.at(5, () => net.heal())
-          net.at(10, () => net.crash('c3'))
-          net.at(12, () => net.restart('c3'))
-        },
-      },
-    )
+    const run = runMutex(violationIds, quorumMutex({ coordinators, m: 3 }), violationAsks, {
+      seed: 1,
+      faults: violationPlan('restart'),
+    })
     const [a, b] = acquiredIn(run.events)
     expect([a!.node, b!.node]).toEqual(['a', 'b'])
     expect(b!.t).toBeLessThan(52) // they overlap: the texts' violation
@@ -86,18 +76,6 @@ describe('quorumMutex: tokens of overlapping holders', () => {
   it('random coordinator restarts: no two clients ever share a token, and the fence holds', () => {
     const clients = ['p1', 'p2', 'p3', 'p4', 'p5']
     const ids = [...coordinators, ...clients]
-    const restarts = (seed: number) => (net: SimNetwork) => {
-      const random = createRandom(`restarts/${seed}`).next
-      for (let i = 0; i < 12; i++) {
-        const node = coordinators[Math.floor(random() * coordinators.length)]!
-        const at = Math.floor(random() * 300)
-        net.at(at, () => {
-          if (net.isCrashed(node)) return
-          net.crash(node)
-          net.at(at + 1 + Math.floor(random() * 5), () => net.restart(node))
-        })
-      }
-    }
     const failed: string[] = []
     let overlapping = 0
     for (const seed of seedList(100)) {
@@ -105,7 +83,11 @@ describe('quorumMutex: tokens of overlapping holders', () => {
         ids,
         quorumMutex({ coordinators, m: 3 }),
         randomAsks(clients, createRandom(`asks/${seed}`).next, 20, 300, 20),
-        { seed, net: { latency: { kind: 'uniform', min: 1, max: 5 } }, faults: restarts(seed) },
+        {
+          seed,
+          net: { latency: { kind: 'uniform', min: 1, max: 5 } },
+          faults: coordinatorRestarts(seed),
+        },
       )
       if (run.violations.some((v) => v.includes(' while '))) overlapping++
       const owner = new Map<number, NodeId>()

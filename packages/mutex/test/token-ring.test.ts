@@ -1,4 +1,4 @@
-import { createRandom, InvalidArgumentError, type NodeId } from '@sd/transport'
+import { createRandom, InvalidArgumentError, messageType, type NodeId } from '@sd/transport'
 import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
@@ -16,9 +16,7 @@ function survivorsServed(
   run: MutexRun<TokenRingEvent>,
   asks: readonly Ask[],
 ): { asked: number; granted: number } {
-  const crashed = new Set(
-    run.net.trace.filter((e) => e.type === 'crash').map((e) => (e as { node: NodeId }).node),
-  )
+  const crashed = new Set(run.net.trace.flatMap((e) => (e.type === 'crash' ? [e.node] : [])))
   const asked = asks.filter((a) => !crashed.has(a.node)).length
   const granted = eventsOf(run, 'acquired').filter((e) => !crashed.has(e.node)).length
   return { asked, granted }
@@ -66,12 +64,11 @@ describe('tokenRing', () => {
       const run = runMutex(ids, ring, asks, {
         seed,
         net: { latency: { kind: 'uniform', min: 1, max: 5 }, fifo: seed % 2 === 0 },
-        faults: (net) => {
+        faults: (net, group) => {
           const inside = new Set<NodeId>()
-          net.onEmit((node, event) => {
-            const type = (event as { type: string }).type
-            if (type === 'acquired') inside.add(node)
-            if (type === 'released') inside.delete(node)
+          group.onEmit((node, event) => {
+            if (event.type === 'acquired') inside.add(node)
+            if (event.type === 'released') inside.delete(node)
           })
           for (const v of victims) {
             // Only a node outside the section: the texts' failed process (it may be passing the token).
@@ -107,13 +104,9 @@ describe('tokenRing', () => {
       const run = runMutex(ids, ring, asks, {
         seed,
         net: { latency: { kind: 'uniform', min: 1, max: 5 }, fifo: seed % 2 === 0 },
-        faults: (net) =>
-          net.onEmit((node, event, t) => {
-            if (
-              node === victim &&
-              (event as { type: string }).type === 'acquired' &&
-              crashedAt < 0
-            ) {
+        faults: (net, group) =>
+          group.onEmit((node, event, t) => {
+            if (node === victim && event.type === 'acquired' && crashedAt < 0) {
               crashedAt = t + 5
               net.at(crashedAt, () => net.crash(victim))
             }
@@ -175,9 +168,7 @@ describe('tokenRing', () => {
     expect(new Set(changes.map((e) => e.node))).toEqual(new Set([1, 2, 3, 5]))
     // No pass reaches 4 after the skip.
     const skipAt = changes[0]!.t
-    const late = run.net.trace.filter(
-      (e) => e.type === 'send' && e.t > skipAt && (e as { to: NodeId }).to === 4,
-    )
+    const late = run.net.trace.filter((e) => e.type === 'send' && e.t > skipAt && e.to === 4)
     expect(late).toEqual([])
   })
 
@@ -214,11 +205,11 @@ describe('tokenRing', () => {
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(8)
     expect(run.order.default).toEqual([2, 5, 2, 5, 2, 5, 2, 5])
-    const passes = run.net.trace.filter(
-      (e) => e.type === 'send' && (e as { msg: { type: string } }).msg.type === 'token',
-    ) as unknown as { from: number; to: number }[]
+    const passes = run.net.trace.flatMap((e) =>
+      e.type === 'send' && messageType(e.msg) === 'token' ? [{ from: e.from, to: e.to }] : [],
+    )
     expect(passes.length).toBeGreaterThan(20)
-    for (const p of passes) expect(p.to).toBe((p.from + 1) % ids.length)
+    for (const p of passes) expect(p.to).toBe((Number(p.from) + 1) % ids.length)
   })
 
   it('ignores malformed messages and strangers, reporting them', () => {
@@ -237,7 +228,7 @@ describe('tokenRing', () => {
     const reasons = eventsOf(run, 'ignored').map((e) => e.event.reason)
     expect(reasons).toEqual(
       expect.arrayContaining([
-        'malformed token',
+        'malformed token: pass',
         'not an object',
         'ack of a pass given up',
         'release outside the section',

@@ -1,6 +1,7 @@
 import type { NodeId } from '@sd/transport'
 import type { CentralizedMessage } from './messages.js'
-import type { CCtx, Node } from './node.js'
+import type { Node } from './node.js'
+import type { CentralizedCtx } from './protocol.js'
 
 /** One resource as a client sees it: how many acquires wait, and the one request in flight. */
 interface Use {
@@ -39,14 +40,14 @@ export class ClientRole {
     this.seq = seqBase
   }
 
-  acquire(name: string, ctx: CCtx): void {
+  acquire(name: string, ctx: CentralizedCtx): void {
     const use = this.use(name)
     use.wanted++
     if (use.state === 'idle') this.ask(name, use, ctx)
   }
 
   /** Leaving what is not held does nothing (release is idempotent). */
-  release(name: string, ctx: CCtx): void {
+  release(name: string, ctx: CentralizedCtx): void {
     const use = this.uses.get(name)
     if (use?.state !== 'held') return
     this.leave(name, use, ctx)
@@ -61,7 +62,7 @@ export class ClientRole {
    * Answers a coordinator's RECOVER of incarnation `epoch`: what this node holds and what it waits
    * for. An `epoch` of 0 (a restarted member that knows nothing) asks the coordinator for RECOVER.
    */
-  sync(epoch: number, ctx: CCtx): void {
+  sync(epoch: number, ctx: CentralizedCtx): void {
     const held: Array<{ resource: string; token: number }> = []
     const wanted: Array<{ resource: string; seq: number; at: number }> = []
     for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -73,7 +74,7 @@ export class ClientRole {
   }
 
   /** A new coordinator is known: waiting requests go to it at once (rule 3). */
-  coordinatorChanged(ctx: CCtx): void {
+  coordinatorChanged(ctx: CentralizedCtx): void {
     for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (use.state !== 'pending') continue
       use.refusals = 0
@@ -82,7 +83,7 @@ export class ClientRole {
     }
   }
 
-  onMessage(from: NodeId, msg: CentralizedMessage, ctx: CCtx): void {
+  onMessage(from: NodeId, msg: CentralizedMessage, ctx: CentralizedCtx): void {
     if (
       msg.type !== 'grant' &&
       msg.type !== 'denied' &&
@@ -148,7 +149,7 @@ export class ClientRole {
   }
 
   /** Returns false when the key is not this role's. */
-  onTimer(key: string, ctx: CCtx): boolean {
+  onTimer(key: string, ctx: CentralizedCtx): boolean {
     const at = key.indexOf(':')
     const kind = key.slice(0, at + 1)
     const name = key.slice(at + 1)
@@ -204,14 +205,14 @@ export class ClientRole {
     return use
   }
 
-  private ask(name: string, use: Use, ctx: CCtx): void {
+  private ask(name: string, use: Use, ctx: CentralizedCtx): void {
     use.state = 'pending'
     use.seq = ++this.seq
     use.refusals = 0
     this.sendRequest(name, use, ctx)
   }
 
-  private sendRequest(name: string, use: Use, ctx: CCtx): void {
+  private sendRequest(name: string, use: Use, ctx: CentralizedCtx): void {
     this.armAnswer(name, ctx)
     // Sent again while it waits: a REQUEST or GRANT lost (a partition) must not leave it waiting
     // for good. The coordinator queues it once.
@@ -224,14 +225,14 @@ export class ClientRole {
   }
 
   /** 'deny' only: a coordinator that refuses answers; one that says nothing may be dead. */
-  private armAnswer(name: string, ctx: CCtx): void {
+  private armAnswer(name: string, ctx: CentralizedCtx): void {
     if (this.node.settings.whenBusy === 'deny' && this.node.coordinator !== ctx.self) {
       ctx.setTimer(ANSWER + name, this.node.settings.answerTimeoutMs)
     }
   }
 
   /** `at`: when this node sent the request copy the GRANT answered (its monotonic clock). */
-  private enter(name: string, use: Use, token: number, at: number, ctx: CCtx): void {
+  private enter(name: string, use: Use, token: number, at: number, ctx: CentralizedCtx): void {
     const lease = this.node.settings.lease
     const now = ctx.monotonic()
     // Counted from when the answered request left, before the coordinator's count began: the
@@ -260,7 +261,7 @@ export class ClientRole {
     ctx.emit({ type: 'acquired', resource: name, token, leaseMs: until - now })
   }
 
-  private leave(name: string, use: Use, ctx: CCtx): void {
+  private leave(name: string, use: Use, ctx: CentralizedCtx): void {
     use.state = 'idle'
     ctx.cancelTimer(LEASE + name)
     ctx.cancelTimer(RENEW + name)
@@ -268,7 +269,7 @@ export class ClientRole {
   }
 
   /** The lease ran out or was revoked: the node stops holding (`released` follows `lease-lost`). */
-  private lose(name: string, use: Use, reason: 'expired' | 'revoked', ctx: CCtx): void {
+  private lose(name: string, use: Use, reason: 'expired' | 'revoked', ctx: CentralizedCtx): void {
     ctx.emit({ type: 'lease-lost', resource: name, token: use.token, reason })
     this.leave(name, use, ctx)
     if (reason === 'expired') {

@@ -1,7 +1,8 @@
 import { type NodeId, readStored, storedShapes } from '@sd/transport'
 import type { CentralizedMessage, Held } from './messages.js'
-import type { CCtx, Node } from './node.js'
+import type { Node } from './node.js'
 import { TOKENS_PER_TERM } from './options.js'
+import type { CentralizedCtx } from './protocol.js'
 
 interface Resource {
   /** `seq`: the request it answered (-1 for a holder that reported itself in a SYNC). */
@@ -16,7 +17,7 @@ interface Resource {
 
 const tokenKey = (resource: string) => `token:${resource}`
 /** The last token granted on `name` (0 before the first); a damaged value throws StoredStateError. */
-const lastToken = (ctx: CCtx, name: string): number =>
+const lastToken = (ctx: CentralizedCtx, name: string): number =>
   readStored(ctx.storage, tokenKey(name), storedShapes.count) ?? 0
 const EXPIRE = 'expire:'
 export const RECOVERY_TIMER = 'recovery'
@@ -33,7 +34,7 @@ export class CoordinatorRole {
   constructor(
     private readonly node: Node,
     recovering: boolean,
-    ctx: CCtx,
+    ctx: CentralizedCtx,
   ) {
     this.recovering = recovering
     if (!recovering) return
@@ -45,19 +46,19 @@ export class CoordinatorRole {
   }
 
   /** Hands over to another coordinator: forget everything volatile. */
-  stop(ctx: CCtx): void {
+  stop(ctx: CentralizedCtx): void {
     for (const name of this.resources.keys()) ctx.cancelTimer(EXPIRE + name)
     ctx.cancelTimer(RECOVERY_TIMER)
     this.resources.clear()
   }
 
   /** A valid leader lease arrived: requests held back for lack of one are served now. */
-  resume(ctx: CCtx): void {
+  resume(ctx: CentralizedCtx): void {
     if (this.recovering) return
     for (const name of [...this.resources.keys()].sort()) this.grantNext(name, ctx)
   }
 
-  onMessage(from: NodeId, msg: CentralizedMessage, ctx: CCtx): void {
+  onMessage(from: NodeId, msg: CentralizedMessage, ctx: CentralizedCtx): void {
     switch (msg.type) {
       case 'request':
         this.request(from, msg.resource, msg.seq, msg.at, ctx)
@@ -75,7 +76,7 @@ export class CoordinatorRole {
   }
 
   /** Returns false when the key is not this role's. */
-  onTimer(key: string, ctx: CCtx): boolean {
+  onTimer(key: string, ctx: CentralizedCtx): boolean {
     if (key === RECOVERY_TIMER) {
       if (this.recovering) this.endRecovery(ctx)
       return true
@@ -106,7 +107,7 @@ export class CoordinatorRole {
     return r
   }
 
-  private request(from: NodeId, name: string, seq: number, at: number, ctx: CCtx): void {
+  private request(from: NodeId, name: string, seq: number, at: number, ctx: CentralizedCtx): void {
     const r = this.res(name)
     // A request sent again (after a change, a restart, or by its client's resend timer) or
     // duplicated is queued once. Its client still waits, so a GRANT it answered was lost: the
@@ -139,7 +140,7 @@ export class CoordinatorRole {
     this.grantNext(name, ctx)
   }
 
-  private grantNext(name: string, ctx: CCtx): void {
+  private grantNext(name: string, ctx: CentralizedCtx): void {
     const r = this.res(name)
     if (this.recovering || r.holder !== undefined || r.queue.length === 0) return
     // Checked at the moment of granting, on the monotonic clock: a coordinator that was paused or
@@ -156,7 +157,7 @@ export class CoordinatorRole {
     this.sendGrant(name, r.holder, ctx)
   }
 
-  private sendGrant(name: string, h: NonNullable<Resource['holder']>, ctx: CCtx): void {
+  private sendGrant(name: string, h: NonNullable<Resource['holder']>, ctx: CentralizedCtx): void {
     this.node.toClient(
       h.node,
       {
@@ -173,12 +174,12 @@ export class CoordinatorRole {
   }
 
   /** The coordinator's lease outlasts the holder's by one message delay (the GRANT in flight). */
-  private armLease(name: string, ctx: CCtx): void {
+  private armLease(name: string, ctx: CentralizedCtx): void {
     const lease = this.node.settings.lease
     if (lease !== undefined) ctx.setTimer(EXPIRE + name, lease.ms + lease.maxDelayMs)
   }
 
-  private release(from: NodeId, name: string, token: number, ctx: CCtx): void {
+  private release(from: NodeId, name: string, token: number, ctx: CentralizedCtx): void {
     const r = this.res(name)
     // Remembered even when it overtook the holder's SYNC (links may reorder).
     r.closed = Math.max(r.closed, token)
@@ -195,7 +196,7 @@ export class CoordinatorRole {
     this.grantNext(name, ctx)
   }
 
-  private renew(from: NodeId, name: string, token: number, at: number, ctx: CCtx): void {
+  private renew(from: NodeId, name: string, token: number, at: number, ctx: CentralizedCtx): void {
     const r = this.res(name)
     if (r.holder?.node !== from || r.holder.token !== token) {
       // No answer: the holder's own lease runs out before anyone else is granted.
@@ -228,7 +229,7 @@ export class CoordinatorRole {
     epoch: number,
     held: readonly Held[],
     wanted: ReadonlyArray<{ resource: string; seq: number; at: number }>,
-    ctx: CCtx,
+    ctx: CentralizedCtx,
   ): void {
     if (epoch !== this.node.epoch) {
       // Not an answer to this incarnation's RECOVER (sent before a restart, or by a member that
@@ -247,7 +248,7 @@ export class CoordinatorRole {
   }
 
   /** A client says it holds `name` (granted by a coordinator before this one, or before a restart). */
-  private claim(from: NodeId, { resource: name, token }: Held, ctx: CCtx): void {
+  private claim(from: NodeId, { resource: name, token }: Held, ctx: CentralizedCtx): void {
     const r = this.res(name)
     if (token <= r.closed) return // released already: its RELEASE overtook this SYNC
     const last = lastToken(ctx, name)
@@ -269,11 +270,11 @@ export class CoordinatorRole {
     this.armLease(name, ctx)
   }
 
-  private heardEveryone(ctx: CCtx): boolean {
+  private heardEveryone(ctx: CentralizedCtx): boolean {
     return this.heardFrom.has(ctx.self) && ctx.peers.every((p) => this.heardFrom.has(p))
   }
 
-  private endRecovery(ctx: CCtx): void {
+  private endRecovery(ctx: CentralizedCtx): void {
     this.recovering = false
     ctx.cancelTimer(RECOVERY_TIMER)
     ctx.emit({ type: 'recovered', term: this.node.term, heardFrom: [...this.heardFrom] })

@@ -1,10 +1,12 @@
 import {
+  arrayOf,
   isNonNegInt as isCount,
   isString as isName,
   isNodeId,
-  isRecord as isRec,
   isFiniteNumber as isTime,
+  messageParser,
   type NodeId,
+  shape,
 } from '@sd/transport'
 
 /** The wire messages of the centralized mutex; every one carries the sender's coordinator term. */
@@ -41,36 +43,29 @@ export interface Wanted {
   at: number
 }
 
-type Rec = Record<string, unknown>
+const isHeld = shape({ resource: isName, token: isCount })
+const isWanted = shape({ resource: isName, seq: isCount, at: isTime })
 
-const fields: Record<CentralizedMessage['type'], (m: Rec) => boolean> = {
-  request: (m) => isName(m.resource) && isCount(m.seq) && isTime(m.at),
-  grant: (m) =>
-    isCount(m.epoch) && isName(m.resource) && isCount(m.seq) && isCount(m.token) && isTime(m.at),
-  denied: (m) => isName(m.resource) && isCount(m.seq),
-  release: (m) => isName(m.resource) && isCount(m.token),
-  renew: (m) => isName(m.resource) && isCount(m.token) && isTime(m.at),
-  renewed: (m) => isName(m.resource) && isCount(m.token) && isTime(m.at),
-  revoked: (m) => isName(m.resource) && isCount(m.token),
-  sync: (m) =>
-    isCount(m.epoch) &&
-    Array.isArray(m.held) &&
-    m.held.every((h) => isRec(h) && isName(h.resource) && isCount(h.token)) &&
-    Array.isArray(m.wanted) &&
-    m.wanted.every((w) => isRec(w) && isName(w.resource) && isCount(w.seq) && isTime(w.at)),
-  recover: (m) => isCount(m.epoch),
-  newer: (m) => isNodeId(m.coordinator),
-}
-
-/** The message, or why it is not one (peers' messages are never trusted to be well formed). */
-export function parseMessage(msg: unknown): CentralizedMessage | string {
-  if (!isRec(msg)) return 'not an object'
-  const check =
-    typeof msg.type === 'string' ? fields[msg.type as CentralizedMessage['type']] : undefined
-  if (check === undefined || !Object.hasOwn(fields, msg.type as string)) {
-    return `unknown message type ${JSON.stringify(msg.type)}`
-  }
-  if (!isCount(msg.term)) return `${String(msg.type)} without a valid term`
-  if (!check(msg)) return `malformed ${String(msg.type)}`
-  return msg as unknown as CentralizedMessage
-}
+/**
+ * The message, or why it is not one (peers' messages are never trusted to be well formed). The
+ * term is listed first, so a message without a valid one is refused for its term.
+ */
+export const parseMessage = messageParser<CentralizedMessage>({
+  request: { term: isCount, resource: isName, seq: isCount, at: isTime },
+  grant: {
+    term: isCount,
+    epoch: isCount,
+    resource: isName,
+    seq: isCount,
+    token: isCount,
+    at: isTime,
+  },
+  denied: { term: isCount, resource: isName, seq: isCount },
+  release: { term: isCount, resource: isName, token: isCount },
+  renew: { term: isCount, resource: isName, token: isCount, at: isTime },
+  renewed: { term: isCount, resource: isName, token: isCount, at: isTime },
+  revoked: { term: isCount, resource: isName, token: isCount },
+  sync: { term: isCount, epoch: isCount, held: arrayOf(isHeld), wanted: arrayOf(isWanted) },
+  recover: { term: isCount, epoch: isCount },
+  newer: { term: isCount, coordinator: isNodeId },
+})

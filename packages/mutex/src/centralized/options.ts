@@ -32,7 +32,7 @@ export interface CentralizedOptions {
 }
 
 /** Options with their defaults applied (lease fields are undefined when there are no leases). */
-export interface Settings {
+export interface CentralizedSettings {
   coordinator: NodeId | undefined
   term: number
   whenBusy: 'queue' | 'deny'
@@ -46,6 +46,11 @@ export interface Settings {
 
 /** Terms stay below 2^21 so that term * 2^32 + counter is an exact integer. */
 export const MAX_TERM = 2 ** 21 - 1
+/**
+ * The span of fencing tokens of one coordinator term: a token is `term * TOKENS_PER_TERM +
+ * counter`, so `Math.floor(token / TOKENS_PER_TERM)` is the term that granted it, and every token
+ * of a newer term is above every token of the terms before.
+ */
 export const TOKENS_PER_TERM = 2 ** 32
 
 const positive = (name: string, v: unknown): number => {
@@ -57,7 +62,8 @@ const positive = (name: string, v: unknown): number => {
   return v
 }
 
-export function settingsOf(options: CentralizedOptions = {}): Settings {
+/** Fills in the defaults and checks every value (`InvalidArgumentError` on a bad one). */
+export function resolveOptions(options: CentralizedOptions = {}): CentralizedSettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('centralized: options must be an object')
   }
@@ -80,7 +86,7 @@ export function settingsOf(options: CentralizedOptions = {}): Settings {
       `centralized: whenBusy must be 'queue' or 'deny', got ${String(whenBusy)}`,
     )
   }
-  let lease: Settings['lease']
+  let lease: CentralizedSettings['lease']
   if (options.leaseMs !== undefined) {
     const ms = positive('leaseMs', options.leaseMs)
     const renewEveryMs = positive('renewEveryMs', options.renewEveryMs ?? ms / 3)

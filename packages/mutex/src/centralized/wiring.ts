@@ -1,6 +1,10 @@
-import type { CentralizedRequest } from './index.js'
+import { isFiniteNumber, isNodeId, isNonNegInt, oneOf, shape } from '@sd/transport'
+import type { CentralizedRequest } from './requests.js'
 
-type Loose = Partial<Record<string, unknown>> | null
+// The election contract's event shapes, checked: the wiring takes any node's events, typed or not.
+const isLeader = shape({ type: oneOf('leader'), leader: isNodeId, term: isNonNegInt })
+const isLease = shape({ type: oneOf('lease'), term: isNonNegInt, until: isFiniteNumber })
+const isLost = shape({ type: oneOf('stepped-down', 'leader-lost'), term: isNonNegInt })
 
 /**
  * A `compose` wiring map from an election composed on the same node to the centralized lock
@@ -11,7 +15,7 @@ type Loose = Partial<Record<string, unknown>> | null
  *   `ctx.monotonic()`) its leader lease lets it grant;
  * - `stepped-down { term }` and `leader-lost { term }` → `coordinator-lost { term }`: it stops
  *   coordinating at once (a node that does not coordinate `term` ignores it).
- * Any other event maps to nothing.
+ * Any other event, or one of these whose fields do not fit, maps to nothing.
  *
  * ```ts
  * compose({ election: majorityElection()(self), lock: centralized({ leaseMs: 1000, leaderLease: true })(self) },
@@ -19,16 +23,8 @@ type Loose = Partial<Record<string, unknown>> | null
  * ```
  */
 export function electionToLock(event: unknown): CentralizedRequest | undefined {
-  const e = event as Loose
-  switch (e?.type) {
-    case 'leader':
-      return { type: 'coordinator', id: e.leader as never, term: e.term as number }
-    case 'lease':
-      return { type: 'coordinator-lease', term: e.term as number, until: e.until as number }
-    case 'stepped-down':
-    case 'leader-lost':
-      return { type: 'coordinator-lost', term: e.term as number }
-    default:
-      return undefined
-  }
+  if (isLeader(event)) return { type: 'coordinator', id: event.leader, term: event.term }
+  if (isLease(event)) return { type: 'coordinator-lease', term: event.term, until: event.until }
+  if (isLost(event)) return { type: 'coordinator-lost', term: event.term }
+  return undefined
 }

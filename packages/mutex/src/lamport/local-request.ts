@@ -6,7 +6,7 @@ export function parseLocalRequest(
   req: unknown,
 ): { type: 'acquire' | 'release'; resource: string } | string {
   if (typeof req !== 'object' || req === null) return 'request is not an object'
-  const r = req as { type?: unknown; resource?: unknown }
+  const r: { type?: unknown; resource?: unknown } = req
   if (r.type !== 'acquire' && r.type !== 'release') return `unknown request ${String(r.type)}`
   if (r.resource !== undefined && typeof r.resource !== 'string') return 'resource is not a string'
   return { type: r.type, resource: r.resource ?? DEFAULT_RESOURCE }

@@ -1,6 +1,4 @@
-import { isRecord, type NodeId } from '@sd/transport'
-import type { MutexEvent } from '../contract.js'
-import { lamportTime } from './timestamp.js'
+import { isNonNegInt as isLamportTime, isString, messageParser } from '@sd/transport'
 
 /**
  * Lamport's mutual exclusion messages; `time` is the sender's Lamport clock. A RELEASE names the
@@ -12,24 +10,9 @@ export type LamportMutexMessage =
   | { type: 'reply'; resource: string; time: number }
   | { type: 'release'; resource: string; time: number; req: number }
 
-export type LamportMutexEvent =
-  | MutexEvent
-  /** The node broadcast a request; it will enter with `token` (time and rank packed). */
-  | { type: 'requested'; resource: string; time: number; token: number }
-  /** A malformed or unexpected message or local request, dropped. */
-  | { type: 'ignored'; from: NodeId; reason: string }
-
 /** Checks a peer's message shape; returns it typed, or why it is refused. */
-export function parseMessage(msg: unknown): LamportMutexMessage | string {
-  if (!isRecord(msg)) return 'not an object'
-  const m = msg
-  if (typeof m.resource !== 'string') return 'no resource'
-  if (lamportTime(m.time) === undefined) return 'no valid Lamport time'
-  if (m.type === 'request' || m.type === 'reply') return m as LamportMutexMessage
-  if (m.type === 'release') {
-    return lamportTime(m.req) === undefined
-      ? 'release without a request time'
-      : (m as LamportMutexMessage)
-  }
-  return `unknown message type ${String(m.type)}`
-}
+export const parseMessage = messageParser<LamportMutexMessage>({
+  request: { resource: isString, time: isLamportTime },
+  reply: { resource: isString, time: isLamportTime },
+  release: { resource: isString, time: isLamportTime, req: isLamportTime },
+})

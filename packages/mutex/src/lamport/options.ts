@@ -9,7 +9,12 @@ export interface LamportMutexOptions {
   initialClock?: number | Readonly<Record<string, number>>
 }
 
-export function resolveOptions(options: LamportMutexOptions = {}): LamportMutexOptions {
+export interface LamportMutexSettings {
+  initialClock: number | Readonly<Record<string, number>> | undefined
+}
+
+/** Checks every value (`InvalidArgumentError` on a bad one). */
+export function resolveOptions(options: LamportMutexOptions = {}): LamportMutexSettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('lamportMutex: options must be an object')
   }

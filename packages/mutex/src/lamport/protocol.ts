@@ -1,13 +1,15 @@
 import { compareLamport, LamportClock } from '@sd/clocks'
 import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
+import type { LamportMutexEvent } from './events.js'
 import { handleLocalRequest } from './local-request.js'
-import { type LamportMutexEvent, type LamportMutexMessage, parseMessage } from './messages.js'
+import { type LamportMutexMessage, parseMessage } from './messages.js'
 import { type LamportMutexOptions, resolveOptions } from './options.js'
 import { RequestQueue } from './queue.js'
 import { fencingToken, initialClockOf, rankOf } from './timestamp.js'
 
-type LmCtx = Ctx<LamportMutexMessage, LamportMutexEvent>
+/** What every handler and helper is handed (never kept). */
+export type LamportMutexCtx = Ctx<LamportMutexMessage, LamportMutexEvent>
 
 /** One resource's state at one node. */
 interface Resource {
@@ -35,9 +37,12 @@ interface Resource {
 export function lamportMutex(
   options: LamportMutexOptions = {},
 ): ProtocolFactory<LamportMutexMessage, MutexRequest, LamportMutexEvent> {
-  const opts = resolveOptions(options)
+  const settings = resolveOptions(options)
   return (self) => {
-    const clock = new LamportClock({ pid: self, start: initialClockOf(self, opts.initialClock) })
+    const clock = new LamportClock({
+      pid: self,
+      start: initialClockOf(self, settings.initialClock),
+    })
     const resources = new Map<string, Resource>()
     /** The latest Lamport time heard from each peer (on any message and resource). */
     const lastSeen = new Map<NodeId, number>()
@@ -52,7 +57,7 @@ export function lamportMutex(
       return r
     }
 
-    const mayEnter = (r: Resource, ctx: LmCtx): boolean => {
+    const mayEnter = (r: Resource, ctx: LamportMutexCtx): boolean => {
       if (r.state !== 'WANTED') return false
       const head = r.queue.head
       if (head === undefined || head.pid !== self || head.time !== r.time) return false
@@ -62,7 +67,7 @@ export function lamportMutex(
       )
     }
 
-    const enterWherePossible = (ctx: LmCtx) => {
+    const enterWherePossible = (ctx: LamportMutexCtx) => {
       for (const [name, r] of resources) {
         if (!mayEnter(r, ctx)) continue
         r.state = 'HELD'
@@ -70,7 +75,7 @@ export function lamportMutex(
       }
     }
 
-    const request = (name: string, r: Resource, ctx: LmCtx) => {
+    const request = (name: string, r: Resource, ctx: LamportMutexCtx) => {
       r.state = 'WANTED'
       r.time = clock.send() // one broadcast event: every copy carries the same T
       r.queue.add({ time: r.time, pid: self })
@@ -84,7 +89,7 @@ export function lamportMutex(
       enterWherePossible(ctx)
     }
 
-    const release = (name: string, r: Resource, ctx: LmCtx) => {
+    const release = (name: string, r: Resource, ctx: LamportMutexCtx) => {
       r.state = 'RELEASED'
       r.queue.remove({ time: r.time, pid: self })
       ctx.emit({ type: 'released', resource: name, token: fencingToken(r.time, rank) })
@@ -96,7 +101,11 @@ export function lamportMutex(
     }
 
     /** Applies a peer's message to the queues; returns why it was refused, if it was. */
-    const apply = (from: NodeId, m: LamportMutexMessage, ctx: LmCtx): string | undefined => {
+    const apply = (
+      from: NodeId,
+      m: LamportMutexMessage,
+      ctx: LamportMutexCtx,
+    ): string | undefined => {
       const r = stateOf(m.resource)
       if (m.type === 'request') {
         if (r.queue.hasFrom(from)) return `second request from ${String(from)} before its release`

@@ -1,5 +1,5 @@
 import { compareNodeIds } from '@sd/clocks'
-import { InvalidArgumentError, type NodeId } from '@sd/transport'
+import { InvalidArgumentError, isNonNegInt, type NodeId } from '@sd/transport'
 
 /** Ranks fit in the low 16 bits of a fencing token. */
 export const MAX_MEMBERS = 65536
@@ -23,11 +23,6 @@ export function fencingToken(time: number, rank: number): number {
   return time * MAX_MEMBERS + rank
 }
 
-/** Reads a Lamport time off a peer's message: a safe integer >= 0, or undefined. */
-export function lamportTime(value: unknown): number | undefined {
-  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined
-}
-
 /** Checks a per-node initial clock setting at construction. */
 export function checkInitialClock(
   where: string,
@@ -41,7 +36,7 @@ export function checkInitialClock(
         ? Object.values(initialClock)
         : [Number.NaN]
   for (const v of values) {
-    if (lamportTime(v) === undefined) {
+    if (!isNonNegInt(v)) {
       throw new InvalidArgumentError(
         `${where}: initialClock must be an integer >= 0 (or a record of them by node id), got ${String(v)}`,
       )

@@ -1,12 +1,14 @@
 import { compareLamport } from '@sd/clocks'
 import type { NodeId } from '@sd/transport'
 import type { Unstamped } from './messages.js'
+import type { MaekawaCtx } from './protocol.js'
 
 export interface RequestRef {
   req: number
   by: NodeId
 }
-type Out = (to: NodeId, msg: Unstamped) => void
+/** Sends (or hands to this node itself) a message, through the handler's `ctx`. */
+type Out = (to: NodeId, msg: Unstamped, ctx: MaekawaCtx) => void
 
 const order = (a: RequestRef, b: RequestRef) =>
   compareLamport({ time: a.req, pid: a.by }, { time: b.req, pid: b.by })
@@ -27,10 +29,10 @@ export class Arbiter {
 
   constructor(private readonly out: Out) {}
 
-  request(r: RequestRef): void {
+  request(r: RequestRef, ctx: MaekawaCtx): void {
     if (same(this.lock, r) || this.queue.some((q) => same(q, r))) return // a duplicate
     if (this.lock === undefined) {
-      this.grant(r)
+      this.grant(r, ctx)
       return
     }
     const entry = { ...r, failed: false }
@@ -40,42 +42,42 @@ export class Arbiter {
       // The earliest request here: ask the grantee to give way, and tell the ones it overtook.
       if (!this.inquired) {
         this.inquired = true
-        this.out(this.lock.by, { type: 'inquire', ...this.lock })
+        this.out(this.lock.by, { type: 'inquire', ...this.lock }, ctx)
       }
-      for (const q of this.queue) if (q !== entry && !q.failed) this.fail(q)
-    } else this.fail(entry)
+      for (const q of this.queue) if (q !== entry && !q.failed) this.fail(q, ctx)
+    } else this.fail(entry, ctx)
   }
 
-  relinquish(r: RequestRef): boolean {
+  relinquish(r: RequestRef, ctx: MaekawaCtx): boolean {
     if (!same(this.lock, r)) return false
     this.queue.push({ ...r, failed: true }) // it gave way to an earlier one: it knows it failed
     this.queue.sort(order)
-    this.next()
+    this.next(ctx)
     return true
   }
 
-  release(r: RequestRef, fence: number): boolean {
+  release(r: RequestRef, fence: number, ctx: MaekawaCtx): boolean {
     if (!same(this.lock, r)) return false
     this.fence = Math.max(this.fence, fence)
-    this.next()
+    this.next(ctx)
     return true
   }
 
-  private next(): void {
+  private next(ctx: MaekawaCtx): void {
     this.lock = undefined
     this.inquired = false
     const head = this.queue.shift()
-    if (head !== undefined) this.grant({ req: head.req, by: head.by })
+    if (head !== undefined) this.grant({ req: head.req, by: head.by }, ctx)
   }
 
-  private grant(r: RequestRef): void {
+  private grant(r: RequestRef, ctx: MaekawaCtx): void {
     this.lock = r
     this.inquired = false
-    this.out(r.by, { type: 'locked', ...r, fence: this.fence })
+    this.out(r.by, { type: 'locked', ...r, fence: this.fence }, ctx)
   }
 
-  private fail(q: RequestRef & { failed: boolean }): void {
+  private fail(q: RequestRef & { failed: boolean }, ctx: MaekawaCtx): void {
     q.failed = true
-    this.out(q.by, { type: 'failed', req: q.req, by: q.by })
+    this.out(q.by, { type: 'failed', req: q.req, by: q.by }, ctx)
   }
 }

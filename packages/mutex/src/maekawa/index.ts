@@ -1,4 +1,5 @@
-export type { MaekawaEvent, MaekawaMessage } from './messages.js'
+export type { MaekawaEvent } from './events.js'
+export type { MaekawaMessage } from './messages.js'
 export type { MaekawaOptions } from './options.js'
 export { maekawa } from './protocol.js'
 export { gridQuorum, gridQuorumRanks } from './quorum.js'

@@ -1,4 +1,4 @@
-import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
+import { isNonNegInt as count, isNodeId, messageParser, type NodeId } from '@sd/transport'
 
 /**
  * Every message names the request it is about: its Lamport time `req` and its requester `by`
@@ -24,28 +24,17 @@ export type MaekawaMessage =
   /** Requester to each quorum member, on leaving; `fence` is the token it entered with. */
   | ({ type: 'release'; fence: number } & About)
 
-export type MaekawaEvent =
-  | { type: 'acquired'; resource: string; token: number }
-  | { type: 'released'; resource: string; token: number }
-  /** At start: this node's quorum. */
-  | { type: 'quorum'; members: NodeId[] }
-  /** The node gave a member's vote back on its INQUIRE. */
-  | { type: 'relinquished'; to: NodeId }
-  | { type: 'ignored'; from: NodeId; reason: string }
-
-const TYPES = new Set(['request', 'locked', 'failed', 'inquire', 'relinquish', 'release'])
+const about = { time: count, req: count, by: isNodeId }
 
 /** The message, or why it is not one. */
-export function parseMessage(msg: unknown): MaekawaMessage | string {
-  if (!isRecord(msg)) return 'not an object'
-  const m = msg
-  if (typeof m.type !== 'string' || !TYPES.has(m.type)) {
-    return `unknown message type ${JSON.stringify(m.type)}`
-  }
-  if (!count(m.time) || !count(m.req) || !isNodeId(m.by)) return `malformed ${m.type}`
-  if ((m.type === 'locked' || m.type === 'release') && !count(m.fence)) return `malformed ${m.type}`
-  return m as unknown as MaekawaMessage
-}
+export const parseMessage = messageParser<MaekawaMessage>({
+  request: about,
+  locked: { ...about, fence: count },
+  failed: about,
+  inquire: about,
+  relinquish: about,
+  release: { ...about, fence: count },
+})
 
 /** A message before the sender stamps it with its clock. */
 export type Unstamped = MaekawaMessage extends infer M

@@ -2,11 +2,13 @@ import { LamportClock } from '@sd/clocks'
 import type { Ctx, NodeId, ProtocolFactory } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexRequest, resourceOf } from '../contract.js'
 import { Arbiter } from './arbiter.js'
-import { type MaekawaEvent, type MaekawaMessage, parseMessage, type Unstamped } from './messages.js'
-import { checkOptions, type MaekawaOptions } from './options.js'
+import type { MaekawaEvent } from './events.js'
+import { type MaekawaMessage, parseMessage, type Unstamped } from './messages.js'
+import { type MaekawaOptions, resolveOptions } from './options.js'
 import { gridQuorum } from './quorum.js'
 
-type MCtx = Ctx<MaekawaMessage, MaekawaEvent>
+/** What every handler and helper is handed (never kept). */
+export type MaekawaCtx = Ctx<MaekawaMessage, MaekawaEvent>
 
 /**
  * Maekawa's mutual exclusion with grid quorums (see `gridQuorum`), in the deadlock-free form:
@@ -25,16 +27,15 @@ type MCtx = Ctx<MaekawaMessage, MaekawaEvent>
 export function maekawa(
   options: MaekawaOptions = {},
 ): ProtocolFactory<MaekawaMessage, MutexRequest, MaekawaEvent> {
-  checkOptions(options)
+  resolveOptions(options)
   return (self) => {
     const clock = new LamportClock({ pid: self })
     let quorum: NodeId[] = [self]
-    let ctx!: MCtx
     // Messages to self are handled after the current handler's own changes, in order.
     const local: Array<Unstamped> = []
-    const post = (to: NodeId, msg: Unstamped) => {
+    const post = (to: NodeId, msg: Unstamped, ctx: MaekawaCtx) => {
       if (to === self) local.push(msg)
-      else ctx.send(to, { ...msg, time: clock.send() } as MaekawaMessage)
+      else ctx.send(to, { ...msg, time: clock.send() })
     }
     const arbiter = new Arbiter(post)
 
@@ -47,33 +48,33 @@ export function maekawa(
     /** Members that asked for their vote back during the current request. */
     const inquiries = new Set<NodeId>()
 
-    const start = () => {
+    const start = (ctx: MaekawaCtx) => {
       req = clock.tick()
       state = 'wanting'
       gotFailed = false
       votes.clear()
       inquiries.clear()
-      for (const m of quorum) post(m, { type: 'request', req, by: self })
+      for (const m of quorum) post(m, { type: 'request', req, by: self }, ctx)
     }
 
-    const giveBack = (to: NodeId) => {
+    const giveBack = (to: NodeId, ctx: MaekawaCtx) => {
       votes.delete(to)
       ctx.emit({ type: 'relinquished', to })
-      post(to, { type: 'relinquish', req, by: self })
+      post(to, { type: 'relinquish', req, by: self }, ctx)
     }
 
     /** Gives back the votes asked for, once a FAILED shows this request cannot win yet. */
-    const settle = () => {
+    const settle = (ctx: MaekawaCtx) => {
       if (state !== 'wanting' || !gotFailed) return
       for (const d of inquiries) {
         if (!votes.has(d)) continue // its LOCKED is still on the way (links may reorder)
         inquiries.delete(d)
-        giveBack(d)
+        giveBack(d, ctx)
       }
     }
 
     /** The requester's side: answers about its own request. */
-    const asRequester = (from: NodeId, m: MaekawaMessage): string | undefined => {
+    const asRequester = (from: NodeId, m: Unstamped, ctx: MaekawaCtx): string | undefined => {
       if (m.by !== self) return `${m.type} about another node's request`
       if (m.req < req || (m.req === req && state === 'idle')) return undefined // late, after the fact
       if (m.req > req) return `${m.type} about no request of mine`
@@ -81,7 +82,7 @@ export function maekawa(
       if (m.type === 'locked') {
         votes.set(from, m.fence)
         if (votes.size < quorum.length) {
-          settle()
+          settle(ctx)
           return undefined
         }
         state = 'held'
@@ -90,81 +91,81 @@ export function maekawa(
         ctx.emit({ type: 'acquired', resource: DEFAULT_RESOURCE, token: fence })
       } else if (m.type === 'failed') {
         gotFailed = true
-        settle()
+        settle(ctx)
       } else if (m.type === 'inquire') {
         inquiries.add(from)
-        settle()
+        settle(ctx)
       }
       return undefined
     }
 
-    const handle = (from: NodeId, m: MaekawaMessage | Unstamped) => {
+    const handle = (from: NodeId, m: Unstamped, ctx: MaekawaCtx) => {
       let problem: string | undefined
       const ref = { req: m.req, by: m.by }
       if (m.type === 'request') {
         if (m.by !== from) problem = 'request on behalf of another'
-        else arbiter.request(ref)
+        else arbiter.request(ref, ctx)
       } else if (m.type === 'relinquish') {
-        if (m.by !== from || !arbiter.relinquish(ref)) problem = 'relinquish of no vote of mine'
+        if (m.by !== from || !arbiter.relinquish(ref, ctx))
+          problem = 'relinquish of no vote of mine'
       } else if (m.type === 'release') {
-        if (m.by !== from || !arbiter.release(ref, (m as { fence: number }).fence)) {
+        if (m.by !== from || !arbiter.release(ref, m.fence, ctx)) {
           problem = 'release of no vote of mine'
         }
-      } else problem = asRequester(from, m as MaekawaMessage)
+      } else problem = asRequester(from, m, ctx)
       if (problem !== undefined) ctx.emit({ type: 'ignored', from, reason: problem })
     }
 
-    const drain = () => {
-      for (let m = local.shift(); m !== undefined; m = local.shift()) handle(self, m)
+    const drain = (ctx: MaekawaCtx) => {
+      for (let m = local.shift(); m !== undefined; m = local.shift()) handle(self, m, ctx)
     }
 
     return {
-      start(c) {
-        ctx = c
-        quorum = gridQuorum([self, ...c.peers], self)
-        c.emit({ type: 'quorum', members: [...quorum] })
+      start(ctx) {
+        quorum = gridQuorum([self, ...ctx.peers], self)
+        ctx.emit({ type: 'quorum', members: [...quorum] })
       },
 
-      onRequest(r, c) {
-        ctx = c
-        const kind = (r as { type?: unknown }).type
+      onRequest(r, ctx) {
+        // Checked, not trusted: requests come from application code, typed or not.
+        const loose: { type?: unknown } | null | undefined = r
+        const kind = loose?.type
         if (kind !== 'acquire' && kind !== 'release') {
-          return c.emit({ type: 'ignored', from: self, reason: 'unknown request' })
+          return ctx.emit({ type: 'ignored', from: self, reason: 'unknown request' })
         }
         if (resourceOf(r) !== DEFAULT_RESOURCE) {
-          return c.emit({
+          return ctx.emit({
             type: 'ignored',
             from: self,
             reason: `only ${DEFAULT_RESOURCE} is managed`,
           })
         }
         if (kind === 'acquire') {
-          if (state === 'idle') start()
+          if (state === 'idle') start(ctx)
           else queued++
         } else {
           if (state !== 'held')
-            return c.emit({ type: 'ignored', from: self, reason: 'release outside the section' })
+            return ctx.emit({ type: 'ignored', from: self, reason: 'release outside the section' })
           state = 'idle'
-          c.emit({ type: 'released', resource: DEFAULT_RESOURCE, token: fence })
-          for (const m of quorum) post(m, { type: 'release', req, by: self, fence })
+          ctx.emit({ type: 'released', resource: DEFAULT_RESOURCE, token: fence })
+          for (const m of quorum) post(m, { type: 'release', req, by: self, fence }, ctx)
           if (queued > 0) {
             queued--
-            start()
+            start(ctx)
           }
         }
-        drain()
+        drain(ctx)
       },
 
-      onMessage(from, raw, c) {
-        ctx = c
+      onMessage(from, raw, ctx) {
         const m = parseMessage(raw)
-        if (typeof m === 'string') return c.emit({ type: 'ignored', from, reason: m })
-        if (from === self || !c.peers.includes(from)) {
-          return c.emit({ type: 'ignored', from, reason: 'not a member' })
+        if (typeof m === 'string') return ctx.emit({ type: 'ignored', from, reason: m })
+        if (from === self || !ctx.peers.includes(from)) {
+          return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
         }
         clock.receive(m.time)
-        handle(from, m)
-        drain()
+        handle(from, m, ctx)
+        drain(ctx)
       },
     }
   }

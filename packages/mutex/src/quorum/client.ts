@@ -1,11 +1,11 @@
 import type { NodeId } from '@sd/transport'
-import type { Io } from './io.js'
-import type { QuorumMessage } from './messages.js'
-import type { QuorumSettings } from './options.js'
+import type { QuorumMutexMessage } from './messages.js'
+import type { QuorumMutexSettings } from './options.js'
+import type { QuorumMutexCtx, Send } from './protocol.js'
 import { tokenOf } from './tokens.js'
 
-type Answer = Extract<QuorumMessage, { type: 'grant' | 'deny' }>
-type Query = Extract<QuorumMessage, { type: 'query' }>
+type Answer = Extract<QuorumMutexMessage, { type: 'grant' | 'deny' }>
+type Query = Extract<QuorumMutexMessage, { type: 'query' }>
 
 /** A client's state for one resource it wants or holds. */
 interface Want {
@@ -37,13 +37,14 @@ export class Client {
   private lastAttempt = 0
 
   constructor(
-    private readonly settings: QuorumSettings,
+    private readonly settings: QuorumMutexSettings,
     private readonly session: number,
     /** This node's rank among the members: the low bits of its tokens. */
     private readonly rank: number,
+    private readonly send: Send,
   ) {}
 
-  acquire(resource: string, io: Io): void {
+  acquire(resource: string, ctx: QuorumMutexCtx): void {
     const want = this.wants.get(resource)
     if (want !== undefined) {
       want.waiting++ // served after the current one is released
@@ -59,33 +60,33 @@ export class Client {
       token: 0,
     }
     this.wants.set(resource, fresh)
-    this.ask(resource, fresh, io)
+    this.ask(resource, fresh, ctx)
   }
 
-  release(resource: string, io: Io): void {
+  release(resource: string, ctx: QuorumMutexCtx): void {
     const want = this.wants.get(resource)
     if (want?.phase !== 'held') {
-      io.emit({ type: 'ignored', from: io.self, reason: `release of ${resource}: not held` })
+      ctx.emit({ type: 'ignored', from: ctx.self, reason: `release of ${resource}: not held` })
       return
     }
-    this.giveBack(resource, want, io)
-    io.emit({ type: 'released', resource, token: want.token })
+    this.giveBack(resource, want, ctx)
+    ctx.emit({ type: 'released', resource, token: want.token })
     want.waiting--
     if (want.waiting === 0) {
       this.wants.delete(resource)
       return
     }
     want.failures = 0
-    this.ask(resource, want, io)
+    this.ask(resource, want, ctx)
   }
 
-  onAnswer(from: NodeId, msg: Answer, io: Io): void {
+  onAnswer(from: NodeId, msg: Answer, ctx: QuorumMutexCtx): void {
     if (!this.isCurrent(msg)) {
       // An answer to a round that is over (or to an earlier life of this node): a grant in it is
       // given straight back, so the coordinator is not left bound to nobody.
       if (msg.type === 'grant') {
         const token = this.lastTokens.get(msg.resource) ?? 0
-        io.send(from, { ...roundOf(msg), type: 'release', token })
+        this.send(from, { ...roundOf(msg), type: 'release', token }, ctx)
       }
       return
     }
@@ -94,23 +95,23 @@ export class Client {
       want.granted.set(from, msg.counter)
       // A grant after entering (beyond m) is kept and given back on release.
       if (want.phase === 'collecting' && want.granted.size >= this.settings.m) {
-        this.enter(msg.resource, want, io)
+        this.enter(msg.resource, want, ctx)
       }
       return
     }
     if (want.phase !== 'collecting') return
     want.denied.add(from)
-    if (this.settings.n - want.denied.size < this.settings.m) this.fail(msg.resource, want, io)
+    if (this.settings.n - want.denied.size < this.settings.m) this.fail(msg.resource, want, ctx)
   }
 
   /**
    * A coordinator asks whether a round it granted is still in use: if the round is over (released,
    * given up, of an earlier life), its grant is given back now; if not, nothing is said.
    */
-  onQuery(from: NodeId, msg: Query, io: Io): void {
+  onQuery(from: NodeId, msg: Query, ctx: QuorumMutexCtx): void {
     if (this.isCurrent(msg)) return
     const token = this.lastTokens.get(msg.resource) ?? 0
-    io.send(from, { ...roundOf(msg), type: 'release', token })
+    this.send(from, { ...roundOf(msg), type: 'release', token }, ctx)
   }
 
   /** The round a message is about is the one this client collects or holds with now. */
@@ -124,21 +125,21 @@ export class Client {
     )
   }
 
-  onTimer(key: string, io: Io): boolean {
+  onTimer(key: string, ctx: QuorumMutexCtx): boolean {
     for (const [resource, want] of this.wants) {
       if (key === timeoutKey(resource) && want.phase === 'collecting') {
-        this.fail(resource, want, io)
+        this.fail(resource, want, ctx)
         return true
       }
       if (key === backoffKey(resource) && want.phase === 'backoff') {
-        this.ask(resource, want, io)
+        this.ask(resource, want, ctx)
         return true
       }
     }
     return false
   }
 
-  private ask(resource: string, want: Want, io: Io): void {
+  private ask(resource: string, want: Want, ctx: QuorumMutexCtx): void {
     want.phase = 'collecting'
     want.attempt = ++this.lastAttempt
     want.granted = new Map()
@@ -150,36 +151,36 @@ export class Client {
       attempt: want.attempt,
       token: this.lastTokens.get(resource) ?? 0,
     } as const
-    io.setTimer(timeoutKey(resource), this.settings.timeoutMs)
-    for (const c of this.settings.coordinators) io.send(c, msg)
+    ctx.setTimer(timeoutKey(resource), this.settings.timeoutMs)
+    for (const c of this.settings.coordinators) this.send(c, msg, ctx)
   }
 
-  private enter(resource: string, want: Want, io: Io): void {
-    io.cancelTimer(timeoutKey(resource))
+  private enter(resource: string, want: Want, ctx: QuorumMutexCtx): void {
+    ctx.cancelTimer(timeoutKey(resource))
     want.phase = 'held'
     // The largest counter among the grants: above the last holder's wherever the two quorums meet
     // (the coordinators there moved past it on its release); then this client's rank, so no other
     // client gets the same token.
     want.token = tokenOf(Math.max(...want.granted.values()), this.rank)
     this.lastTokens.set(resource, Math.max(want.token, this.lastTokens.get(resource) ?? 0))
-    io.emit({ type: 'grants', resource, count: want.granted.size, of: this.settings.n })
-    io.emit({ type: 'acquired', resource, token: want.token })
+    ctx.emit({ type: 'grants', resource, count: want.granted.size, of: this.settings.n })
+    ctx.emit({ type: 'acquired', resource, token: want.token })
   }
 
-  private fail(resource: string, want: Want, io: Io): void {
-    io.cancelTimer(timeoutKey(resource))
-    this.giveBack(resource, want, io)
+  private fail(resource: string, want: Want, ctx: QuorumMutexCtx): void {
+    ctx.cancelTimer(timeoutKey(resource))
+    this.giveBack(resource, want, ctx)
     want.failures++
     want.phase = 'backoff'
     const s = this.settings
     const window = Math.min(s.maxBackoffMs, s.backoffMs * 2 ** Math.min(want.failures - 1, 30))
     // Random, so two clients that split the grants do not collide again in step.
-    const delay = 1 + io.random() * window
-    io.emit({ type: 'backoff', resource, attempt: want.failures, delay })
-    io.setTimer(backoffKey(resource), delay)
+    const delay = 1 + ctx.random() * window
+    ctx.emit({ type: 'backoff', resource, attempt: want.failures, delay })
+    ctx.setTimer(backoffKey(resource), delay)
   }
 
-  private giveBack(resource: string, want: Want, io: Io): void {
+  private giveBack(resource: string, want: Want, ctx: QuorumMutexCtx): void {
     const msg = {
       type: 'release',
       resource,
@@ -187,7 +188,7 @@ export class Client {
       attempt: want.attempt,
       token: this.lastTokens.get(resource) ?? 0,
     } as const
-    for (const c of want.granted.keys()) io.send(c, msg)
+    for (const c of want.granted.keys()) this.send(c, msg, ctx)
     want.granted = new Map()
   }
 }

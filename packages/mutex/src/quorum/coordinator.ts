@@ -1,11 +1,11 @@
 import type { NodeId } from '@sd/transport'
 import type { Grant, GrantStore } from './grants.js'
-import type { Io } from './io.js'
-import type { QuorumMessage } from './messages.js'
+import type { QuorumMutexMessage } from './messages.js'
+import type { QuorumMutexCtx, Send } from './protocol.js'
 import { counterOf } from './tokens.js'
 
-type Request = Extract<QuorumMessage, { type: 'request' }>
-type Release = Extract<QuorumMessage, { type: 'release' }>
+type Request = Extract<QuorumMutexMessage, { type: 'request' }>
+type Release = Extract<QuorumMutexMessage, { type: 'release' }>
 
 /** When this coordinator last asked about (or gave) a grant: its clock reading, per resource. */
 interface Asked {
@@ -32,65 +32,67 @@ export class Coordinator {
   private readonly asked = new Map<string, Asked>()
 
   constructor(
-    private readonly grants: () => GrantStore,
+    private readonly store: GrantStore,
     private readonly reclaimAfterMs: number,
+    private readonly send: Send,
   ) {}
 
-  onRequest(from: NodeId, msg: Request, io: Io): void {
-    const store = this.grants()
+  onRequest(from: NodeId, msg: Request, ctx: QuorumMutexCtx): void {
+    const store = this.store
     const { resource, session, attempt, token } = msg
-    const holder = store.holder(resource)
+    const holder = store.holder(resource, ctx.storage)
     const reply = { resource, session, attempt }
     if (holder !== undefined && holder.client === from && holder.session === session) {
       if (holder.attempt === attempt) {
         // A repeated request (a duplicate): the same answer.
-        io.send(from, { type: 'grant', ...reply, counter: holder.counter })
+        this.send(from, { type: 'grant', ...reply, counter: holder.counter }, ctx)
         return
       }
       if (attempt < holder.attempt) {
-        io.send(from, { type: 'deny', ...reply }) // an old round of the holder: already over
+        this.send(from, { type: 'deny', ...reply }, ctx) // an old round of the holder: already over
         return
       }
       // A later round of the same client: it gave up or left the earlier one (its release may
       // still be on the way), so that grant is over.
     } else if (holder !== undefined && holder.client !== from) {
-      io.send(from, { type: 'deny', ...reply })
-      this.askHolder(resource, holder, io)
+      this.send(from, { type: 'deny', ...reply }, ctx)
+      this.askHolder(resource, holder, ctx)
       return
     }
     // Free, or held by an earlier round or an earlier life (another session) of this client,
     // which restarted and forgot it.
-    const counter = Math.max(store.counter(resource), counterOf(token)) + 1
+    const counter = Math.max(store.counter(resource, ctx.storage), counterOf(token)) + 1
     const grant = { client: from, session, attempt, counter }
-    store.set(resource, grant, counter)
-    this.asked.set(resource, { grant, at: io.monotonic() })
-    io.send(from, { type: 'grant', ...reply, counter })
+    store.set(resource, grant, counter, ctx.storage)
+    this.asked.set(resource, { grant, at: ctx.monotonic() })
+    this.send(from, { type: 'grant', ...reply, counter }, ctx)
   }
 
-  onRelease(from: NodeId, msg: Release, io: Io): void {
-    const store = this.grants()
+  onRelease(from: NodeId, msg: Release, ctx: QuorumMutexCtx): void {
+    const store = this.store
     const { resource, session, attempt, token } = msg
-    const holder = store.holder(resource)
-    const counter = Math.max(store.counter(resource), counterOf(token))
+    const holder = store.holder(resource, ctx.storage)
+    const counter = Math.max(store.counter(resource, ctx.storage), counterOf(token))
     if (
       holder !== undefined &&
       holder.client === from &&
       holder.session === session &&
       holder.attempt === attempt
     ) {
-      store.set(resource, undefined, counter)
+      store.set(resource, undefined, counter, ctx.storage)
       this.asked.delete(resource)
       return
     }
     // Not the grant this coordinator holds: a late release of a round already superseded, or of a
     // grant forgotten in a restart. Still move the counter past the token it reports.
-    if (counter > store.counter(resource)) store.set(resource, holder, counter)
-    io.emit({ type: 'ignored', from, reason: `release of ${resource}: not the grant held here` })
+    if (counter > store.counter(resource, ctx.storage))
+      store.set(resource, holder, counter, ctx.storage)
+    ctx.emit({ type: 'ignored', from, reason: `release of ${resource}: not the grant held here` })
   }
 
   /** Asks the holder about its round, at most once per `reclaimAfterMs` of silence. */
-  private askHolder(resource: string, holder: Grant, io: Io): void {
-    const now = io.monotonic()
+  private askHolder(resource: string, holder: Grant, ctx: QuorumMutexCtx): void {
+    const now = ctx.monotonic()
     const last = this.asked.get(resource)
     if (last === undefined || !sameRound(last.grant, holder)) {
       // A grant remembered across a restart: its age is unknown, so it counts from now.
@@ -100,6 +102,6 @@ export class Coordinator {
     if (now - last.at < this.reclaimAfterMs) return
     last.at = now
     const { session, attempt } = holder
-    io.send(holder.client, { type: 'query', resource, session, attempt })
+    this.send(holder.client, { type: 'query', resource, session, attempt }, ctx)
   }
 }

@@ -16,12 +16,12 @@ export interface Grant {
 
 /** A coordinator's grants, per resource, and its grant counters. */
 export interface GrantStore {
-  holder(resource: string): Grant | undefined
+  holder(resource: string, storage: StableStorage): Grant | undefined
   /** The last counter handed out or released past, on this resource. */
-  counter(resource: string): number
-  set(resource: string, holder: Grant | undefined, counter: number): void
+  counter(resource: string, storage: StableStorage): number
+  set(resource: string, holder: Grant | undefined, counter: number, storage: StableStorage): void
   /** Reads everything stored once, so a damaged store is refused when the node starts. */
-  check(): void
+  check(storage: StableStorage): void
 }
 
 /** Plain memory, as in the texts: a restart forgets every grant (and the counters). */
@@ -52,32 +52,31 @@ const grantShape = storedShapes.record({
 })
 
 /**
- * Stable storage: a restart remembers whom it granted (the grant leaves once it is durable). A
- * stored value of the wrong shape throws `StoredStateError`: read as "no grant" or "counter 0",
+ * Stable storage (the handler's `ctx.storage`, passed to each call): a restart remembers whom it
+ * granted (the grant leaves once it is durable). A stored value of the wrong shape throws `StoredStateError`: read as "no grant" or "counter 0",
  * it would let the coordinator grant a second client, or hand out a token again.
  */
-export function durableGrants(storage: () => StableStorage): GrantStore {
-  const holder = (resource: string): Grant | undefined => {
-    const g = readStored(storage(), GRANT + resource, grantShape)
+export function durableGrants(): GrantStore {
+  const holder = (resource: string, storage: StableStorage): Grant | undefined => {
+    const g = readStored(storage, GRANT + resource, grantShape)
     return g === undefined
       ? undefined
       : { client: g.client, session: g.session, attempt: g.attempt, counter: g.counter }
   }
-  const counter = (resource: string): number =>
-    readStored(storage(), COUNTER + resource, storedShapes.count) ?? 0
+  const counter = (resource: string, storage: StableStorage): number =>
+    readStored(storage, COUNTER + resource, storedShapes.count) ?? 0
   return {
     holder,
     counter,
-    set(resource, grant, next) {
-      const s = storage()
+    set(resource, grant, next, s) {
       if (grant === undefined) s.delete(GRANT + resource)
       else s.set(GRANT + resource, { ...grant } satisfies Record<string, JsonValue>)
       s.set(COUNTER + resource, next)
     },
-    check() {
-      for (const key of storage().keys()) {
-        if (key.startsWith(GRANT)) holder(key.slice(GRANT.length))
-        else if (key.startsWith(COUNTER)) counter(key.slice(COUNTER.length))
+    check(storage) {
+      for (const key of storage.keys()) {
+        if (key.startsWith(GRANT)) holder(key.slice(GRANT.length), storage)
+        else if (key.startsWith(COUNTER)) counter(key.slice(COUNTER.length), storage)
       }
     },
   }

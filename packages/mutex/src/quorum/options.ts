@@ -26,7 +26,7 @@ export interface QuorumMutexOptions {
   reclaimAfterMs?: number
 }
 
-export interface QuorumSettings {
+export interface QuorumMutexSettings {
   coordinators: readonly NodeId[]
   isCoordinator: (id: NodeId) => boolean
   n: number
@@ -45,8 +45,8 @@ const positive = (name: string, value: number): number => {
   return value
 }
 
-/** Checks the options once, when the factory is built. */
-export function settingsOf(options: QuorumMutexOptions): QuorumSettings {
+/** Fills in the defaults and checks every value, once, when the factory is built. */
+export function resolveOptions(options: QuorumMutexOptions): QuorumMutexSettings {
   const list = options?.coordinators
   if (!Array.isArray(list) || list.length === 0) {
     throw new InvalidArgumentError('quorumMutex: coordinators must be a non-empty list of node ids')

@@ -8,11 +8,16 @@ import {
 import { type MutexRequest, resourceOf } from '../contract.js'
 import { Client } from './client.js'
 import { Coordinator } from './coordinator.js'
+import type { QuorumMutexEvent } from './events.js'
 import { durableGrants, type GrantStore, volatileGrants } from './grants.js'
-import type { Io } from './io.js'
-import { parseMessage, type QuorumEvent, type QuorumMessage } from './messages.js'
-import { type QuorumMutexOptions, settingsOf } from './options.js'
+import { parseMessage, type QuorumMutexMessage } from './messages.js'
+import { type QuorumMutexOptions, resolveOptions } from './options.js'
 import { clientRank } from './tokens.js'
+
+/** What every handler and helper is handed (never kept). */
+export type QuorumMutexCtx = Ctx<QuorumMutexMessage, QuorumMutexEvent>
+/** How the roles send: a message to this node itself is handled after the handler, not sent. */
+export type Send = (to: NodeId, msg: QuorumMutexMessage, ctx: QuorumMutexCtx) => void
 
 /**
  * The quorum mutex of the course texts: n coordinators, a client enters with m > n/2 grants.
@@ -29,96 +34,86 @@ import { clientRank } from './tokens.js'
  */
 export function quorumMutex(
   options: QuorumMutexOptions,
-): ProtocolFactory<QuorumMessage, MutexRequest, QuorumEvent> {
-  const settings = settingsOf(options)
-  return (self: NodeId): Protocol<QuorumMessage, MutexRequest, QuorumEvent> => {
-    let ctx: Ctx<QuorumMessage, QuorumEvent> | undefined
+): ProtocolFactory<QuorumMutexMessage, MutexRequest, QuorumMutexEvent> {
+  const settings = resolveOptions(options)
+  return (self: NodeId): Protocol<QuorumMutexMessage, MutexRequest, QuorumMutexEvent> => {
     let client: Client | undefined
-    const store: GrantStore = settings.durableGrants
-      ? durableGrants(() => ctx!.storage)
-      : volatileGrants()
-    const coordinator = settings.isCoordinator(self)
-      ? new Coordinator(() => store, settings.reclaimAfterMs)
-      : undefined
+    const store: GrantStore = settings.durableGrants ? durableGrants() : volatileGrants()
     // Messages to self are handled here, after the handler that sent them, not sent on the wire.
-    const loopback: QuorumMessage[] = []
-    const io: Io = {
-      self,
-      send(to, msg) {
-        if (to === self) loopback.push(msg)
-        else ctx!.send(to, msg)
-      },
-      emit: (event) => ctx!.emit(event),
-      setTimer: (key, ms) => ctx!.setTimer(key, ms),
-      cancelTimer: (key) => ctx!.cancelTimer(key),
-      random: () => ctx!.random(),
-      monotonic: () => ctx!.monotonic(),
+    const loopback: QuorumMutexMessage[] = []
+    const send: Send = (to, msg, ctx) => {
+      if (to === self) loopback.push(msg)
+      else ctx.send(to, msg)
     }
+    const coordinator = settings.isCoordinator(self)
+      ? new Coordinator(store, settings.reclaimAfterMs, send)
+      : undefined
 
-    const receive = (from: NodeId, raw: unknown): void => {
+    const receive = (from: NodeId, raw: unknown, ctx: QuorumMutexCtx): void => {
       const msg = parseMessage(raw)
       if (typeof msg === 'string') {
-        io.emit({ type: 'ignored', from, reason: msg })
+        ctx.emit({ type: 'ignored', from, reason: msg })
       } else if (msg.type === 'request' || msg.type === 'release') {
         if (coordinator === undefined) {
-          io.emit({ type: 'ignored', from, reason: `${msg.type}: not a coordinator` })
+          ctx.emit({ type: 'ignored', from, reason: `${msg.type}: not a coordinator` })
         } else if (msg.type === 'request') {
-          coordinator.onRequest(from, msg, io)
+          coordinator.onRequest(from, msg, ctx)
         } else {
-          coordinator.onRelease(from, msg, io)
+          coordinator.onRelease(from, msg, ctx)
         }
       } else if (!settings.isCoordinator(from)) {
-        io.emit({ type: 'ignored', from, reason: `${msg.type}: sender is no coordinator` })
+        ctx.emit({ type: 'ignored', from, reason: `${msg.type}: sender is no coordinator` })
       } else if (msg.type === 'query') {
-        client?.onQuery(from, msg, io)
+        client?.onQuery(from, msg, ctx)
       } else {
-        client?.onAnswer(from, msg, io)
+        client?.onAnswer(from, msg, ctx)
       }
     }
 
-    // Every handler binds the ctx, runs, then drains what it sent to itself.
-    const handle = (c: Ctx<QuorumMessage, QuorumEvent>, body: () => void): void => {
-      ctx = c
-      body()
+    /** Every handler ends by handling what it sent to itself, with its own ctx. */
+    const drain = (ctx: QuorumMutexCtx): void => {
       for (let msg = loopback.shift(); msg !== undefined; msg = loopback.shift()) {
-        receive(self, msg)
+        receive(self, msg, ctx)
       }
     }
 
     return {
-      start(c) {
-        handle(c, () => {
-          const members = new Set<NodeId>([c.self, ...c.peers])
-          const missing = settings.coordinators.filter((id) => !members.has(id))
-          if (missing.length > 0) {
-            throw new InvalidArgumentError(
-              `quorumMutex: coordinators ${missing.map(String).join(', ')} are not members`,
-            )
-          }
-          // A damaged store is refused now, not at the first request that reads it.
-          if (coordinator !== undefined) store.check()
-          // A new session per life, so answers meant for an earlier life are recognised.
-          client = new Client(settings, Math.floor(c.random() * 2 ** 32), clientRank(self, c.peers))
-        })
+      start(ctx) {
+        const members = new Set<NodeId>([ctx.self, ...ctx.peers])
+        const missing = settings.coordinators.filter((id) => !members.has(id))
+        if (missing.length > 0) {
+          throw new InvalidArgumentError(
+            `quorumMutex: coordinators ${missing.map(String).join(', ')} are not members`,
+          )
+        }
+        // A damaged store is refused now, not at the first request that reads it.
+        if (coordinator !== undefined) store.check(ctx.storage)
+        // A new session per life, so answers meant for an earlier life are recognised.
+        const session = Math.floor(ctx.random() * 2 ** 32)
+        client = new Client(settings, session, clientRank(self, ctx.peers), send)
+        drain(ctx)
       },
-      onMessage(from, raw, c) {
-        handle(c, () => receive(from, raw))
+      onMessage(from, raw, ctx) {
+        receive(from, raw, ctx)
+        drain(ctx)
       },
-      onTimer(key, c) {
-        handle(c, () => client?.onTimer(key, io))
+      onTimer(key, ctx) {
+        client?.onTimer(key, ctx)
+        drain(ctx)
       },
-      onRequest(req, c) {
-        handle(c, () => {
-          const type = (req as { type?: unknown } | null)?.type
-          const resource = typeof req === 'object' && req !== null ? resourceOf(req) : undefined
-          if (typeof resource !== 'string' || (type !== 'acquire' && type !== 'release')) {
-            io.emit({ type: 'ignored', from: self, reason: 'malformed request' })
-          } else if (type === 'acquire') {
-            client?.acquire(resource, io)
-          } else {
-            client?.release(resource, io)
-          }
-        })
+      onRequest(req, ctx) {
+        // Checked, not trusted: requests come from application code, typed or not.
+        const loose: { type?: unknown } | null = req
+        const type = loose?.type
+        const resource = typeof req === 'object' && req !== null ? resourceOf(req) : undefined
+        if (typeof resource !== 'string' || (type !== 'acquire' && type !== 'release')) {
+          ctx.emit({ type: 'ignored', from: self, reason: 'malformed request' })
+        } else if (type === 'acquire') {
+          client?.acquire(resource, ctx)
+        } else {
+          client?.release(resource, ctx)
+        }
+        drain(ctx)
       },
     }
   }

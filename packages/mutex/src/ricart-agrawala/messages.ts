@@ -1,6 +1,4 @@
-import { isRecord, type NodeId } from '@sd/transport'
-import type { MutexEvent } from '../contract.js'
-import { lamportTime } from '../lamport/timestamp.js'
+import { isNonNegInt as isLamportTime, isString, messageParser } from '@sd/transport'
 
 /**
  * Ricart-Agrawala's messages. `time` is the sender's Lamport clock (merged on receipt). A reply
@@ -14,28 +12,9 @@ export type RicartAgrawalaMessage =
   /** alwaysAnswer only: "not now; OK follows when I release or my earlier request is done". */
   | { type: 'deny'; resource: string; time: number; req: number }
 
-export type RicartAgrawalaEvent =
-  | MutexEvent
-  /** The node multicast a request; it will enter with `token` (time and rank packed). */
-  | { type: 'requested'; resource: string; time: number; token: number }
-  /** A peer's request was queued without OK (the node holds, or its own request is earlier). */
-  | { type: 'deferred'; to: NodeId; resource: string; time: number }
-  /** alwaysAnswer only: `peer` gave neither OK nor DENY within answerTimeoutMs. */
-  | { type: 'peer-suspected'; peer: NodeId; resource: string }
-  /** A malformed or unexpected message or local request, dropped. */
-  | { type: 'ignored'; from: NodeId; reason: string }
-
 /** Checks a peer's message shape; returns it typed, or why it is refused. */
-export function parseMessage(msg: unknown): RicartAgrawalaMessage | string {
-  if (!isRecord(msg)) return 'not an object'
-  const m = msg
-  if (typeof m.resource !== 'string') return 'no resource'
-  if (lamportTime(m.time) === undefined) return 'no valid Lamport time'
-  if (m.type === 'request') return m as RicartAgrawalaMessage
-  if (m.type === 'ok' || m.type === 'deny') {
-    return lamportTime(m.req) === undefined
-      ? `${m.type} without a request time`
-      : (m as RicartAgrawalaMessage)
-  }
-  return `unknown message type ${String(m.type)}`
-}
+export const parseMessage = messageParser<RicartAgrawalaMessage>({
+  request: { resource: isString, time: isLamportTime },
+  ok: { resource: isString, time: isLamportTime, req: isLamportTime },
+  deny: { resource: isString, time: isLamportTime, req: isLamportTime },
+})

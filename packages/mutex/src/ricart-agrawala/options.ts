@@ -20,7 +20,7 @@ export interface RicartAgrawalaOptions {
   answerTimeoutMs?: number
 }
 
-export interface ResolvedRicartAgrawalaOptions {
+export interface RicartAgrawalaSettings {
   initialClock: number | Readonly<Record<string, number>> | undefined
   alwaysAnswer: boolean
   answerTimeoutMs: number
@@ -28,7 +28,8 @@ export interface ResolvedRicartAgrawalaOptions {
 
 export const DEFAULT_ANSWER_TIMEOUT_MS = 100
 
-export function resolveOptions(options: RicartAgrawalaOptions = {}): ResolvedRicartAgrawalaOptions {
+/** Fills in the defaults and checks every value (`InvalidArgumentError` on a bad one). */
+export function resolveOptions(options: RicartAgrawalaOptions = {}): RicartAgrawalaSettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('ricartAgrawala: options must be an object')
   }

@@ -1,12 +1,20 @@
 import { compareLamport, LamportClock } from '@sd/clocks'
-import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
+import {
+  type Ctx,
+  isNonNegInt,
+  type NodeId,
+  type Protocol,
+  type ProtocolFactory,
+} from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
 import { handleLocalRequest } from '../lamport/local-request.js'
-import { fencingToken, initialClockOf, lamportTime, rankOf } from '../lamport/timestamp.js'
-import { parseMessage, type RicartAgrawalaEvent, type RicartAgrawalaMessage } from './messages.js'
+import { fencingToken, initialClockOf, rankOf } from '../lamport/timestamp.js'
+import type { RicartAgrawalaEvent } from './events.js'
+import { parseMessage, type RicartAgrawalaMessage } from './messages.js'
 import { type RicartAgrawalaOptions, resolveOptions } from './options.js'
 
-type RaCtx = Ctx<RicartAgrawalaMessage, RicartAgrawalaEvent>
+/** What every handler and helper is handed (never kept). */
+export type RicartAgrawalaCtx = Ctx<RicartAgrawalaMessage, RicartAgrawalaEvent>
 
 /** One resource's state at one node. */
 interface Resource {
@@ -42,9 +50,12 @@ const CLOCK_KEY = 'lamport-clock'
 export function ricartAgrawala(
   options: RicartAgrawalaOptions = {},
 ): ProtocolFactory<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> {
-  const opts = resolveOptions(options)
+  const settings = resolveOptions(options)
   return (self) => {
-    const clock = new LamportClock({ pid: self, start: initialClockOf(self, opts.initialClock) })
+    const clock = new LamportClock({
+      pid: self,
+      start: initialClockOf(self, settings.initialClock),
+    })
     const resources = new Map<string, Resource>()
     let rank = 0
     let members = new Set<NodeId>()
@@ -66,20 +77,20 @@ export function ricartAgrawala(
     }
 
     /** A send is a clock event; the stamp is stored before it can leave (write, then send). */
-    const stamp = (ctx: RaCtx): number => {
+    const stamp = (ctx: RicartAgrawalaCtx): number => {
       const time = clock.send()
       ctx.storage.set(CLOCK_KEY, time)
       return time
     }
 
-    const enterIfAllowed = (name: string, r: Resource, ctx: RaCtx) => {
+    const enterIfAllowed = (name: string, r: Resource, ctx: RicartAgrawalaCtx) => {
       if (r.state !== 'WANTED' || r.oks.size < ctx.peers.length) return
       r.state = 'HELD'
       ctx.cancelTimer(TIMER_PREFIX + name)
       ctx.emit({ type: 'acquired', resource: name, token: fencingToken(r.time, rank) })
     }
 
-    const request = (name: string, r: Resource, ctx: RaCtx) => {
+    const request = (name: string, r: Resource, ctx: RicartAgrawalaCtx) => {
       r.state = 'WANTED'
       r.time = stamp(ctx) // one multicast event: every copy carries the same T
       r.oks.clear()
@@ -91,13 +102,13 @@ export function ricartAgrawala(
         token: fencingToken(r.time, rank),
       })
       ctx.broadcast({ type: 'request', resource: name, time: r.time })
-      if (opts.alwaysAnswer && ctx.peers.length > 0) {
-        ctx.setTimer(TIMER_PREFIX + name, opts.answerTimeoutMs)
+      if (settings.alwaysAnswer && ctx.peers.length > 0) {
+        ctx.setTimer(TIMER_PREFIX + name, settings.answerTimeoutMs)
       }
       enterIfAllowed(name, r, ctx)
     }
 
-    const release = (name: string, r: Resource, ctx: RaCtx) => {
+    const release = (name: string, r: Resource, ctx: RicartAgrawalaCtx) => {
       r.state = 'RELEASED'
       ctx.emit({ type: 'released', resource: name, token: fencingToken(r.time, rank) })
       for (const [peer, req] of r.deferred) {
@@ -110,7 +121,7 @@ export function ricartAgrawala(
       }
     }
 
-    const onPeerRequest = (from: NodeId, name: string, time: number, ctx: RaCtx) => {
+    const onPeerRequest = (from: NodeId, name: string, time: number, ctx: RicartAgrawalaCtx) => {
       const r = stateOf(name)
       const mineFirst =
         r.state === 'HELD' ||
@@ -122,15 +133,15 @@ export function ricartAgrawala(
       }
       r.deferred.set(from, time)
       ctx.emit({ type: 'deferred', to: from, resource: name, time })
-      if (opts.alwaysAnswer) {
+      if (settings.alwaysAnswer) {
         ctx.send(from, { type: 'deny', resource: name, time: stamp(ctx), req: time })
       }
     }
 
     const protocol: Protocol<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> = {
       start(ctx) {
-        const saved = lamportTime(ctx.storage.get(CLOCK_KEY))
-        if (saved !== undefined && saved > clock.time) clock.restore(saved)
+        const saved = ctx.storage.get(CLOCK_KEY)
+        if (isNonNegInt(saved) && saved > clock.time) clock.restore(saved)
         rank = rankOf(self, ctx.peers)
         members = new Set(ctx.peers)
       },

@@ -1,4 +1,11 @@
-import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
+import {
+  arrayOf,
+  isNonNegInt as count,
+  intIn,
+  isNodeId,
+  messageParser,
+  type NodeId,
+} from '@sd/transport'
 
 /** The token as it travels: its generation, its entry counter and the ring it knows. */
 export interface TokenState {
@@ -20,42 +27,22 @@ export type TokenRingMessage =
   | { type: 'regen'; generation: number; initiator: NodeId; live: NodeId[]; hop: number }
   | { type: 'regen-ack'; hop: number }
 
-export type TokenRingEvent =
-  | { type: 'acquired'; resource: string; token: number }
-  | { type: 'released'; resource: string; token: number }
-  | { type: 'ring-changed'; members: NodeId[] }
-  | { type: 'token-regenerated'; generation: number }
-  | { type: 'token-destroyed'; generation: number }
-  | { type: 'ignored'; from: NodeId; reason: string }
-
 /** Fencing token: generation in the high part, so a regenerated token continues above. */
 export const GENERATION_UNIT = 2 ** 32
 
-const ids = (v: unknown): v is NodeId[] => Array.isArray(v) && v.length > 0 && v.every(isNodeId)
+const members = arrayOf(isNodeId, { min: 1 })
 
 /** The message, or why it is not one. */
-export function parseMessage(msg: unknown): TokenRingMessage | string {
-  if (!isRecord(msg)) return 'not an object'
-  const m = msg
-  switch (m.type) {
-    case 'token':
-      if (!count(m.pass) || !count(m.generation) || !count(m.count) || !ids(m.members)) {
-        return 'malformed token'
-      }
-      if (m.generation >= 2 ** 20 || m.count >= GENERATION_UNIT) return 'token out of range'
-      return m as unknown as TokenRingMessage
-    case 'ack':
-    case 'commit':
-    case 'regen-ack':
-      return count(m.type === 'regen-ack' ? m.hop : m.pass)
-        ? (m as unknown as TokenRingMessage)
-        : `malformed ${m.type}`
-    case 'regen':
-      if (!count(m.generation) || !isNodeId(m.initiator) || !ids(m.live) || !count(m.hop)) {
-        return 'malformed regen'
-      }
-      return m as unknown as TokenRingMessage
-    default:
-      return `unknown message type ${JSON.stringify(m.type)}`
-  }
-}
+export const parseMessage = messageParser<TokenRingMessage>({
+  token: {
+    pass: count,
+    // Generations stay below 2^20 and counts below GENERATION_UNIT: their fencing token is exact.
+    generation: intIn(0, 2 ** 20 - 1),
+    count: intIn(0, GENERATION_UNIT - 1),
+    members,
+  },
+  ack: { pass: count },
+  commit: { pass: count },
+  regen: { generation: count, initiator: isNodeId, live: members, hop: count },
+  'regen-ack': { hop: count },
+})

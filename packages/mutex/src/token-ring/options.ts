@@ -38,7 +38,8 @@ function positive(name: string, value: unknown, fallback: number, allowZero = fa
   return value
 }
 
-export function settingsOf(options: TokenRingOptions = {}): TokenRingSettings {
+/** Fills in the defaults and checks every value (`InvalidArgumentError` on a bad one). */
+export function resolveOptions(options: TokenRingOptions = {}): TokenRingSettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('tokenRing: options must be an object')
   }

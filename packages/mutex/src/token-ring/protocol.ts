@@ -1,17 +1,18 @@
 import { type Ctx, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexRequest, resourceOf } from '../contract.js'
+import type { TokenRingEvent } from './events.js'
 import {
   GENERATION_UNIT,
   parseMessage,
-  type TokenRingEvent,
   type TokenRingMessage,
   type TokenState,
 } from './messages.js'
-import { settingsOf, type TokenRingOptions } from './options.js'
+import { resolveOptions, type TokenRingOptions } from './options.js'
 import { compareElection, sameMembers, successorOf } from './ring.js'
 
-type RingCtx = Ctx<TokenRingMessage, TokenRingEvent>
-type RegenMsg = Extract<TokenRingMessage, { type: 'regen' }>
+/** What every handler and helper is handed (never kept). */
+export type TokenRingCtx = Ctx<TokenRingMessage, TokenRingEvent>
+type RegenMessage = Extract<TokenRingMessage, { type: 'regen' }>
 
 /**
  * Token ring mutual exclusion over the members in id order. The lowest id creates the token; it
@@ -37,7 +38,7 @@ type RegenMsg = Extract<TokenRingMessage, { type: 'regen' }>
 export function tokenRing(
   options: TokenRingOptions = {},
 ): ProtocolFactory<TokenRingMessage, MutexRequest, TokenRingEvent> {
-  const settings = settingsOf(options)
+  const settings = resolveOptions(options)
   return (self) => {
     let view: NodeId[] = [self]
     let lostMs = 0
@@ -64,18 +65,18 @@ export function tokenRing(
     let stopped: { generation: number; live: NodeId[] } | undefined
     let peers: readonly NodeId[] = []
     let regenPending:
-      | { to: NodeId; hop: number; msg: Omit<RegenMsg, 'hop'>; tries: number }
+      | { to: NodeId; hop: number; msg: Omit<RegenMessage, 'hop'>; tries: number }
       | undefined
 
     const hasToken = () => token !== undefined || pending !== undefined || incoming !== undefined
 
-    const adoptView = (members: NodeId[], ctx: RingCtx) => {
+    const adoptView = (members: NodeId[], ctx: TokenRingCtx) => {
       if (sameMembers(members, view)) return
       view = [...members]
       ctx.emit({ type: 'ring-changed', members: [...view] })
     }
 
-    const enter = (ctx: RingCtx) => {
+    const enter = (ctx: TokenRingCtx) => {
       const t = token!
       wants--
       t.count++
@@ -84,13 +85,13 @@ export function tokenRing(
       ctx.emit({ type: 'acquired', resource: DEFAULT_RESOURCE, token: entryToken })
     }
 
-    const sendPass = (ctx: RingCtx) => {
+    const sendPass = (ctx: TokenRingCtx) => {
       const p = pending!
       ctx.send(p.to, { type: 'token', pass: p.pass, ...p.state, members: [...p.state.members] })
       ctx.setTimer('ack', settings.ackTimeoutMs)
     }
 
-    const passOn = (ctx: RingCtx) => {
+    const passOn = (ctx: TokenRingCtx) => {
       const state = token!
       const to = successorOf(state.members, self)
       if (to === undefined) {
@@ -102,7 +103,7 @@ export function tokenRing(
       sendPass(ctx)
     }
 
-    const becomeHolder = (state: TokenState, ctx: RingCtx) => {
+    const becomeHolder = (state: TokenState, ctx: TokenRingCtx) => {
       token = state
       tokenGen = Math.max(tokenGen, state.generation)
       floor = Math.max(floor, state.generation)
@@ -112,10 +113,10 @@ export function tokenRing(
       else ctx.setTimer('pass', settings.holdMs)
     }
 
-    const destroy = (generation: number, ctx: RingCtx) =>
+    const destroy = (generation: number, ctx: TokenRingCtx) =>
       ctx.emit({ type: 'token-destroyed', generation })
 
-    const forwardRegen = (msg: Omit<RegenMsg, 'hop'>, ctx: RingCtx) => {
+    const forwardRegen = (msg: Omit<RegenMessage, 'hop'>, ctx: TokenRingCtx) => {
       const to = successorOf(view, self)
       if (to === undefined) {
         if (msg.initiator === self) onRegen(self, { ...msg, hop: 0 }, ctx)
@@ -126,7 +127,7 @@ export function tokenRing(
       ctx.setTimer('regen-ack', settings.ackTimeoutMs)
     }
 
-    const startRegen = (ctx: RingCtx) => {
+    const startRegen = (ctx: TokenRingCtx) => {
       const generation = Math.max(floor, tokenGen, best?.generation ?? 0) + 1
       best = { generation, initiator: self }
       floor = generation
@@ -139,7 +140,11 @@ export function tokenRing(
      * tokens below its generation, so the token moves up to it (no other token of that generation
      * can be created: its election would have to pass this token); whoever ran it is alive.
      */
-    const liftAbove = (t: TokenState, m: { generation: number; live: NodeId[] }, ctx: RingCtx) => {
+    const liftAbove = (
+      t: TokenState,
+      m: { generation: number; live: NodeId[] },
+      ctx: TokenRingCtx,
+    ) => {
       if (m.generation > t.generation) {
         t.generation = m.generation
         tokenGen = Math.max(tokenGen, m.generation)
@@ -154,7 +159,7 @@ export function tokenRing(
       }
     }
 
-    function onRegen(from: NodeId, m: RegenMsg, ctx: RingCtx) {
+    function onRegen(from: NodeId, m: RegenMessage, ctx: TokenRingCtx) {
       if (from !== self) ctx.send(from, { type: 'regen-ack', hop: m.hop })
       if (m.initiator === self) {
         // Back home: this node's election went round without meeting the token or a better one.
@@ -196,7 +201,7 @@ export function tokenRing(
     const onToken = (
       from: NodeId,
       m: Extract<TokenRingMessage, { type: 'token' }>,
-      ctx: RingCtx,
+      ctx: TokenRingCtx,
     ) => {
       const ack = () => ctx.send(from, { type: 'ack', pass: m.pass })
       if (incoming !== undefined && incoming.from === from && incoming.pass === m.pass) return ack()
@@ -229,7 +234,7 @@ export function tokenRing(
       },
 
       onRequest(req, ctx) {
-        const r = req as { type?: unknown }
+        const r: { type?: unknown } = req // checked: application code may pass anything
         if (r.type !== 'acquire' && r.type !== 'release') {
           return ctx.emit({ type: 'ignored', from: self, reason: 'unknown request' })
         }

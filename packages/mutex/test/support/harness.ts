@@ -3,12 +3,14 @@
  * each holds), releasing on the protocol's own `acquired` events, and judges the run from the
  * trace with `checkMutualExclusion`.
  */
-import {
-  type NodeId,
-  type ProtocolFactory,
+import type {
+  LaunchedGroup,
+  NodeId,
+  ProtocolFactory,
   SimNetwork,
-  type SimNetworkOptions,
+  SimNetworkOptions,
 } from '@sd/transport'
+import { runInSim } from '@sd/transport/testing'
 import { checkMutualExclusion, type MutexVerdict, type TimedEvent } from '../../src/check.js'
 import { DEFAULT_RESOURCE, type MutexRequest } from '../../src/contract.js'
 
@@ -30,53 +32,60 @@ export interface MutexRun<Ev = unknown> extends MutexVerdict {
   granted: number
 }
 
-export interface RunOptions {
+export interface RunOptions<Ev = unknown> {
   seed: number
-  net?: SimNetworkOptions
+  net?: Omit<SimNetworkOptions, 'seed'>
   /** Plans faults on the network before it runs (crashes, partitions, restarts...). */
-  faults?: (net: SimNetwork) => void
+  faults?: (net: SimNetwork, group: LaunchedGroup<MutexRequest, Ev>) => void
   /** Virtual time to run to; default: until nothing is left to happen. */
   until?: number
 }
 
-export function runMutex<Msg, Ev>(
+/** Every algorithm's events have a `type`; `acquired` names its resource (default when absent). */
+type MutexLikeEvent = { type: string }
+
+export function runMutex<Msg, Ev extends MutexLikeEvent>(
   ids: readonly NodeId[],
   factory: ProtocolFactory<Msg, MutexRequest, Ev>,
   asks: readonly Ask[],
-  options: RunOptions,
+  options: RunOptions<Ev>,
 ): MutexRun<Ev> {
-  const net = new SimNetwork({ seed: options.seed, ...options.net })
-  const events: TimedEvent<Ev>[] = []
   // Per node and resource, the holds of its requests not yet granted, in the order they were made.
   const pendingHolds = new Map<string, number[]>()
   const keyOf = (node: NodeId, resource: string) => `${String(node)}\u0000${resource}`
   let granted = 0
-  const onEmit = (node: NodeId, event: Ev, t: number) => {
-    events.push({ node, t, event })
-    const e = event as { type?: string; resource?: string }
-    if (e.type !== 'acquired') return
-    const resource = e.resource ?? DEFAULT_RESOURCE
-    const hold = pendingHolds.get(keyOf(node, resource))?.shift()
-    if (hold === undefined) return // granted without a pending ask: the checker sees it anyway
-    granted++
-    net.request<MutexRequest>(node, { type: 'release', resource }, t + hold)
-  }
-  net.launch(ids, factory, { onEmit })
-  for (const ask of [...asks].sort((a, b) => a.at - b.at)) {
-    const resource = ask.resource ?? DEFAULT_RESOURCE
-    net.at(ask.at, () => {
-      if (net.isCrashed(ask.node)) return
-      const key = keyOf(ask.node, resource)
-      pendingHolds.set(key, [...(pendingHolds.get(key) ?? []), ask.hold])
-      net.request<MutexRequest>(ask.node, { type: 'acquire', resource })
-    })
-  }
-  options.faults?.(net)
-  if (options.until === undefined) net.run()
-  else net.run({ until: options.until })
-  const crashes = net.trace
-    .filter((e) => e.type === 'crash')
-    .map((e) => ({ node: (e as { node: NodeId }).node, t: e.t }))
+  // Set by the plan, before any acquire is asked: so before any `acquired` that answers one.
+  let group: LaunchedGroup<MutexRequest, Ev> | undefined
+  const { net, events } = runInSim(ids, factory, {
+    seed: options.seed,
+    net: options.net,
+    until: options.until,
+    onEmit: (node, event, t) => {
+      if (event.type !== 'acquired') return
+      const resource =
+        'resource' in event && typeof event.resource === 'string'
+          ? event.resource
+          : DEFAULT_RESOURCE
+      const hold = pendingHolds.get(keyOf(node, resource))?.shift()
+      if (hold === undefined) return // granted without a pending ask: the checker sees it anyway
+      granted++
+      group?.request(node, { type: 'release', resource }, t + hold)
+    },
+    plan: (net, launched) => {
+      group = launched
+      for (const ask of [...asks].sort((a, b) => a.at - b.at)) {
+        const resource = ask.resource ?? DEFAULT_RESOURCE
+        net.at(ask.at, () => {
+          if (net.isCrashed(ask.node)) return
+          const key = keyOf(ask.node, resource)
+          pendingHolds.set(key, [...(pendingHolds.get(key) ?? []), ask.hold])
+          launched.request(ask.node, { type: 'acquire', resource })
+        })
+      }
+      options.faults?.(net, launched)
+    },
+  })
+  const crashes = net.trace.flatMap((e) => (e.type === 'crash' ? [{ node: e.node, t: e.t }] : []))
   const verdict = checkMutualExclusion(events, crashes)
   return { ...verdict, net, events, asked: asks.length, granted }
 }

@@ -4,7 +4,7 @@
  */
 import type { ProtocolFactory } from '@sd/transport'
 import { createUdpTransport, type UdpTransport } from '@sd/transport/udp'
-import { createMutex, type Mutex } from '../../src/lock/index.js'
+import { createMutex, type Mutex } from '../../src/api/index.js'
 
 export interface LockCluster<Req, Ev> {
   locks: Mutex<Req, Ev>[]

@@ -12,8 +12,8 @@
  */
 import { createUdpTransport } from '@sd/transport/udp'
 import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
+import { createMutex } from '../../src/api/index.js'
 import { centralized } from '../../src/centralized/index.js'
-import { createMutex } from '../../src/lock/index.js'
 import { ricartAgrawala } from '../../src/ricart-agrawala/index.js'
 import { readCounter, writeFenced } from './lock-counter.js'
 

@@ -1,0 +1,349 @@
+/**
+ * The centralized mutex: one coordinator keeps a FIFO queue per named resource; a client sends
+ * REQUEST, the coordinator answers GRANT when the resource is free, the client sends RELEASE when
+ * it leaves: 3 messages per use (none when the client is the coordinator). When the resource is
+ * taken, `whenBusy: 'queue'` answers nothing until it is free; `'deny'` answers DENIED, and the
+ * client retries with exponential backoff and jitter; no answer at all within `answerTimeoutMs`
+ * means the coordinator is unreachable (`coordinator-unreachable`), and the request waits for a new
+ * coordinator.
+ *
+ * Fencing tokens: token = term * 2^32 + counter, at least one above the last token of the resource,
+ * which the coordinator writes to stable storage before the GRANT leaves. So tokens increase
+ * across grants, across a restart of the coordinator (unless its disk is lost), and across a change
+ * of coordinator (a higher term).
+ *
+ * Leases (`leaseMs`), all on `ctx.monotonic()` (a wall-clock step changes nothing): a REQUEST
+ * carries when its copy left (`at`, the client's clock) and the GRANT echoes it; the holder's lease
+ * runs `leaseMs` from that `at`, and from each renewal's `at` after it. The coordinator counts
+ * `leaseMs + maxDelayMs` from the GRANT or renewal it handled, which is after the `at` it answers,
+ * so its count ends after the holder's whatever the delays and pauses, as long as clocks run at
+ * about one rate. A GRANT that comes after the lease it gives (it waited in the queue, or its
+ * client was paused) is late (`grant-late`): the request goes again, and the coordinator answers a
+ * holder's repeat with a fresh GRANT or queues it again. A holder whose lease runs out emits
+ * `lease-lost` and then `released`; a renewal handled after its lease ended does not revive it.
+ * Waiting requests are sent again every `resendEveryMs`, so a lost REQUEST or GRANT is recovered.
+
+ * Rules when the coordinator changes (request `{ type: 'coordinator', id, term }`, as an election
+ * sends through wiring; `electionToLock` maps the majority election's events) or restarts:
+ * 0. A node grants and renews only while it coordinates the newest term it knows; with
+ *    `leaderLease`, also only while the leader lease of that term (`{ type: 'coordinator-lease',
+ *    term, until }`) is valid on `ctx.monotonic()` at that moment, so a leader that wakes from a
+ *    pause finds its lease over before it acts, whatever order its backlog comes in; requests held
+ *    back are served when a valid lease arrives. `{ type: 'coordinator-lost', term }` (its leader
+ *    stepped down) ends its coordinator role at once (`coordinator-stopped`). A local GRANT passes
+ *    the same term rules as one that came over the network.
+ * 1. Terms only go up: a change to an older term, or to another node in the same term, is ignored
+ *    (`ignored` event); the current term and coordinator are kept in stable storage.
+ * 2. The coordinator of the old term, if it is this node, forgets its queue and holders.
+ * 3. Every client sends its waiting REQUESTs again, at once, to the new coordinator (in resource
+ *    order; the new queue follows the order they arrive in). A holder goes on renewing, now with
+ *    the new coordinator.
+ * 4. The new coordinator does not know who holds what: it broadcasts RECOVER (with its term and
+ *    incarnation) and grants nothing until every member answered with a SYNC (what it holds, with
+ *    tokens, and what it waits for), or, with leases, until `leaseMs + maxDelayMs` passed, the
+ *    longest a lease of an earlier coordinator can last. A holder's SYNC makes it the holder at the
+ *    new coordinator, which renews its lease and grants the resource to no one else until it is
+ *    released or its lease expires. Only a SYNC that answers this incarnation's RECOVER counts;
+ *    any other SYNC is answered with RECOVER (its content may be stale).
+ * 5. Messages of an older term are ignored by everyone (GRANT, DENIED, renewals of a deposed
+ *    coordinator too); their sender is told the newer term and coordinator (NEWER). A message to
+ *    this node of a newer term means its sender knows this node coordinates that term: it takes
+ *    over (rule 4) before handling it.
+ * 6. A claim that comes after the new coordinator already granted the resource in its term is
+ *    answered REVOKED: the client emits `lease-lost` (reason `revoked`) and `released`.
+ * 7. A coordinator that restarts (its storage kept) is a new incarnation of the same term, and
+ *    rule 4 holds. A GRANT of an earlier incarnation that arrives after the RECOVER is ignored
+ *    (the request it answered is in the SYNC). A member that restarts sends a SYNC of no
+ *    incarnation, which the coordinator answers with RECOVER, so that a recovering coordinator
+ *    does not wait for it forever.
+ *
+ * Stored state (term, coordinator, boots, last token per resource) of the wrong shape is refused
+ * with `StoredStateError` (ERR_STORED_STATE), never read as a default.
+ *
+ * Not tolerated: a lost disk on the coordinator (tokens start over); clocks whose rates differ by
+ * more than the margin `maxDelayMs` leaves over a lease; without leases, a holder that crashes
+ * (the resource stays taken) and a member that stays down during a change (no grant until it
+ * comes back); without `leaderLease` (a coordinator moved by hand or by an election without
+ * leases), a deposed coordinator that has not heard of the newer term: it grants and renews under
+ * its old term, with lower tokens, until it does. A process paused between its last check of its
+ * lease and its use of the resource acts on an old belief when it wakes: only the resource's check
+ * of fencing tokens stops that (it must refuse a token below the largest it has seen).
+ */
+import {
+  type Ctx,
+  compareNodeIds,
+  intIn,
+  isNodeId,
+  type NodeId,
+  type Protocol,
+  readStored,
+  StoredStateError,
+  storedShapes,
+} from '@sd/transport'
+import { DEFAULT_RESOURCE } from '../contract.js'
+import { InvalidArgumentError } from '../errors.js'
+import { ClientRole } from './client.js'
+import { CoordinatorRole } from './coordinator.js'
+import type { CentralizedEvent } from './events.js'
+import { type CentralizedMessage, parseMessage } from './messages.js'
+import type { Node } from './node.js'
+import { type CentralizedOptions, MAX_TERM, resolveOptions, TOKENS_PER_TERM } from './options.js'
+import type { CentralizedRequest } from './requests.js'
+
+/** What every handler and helper of the centralized mutex is handed (never kept). */
+export type CentralizedCtx = Ctx<CentralizedMessage, CentralizedEvent>
+
+/** A request as it may come from untyped application code: every field is checked before use. */
+type LooseRequest = {
+  type?: unknown
+  resource?: unknown
+  id?: unknown
+  term?: unknown
+  until?: unknown
+}
+
+const isTerm = intIn(0, MAX_TERM)
+
+const TERM_SHAPE = {
+  expected: `an integer in [0, ${MAX_TERM}]`,
+  is: isTerm,
+}
+
+const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync'])
+
+/** A centralized mutex protocol for one node; validates `options` at once (`ERR_INVALID_ARGUMENT`). */
+export function centralized(
+  options?: CentralizedOptions,
+): (self: NodeId) => Protocol<CentralizedMessage, CentralizedRequest, CentralizedEvent> {
+  const settings = resolveOptions(options)
+  return () => {
+    let coord: CoordinatorRole | undefined
+    let client: ClientRole
+    /** The coordinator's incarnation as told by its RECOVER (within the current term). */
+    let coordinatorEpoch = 0
+    /** The newest leader lease this node was told of (`leaderLease` only). */
+    let leaderLease: { term: number; until: number } | undefined
+    const node: Node & { term: number; coordinator: NodeId; epoch: number } = {
+      settings,
+      term: settings.term,
+      coordinator: settings.coordinator ?? '',
+      epoch: 0,
+      mayGrant(ctx) {
+        if (coord === undefined || node.coordinator !== ctx.self) return false
+        if (!settings.leaderLease) return true
+        return leaderLease?.term === node.term && ctx.monotonic() < leaderLease.until
+      },
+      toCoordinator(msg, ctx) {
+        if (node.coordinator === ctx.self) coordinatorGets(ctx.self, msg, ctx)
+        else ctx.send(node.coordinator, msg)
+      },
+      toClient(to, msg, ctx) {
+        // A local answer passes the same term rules as one that came over the network.
+        if (to === ctx.self) clientGets(ctx.self, msg, ctx)
+        else ctx.send(to, msg)
+      },
+    }
+
+    /** Rule 5 for what a coordinator sends a client: only the coordinator of this term counts. */
+    const clientGets = (from: NodeId, msg: CentralizedMessage, ctx: CentralizedCtx) => {
+      if (msg.term !== node.term || from !== node.coordinator) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `${msg.type} from a node that does not coordinate term ${msg.term}`,
+        })
+        return
+      }
+      if (msg.type === 'grant' && msg.epoch < coordinatorEpoch) {
+        ctx.emit({ type: 'ignored', from, reason: 'grant sent before the coordinator restarted' })
+        return
+      }
+      client.onMessage(from, msg, ctx)
+    }
+
+    /** The leader stepped down: its coordinator role ends at once (queue and holders forgotten). */
+    const coordinatorLost = (term: number, ctx: CentralizedCtx) => {
+      if (term !== node.term || node.coordinator !== ctx.self || coord === undefined) return
+      coord.stop(ctx)
+      coord = undefined
+      leaderLease = undefined
+      ctx.emit({ type: 'coordinator-stopped', term })
+    }
+
+    const coordinatorLease = (term: number, until: number, ctx: CentralizedCtx) => {
+      if (term < node.term || (leaderLease !== undefined && term < leaderLease.term)) {
+        ctx.emit({
+          type: 'ignored',
+          from: ctx.self,
+          reason: `leader lease of term ${term} (now ${node.term})`,
+        })
+        return
+      }
+      // Kept even before the `coordinator` request of its term arrives (wiring order).
+      leaderLease = { term, until }
+      if (node.mayGrant(ctx)) coord?.resume(ctx)
+    }
+
+    const coordinatorGets = (from: NodeId, msg: CentralizedMessage, ctx: CentralizedCtx) => {
+      if (coord === undefined) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `${msg.type} to a node that does not coordinate`,
+        })
+      } else coord.onMessage(from, msg, ctx)
+    }
+
+    /** Rule 4: a coordinator that does not know who holds what asks everyone (RECOVER). */
+    const becomeCoordinator = (recovering: boolean, ctx: CentralizedCtx) => {
+      coord = new CoordinatorRole(node, recovering, ctx)
+      coordinatorEpoch = node.epoch
+      if (!recovering) return
+      ctx.broadcast({ type: 'recover', term: node.term, epoch: node.epoch })
+      client.sync(node.epoch, ctx)
+    }
+
+    const change = (id: NodeId, term: number, ctx: CentralizedCtx, from: NodeId): boolean => {
+      if (id !== ctx.self && !ctx.peers.includes(id)) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `coordinator ${JSON.stringify(id)} is not a member`,
+        })
+        return false
+      }
+      if (term < node.term || (term === node.term && id !== node.coordinator)) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `coordinator ${JSON.stringify(id)} of term ${term}, while ${JSON.stringify(node.coordinator)} coordinates term ${node.term}`,
+        })
+        return false
+      }
+      if (term === node.term) return true
+      ctx.storage.set('term', term)
+      ctx.storage.set('coordinator', id)
+      coord?.stop(ctx)
+      coord = undefined
+      node.term = term
+      node.coordinator = id
+      coordinatorEpoch = 0
+      ctx.emit({ type: 'coordinator-changed', coordinator: id, term })
+      if (id === ctx.self) becomeCoordinator(true, ctx)
+      else client.coordinatorChanged(ctx)
+      return true
+    }
+
+    return {
+      start(ctx) {
+        // Stored values of the wrong shape throw StoredStateError: never read as a default.
+        const boots = (readStored(ctx.storage, 'boots', storedShapes.count) ?? 0) + 1
+        const term = readStored(ctx.storage, 'term', TERM_SHAPE)
+        const stored = readStored(ctx.storage, 'coordinator', storedShapes.nodeId)
+        if ((term === undefined) !== (stored === undefined)) {
+          // Written together: one without the other is not a state this protocol leaves.
+          const missing = term === undefined ? 'term' : 'coordinator'
+          throw new StoredStateError(
+            missing,
+            `stored with ${missing === 'term' ? 'coordinator' : 'term'}`,
+            undefined,
+          )
+        }
+        ctx.storage.set('boots', boots)
+        node.epoch = boots
+        client = new ClientRole(node, boots * TOKENS_PER_TERM)
+        if (term !== undefined && stored !== undefined) {
+          node.term = term
+          node.coordinator = stored
+        } else if (settings.coordinator === undefined) {
+          node.coordinator = [ctx.self, ...ctx.peers].sort(compareNodeIds)[0]!
+        } else if (settings.coordinator !== ctx.self && !ctx.peers.includes(settings.coordinator)) {
+          throw new InvalidArgumentError(
+            `centralized: coordinator ${JSON.stringify(settings.coordinator)} is not a member (${[ctx.self, ...ctx.peers].join(', ')})`,
+          )
+        }
+        if (node.coordinator === ctx.self) becomeCoordinator(boots > 1, ctx)
+        else if (boots > 1) client.sync(0, ctx) // rule 7: asks the coordinator for RECOVER
+      },
+
+      onRequest(req, ctx) {
+        const r: LooseRequest | null | undefined = req
+        const resource = r?.resource ?? DEFAULT_RESOURCE
+        if (r?.type === 'coordinator') {
+          if (!isNodeId(r.id) || !isTerm(r.term)) {
+            ctx.emit({ type: 'ignored', from: ctx.self, reason: `malformed coordinator request` })
+          } else change(r.id, r.term, ctx, ctx.self)
+        } else if (r?.type === 'coordinator-lost') {
+          if (!isTerm(r.term)) {
+            ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed coordinator-lost' })
+          } else coordinatorLost(r.term, ctx)
+        } else if (r?.type === 'coordinator-lease') {
+          if (!isTerm(r.term) || typeof r.until !== 'number' || Number.isNaN(r.until)) {
+            ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed coordinator-lease' })
+          } else coordinatorLease(r.term, r.until, ctx)
+        } else if (
+          (r?.type === 'acquire' || r?.type === 'release') &&
+          typeof resource === 'string'
+        ) {
+          if (r.type === 'acquire') client.acquire(resource, ctx)
+          else client.release(resource, ctx)
+        } else {
+          ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed request' })
+        }
+      },
+
+      onMessage(from, raw, ctx) {
+        const msg = parseMessage(raw)
+        if (typeof msg === 'string') {
+          ctx.emit({ type: 'ignored', from, reason: msg })
+          return
+        }
+        if (msg.term < node.term) {
+          // Rule 5: out of date; tell the sender who coordinates now.
+          ctx.emit({
+            type: 'ignored',
+            from,
+            reason: `${msg.type} of term ${msg.term} (now ${node.term})`,
+          })
+          if (msg.type !== 'newer') {
+            ctx.send(from, { type: 'newer', term: node.term, coordinator: node.coordinator })
+          }
+          return
+        }
+        if (msg.type === 'newer') {
+          if (msg.term > node.term) change(msg.coordinator, msg.term, ctx, from)
+          return
+        }
+        if (msg.type === 'recover') {
+          if (msg.term > node.term && !change(from, msg.term, ctx, from)) return
+          if (from !== node.coordinator) {
+            ctx.emit({
+              type: 'ignored',
+              from,
+              reason: `recover from a node that does not coordinate term ${msg.term}`,
+            })
+            return
+          }
+          // Rule 7: GRANTs of its incarnations before this one are void from now on.
+          if (msg.epoch > coordinatorEpoch) {
+            coordinatorEpoch = msg.epoch
+            client.sync(msg.epoch, ctx)
+          }
+          return
+        }
+        if (TO_COORDINATOR.has(msg.type)) {
+          // Rule 5: the sender knows this node coordinates a newer term.
+          if (msg.term > node.term && !change(ctx.self, msg.term, ctx, from)) return
+          coordinatorGets(from, msg, ctx)
+          return
+        }
+        clientGets(from, msg, ctx)
+      },
+
+      onTimer(key, ctx) {
+        if (coord?.onTimer(key, ctx)) return
+        client.onTimer(key, ctx)
+      },
+    }
+  }
+}
