@@ -7,7 +7,7 @@ import {
   type CausalEvent,
   type CausalMessage,
   causalBroadcast,
-} from './causal-delivery.js'
+} from './causal-delivery/index.js'
 import { CausalHistory } from './causality.js'
 
 const SEEDS = Number(process.env.SD_SEEDS ?? 200)
@@ -64,8 +64,8 @@ function runCausal(seed: number, duplicate = 0): Outcome {
         out.history.record(node, [out.broadcastOf.get(event.payload)!])
         if (made < 40 && rand() < 0.35) request(node)
       }
-    } else if (event.type === 'malformed') {
-      throw new Error(`unexpected malformed message: ${event.reason}`)
+    } else if (event.type === 'ignored') {
+      throw new Error(`unexpected ignored message: ${event.reason}`)
     }
   })
   net.launch(ids, () => causalBroadcast<string>())
@@ -158,8 +158,8 @@ describe('CausalBuffer', () => {
     net.transport(1).send(2, 42)
     net.run()
     expect(events).toMatchObject([
-      { type: 'malformed', from: 1 },
-      { type: 'malformed', from: 1 },
+      { type: 'ignored', from: 1 },
+      { type: 'ignored', from: 1 },
     ])
   })
 })

@@ -7,7 +7,7 @@ import {
   type TotalOrderMessage,
   type TotalOrderRequest,
   totalOrderBroadcast,
-} from './total-order.js'
+} from './total-order/index.js'
 
 const SEEDS = Number(process.env.SD_SEEDS ?? 200)
 
@@ -90,9 +90,9 @@ describe('total order broadcast in the simulator', () => {
     net.transport('b').send('a', { type: 'nope' })
     net.run()
     expect(events).toEqual([
-      { type: 'malformed', from: 'x', reason: '"x" is not a member of the group' },
-      { type: 'malformed', from: 'b', reason: 'bad link sequence number' },
-      { type: 'malformed', from: 'b', reason: 'unknown message type "nope"' },
+      { type: 'ignored', from: 'x', reason: '"x" is not a member of the group' },
+      { type: 'ignored', from: 'b', reason: 'bad link sequence number' },
+      { type: 'ignored', from: 'b', reason: 'unknown message type "nope"' },
     ])
   })
 })

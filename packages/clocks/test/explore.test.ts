@@ -1,8 +1,8 @@
 import type { NodeId, SimNetwork } from '@sd/transport'
 import { type ExploreScenario, explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
-import { causalBroadcast } from '../src/causal-delivery.js'
-import { totalOrderBroadcast } from '../src/total-order.js'
+import { causalBroadcast } from '../src/causal-delivery/index.js'
+import { totalOrderBroadcast } from '../src/total-order/index.js'
 
 const IDS: NodeId[] = [1, 2, 3]
 
