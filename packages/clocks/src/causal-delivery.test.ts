@@ -53,8 +53,7 @@ function runCausal(seed: number, duplicate = 0): Outcome {
       at,
     )
   }
-  net.onEmit((node, raw) => {
-    const event = raw as CausalEvent<string>
+  const onEmit = (node: NodeId, event: CausalEvent<string>) => {
     if (event.type === 'broadcast') {
       out.broadcastOf.set(event.payload, out.history.record(node))
     } else if (event.type === 'deliver') {
@@ -67,8 +66,8 @@ function runCausal(seed: number, duplicate = 0): Outcome {
     } else if (event.type === 'ignored') {
       throw new Error(`unexpected ignored message: ${event.reason}`)
     }
-  })
-  net.launch(ids, () => causalBroadcast<string>())
+  }
+  net.launch(ids, () => causalBroadcast<string>(), { onEmit })
   for (let i = 0; i < 4 + Math.floor(rand() * 8); i++) {
     request(ids[Math.floor(rand() * n)]!, Math.floor(rand() * 100))
   }

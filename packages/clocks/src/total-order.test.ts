@@ -26,8 +26,7 @@ function runTotal(seed: number) {
     ids.map((id) => [id, []]),
   )
   const sent: string[] = []
-  net.onEmit((node, raw) => {
-    const event = raw as TotalOrderEvent<string>
+  const onEmit = (node: NodeId, event: TotalOrderEvent<string>) => {
     if (event.type === 'deliver') {
       const seq = sequences.get(node)!
       expect(event.index).toBe(seq.length)
@@ -37,8 +36,8 @@ function runTotal(seed: number) {
     } else {
       throw new Error(`unexpected ${JSON.stringify(event)}`)
     }
-  })
-  net.launch(ids, () => totalOrderBroadcast<string>())
+  }
+  net.launch(ids, () => totalOrderBroadcast<string>(), { onEmit })
   const count = 1 + Math.floor(rand() * 12)
   for (let k = 0; k < count; k++) {
     const node = ids[Math.floor(rand() * n)]!
