@@ -7,7 +7,7 @@ import {
   type CausalEvent,
   type CausalMessage,
   causalBroadcast,
-} from './causal-delivery.js'
+} from './causal-delivery/index.js'
 import { CausalHistory } from './causality.js'
 
 const SEEDS = Number(process.env.SD_SEEDS ?? 200)
@@ -53,8 +53,7 @@ function runCausal(seed: number, duplicate = 0): Outcome {
       at,
     )
   }
-  net.onEmit((node, raw) => {
-    const event = raw as CausalEvent<string>
+  const onEmit = (node: NodeId, event: CausalEvent<string>) => {
     if (event.type === 'broadcast') {
       out.broadcastOf.set(event.payload, out.history.record(node))
     } else if (event.type === 'deliver') {
@@ -64,11 +63,11 @@ function runCausal(seed: number, duplicate = 0): Outcome {
         out.history.record(node, [out.broadcastOf.get(event.payload)!])
         if (made < 40 && rand() < 0.35) request(node)
       }
-    } else if (event.type === 'malformed') {
-      throw new Error(`unexpected malformed message: ${event.reason}`)
+    } else if (event.type === 'ignored') {
+      throw new Error(`unexpected ignored message: ${event.reason}`)
     }
-  })
-  net.launch(ids, () => causalBroadcast<string>())
+  }
+  net.launch(ids, () => causalBroadcast<string>(), { onEmit })
   for (let i = 0; i < 4 + Math.floor(rand() * 8); i++) {
     request(ids[Math.floor(rand() * n)]!, Math.floor(rand() * 100))
   }
@@ -158,8 +157,8 @@ describe('CausalBuffer', () => {
     net.transport(1).send(2, 42)
     net.run()
     expect(events).toMatchObject([
-      { type: 'malformed', from: 1 },
-      { type: 'malformed', from: 1 },
+      { type: 'ignored', from: 1 },
+      { type: 'ignored', from: 1 },
     ])
   })
 })

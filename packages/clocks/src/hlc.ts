@@ -1,4 +1,4 @@
-import { checkCounter } from './check.js'
+import { checkCounter } from './arguments.js'
 import { ClockOverflowError, ClockSkewError, InvalidClockArgumentError } from './errors.js'
 
 /** A hybrid timestamp: `wall` is the largest physical time (integer ms) seen, `counter` orders events within it. */

@@ -1,4 +1,4 @@
-import { addChecked, checkCounter, checkIncrement } from './check.js'
+import { addChecked, checkCounter, checkIncrement } from './arguments.js'
 import { InvalidClockArgumentError } from './errors.js'
 import { compareNodeIds, isNodeId, type NodeId } from './ids.js'
 

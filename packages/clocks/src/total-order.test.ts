@@ -7,7 +7,7 @@ import {
   type TotalOrderMessage,
   type TotalOrderRequest,
   totalOrderBroadcast,
-} from './total-order.js'
+} from './total-order/index.js'
 
 const SEEDS = Number(process.env.SD_SEEDS ?? 200)
 
@@ -26,8 +26,7 @@ function runTotal(seed: number) {
     ids.map((id) => [id, []]),
   )
   const sent: string[] = []
-  net.onEmit((node, raw) => {
-    const event = raw as TotalOrderEvent<string>
+  const onEmit = (node: NodeId, event: TotalOrderEvent<string>) => {
     if (event.type === 'deliver') {
       const seq = sequences.get(node)!
       expect(event.index).toBe(seq.length)
@@ -37,8 +36,8 @@ function runTotal(seed: number) {
     } else {
       throw new Error(`unexpected ${JSON.stringify(event)}`)
     }
-  })
-  net.launch(ids, () => totalOrderBroadcast<string>())
+  }
+  net.launch(ids, () => totalOrderBroadcast<string>(), { onEmit })
   const count = 1 + Math.floor(rand() * 12)
   for (let k = 0; k < count; k++) {
     const node = ids[Math.floor(rand() * n)]!
@@ -90,9 +89,9 @@ describe('total order broadcast in the simulator', () => {
     net.transport('b').send('a', { type: 'nope' })
     net.run()
     expect(events).toEqual([
-      { type: 'malformed', from: 'x', reason: '"x" is not a member of the group' },
-      { type: 'malformed', from: 'b', reason: 'bad link sequence number' },
-      { type: 'malformed', from: 'b', reason: 'unknown message type "nope"' },
+      { type: 'ignored', from: 'x', reason: '"x" is not a member of the group' },
+      { type: 'ignored', from: 'b', reason: 'bad link sequence number' },
+      { type: 'ignored', from: 'b', reason: 'unknown message type "nope"' },
     ])
   })
 })

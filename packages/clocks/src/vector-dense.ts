@@ -1,4 +1,4 @@
-import { addChecked, checkCounter, checkIncrement } from './check.js'
+import { addChecked, checkCounter, checkIncrement } from './arguments.js'
 import type { Ordering, VectorView } from './compare.js'
 import { ClockSizeMismatchError, InvalidClockArgumentError } from './errors.js'
 

@@ -1,8 +1,8 @@
 import type { NodeId, SimNetwork } from '@sd/transport'
 import { type ExploreScenario, explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
-import { causalBroadcast } from '../src/causal-delivery.js'
-import { totalOrderBroadcast } from '../src/total-order.js'
+import { causalBroadcast } from '../src/causal-delivery/index.js'
+import { totalOrderBroadcast } from '../src/total-order/index.js'
 
 const IDS: NodeId[] = [1, 2, 3]
 
@@ -11,11 +11,24 @@ function broadcasts(net: SimNetwork, senders: readonly NodeId[]): void {
   for (const id of senders) net.request(id, { type: 'broadcast', payload: `${String(id)}.1` })
 }
 
-type Ev = { type: string; payload?: string; clock?: number[] }
+/** Explore's events are untyped: a broadcast or a delivery of a payload, told by its fields. */
+const isOf =
+  (type: 'broadcast' | 'deliver') =>
+  (event: unknown): event is { type: typeof type; payload: string } =>
+    typeof event === 'object' &&
+    event !== null &&
+    'type' in event &&
+    event.type === type &&
+    'payload' in event &&
+    typeof event.payload === 'string'
+const isBroadcast = isOf('broadcast')
+const isDelivery = isOf('deliver')
 const delivered = (events: ExploreState['events'], node: NodeId) =>
   events
-    .filter((e) => e.node === node && (e.event as Ev).type === 'deliver')
-    .map((e) => (e.event as Ev).payload!)
+    .filter((e) => e.node === node)
+    .map((e) => e.event)
+    .filter(isDelivery)
+    .map((event) => event.payload)
 type ExploreState = Parameters<ExploreScenario['invariant']>[0]
 
 describe('the clocks broadcasts survive every ordering at n = 3 (exhaustive, with the reduction)', () => {
@@ -31,9 +44,8 @@ describe('the clocks broadcasts survive every ordering at n = 3 (exhaustive, wit
         for (const id of IDS) {
           const seen = new Set<string>()
           for (const e of events.filter((x) => x.node === id)) {
-            const ev = e.event as Ev
-            if (ev.type === 'broadcast') before.set(ev.payload!, new Set(seen))
-            if (ev.type === 'deliver' && ev.payload !== undefined) seen.add(ev.payload)
+            if (isBroadcast(e.event)) before.set(e.event.payload, new Set(seen))
+            if (isDelivery(e.event)) seen.add(e.event.payload)
           }
         }
         for (const id of IDS) {

@@ -34,3 +34,10 @@ export interface SyncFailedEvent {
 export interface SyncRequest {
   type: 'sync'
 }
+
+/** A message dropped unread: it did not have the shape of one of the protocol's messages. */
+export interface IgnoredEvent {
+  type: 'ignored'
+  from: NodeId
+  reason: string
+}

@@ -1,3 +1,4 @@
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { faultTolerantAverage } from '../src/berkeley/average.js'
@@ -50,10 +51,10 @@ describe('Berkeley', () => {
         until: 500,
       },
     )
-    const failed = run.events.filter((e) => e.event.type === 'sync-failed')
+    const failed = ofType(run.events, 'sync-failed')
     expect(failed).toHaveLength(1)
     expect(failed[0]!.event.reason).toContain('no clock within 50 ms of the median')
-    expect(run.events.filter((e) => e.event.type === 'adjusted')).toEqual([])
+    expect(ofType(run.events, 'adjusted')).toEqual([])
   })
 
   it('shrinks the spread below 2 x the largest half round trip, plus drift since (many seeds)', () => {
@@ -70,13 +71,13 @@ describe('Berkeley', () => {
           until: 20_000,
         },
       )
-      const round = run.events.find((e) => e.event.type === 'berkeley-round')!
+      const round = ofType(run.events, 'berkeley-round')[0]!
       const offsets = [...run.specs.values()].map((s) => s.offset)
       const after = spread(run.errors().values())
-      const bound = (round.event.spreadBoundMs as number) + 2 * MAX_DRIFT * (run.net.now - round.t)
+      const bound = round.event.spreadBoundMs + 2 * MAX_DRIFT * (run.net.now - round.t)
       expect(after).toBeLessThanOrEqual(bound)
       expect(after).toBeLessThan(spread(offsets))
-      expect(run.events.filter((e) => e.event.type === 'adjusted')).toHaveLength(IDS.length)
+      expect(ofType(run.events, 'adjusted')).toHaveLength(IDS.length)
     })
   })
 
@@ -118,7 +119,7 @@ describe('Berkeley', () => {
         until: 60_000,
       },
     )
-    const round = run.events.find((e) => e.event.type === 'berkeley-round')!.event
+    const round = ofType(run.events, 'berkeley-round')[0]!.event
     expect(round.ignored).toEqual([6])
     // The group's time is the average of the sane clocks (2..10 ms), not dragged 10 s ahead.
     const errors = run.errors()
@@ -131,9 +132,9 @@ describe('Berkeley', () => {
       until: 1000,
       plan: (net) => net.crash(3),
     })
-    const round = run.events.find((e) => e.event.type === 'berkeley-round')!.event
+    const round = ofType(run.events, 'berkeley-round')[0]!.event
     expect(round.silent).toEqual([3])
-    const adjustedNodes = run.events.filter((e) => e.event.type === 'adjusted').map((e) => e.node)
+    const adjustedNodes = ofType(run.events, 'adjusted').map((e) => e.node)
     expect(adjustedNodes.sort()).toEqual([1, 2, 4, 5, 6])
   })
 
@@ -145,7 +146,7 @@ describe('Berkeley', () => {
         for (const id of IDS) net.request(id, { type: 'set-master', master: 4 }, 300)
       },
     })
-    const rounds = run.events.filter((e) => e.event.type === 'berkeley-round')
+    const rounds = ofType(run.events, 'berkeley-round')
     expect(rounds.filter((r) => r.t < 300).every((r) => r.node === 1)).toBe(true)
     expect(rounds.filter((r) => r.t > 310).every((r) => r.node === 4)).toBe(true)
     expect(rounds.filter((r) => r.node === 4).length).toBeGreaterThanOrEqual(3)

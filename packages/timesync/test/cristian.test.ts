@@ -1,5 +1,7 @@
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
+import { checkClockSync } from '../src/check.js'
 import { cristian } from '../src/cristian/protocol.js'
 import { runSync } from './sync/harness.js'
 
@@ -38,11 +40,11 @@ describe('Cristian', () => {
           until: 2000,
         },
       )
-      const adjusted = run.events.filter((e) => e.event.type === 'adjusted')
+      const adjusted = ofType(run.events, 'adjusted')
       expect(adjusted.length).toBeGreaterThanOrEqual(4 * 3)
       for (const { t, event } of adjusted) {
-        const target = (event.readingMs as number) + (event.offsetMs as number)
-        expect(Math.abs(target - t)).toBeLessThanOrEqual(event.errorBoundMs as number)
+        const target = event.readingMs + event.offsetMs
+        expect(Math.abs(target - t)).toBeLessThanOrEqual(event.errorBoundMs)
         checked++
       }
     })
@@ -73,13 +75,13 @@ describe('Cristian', () => {
           },
         },
       )
-      for (const { t, event } of run.events.filter((e) => e.event.type === 'adjusted')) {
-        const target = (event.readingMs as number) + (event.offsetMs as number)
-        expect(Math.abs(target - t), `seed ${seed} at ${t}`).toBeLessThanOrEqual(
-          event.errorBoundMs as number,
-        )
-        checked++
-      }
+      const verdict = checkClockSync(run.events, {
+        referenceAt: (_server, t) => t,
+        epsilonMs: 0,
+        expectOutcome: IDS.slice(1),
+      })
+      expect(verdict.violations).toEqual([])
+      checked += verdict.adjustments
     })
     expect(checked).toBeGreaterThan(1000)
   })
@@ -95,9 +97,7 @@ describe('Cristian', () => {
           until: 1000,
         },
       )
-      const b = run.events
-        .filter((e) => e.event.type === 'adjusted')
-        .map((e) => e.event.errorBoundMs as number)
+      const b = ofType(run.events, 'adjusted').map((e) => e.event.errorBoundMs)
       return b.reduce((x, y) => x + y, 0) / b.length
     }
     expect(bounds(8)).toBeLessThan(bounds(1))
@@ -115,11 +115,7 @@ describe('Cristian', () => {
         until: 3000,
       },
     )
-    const bound = new Map(
-      run.events
-        .filter((e) => e.event.type === 'adjusted')
-        .map((e) => [e.node, e.event.errorBoundMs as number]),
-    )
+    const bound = new Map(ofType(run.events, 'adjusted').map((e) => [e.node, e.event.errorBoundMs]))
     for (const [id, error] of run.errors()) {
       if (id === SERVER) continue
       expect(Math.abs(error)).toBeLessThanOrEqual(bound.get(id)!)

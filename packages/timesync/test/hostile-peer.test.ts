@@ -4,7 +4,8 @@
  * `ignored` event naming the sender, no honest message is refused, and the honest nodes keep the
  * bounds the package promises.
  */
-import type { NodeId, Protocol } from '@sd/transport'
+import type { NodeId, Protocol, TimedEvent } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import {
   emptyHostileLog,
@@ -14,30 +15,34 @@ import {
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { berkeley } from '../src/berkeley/protocol.js'
 import type { DisciplinedClock } from '../src/clock/disciplined.js'
+import type { IgnoredEvent } from '../src/contract.js'
 import { cristian } from '../src/cristian/protocol.js'
 import { ntpSim } from '../src/ntp-sim/protocol.js'
 import { temporalOrder } from '../src/temporal/protocol.js'
-import { runSync, type SyncRun, spread } from './sync/harness.js'
+import { runSync, spread } from './sync/harness.js'
 
 const EVIL = 99
 const MAX_DRIFT = 1e-4
 
 /** `make` on every node but EVIL, which runs the hostile peer. */
-function withEvil(
+function withEvil<Msg, Req, Ev>(
   log: HostilePeerLog,
   samples: unknown[],
-  make: (self: NodeId, clock: DisciplinedClock) => Protocol<unknown, unknown, unknown>,
+  make: (self: NodeId, clock: DisciplinedClock) => Protocol<Msg, Req, Ev>,
   opaque: string[] = [],
 ) {
-  return (self: NodeId, clock: DisciplinedClock) =>
+  return (self: NodeId, clock: DisciplinedClock): Protocol<Msg, Req, Ev> =>
     self === EVIL
       ? hostilePeer({ samples, opaque, count: 60, everyMs: 20, log })
       : make(self, clock)
 }
 
 /** Every refusal names the hostile peer, and each node refused all it got that was malformed. */
-function expectRefusals(run: SyncRun, log: HostilePeerLog, honest: readonly NodeId[]) {
-  const ignored = run.events.filter((e) => e.event.type === 'ignored')
+function expectRefusals(
+  ignored: readonly TimedEvent<IgnoredEvent>[],
+  log: HostilePeerLog,
+  honest: readonly NodeId[],
+) {
   for (const { event } of ignored) expect(event.from, String(event.reason)).toBe(EVIL)
   for (const id of honest) {
     const refused = ignored.filter((e) => e.node === id).length
@@ -46,8 +51,6 @@ function expectRefusals(run: SyncRun, log: HostilePeerLog, honest: readonly Node
   expect(ignored.length).toBeGreaterThan(0)
   return ignored.length
 }
-
-const anyProtocol = (p: unknown) => p as Protocol<unknown, unknown, unknown>
 
 describe('timesync under a hostile peer (random and malformed messages, many seeds)', () => {
   it("Cristian: clients keep their bound, the server's answers are untouched", () => {
@@ -61,7 +64,7 @@ describe('timesync under a hostile peer (random and malformed messages, many see
       const run = runSync(
         ids,
         withEvil(log, samples, (self, clock) =>
-          anyProtocol(cristian({ server: 0, samples: 2, periodMs: 300 })(self, clock)),
+          cristian({ server: 0, samples: 2, periodMs: 300 })(self, clock),
         ),
         {
           seed,
@@ -70,12 +73,12 @@ describe('timesync under a hostile peer (random and malformed messages, many see
           until: 2000,
         },
       )
-      expectRefusals(run, log, [0, 1, 2, 3])
-      const adjusted = run.events.filter((e) => e.event.type === 'adjusted')
+      expectRefusals(ofType(run.events, 'ignored'), log, [0, 1, 2, 3])
+      const adjusted = ofType(run.events, 'adjusted')
       expect(adjusted.length).toBeGreaterThanOrEqual(3 * 5)
       for (const { t, event } of adjusted) {
-        const target = (event.readingMs as number) + (event.offsetMs as number)
-        expect(Math.abs(target - t)).toBeLessThanOrEqual(event.errorBoundMs as number)
+        const target = event.readingMs + event.offsetMs
+        expect(Math.abs(target - t)).toBeLessThanOrEqual(event.errorBoundMs)
       }
     })
   })
@@ -92,15 +95,15 @@ describe('timesync under a hostile peer (random and malformed messages, many see
       const run = runSync(
         ids,
         withEvil(log, samples, (self, clock) =>
-          anyProtocol(berkeley({ master: 1, thresholdMs: 1000 })(self, clock)),
+          berkeley({ master: 1, thresholdMs: 1000 })(self, clock),
         ),
         { seed, maxOffsetMs: 200, maxDrift: MAX_DRIFT, maxSlewRate: 0.05, until: 20_000 },
       )
-      expectRefusals(run, log, [1, 2, 3, 4, 5])
-      const round = run.events.find((e) => e.event.type === 'berkeley-round')!
+      expectRefusals(ofType(run.events, 'ignored'), log, [1, 2, 3, 4, 5])
+      const round = ofType(run.events, 'berkeley-round')[0]!
       const errors = run.errors()
       errors.delete(EVIL)
-      const bound = (round.event.spreadBoundMs as number) + 2 * MAX_DRIFT * (run.net.now - round.t)
+      const bound = round.event.spreadBoundMs + 2 * MAX_DRIFT * (run.net.now - round.t)
       expect(spread(errors.values())).toBeLessThanOrEqual(bound)
     })
   })
@@ -114,7 +117,7 @@ describe('timesync under a hostile peer (random and malformed messages, many see
       const run = runSync(
         ids,
         withEvil(log, [{ type: 'ntp', bytes }], (self, clock) =>
-          anyProtocol(ntpSim({ servers, pollMs: 500 })(self, clock)),
+          ntpSim({ servers, pollMs: 500 })(self, clock),
         ),
         {
           seed,
@@ -126,12 +129,12 @@ describe('timesync under a hostile peer (random and malformed messages, many see
           until: 4000,
         },
       )
-      expectRefusals(run, log, [1, 2, 3, 4, 5])
-      const adjusted = run.events.filter((e) => e.event.type === 'adjusted')
+      expectRefusals(ofType(run.events, 'ignored'), log, [1, 2, 3, 4, 5])
+      const adjusted = ofType(run.events, 'adjusted')
       expect(adjusted.length).toBeGreaterThanOrEqual(2 * 5)
       for (const { t, event } of adjusted) {
-        const target = (event.readingMs as number) + (event.offsetMs as number)
-        expect(Math.abs(target - t)).toBeLessThanOrEqual((event.errorBoundMs as number) + 1e-6)
+        const target = event.readingMs + event.offsetMs
+        expect(Math.abs(target - t)).toBeLessThanOrEqual(event.errorBoundMs + 1e-6)
       }
     })
   })
@@ -143,12 +146,9 @@ describe('timesync under a hostile peer (random and malformed messages, many see
       const samples = [{ type: 'temporal', ts: 300, seq: 1, payload: 'evil' }]
       const run = runSync(
         [...honest, EVIL],
-        withEvil(
-          log,
-          samples,
-          (self, clock) => anyProtocol(temporalOrder({ holdBackMs: 40 })(self, clock)),
-          ['payload'],
-        ),
+        withEvil(log, samples, (self, clock) => temporalOrder({ holdBackMs: 40 })(self, clock), [
+          'payload',
+        ]),
         {
           seed,
           clockOf: () => ({ offset: 0, drift: 0 }),
@@ -163,10 +163,10 @@ describe('timesync under a hostile peer (random and malformed messages, many see
           },
         },
       )
-      expectRefusals(run, log, honest)
+      expectRefusals(ofType(run.events, 'ignored'), log, honest)
       const order = (id: NodeId) =>
-        run.events
-          .filter((e) => e.node === id && e.event.type === 'deliver' && e.event.from !== EVIL)
+        ofType(run.events, 'deliver')
+          .filter((e) => e.node === id && e.event.from !== EVIL)
           .map((e) => {
             expect(e.event.late).toBe(false)
             return e.event.payload

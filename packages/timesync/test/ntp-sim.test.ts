@@ -1,4 +1,5 @@
 import type { NodeId } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { ntpSim } from '../src/ntp-sim/protocol.js'
@@ -26,16 +27,16 @@ describe('NTP in the simulator (the real packets over the transport)', () => {
           until: 8000,
         },
       )
-      const selections = run.events.filter((e) => e.event.type === 'ntp-selection')
+      const selections = ofType(run.events, 'ntp-selection')
       expect(selections.length).toBeGreaterThanOrEqual(CLIENTS.length * 10)
       for (const { event } of selections) {
         expect(event.falsetickers).toEqual([FALSETICKER])
         expect(event.truechimers).toEqual([1, 2, 3])
       }
       // The true servers keep true time: every target is within its bound of it.
-      for (const { t, event } of run.events.filter((e) => e.event.type === 'adjusted')) {
-        const target = (event.readingMs as number) + (event.offsetMs as number)
-        expect(Math.abs(target - t)).toBeLessThanOrEqual((event.errorBoundMs as number) + 1e-6)
+      for (const { t, event } of ofType(run.events, 'adjusted')) {
+        const target = event.readingMs + event.offsetMs
+        expect(Math.abs(target - t)).toBeLessThanOrEqual(event.errorBoundMs + 1e-6)
       }
       for (const id of CLIENTS) expect(Math.abs(run.errors().get(id)!)).toBeLessThan(15)
     })

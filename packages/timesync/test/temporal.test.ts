@@ -1,7 +1,15 @@
-import { compose, createRandom, type NodeId } from '@sd/transport'
+import {
+  type ComposedEvent,
+  compose,
+  createRandom,
+  type NodeId,
+  type Protocol,
+} from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
+import type { BerkeleyEvent } from '../src/berkeley/events.js'
 import { berkeley } from '../src/berkeley/protocol.js'
+import type { TemporalEvent } from '../src/temporal/events.js'
 import { temporalOrder } from '../src/temporal/protocol.js'
 import { runSync, type SyncRun } from './sync/harness.js'
 
@@ -13,6 +21,12 @@ const SPREAD = 4
 /** The delay bound D of the harness's links: min + 3 x spread the slow way. */
 const D = MIN_DELAY + 3 * SPREAD
 
+/** What a node emits: Berkeley's events as `sync`, temporal order's (payload: the broadcast's k) as `app`. */
+type NodeEvent = ComposedEvent<{
+  sync: Protocol<unknown, unknown, BerkeleyEvent>
+  app: Protocol<unknown, unknown, TemporalEvent<number>>
+}>
+
 interface Delivery {
   node: NodeId
   key: string
@@ -23,7 +37,7 @@ interface Delivery {
 function run(
   seed: number,
   holdBackMs: number,
-): { run: SyncRun; sent: Map<string, number>; delivered: Delivery[] } {
+): { run: SyncRun<NodeEvent>; sent: Map<string, number>; delivered: Delivery[] } {
   const random = createRandom(`temporal/${seed}`).next
   const sent = new Map<string, number>()
   const result = runSync(
@@ -31,7 +45,7 @@ function run(
     (self, clock) =>
       compose({
         sync: berkeley({ master: 1, periodMs: PERIOD, minDelayMs: MIN_DELAY })(self, clock),
-        app: temporalOrder({ holdBackMs })(self, clock),
+        app: temporalOrder<number>({ holdBackMs })(self, clock),
       }),
     {
       seed,
@@ -53,30 +67,22 @@ function run(
   )
   const delivered: Delivery[] = []
   for (const { node, event } of result.events) {
-    const inner = event as unknown as {
-      proto: string
-      event: { type: string; from: NodeId; payload: number; late: boolean }
-    }
-    if (inner.proto === 'app' && inner.event.type === 'deliver')
+    if (event.proto === 'app' && event.event.type === 'deliver')
       delivered.push({
         node,
-        key: `${inner.event.from}:${inner.event.payload}`,
-        late: inner.event.late,
+        key: `${event.event.from}:${event.event.payload}`,
+        late: event.event.late,
       })
   }
   return { run: result, sent, delivered }
 }
 
 /** The precision π the Berkeley rounds guarantee: their largest spread bound plus a period of drift. */
-function precision(r: SyncRun): number {
+function precision(r: SyncRun<NodeEvent>): number {
   let bound = 0
   for (const { event } of r.events) {
-    const inner = event as unknown as {
-      proto: string
-      event: { type: string; spreadBoundMs?: number }
-    }
-    if (inner.proto === 'sync' && inner.event.type === 'berkeley-round')
-      bound = Math.max(bound, inner.event.spreadBoundMs!)
+    if (event.proto === 'sync' && event.event.type === 'berkeley-round')
+      bound = Math.max(bound, event.event.spreadBoundMs)
   }
   return bound + 2 * RHO * PERIOD
 }

@@ -4,91 +4,36 @@
  * and sends each machine its own adjustment, relative, not an absolute time, since an absolute
  * time would be stale by its transit when it arrives.
  */
-import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
-import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
-import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
-import { type IgnoredEvent, parseBerkeleyMessage } from '../wire.js'
+import type { Ctx, NodeId, Protocol } from '@sd/transport'
+import { DisciplinedClock } from '../clock/disciplined.js'
+import type { SyncRequest } from '../contract.js'
 import { type Estimate, faultTolerantAverage } from './average.js'
-
-export type BerkeleyMsg =
-  | { type: 'berkeley-poll'; round: number }
-  | { type: 'berkeley-time'; round: number; clockMs: number }
-  | { type: 'berkeley-adjust'; round: number; adjustMs: number; errorBoundMs: number }
+import type { BerkeleyEvent } from './events.js'
+import { type BerkeleyMessage, parseMessage } from './messages.js'
+import { type BerkeleyOptions, resolveOptions } from './options.js'
 
 export type BerkeleyRequest = SyncRequest | { type: 'set-master'; master: NodeId }
 
-/** The master's account of a round: who was averaged, who ignored, and the spread bound. */
-export interface BerkeleyRoundEvent {
-  type: 'berkeley-round'
-  round: number
-  /** The average relative to the master's clock (ms). */
-  averageMs: number
-  kept: NodeId[]
-  ignored: NodeId[]
-  /** Polled machines that did not answer in time: not adjusted. */
-  silent: NodeId[]
-  /**
-   * After the adjustments (and their slews) every answering clock is within this of every other,
-   * less the drift since: 2 × the largest estimate uncertainty.
-   */
-  spreadBoundMs: number
-}
-
-export type BerkeleyEvent = AdjustedEvent | SyncFailedEvent | BerkeleyRoundEvent | IgnoredEvent
-
-export interface BerkeleyOptions {
-  /** The master at start; `{ type: 'set-master' }` moves it (an election can pick it). */
-  master?: NodeId
-  /** Offsets farther than this from the median are left out of the average. Default 50 ms. */
-  thresholdMs?: number
-  /** How long the master waits for answers (ms). Default 100. */
-  pollTimeoutMs?: number
-  /** The master runs a round at start (default true) and then every `periodMs`, if given. */
-  syncOnStart?: boolean
-  periodMs?: number
-  /** A known lower bound on one-way delay: it tightens the bound. Default 0. */
-  minDelayMs?: number
-  /** The largest rate error of the clocks, for the bounds. Default 1e-4. */
-  maxDrift?: number
-  discipline?: DisciplinePolicy
-}
-
-function checkPositive(name: string, v: number): void {
-  if (!(Number.isFinite(v) && v > 0))
-    throw new InvalidArgumentError(`${name} must be > 0, got ${v}`)
-}
+type BerkeleyCtx = Ctx<BerkeleyMessage, BerkeleyEvent>
 
 /** Berkeley for every node; the factory's second argument shares a node's clock. */
 export function berkeley(options: BerkeleyOptions = {}) {
-  const {
-    thresholdMs = 50,
-    pollTimeoutMs = 100,
-    syncOnStart = true,
-    periodMs,
-    minDelayMs = 0,
-    maxDrift = 1e-4,
-  } = options
-  if (!(thresholdMs >= 0))
-    throw new InvalidArgumentError(`thresholdMs must be >= 0, got ${thresholdMs}`)
-  checkPositive('pollTimeoutMs', pollTimeoutMs)
-  if (periodMs !== undefined) checkPositive('periodMs', periodMs)
-  if (!(minDelayMs >= 0))
-    throw new InvalidArgumentError(`minDelayMs must be >= 0, got ${minDelayMs}`)
-  if (!(maxDrift >= 0)) throw new InvalidArgumentError(`maxDrift must be >= 0, got ${maxDrift}`)
+  const { thresholdMs, pollTimeoutMs, syncOnStart, periodMs, minDelayMs, maxDrift } =
+    resolveOptions(options)
 
   return (
     self: NodeId,
     clock = new DisciplinedClock(options.discipline),
-  ): Protocol<BerkeleyMsg, BerkeleyRequest, BerkeleyEvent> => {
+  ): Protocol<BerkeleyMessage, BerkeleyRequest, BerkeleyEvent> => {
     let master = options.master
     let roundNo = 0
     let polling: { round: number; sentAt: number; estimates: Map<NodeId, Estimate> } | undefined
 
-    const schedule = (ctx: Ctx<BerkeleyMsg, BerkeleyEvent>) => {
+    const schedule = (ctx: BerkeleyCtx) => {
       if (periodMs !== undefined && self === master) ctx.setTimer('period', periodMs)
     }
 
-    const startRound = (ctx: Ctx<BerkeleyMsg, BerkeleyEvent>) => {
+    const startRound = (ctx: BerkeleyCtx) => {
       if (self !== master || polling !== undefined) return
       roundNo++
       polling = { round: roundNo, sentAt: ctx.monotonic(), estimates: new Map() }
@@ -98,7 +43,7 @@ export function berkeley(options: BerkeleyOptions = {}) {
       ctx.setTimer('poll', pollTimeoutMs)
     }
 
-    const finish = (ctx: Ctx<BerkeleyMsg, BerkeleyEvent>) => {
+    const finish = (ctx: BerkeleyCtx) => {
       const round = polling
       polling = undefined
       ctx.cancelTimer('poll')
@@ -156,7 +101,7 @@ export function berkeley(options: BerkeleyOptions = {}) {
     }
 
     const apply = (
-      ctx: Ctx<BerkeleyMsg, BerkeleyEvent>,
+      ctx: BerkeleyCtx,
       offsetMs: number,
       errorBoundMs: number,
       readingMs = clock.read(ctx.now()),
@@ -191,7 +136,7 @@ export function berkeley(options: BerkeleyOptions = {}) {
         }
       },
       onMessage(from, raw, ctx) {
-        const msg = parseBerkeleyMessage(raw)
+        const msg = parseMessage(raw)
         if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
         switch (msg.type) {
           case 'berkeley-poll':

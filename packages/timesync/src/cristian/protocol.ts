@@ -4,38 +4,14 @@
  * at T1 (client clock), the one-way delay is taken as d = (T1 - T0 - I) / 2 and the time as
  * T = C_utc + d. Several samples; the least round trip wins, since its error bound is the least.
  */
-import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
-import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
-import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
-import { type IgnoredEvent, parseCristianMessage } from '../wire.js'
+import type { Ctx, NodeId, Protocol } from '@sd/transport'
+import { DisciplinedClock } from '../clock/disciplined.js'
+import type { SyncRequest } from '../contract.js'
+import type { CristianEvent } from './events.js'
+import { type CristianMessage, parseMessage } from './messages.js'
+import { type CristianOptions, resolveOptions } from './options.js'
 
-export type CristianMsg =
-  | { type: 'time-request'; seq: number }
-  | { type: 'time-reply'; seq: number; utcMs: number; handlingMs: number }
-
-export type CristianEvent = AdjustedEvent | SyncFailedEvent | IgnoredEvent
-
-export interface CristianOptions {
-  /** The time server; every other node is a client. */
-  server: NodeId
-  /** Requests per round; the least round trip wins. Default 4. */
-  samples?: number
-  /** How long a client waits for each answer (ms of its clock). Default 100. */
-  sampleTimeoutMs?: number
-  /** Run a round at start (default true) and then every `periodMs`, if given. */
-  syncOnStart?: boolean
-  periodMs?: number
-  /** The server's handling time I, spent before it answers (ms). Default 0. */
-  handlingMs?: number
-  /** A known lower bound on one-way delay: it tightens the error bound. Default 0. */
-  minDelayMs?: number
-  /** The largest rate error of the clocks, for the error bound. Default 1e-4 (generous quartz). */
-  maxDrift?: number
-  /** The clocks' tick, for the error bound. Default 0. */
-  resolutionMs?: number
-  /** How the client's software clock applies corrections. */
-  discipline?: DisciplinePolicy
-}
+type CristianCtx = Ctx<CristianMessage, CristianEvent>
 
 interface Sample {
   /** The server's time estimated at T1 (C_utc + d). */
@@ -46,15 +22,6 @@ interface Sample {
   atMono: number
 }
 
-const positive = (name: string, v: number) => {
-  if (!(Number.isFinite(v) && v > 0))
-    throw new InvalidArgumentError(`${name} must be > 0, got ${v}`)
-}
-const nonNegative = (name: string, v: number) => {
-  if (!(Number.isFinite(v) && v >= 0))
-    throw new InvalidArgumentError(`${name} must be >= 0, got ${v}`)
-}
-
 /**
  * Cristian's algorithm for every node: `server` answers, the others synchronize their software
  * clock to it. The factory's second argument shares a node's clock with another protocol.
@@ -62,29 +29,20 @@ const nonNegative = (name: string, v: number) => {
 export function cristian(options: CristianOptions) {
   const {
     server,
-    samples = 4,
-    sampleTimeoutMs = 100,
-    syncOnStart = true,
+    samples,
+    sampleTimeoutMs,
+    syncOnStart,
     periodMs,
-    handlingMs = 0,
-    minDelayMs = 0,
-    maxDrift = 1e-4,
-    resolutionMs = 0,
-  } = options
-  if (!Number.isInteger(samples) || samples < 1)
-    throw new InvalidArgumentError(`samples must be an integer >= 1, got ${samples}`)
-  positive('sampleTimeoutMs', sampleTimeoutMs)
-  if (periodMs !== undefined) positive('periodMs', periodMs)
-  nonNegative('handlingMs', handlingMs)
-  nonNegative('minDelayMs', minDelayMs)
-  nonNegative('maxDrift', maxDrift)
-  if (!(maxDrift < 1)) throw new InvalidArgumentError(`maxDrift must be below 1, got ${maxDrift}`)
-  nonNegative('resolutionMs', resolutionMs)
+    handlingMs,
+    minDelayMs,
+    maxDrift,
+    resolutionMs,
+  } = resolveOptions(options)
 
   return (
     self: NodeId,
     clock = new DisciplinedClock(options.discipline),
-  ): Protocol<CristianMsg, SyncRequest, CristianEvent> => {
+  ): Protocol<CristianMessage, SyncRequest, CristianEvent> => {
     let seq = 0
     let sent = 0
     let sentAt = 0
@@ -92,7 +50,7 @@ export function cristian(options: CristianOptions) {
     /** Requests held by the server for its handling time. */
     const handling = new Map<string, { from: NodeId; seq: number; receivedAt: number }>()
 
-    const next = (ctx: Ctx<CristianMsg, CristianEvent>) => {
+    const next = (ctx: CristianCtx) => {
       if (round === undefined) return
       if (round.taken >= samples) return finish(ctx)
       round.taken++
@@ -103,7 +61,7 @@ export function cristian(options: CristianOptions) {
       ctx.setTimer('sample', sampleTimeoutMs)
     }
 
-    const finish = (ctx: Ctx<CristianMsg, CristianEvent>) => {
+    const finish = (ctx: CristianCtx) => {
       const best = round?.best
       round = undefined
       ctx.cancelTimer('sample')
@@ -141,7 +99,7 @@ export function cristian(options: CristianOptions) {
       })
     }
 
-    const startRound = (ctx: Ctx<CristianMsg, CristianEvent>) => {
+    const startRound = (ctx: CristianCtx) => {
       if (self === server || round !== undefined) return
       ctx.cancelTimer('resync')
       round = { taken: 0, best: undefined }
@@ -157,7 +115,7 @@ export function cristian(options: CristianOptions) {
         if (req.type === 'sync') startRound(ctx)
       },
       onMessage(from, raw, ctx) {
-        const msg = parseCristianMessage(raw)
+        const msg = parseMessage(raw)
         if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
         if (msg.type === 'time-request') {
           if (self !== server) return

@@ -3,9 +3,9 @@
  * on-wire arithmetic, clock filter, selection) carried over our transport instead of UDP, so the
  * same pure code runs on drifting simulated clocks and can be checked against true time.
  */
-import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
-import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
-import type { AdjustedEvent, SyncFailedEvent, SyncRequest } from '../contract.js'
+import type { Ctx, NodeId, Protocol } from '@sd/transport'
+import { DisciplinedClock } from '../clock/disciplined.js'
+import type { SyncRequest } from '../contract.js'
 import {
   createNtpRequest,
   type NtpRequest,
@@ -15,72 +15,28 @@ import {
 import { NtpRejectedError } from '../ntp/errors.js'
 import { ClockFilter } from '../ntp/filter.js'
 import { selectSources } from '../ntp/select.js'
-import { answerNtpRequest, type NtpServerOptions } from '../ntp/server.js'
-import { type IgnoredEvent, parseNtpSimMessage } from '../wire.js'
+import { answerNtpRequest } from '../ntp/server.js'
+import type { NtpSimEvent } from './events.js'
+import { type NtpSimMessage, parseMessage } from './messages.js'
+import { type NtpSimOptions, resolveOptions } from './options.js'
 
-/** A packet as a plain byte array (the simulator copies messages as data). */
-export type NtpSimMsg = { type: 'ntp'; bytes: number[] }
-
-/** Which servers the selection trusted in a poll, and the interval they share. */
-export interface NtpSelectionEvent {
-  type: 'ntp-selection'
-  truechimers: NodeId[]
-  falsetickers: NodeId[]
-  /** Servers that gave no valid sample yet. */
-  silent: NodeId[]
-  lowMs: number
-  highMs: number
-}
-
-/** A reply refused by the client's checks (the reason names which). */
-export interface NtpRejectEvent {
-  type: 'ntp-rejected'
-  server: NodeId
-  reason: string
-}
-
-export type NtpSimEvent =
-  | AdjustedEvent
-  | SyncFailedEvent
-  | NtpSelectionEvent
-  | NtpRejectEvent
-  | IgnoredEvent
-
-export interface NtpSimOptions {
-  /** The nodes that serve time; every other node is a client of all of them. */
-  servers: readonly NodeId[]
-  /** How the servers describe themselves (stratum, reference id...). */
-  server?: NtpServerOptions
-  /** A client polls every server every `pollMs` (ms). Default 1000. */
-  pollMs?: number
-  /** How long a poll waits for answers before selecting (ms). Default 200. */
-  replyTimeoutMs?: number
-  /** Unix ms that the simulator's time 0 stands for (NTP dates start in 1900). Default 2026-01-01. */
-  epochMs?: number
-  discipline?: DisciplinePolicy
-}
-
-const DEFAULT_EPOCH = Date.UTC(2026, 0, 1)
+type NtpSimCtx = Ctx<NtpSimMessage, NtpSimEvent>
 
 /** NTP clients and servers over the transport; the factory's second argument shares the clock. */
 export function ntpSim(options: NtpSimOptions) {
-  const { servers, pollMs = 1000, replyTimeoutMs = 200, epochMs = DEFAULT_EPOCH } = options
-  if (servers.length === 0) throw new InvalidArgumentError('ntpSim needs at least one server')
-  if (!(pollMs > 0)) throw new InvalidArgumentError(`pollMs must be > 0, got ${pollMs}`)
-  if (!(replyTimeoutMs > 0 && replyTimeoutMs <= pollMs))
-    throw new InvalidArgumentError(`replyTimeoutMs must be in (0, pollMs], got ${replyTimeoutMs}`)
+  const { servers, pollMs, replyTimeoutMs, epochMs } = resolveOptions(options)
 
   return (
     self: NodeId,
     clock = new DisciplinedClock(options.discipline),
-  ): Protocol<NtpSimMsg, SyncRequest, NtpSimEvent> => {
+  ): Protocol<NtpSimMessage, SyncRequest, NtpSimEvent> => {
     const serving = servers.includes(self)
-    const wall = (ctx: Ctx<NtpSimMsg, NtpSimEvent>) => epochMs + clock.read(ctx.now())
+    const wall = (ctx: NtpSimCtx) => epochMs + clock.read(ctx.now())
     const outstanding = new Map<NodeId, NtpRequest>()
     const filters = new Map<NodeId, ClockFilter<NtpSample>>()
     let polling = false
 
-    const poll = (ctx: Ctx<NtpSimMsg, NtpSimEvent>) => {
+    const poll = (ctx: NtpSimCtx) => {
       polling = true
       for (const server of servers) {
         const request = createNtpRequest(wall(ctx), { random: ctx.random })
@@ -91,7 +47,7 @@ export function ntpSim(options: NtpSimOptions) {
       ctx.setTimer('poll', pollMs)
     }
 
-    const select = (ctx: Ctx<NtpSimMsg, NtpSimEvent>) => {
+    const select = (ctx: NtpSimCtx) => {
       polling = false
       outstanding.clear()
       const estimates: Array<{ server: NodeId; offsetMs: number; rootDistanceMs: number }> = []
@@ -149,7 +105,7 @@ export function ntpSim(options: NtpSimOptions) {
         if (req.type === 'sync' && !serving && !polling) poll(ctx)
       },
       onMessage(from, raw, ctx) {
-        const msg = parseNtpSimMessage(raw)
+        const msg = parseMessage(raw)
         if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
         const bytes = Uint8Array.from(msg.bytes)
         if (serving) {

@@ -12,39 +12,15 @@
  * timestamp + Δ is late: it is delivered at once, marked `late`, outside that order (nothing is
  * dropped); members agree on the order of the messages that were on time at both.
  */
-import { type Ctx, InvalidArgumentError, type NodeId, type Protocol } from '@sd/transport'
-import { DisciplinedClock, type DisciplinePolicy } from '../clock/disciplined.js'
-import { type IgnoredEvent, parseTemporalMessage } from '../wire.js'
-
-export interface TemporalMsg<P = unknown> {
-  type: 'temporal'
-  /** The sender's synchronized clock when it broadcast. */
-  ts: number
-  seq: number
-  payload: P
-}
+import type { Ctx, NodeId, Protocol } from '@sd/transport'
+import { DisciplinedClock } from '../clock/disciplined.js'
+import type { TemporalEvent } from './events.js'
+import { parseMessage, type TemporalMessage } from './messages.js'
+import { resolveOptions, type TemporalOptions } from './options.js'
 
 export type TemporalRequest<P = unknown> = { type: 'broadcast'; payload: P }
 
-export interface TemporalDeliverEvent<P = unknown> {
-  type: 'deliver'
-  from: NodeId
-  ts: number
-  seq: number
-  payload: P
-  /** Arrived after its hold-back: delivered at once, outside the timestamp order. */
-  late: boolean
-  /** The member's clock at delivery. */
-  atMs: number
-}
-
-export type TemporalEvent<P = unknown> = TemporalDeliverEvent<P> | IgnoredEvent
-
-export interface TemporalOptions {
-  /** Δ: how long after its timestamp a message is delivered (ms). */
-  holdBackMs: number
-  discipline?: DisciplinePolicy
-}
+type TemporalCtx<P> = Ctx<TemporalMessage<P>, TemporalEvent<P>>
 
 /** Smallest (ts, sender, seq) first. */
 function before(a: Queued, b: Queued): boolean {
@@ -58,61 +34,48 @@ function before(a: Queued, b: Queued): boolean {
 
 interface Queued {
   from: NodeId
-  msg: TemporalMsg
+  msg: TemporalMessage
 }
 
 /** Temporal-order broadcast; share the synchronizer's clock through the factory's second argument. */
 export function temporalOrder<P = unknown>(options: TemporalOptions) {
-  const { holdBackMs } = options
-  if (!(Number.isFinite(holdBackMs) && holdBackMs >= 0))
-    throw new InvalidArgumentError(`holdBackMs must be >= 0, got ${holdBackMs}`)
+  const { holdBackMs } = resolveOptions(options)
 
   return (
     self: NodeId,
     clock = new DisciplinedClock(options.discipline),
-  ): Protocol<TemporalMsg<P>, TemporalRequest<P>, TemporalEvent<P>> => {
+  ): Protocol<TemporalMessage<P>, TemporalRequest<P>, TemporalEvent<P>> => {
     let seq = 0
     /** Waiting for their hold-back, sorted. */
     const queue: Queued[] = []
 
-    const deliverDue = (ctx: Ctx<TemporalMsg<P>, TemporalEvent<P>>) => {
+    /** The payload is the application's: a peer's is taken on trust as `P`, as it was sent. */
+    const deliver = (queued: Queued, late: boolean, atMs: number, ctx: TemporalCtx<P>) => {
+      const { from, msg } = queued
+      ctx.emit({
+        type: 'deliver',
+        from,
+        ts: msg.ts,
+        seq: msg.seq,
+        payload: msg.payload as P,
+        late,
+        atMs,
+      })
+    }
+
+    const deliverDue = (ctx: TemporalCtx<P>) => {
       const now = clock.read(ctx.now())
-      while (queue.length > 0 && queue[0]!.msg.ts + holdBackMs <= now) {
-        const { from, msg } = queue.shift()!
-        ctx.emit({
-          type: 'deliver',
-          from,
-          ts: msg.ts,
-          seq: msg.seq,
-          payload: msg.payload as P,
-          late: false,
-          atMs: now,
-        })
-      }
+      while (queue.length > 0 && queue[0]!.msg.ts + holdBackMs <= now)
+        deliver(queue.shift()!, false, now, ctx)
       if (queue.length === 0) return ctx.cancelTimer('due')
       // Hardware ms, so a slewing clock may need one more wake-up: `deliverDue` checks again.
       ctx.setTimer('due', Math.max(queue[0]!.msg.ts + holdBackMs - now, 0.001))
     }
 
-    const receive = (
-      from: NodeId,
-      msg: TemporalMsg<P>,
-      ctx: Ctx<TemporalMsg<P>, TemporalEvent<P>>,
-    ) => {
+    const receive = (from: NodeId, msg: TemporalMessage, ctx: TemporalCtx<P>) => {
       const now = clock.read(ctx.now())
-      if (msg.ts + holdBackMs < now) {
-        ctx.emit({
-          type: 'deliver',
-          from,
-          ts: msg.ts,
-          seq: msg.seq,
-          payload: msg.payload,
-          late: true,
-          atMs: now,
-        })
-        return
-      }
       const item: Queued = { from, msg }
+      if (msg.ts + holdBackMs < now) return deliver(item, true, now, ctx)
       let i = queue.length
       while (i > 0 && before(item, queue[i - 1]!)) i--
       queue.splice(i, 0, item)
@@ -122,7 +85,7 @@ export function temporalOrder<P = unknown>(options: TemporalOptions) {
     return {
       onRequest(req, ctx) {
         if (req.type !== 'broadcast') return
-        const msg: TemporalMsg<P> = {
+        const msg: TemporalMessage<P> = {
           type: 'temporal',
           ts: clock.read(ctx.now()),
           seq: ++seq,
@@ -132,9 +95,9 @@ export function temporalOrder<P = unknown>(options: TemporalOptions) {
         receive(self, msg, ctx)
       },
       onMessage(from, raw, ctx) {
-        const msg = parseTemporalMessage(raw)
+        const msg = parseMessage(raw)
         if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
-        receive(from, msg as TemporalMsg<P>, ctx)
+        receive(from, msg, ctx)
       },
       onTimer(key, ctx) {
         if (key === 'due') deliverDue(ctx)

@@ -1,18 +1,21 @@
 /** queryNtpSources against four real servers of ours on loopback, one of them a falseticker. */
-import { afterEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { freePorts } from '../../../../test-support/processes.js'
 import { queryNtpSources } from '../../src/ntp/sources-udp.js'
-import { createNtpServer, type NtpServerHandle } from '../../src/ntp/udp.js'
+import type { NtpServerHandle } from '../../src/ntp/udp.js'
+import { loopbackPeers } from '../support/loopback-peers.js'
 
-const servers: NtpServerHandle[] = []
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close()
+const peers = loopbackPeers()
+/** The servers of the current test, in the order started. */
+let servers: NtpServerHandle[] = []
+beforeEach(() => {
+  servers = []
 })
+const serve = async (offsetMs: number) => servers.push(await peers.server({ offsetMs }))
 
 describe('queryNtpSources (UDP, several servers)', () => {
   it('rejects a falseticker among 4 servers and trusts the other three', async () => {
-    for (const offsetMs of [0, 0, 0, 500])
-      servers.push(await createNtpServer({ port: 0, offsetMs }))
+    for (const offsetMs of [0, 0, 0, 500]) await serve(offsetMs)
     const result = await queryNtpSources(
       servers.map((s) => ({ host: '127.0.0.1', port: s.port })),
       { samples: 2 },
@@ -25,8 +28,8 @@ describe('queryNtpSources (UDP, several servers)', () => {
   })
 
   it('reports a server that does not answer with its error, and no majority of two that disagree', async () => {
-    servers.push(await createNtpServer({ port: 0, offsetMs: 0 }))
-    servers.push(await createNtpServer({ port: 0, offsetMs: 300 }))
+    await serve(0)
+    await serve(300)
     const [silent] = await freePorts(1)
     const result = await queryNtpSources(
       [

@@ -4,24 +4,20 @@
  * believed absurd replies, and its error bound left out the server's root distance). Loopback
  * only; the server under attack runs in a process of its own.
  */
-import { createSocket } from 'node:dgram'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { Worker } from '../../../../test-support/processes.js'
 import { createNtpRequest } from '../../src/ntp/client.js'
 import { NtpNetworkError, NtpTimeoutError } from '../../src/ntp/errors.js'
 import { answerNtpRequest } from '../../src/ntp/server.js'
 import { ZERO_TIMESTAMP } from '../../src/ntp/timestamp.js'
-import { createNtpServer, queryNtp } from '../../src/ntp/udp.js'
+import { queryNtp } from '../../src/ntp/udp.js'
 import { createDatagramHandler, type NtpServerCounts } from '../../src/ntp/udp-server.js'
-import { fakeNtpServer } from '../support/fake-server.js'
+import { loopbackPeers, rejectionOf } from '../support/loopback-peers.js'
 import { gatePortZero, sendFromPortZero } from './hostile/port-zero.js'
 import { serverProcess, statsOf, stopWorkers } from './hostile/server-handle.js'
 
 const YEAR_MS = 365.25 * 86_400_000
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup()
-})
+const peers = loopbackPeers()
 
 const workers: Worker[] = []
 afterAll(() => stopWorkers(workers))
@@ -44,9 +40,7 @@ describe('hole 1: no datagram ends the NTP server', () => {
   )
 
   it('the handler: a reply to port 0 throws in socket.send, and is counted and dropped', async () => {
-    const socket = createSocket('udp4')
-    cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())))
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
+    const socket = await peers.socket()
     const counts: NtpServerCounts = { answered: 0, rejected: 0, unsent: 0 }
     const unsent: string[] = []
     const handle = createDatagramHandler(
@@ -88,37 +82,36 @@ describe('hole 1: no datagram ends the NTP server', () => {
 
   it('the client: a connect the kernel refuses is a typed error, not a throw from a timer', async () => {
     // connect() to the broadcast address fails at once with EACCES; nothing is sent.
-    const error = await queryNtp('255.255.255.255', { port: 123, timeoutMs: 1000 }).catch(
-      (e: unknown) => e,
+    const error = await rejectionOf(
+      NtpNetworkError,
+      queryNtp('255.255.255.255', { port: 123, timeoutMs: 1000 }),
     )
-    expect(error).toBeInstanceOf(NtpNetworkError)
-    expect((error as Error).message).toMatch(/connect to .*EACCES/)
+    expect(error.message).toMatch(/connect to .*EACCES/)
   })
 })
 
 describe('hole 6 over UDP: absurd replies refused, the bound includes the root distance', () => {
   it('a reply with a zero receive timestamp is refused and named (it gave an offset of years)', async () => {
-    const f = await fakeNtpServer((request) => {
+    const f = await peers.fake((request) => {
       const reply = answerNtpRequest(request, Date.now(), Date.now())
       reply.fill(0, 32, 40) // T2 = 0
       return reply
     })
-    cleanups.push(() => f.close())
-    const error = await queryNtp('127.0.0.1', { port: f.port, retryMs: 50, timeoutMs: 400 }).catch(
-      (e: unknown) => e,
+    const error = await rejectionOf(
+      NtpTimeoutError,
+      queryNtp('127.0.0.1', { port: f.port, retryMs: 50, timeoutMs: 400 }),
     )
-    expect(error).toBeInstanceOf(NtpTimeoutError)
-    expect((error as NtpTimeoutError).lastRejection?.reason).toBe('zero-receive')
+    expect(error.lastRejection?.reason).toBe('zero-receive')
     expect(ZERO_TIMESTAMP).toEqual({ seconds: 0, fraction: 0 })
   })
 
   it('a server 30 years ahead is refused (offset-limit) unless maxOffsetMs lifts the limit', async () => {
-    const s = await createNtpServer({ port: 0, offsetMs: 30 * YEAR_MS })
-    cleanups.push(() => s.close())
-    const error = await queryNtp('127.0.0.1', { port: s.port, retryMs: 50, timeoutMs: 400 }).catch(
-      (e: unknown) => e,
+    const s = await peers.server({ offsetMs: 30 * YEAR_MS })
+    const error = await rejectionOf(
+      NtpTimeoutError,
+      queryNtp('127.0.0.1', { port: s.port, retryMs: 50, timeoutMs: 400 }),
     )
-    expect((error as NtpTimeoutError).lastRejection?.reason).toBe('offset-limit')
+    expect(error.lastRejection?.reason).toBe('offset-limit')
     const lifted = await queryNtp('127.0.0.1', {
       port: s.port,
       samples: 1,
@@ -129,13 +122,11 @@ describe('hole 6 over UDP: absurd replies refused, the bound includes the root d
   })
 
   it("the query's error bound is the best sample's root distance plus the jitter", async () => {
-    const s = await createNtpServer({
-      port: 0,
+    const s = await peers.server({
       offsetMs: 250,
       rootDelayMs: 40,
       rootDispersionMs: 10,
     })
-    cleanups.push(() => s.close())
     const r = await queryNtp('127.0.0.1', { port: s.port, samples: 4, timeoutMs: 10_000 })
     // Root delay and dispersion travel as 16.16 seconds: 40 ms and 10 ms to within 2^-16 s.
     const root = r.best.rootDelayMs / 2 + r.best.rootDispersionMs

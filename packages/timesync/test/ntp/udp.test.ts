@@ -1,6 +1,5 @@
 /** queryNtp and createNtpServer against each other and scripted peers, on loopback only. */
-import { createSocket } from 'node:dgram'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { freePorts } from '../../../../test-support/processes.js'
 import {
   InvalidArgumentError,
@@ -12,24 +11,9 @@ import {
 import { encodePacket, textToReferenceId } from '../../src/ntp/packet.js'
 import { answerNtpRequest } from '../../src/ntp/server.js'
 import { createNtpServer, queryNtp } from '../../src/ntp/udp.js'
-import { fakeNtpServer } from '../support/fake-server.js'
+import { loopbackPeers, rejectionOf } from '../support/loopback-peers.js'
 
-const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup()
-})
-
-async function server(options: Parameters<typeof createNtpServer>[0]) {
-  const s = await createNtpServer({ port: 0, ...options })
-  cleanups.push(() => s.close())
-  return s
-}
-
-async function fake(script: Parameters<typeof fakeNtpServer>[0]) {
-  const f = await fakeNtpServer(script)
-  cleanups.push(() => f.close())
-  return f
-}
+const { server, fake, socket: boundSocket } = loopbackPeers()
 
 /** Answers as a correct server would, the clock being Date.now() + offsetMs. */
 const honest = (request: Buffer, offsetMs = 0) =>
@@ -40,15 +24,6 @@ const wrongOrigin = (request: Buffer) => {
   const reply = honest(request)
   reply[31]! ^= 1
   return reply
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a rejection')
 }
 
 describe('NTP over UDP (loopback)', () => {
@@ -108,22 +83,22 @@ describe('NTP over UDP (loopback)', () => {
 
   it('times out with the last refusal named when every reply is refused', async () => {
     const f = await fake((request) => wrongOrigin(request))
-    const error = await rejection(
+    const error = await rejectionOf(
+      NtpTimeoutError,
       queryNtp('127.0.0.1', { port: f.port, samples: 1, retryMs: 50, timeoutMs: 400 }),
     )
-    expect(error).toBeInstanceOf(NtpTimeoutError)
-    expect((error as NtpTimeoutError).lastRejection?.reason).toBe('origin-mismatch')
+    expect(error.lastRejection?.reason).toBe('origin-mismatch')
     expect(error.message).toMatch(/origin-mismatch/)
   })
 
   it('times out naming ICMP port unreachable when nothing listens', async () => {
     const [port] = await freePorts(1)
-    const error = await rejection(
+    const error = await rejectionOf(
+      NtpTimeoutError,
       queryNtp('127.0.0.1', { port: port!, samples: 1, retryMs: 50, timeoutMs: 400 }),
     )
-    expect(error).toBeInstanceOf(NtpTimeoutError)
     expect(error).toMatchObject({ code: 'ERR_NTP_TIMEOUT', portUnreachable: true })
-    expect((error as NtpTimeoutError).attempts).toBeGreaterThanOrEqual(2)
+    expect(error.attempts).toBeGreaterThanOrEqual(2)
   })
 
   it("stops at a kiss-o'-death: DENY at once; RATE keeps the samples already taken", async () => {
@@ -138,8 +113,10 @@ describe('NTP over UDP (loopback)', () => {
       return reply
     }
     const deny = await fake((request) => kiss(request, 'DENY'))
-    const error = await rejection(queryNtp('127.0.0.1', { port: deny.port, timeoutMs: 10_000 }))
-    expect(error).toBeInstanceOf(NtpRejectedError)
+    const error = await rejectionOf(
+      NtpRejectedError,
+      queryNtp('127.0.0.1', { port: deny.port, timeoutMs: 10_000 }),
+    )
     expect(error).toMatchObject({ reason: 'kiss-o-death', kissCode: 'DENY' })
     expect(deny.received).toBe(1)
     const rate = await fake((request, n) => (n === 0 ? honest(request) : kiss(request, 'RATE')))
@@ -150,10 +127,10 @@ describe('NTP over UDP (loopback)', () => {
 
   it('honours an AbortSignal, before and during the query', async () => {
     const silent = await fake(() => undefined)
-    const early = await rejection(
+    await rejectionOf(
+      NtpAbortedError,
       queryNtp('127.0.0.1', { port: silent.port, signal: AbortSignal.abort('no') }),
     )
-    expect(early).toBeInstanceOf(NtpAbortedError)
     const controller = new AbortController()
     const query = queryNtp('127.0.0.1', {
       port: silent.port,
@@ -161,14 +138,13 @@ describe('NTP over UDP (loopback)', () => {
       timeoutMs: 60_000,
     })
     setTimeout(() => controller.abort(new Error('enough')), 100)
-    const error = await rejection(query)
-    expect(error).toBeInstanceOf(NtpAbortedError)
+    const error = await rejectionOf(NtpAbortedError, query)
     expect(error.cause).toMatchObject({ message: 'enough' })
   })
 
   it('refuses bad options with InvalidArgumentError', async () => {
     for (const options of [{ samples: 0 }, { port: 70_000 }, { timeoutMs: 0 }, { intervalMs: -1 }])
-      expect(await rejection(queryNtp('127.0.0.1', options))).toBeInstanceOf(InvalidArgumentError)
+      await rejectionOf(InvalidArgumentError, queryNtp('127.0.0.1', options))
     await expect(createNtpServer({ port: 0, offsetMs: Number.NaN })).rejects.toBeInstanceOf(
       InvalidArgumentError,
     )
@@ -180,11 +156,9 @@ describe('NTP over UDP (loopback)', () => {
   it('the server leaves bad requests unanswered and counts them', async () => {
     const refused: string[] = []
     const s = await server({ onRejected: (error) => refused.push(error.reason) })
-    const socket = createSocket('udp4')
-    cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())))
+    const socket = await boundSocket()
     const replies: Buffer[] = []
     socket.on('message', (m) => replies.push(m))
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
     const send = (bytes: Uint8Array) =>
       new Promise<void>((resolve) => socket.send(bytes, s.port, '127.0.0.1', () => resolve()))
     await send(new Uint8Array(10))
@@ -200,8 +174,7 @@ describe('NTP over UDP (loopback)', () => {
 
   it('a port in use is a network error; close() can be called twice', async () => {
     const s = await server({})
-    const error = await rejection(createNtpServer({ port: s.port }))
-    expect(error).toBeInstanceOf(NtpNetworkError)
+    const error = await rejectionOf(NtpNetworkError, createNtpServer({ port: s.port }))
     expect(error.message).toMatch(/EADDRINUSE/)
     await s.close()
     await s.close()

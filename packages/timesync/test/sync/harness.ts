@@ -1,6 +1,10 @@
 /**
  * Runs a synchronizer in the simulator over drifting clocks and asymmetric random delays, with
  * the software clock of every node kept so the test can read it against true (virtual) time.
+ * Not `runInSim` of @sd/transport/testing: each node's hardware clock is set before the nodes
+ * start (`addNode` with its spec), which `runInSim`'s plan, run after the launch, cannot do
+ * without recording a clock change the protocols would see. Events are typed all the same, by
+ * `launch`'s `onEmit`.
  */
 import {
   createRandom,
@@ -8,14 +12,9 @@ import {
   type Protocol,
   SimNetwork,
   type SimNetworkOptions,
+  type TimedEvent,
 } from '@sd/transport'
 import { DisciplinedClock } from '../../src/clock/disciplined.js'
-
-export interface TimedEmit {
-  node: NodeId
-  t: number
-  event: { type: string; [field: string]: unknown }
-}
 
 export interface ClockSpec {
   offset: number
@@ -39,11 +38,12 @@ export interface SyncRunOptions {
   plan?: (net: SimNetwork) => void
 }
 
-export interface SyncRun {
+export interface SyncRun<Ev = unknown> {
   net: SimNetwork
   clocks: Map<NodeId, DisciplinedClock>
   specs: Map<NodeId, ClockSpec>
-  events: TimedEmit[]
+  /** What the nodes emitted, typed by the protocol's events (`ofType` picks one kind). */
+  events: TimedEvent<Ev>[]
   /** Each node's software clock minus true time, now. */
   errors(): Map<NodeId, number>
 }
@@ -52,7 +52,7 @@ export function runSync<Msg, Req, Ev>(
   ids: readonly NodeId[],
   make: (self: NodeId, clock: DisciplinedClock) => Protocol<Msg, Req, Ev>,
   options: SyncRunOptions,
-): SyncRun {
+): SyncRun<Ev> {
   const { minDelayMs = 1, spreadMs = 4, maxOffsetMs = 200, maxDrift = 1e-4 } = options
   const net = new SimNetwork({
     seed: options.seed,
@@ -74,13 +74,16 @@ export function runSync<Msg, Req, Ev>(
     specs.set(id, spec)
     net.addNode(id, spec)
   }
-  const events: TimedEmit[] = []
-  net.onEmit((node, event, t) => events.push({ node, t, event: event as TimedEmit['event'] }))
-  net.launch(ids, (self) => {
-    const clock = new DisciplinedClock({ maxSlewRate: options.maxSlewRate ?? 0.01 })
-    clocks.set(self, clock)
-    return make(self, clock)
-  })
+  const events: TimedEvent<Ev>[] = []
+  net.launch(
+    ids,
+    (self) => {
+      const clock = new DisciplinedClock({ maxSlewRate: options.maxSlewRate ?? 0.01 })
+      clocks.set(self, clock)
+      return make(self, clock)
+    },
+    { onEmit: (node, event, t) => events.push({ node, t, event }) },
+  )
   options.plan?.(net)
   net.run({ until: options.until })
   return {

@@ -1,3 +1,7 @@
+/**
+ * Guards on the arguments callers pass to the clocks (increments, entries, sums): a wrong one
+ * throws InvalidClockArgumentError, a sum past 2^53 ClockOverflowError.
+ */
 import { ClockOverflowError, InvalidClockArgumentError } from './errors.js'
 
 /** Increments must be positive safe integers: the texts ask for d > 0, the codecs for integers. */

@@ -1,28 +1,8 @@
-import { InvalidClockArgumentError } from './errors.js'
-import { compareNodeIds, type NodeId } from './ids.js'
-import type { ClockProtocol, ProtocolContext } from './protocol.js'
-
-/** A causally ordered broadcast as it travels: the sender's delivery vector and the payload. */
-export interface CausalMessage<P> {
-  type: 'causal'
-  /** clock[k] = how many broadcasts of member k (in ascending id order) the sender had delivered, its own included. */
-  clock: number[]
-  payload: P
-}
-
-/** A message handed to the application, in causal order. */
-export interface CausalDelivery<P> {
-  from: NodeId
-  /** Its sequence number among `from`'s broadcasts (1, 2, ...). */
-  seq: number
-  /** The vector timestamp the message carried. */
-  clock: number[]
-  payload: P
-  /** It waited in the buffer for messages that causally precede it. */
-  delayed: boolean
-  /** The receiver's delivery vector right after this delivery. */
-  local: number[]
-}
+import { InvalidClockArgumentError } from '../errors.js'
+import { compareNodeIds, type NodeId } from '../ids.js'
+import { isCount } from '../message-checks.js'
+import type { CausalDelivery } from './events.js'
+import type { CausalMessage } from './messages.js'
 
 /**
  * The pure core of causal broadcast (Birman, Schiper, Stephenson): a message from member s with
@@ -133,87 +113,5 @@ export class CausalBuffer<P> {
         }
       }
     }
-  }
-}
-
-function isCount(v: unknown): boolean {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-}
-
-/** Ask a member to broadcast `payload` to the group in causal order. */
-export interface CausalBroadcastRequest<P> {
-  type: 'broadcast'
-  payload: P
-}
-
-/** What the causal broadcast protocol publishes. */
-export type CausalEvent<P> =
-  | { type: 'broadcast'; seq: number; clock: number[]; payload: P }
-  | ({ type: 'deliver' } & CausalDelivery<P>)
-  | { type: 'buffered'; from: NodeId; seq: number; clock: number[]; pending: number }
-  | { type: 'malformed'; from: NodeId; reason: string }
-
-/**
- * Causal-order broadcast as a protocol: request `{ type: 'broadcast', payload }`, and every member
- * (the sender included) emits `deliver` events in an order that respects happens-before between
- * broadcasts. Costs n - 1 messages per broadcast, each carrying n integers. Needs reliable links
- * (any order); a lost message blocks what causally follows it, and membership is fixed at start.
- */
-export function causalBroadcast<P = unknown>(): ClockProtocol<
-  CausalMessage<P>,
-  CausalBroadcastRequest<P>,
-  CausalEvent<P>
-> {
-  let buffer: CausalBuffer<P> | undefined
-  const init = (ctx: ProtocolContext<CausalMessage<P>, CausalEvent<P>>) => {
-    buffer ??= new CausalBuffer<P>(ctx.self, ctx.peers)
-    return buffer
-  }
-  return {
-    start(ctx) {
-      init(ctx)
-    },
-    onRequest(req, ctx) {
-      const b = init(ctx)
-      if (req === null || typeof req !== 'object' || req.type !== 'broadcast') {
-        throw new InvalidClockArgumentError(
-          `causal broadcast: unknown request ${JSON.stringify(req)}; expected { type: 'broadcast', payload }`,
-        )
-      }
-      const { message, delivery } = b.broadcast(req.payload)
-      ctx.emit({ type: 'broadcast', seq: delivery.seq, clock: message.clock, payload: req.payload })
-      ctx.broadcast(message)
-      ctx.emit({ type: 'deliver', ...delivery })
-    },
-    onMessage(from, msg, ctx) {
-      const b = init(ctx)
-      if (msg === null || typeof msg !== 'object' || msg.type !== 'causal') {
-        ctx.emit({ type: 'malformed', from, reason: 'not a causal broadcast message' })
-        return
-      }
-      const before = b.pending
-      let delivered: CausalDelivery<P>[]
-      try {
-        delivered = b.receive(from, msg)
-      } catch (error) {
-        // A bad packet is reported, never allowed to stop the protocol.
-        if (error instanceof InvalidClockArgumentError) {
-          ctx.emit({ type: 'malformed', from, reason: error.message })
-          return
-        }
-        throw error
-      }
-      if (b.pending > before) {
-        const s = b.members.indexOf(from)
-        ctx.emit({
-          type: 'buffered',
-          from,
-          seq: msg.clock[s]!,
-          clock: msg.clock,
-          pending: b.pending,
-        })
-      }
-      for (const d of delivered) ctx.emit({ type: 'deliver', ...d })
-    },
   }
 }

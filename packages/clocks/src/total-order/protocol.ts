@@ -1,30 +1,16 @@
-import { InvalidClockArgumentError } from './errors.js'
-import { compareNodeIds, type NodeId } from './ids.js'
-import { compareLamport, LamportClock, type LamportTimestamp } from './lamport.js'
-import type { ClockProtocol, ProtocolContext } from './protocol.js'
-
-/** What travels: a broadcast or an acknowledgement, each with its Lamport time and a per-link sequence number. */
-export type TotalOrderMessage<P> =
-  | { type: 'to-msg'; link: number; time: number; payload: P }
-  | { type: 'to-ack'; link: number; time: number; of: LamportTimestamp }
+import { InvalidClockArgumentError } from '../errors.js'
+import { compareNodeIds, type NodeId } from '../ids.js'
+import { compareLamport, LamportClock, type LamportTimestamp } from '../lamport.js'
+import type { ClockProtocol, ProtocolContext } from '../protocol.js'
+import type { TotalOrderEvent } from './events.js'
+import { parseMessage, type TotalOrderMessage } from './messages.js'
 
 export interface TotalOrderRequest<P> {
   type: 'broadcast'
   payload: P
 }
 
-/** A message handed to the application; `index` is its position in the one agreed sequence. */
-export interface TotalOrderDelivery<P> {
-  index: number
-  /** The (T, pid) timestamp that places it in the total order. */
-  timestamp: LamportTimestamp
-  payload: P
-}
-
-export type TotalOrderEvent<P> =
-  | { type: 'broadcast'; timestamp: LamportTimestamp; payload: P }
-  | ({ type: 'deliver' } & TotalOrderDelivery<P>)
-  | { type: 'malformed'; from: NodeId; reason: string }
+type TotalOrderCtx<P> = ProtocolContext<TotalOrderMessage<P>, TotalOrderEvent<P>>
 
 interface Queued<P> {
   timestamp: LamportTimestamp
@@ -45,7 +31,6 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
   TotalOrderRequest<P>,
   TotalOrderEvent<P>
 > {
-  type Ctx = ProtocolContext<TotalOrderMessage<P>, TotalOrderEvent<P>>
   let clock: LamportClock | undefined
   let peers: readonly NodeId[] = []
   const queue: Queued<P>[] = []
@@ -56,7 +41,7 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
   const early = new Map<NodeId, Map<number, TotalOrderMessage<P>>>()
   let delivered = 0
 
-  const init = (ctx: Ctx) => {
+  const init = (ctx: TotalOrderCtx<P>) => {
     if (!clock) {
       clock = new LamportClock({ pid: ctx.self })
       peers = [...ctx.peers].sort(compareNodeIds)
@@ -64,7 +49,7 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
     return clock
   }
 
-  const sendAll = (ctx: Ctx, make: (link: number) => TotalOrderMessage<P>) => {
+  const sendAll = (ctx: TotalOrderCtx<P>, make: (link: number) => TotalOrderMessage<P>) => {
     for (const peer of peers) {
       const link = nextOut.get(peer) ?? 0
       nextOut.set(peer, link + 1)
@@ -84,7 +69,7 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
     queue.splice(lo, 0, item)
   }
 
-  const tryDeliver = (ctx: Ctx) => {
+  const tryDeliver = (ctx: TotalOrderCtx<P>) => {
     for (;;) {
       const head = queue[0]
       if (head === undefined) return
@@ -102,7 +87,7 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
     }
   }
 
-  const handle = (from: NodeId, msg: TotalOrderMessage<P>, ctx: Ctx) => {
+  const handle = (from: NodeId, msg: TotalOrderMessage<P>, ctx: TotalOrderCtx<P>) => {
     const c = init(ctx)
     c.receive(msg.time)
     const seen = latest.get(from)
@@ -134,13 +119,16 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
       sendAll(ctx, (link) => ({ type: 'to-msg', link, time, payload: req.payload }))
       tryDeliver(ctx)
     },
-    onMessage(from, msg, ctx) {
+    onMessage(from, raw, ctx) {
       init(ctx)
-      const reason = malformed(msg, peers, from)
-      if (reason !== undefined) {
-        ctx.emit({ type: 'malformed', from, reason })
-        return
-      }
+      if (!peers.includes(from))
+        return ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `${JSON.stringify(from)} is not a member of the group`,
+        })
+      const msg = parseMessage<P>(raw)
+      if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
       // Per-link FIFO: hold what arrives early, drop duplicates.
       const expected = nextIn.get(from) ?? 0
       if (msg.link < expected) return
@@ -163,15 +151,4 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
       nextIn.set(from, next)
     },
   }
-}
-
-function malformed(msg: unknown, peers: readonly NodeId[], from: NodeId): string | undefined {
-  if (!peers.includes(from)) return `${JSON.stringify(from)} is not a member of the group`
-  if (msg === null || typeof msg !== 'object') return 'not an object'
-  const m = msg as Record<string, unknown>
-  if (m.type !== 'to-msg' && m.type !== 'to-ack')
-    return `unknown message type ${JSON.stringify(m.type)}`
-  if (!Number.isSafeInteger(m.link) || (m.link as number) < 0) return 'bad link sequence number'
-  if (!Number.isSafeInteger(m.time) || (m.time as number) < 0) return 'bad Lamport time'
-  return undefined
 }

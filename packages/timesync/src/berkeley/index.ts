@@ -1,0 +1,5 @@
+export { type Estimate, type FaultTolerantAverage, faultTolerantAverage } from './average.js'
+export type { BerkeleyEvent, BerkeleyRoundEvent } from './events.js'
+export type { BerkeleyMessage, BerkeleyMsg } from './messages.js'
+export type { BerkeleyOptions } from './options.js'
+export { type BerkeleyRequest, berkeley } from './protocol.js'
