@@ -45,6 +45,7 @@ export {
 } from './errors.js'
 export {
   type MajorityElectionOptions,
+  type MajorityOptions,
   type MajorityEvent,
   type MajorityMessage,
   majorityElection,

@@ -215,7 +215,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     ctx.broadcast({ type: 'coordinator', term })
     // The COORDINATOR counts as the first heartbeat: the next one goes out intervalMs later.
     let announced = false
-    this.watch.lead(ctx, () => {
+    this.watch.lead(ctx, (ctx) => {
       if (announced) ctx.broadcast({ type: 'heartbeat', term })
       announced = true
     })

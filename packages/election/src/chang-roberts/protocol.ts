@@ -76,7 +76,7 @@ export function changRoberts(
       lastTerm = term
       current = { leader, term }
       ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) watch.lead(ctx, () => toAll({ type: 'heartbeat', term }, ctx))
+      if (leader === self) watch.lead(ctx, (ctx) => toAll({ type: 'heartbeat', term }, ctx))
       else watch.follow(ctx)
     }
 

@@ -98,7 +98,7 @@ export function ringElection(
       current = { leader, term }
       standAside = false
       ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) watch.lead(ctx, () => ctx.broadcast({ type: 'heartbeat', term }))
+      if (leader === self) watch.lead(ctx, (ctx) => ctx.broadcast({ type: 'heartbeat', term }))
       else watch.follow(ctx)
     }
 
