@@ -5,13 +5,7 @@
  * `minorityGraceMs`, no leader on a minority side.
  */
 import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
-import {
-  leaderships,
-  ledInMinority,
-  membersOf,
-  overlaps,
-  reachability,
-} from './check-leadership.js'
+import { leaderships, ledInMinority, membersOf, overlaps, reachability } from './leaderships.js'
 
 /**
  * One emitted event (the shape of `emitsOf(trace)` in `@sd/transport`); `TimedEvent<ElectionEvent>`

@@ -45,9 +45,9 @@ export {
 } from './errors.js'
 export {
   type MajorityElectionOptions,
-  type MajorityOptions,
   type MajorityEvent,
   type MajorityMessage,
+  type MajorityOptions,
   majorityElection,
   type StepDownReason,
 } from './majority/index.js'
@@ -57,6 +57,7 @@ export {
   type RingElectionOptions,
   type RingEvent,
   type RingMessage,
+  type RingOptions,
   ringElection,
 } from './ring/index.js'
 export { nextTerm, observeTerm, storedTerm } from './terms.js'

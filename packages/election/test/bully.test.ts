@@ -250,7 +250,7 @@ describe('bully: options', () => {
     const ignored = ofType(run.events, 'ignored')
     expect(ignored.map((e) => e.event.reason)).toEqual([
       'malformed request',
-      'coordinator without a valid term',
+      'malformed coordinator: term',
       'coordinator of term 1, not a term of 1', // 1 owns 2, 4, ...
       'not an object',
     ])

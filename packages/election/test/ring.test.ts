@@ -211,13 +211,11 @@ describe('ring election: failures and requests', () => {
       plan: (net) => {
         net.request(1, { type: 'start' })
         net.request(1, { type: 'resign' }, 50)
-        net.at(60, () => net.transport(2).send(1, { type: 'election', list: 'x' }))
+        net.at(60, () => net.transport(2).send(1, { type: 'election', hop: 1, list: 'x' }))
       },
     })
-    const ignored = run.events
-      .filter((e) => e.event.type === 'ignored')
-      .map((e) => (e.event as { reason: string }).reason)
-    expect(ignored).toEqual(['resign: not the leader', 'malformed election'])
+    const ignored = ofType(run.events, 'ignored').map((e) => e.event.reason)
+    expect(ignored).toEqual(['resign: not the leader', 'malformed election: list'])
     expect(run.agreed).toEqual({ leader: 2, term: 1 })
   })
 })
