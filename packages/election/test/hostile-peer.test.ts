@@ -1,5 +1,5 @@
 /**
- * A hostile member sends the election nodes malformed messages over many seeds, while elections
+ * A hostile member sends the election nodes (bully, ring, Chang-Roberts, YoYo, majority) malformed messages over many seeds, while elections
  * run: no node throws, every certainly malformed message is refused with an `ignored` event naming
  * the sender, and `checkElection` finds no two honest leaders in one term, nor a term going back.
  *
@@ -19,16 +19,21 @@ import { checkElection } from '../src/check.js'
 import type { ElectionRequest } from '../src/contract.js'
 import { majorityElection } from '../src/majority/protocol.js'
 import { ringElection } from '../src/ring/protocol.js'
+import { yoyo } from '../src/yoyo/index.js'
 import { runElection } from './support/harness.js'
 
-// The lowest id, so the honest nodes win the elections the hostile one takes part in.
-const EVIL = 0
+// The worst candidate, so the honest nodes win the elections the hostile one takes part in:
+// the lowest id, but for YoYo, which elects the minimum.
+const EVIL_DEFAULT = 0
 const HONEST = [1, 2, 3, 4, 5]
+const YOYO_EVIL = 9
 
 interface Case {
   name: string
   factory: ProtocolFactory<unknown, ElectionRequest, unknown>
   samples: unknown[]
+  /** The hostile node's id (default EVIL_DEFAULT). */
+  evil?: NodeId
 }
 const any = (f: unknown) => f as ProtocolFactory<unknown, ElectionRequest, unknown>
 
@@ -45,24 +50,42 @@ const CASES: Case[] = [
     name: 'ring',
     factory: any(ringElection()),
     samples: [
-      { type: 'election', list: [EVIL, 1], out: [], max: 2, round: 1 },
-      { type: 'coordinator', leader: EVIL, term: 3, members: [1, EVIL], closer: EVIL, hops: 1 },
+      { type: 'election', list: [EVIL_DEFAULT, 1], out: [], max: 2, round: 1 },
+      {
+        type: 'coordinator',
+        leader: EVIL_DEFAULT,
+        term: 3,
+        members: [1, EVIL_DEFAULT],
+        closer: EVIL_DEFAULT,
+        hops: 1,
+      },
       { type: 'ack', hop: 1 },
       { type: 'heartbeat', term: 3 },
       { type: 'resign', term: 3 },
-      { type: 'leader-is', leader: EVIL, term: 3 },
+      { type: 'leader-is', leader: EVIL_DEFAULT, term: 3 },
     ],
   },
   {
     name: 'Chang-Roberts',
     factory: any(changRoberts()),
     samples: [
-      { type: 'election', candidate: EVIL, max: 2 },
-      { type: 'elected', leader: EVIL, term: 3 },
+      { type: 'election', candidate: EVIL_DEFAULT, max: 2 },
+      { type: 'elected', leader: EVIL_DEFAULT, term: 3 },
       { type: 'heartbeat', term: 3 },
       { type: 'resign', term: 3 },
-      { type: 'leader-is', leader: EVIL, term: 3 },
+      { type: 'leader-is', leader: EVIL_DEFAULT, term: 3 },
     ],
+  },
+  {
+    name: 'YoYo',
+    factory: any(yoyo({ neighbors: (id) => [...HONEST, YOYO_EVIL].filter((x) => x !== id) })),
+    samples: [
+      { type: 'setup' },
+      { type: 'yo', iteration: 1, value: 1 },
+      { type: 'vote', iteration: 1, yes: true, prune: false },
+      { type: 'leader', leader: 1, term: 1 },
+    ],
+    evil: YOYO_EVIL,
   },
   {
     name: 'majority',
@@ -86,6 +109,7 @@ describe('election under a hostile peer (malformed messages, many seeds)', () =>
     it(`${c.name}: malformed messages are refused, the honest nodes never split a term`, () => {
       let refused = 0
       let leaders = 0 // honest leaders the honest nodes learned of
+      const EVIL = c.evil ?? EVIL_DEFAULT
       forSeeds(seedList(30), (seed) => {
         const log = emptyHostileLog()
         const factory = (self: NodeId) =>
