@@ -47,8 +47,8 @@ describe('ring election: the textbook example', () => {
       [5, 6, 0, 1, 2, 3],
       [5, 6, 0, 1, 2, 3, 4],
     ])
-    const skips = run.events.filter((e) => e.event.type === 'skipped')
-    expect(skips.map((e) => [e.node, (e.event as { node: number }).node])).toEqual([
+    const skips = ofType(run.events, 'skipped')
+    expect(skips.map((e) => [e.node, e.event.node])).toEqual([
       [6, 7],
       [6, 7],
     ])
