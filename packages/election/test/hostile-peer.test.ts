@@ -9,7 +9,7 @@
  * Safety only, not liveness. Honest messages may be refused too (bully refuses an election from a
  * better candidate), so refusals are counted, not required to name the hostile node.
  */
-import type { NodeId, ProtocolFactory } from '@sd/transport'
+import { isRecord, type NodeId, type ProtocolFactory } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { emptyHostileLog, hostilePeer, twoFaced } from '../../../test-support/hostile-messages.js'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
@@ -17,6 +17,7 @@ import { bully } from '../src/bully/index.js'
 import { changRoberts } from '../src/chang-roberts/protocol.js'
 import { checkElection } from '../src/check.js'
 import type { ElectionRequest } from '../src/contract.js'
+import { eventFields } from '../src/event-fields.js'
 import { majorityElection } from '../src/majority/protocol.js'
 import { ringElection } from '../src/ring/protocol.js'
 import { yoyo } from '../src/yoyo/index.js'
@@ -137,18 +138,18 @@ describe('election under a hostile peer (malformed messages, many seeds)', () =>
         const honest = run.events.filter((e) => e.node !== EVIL)
         const verdict = checkElection(honest)
         expect(verdict.violations).toEqual([])
-        const ignored = honest.filter(
-          (e) => (e.event as { type?: string; from?: NodeId }).type === 'ignored',
-        )
-        const fromEvil = ignored.filter((e) => (e.event as { from?: NodeId }).from === EVIL)
+        const fromEvil = honest.filter((e) => {
+          const event = e.event
+          return isRecord(event) && event.type === 'ignored' && event.from === EVIL
+        })
         for (const id of HONEST) {
           const at = fromEvil.filter((e) => e.node === id).length
           expect(at, `refusals at ${id}`).toBeGreaterThanOrEqual(log.malformedTo.get(id) ?? 0)
         }
         refused += fromEvil.length
         leaders += honest.filter((e) => {
-          const event = e.event as { type?: string; leader?: NodeId }
-          return event.type === 'leader' && event.leader !== EVIL
+          const event = eventFields(e.event)
+          return event?.type === 'leader' && event.leader !== EVIL
         }).length
       })
       expect(refused).toBeGreaterThan(0)
