@@ -4,14 +4,9 @@
  * Given the run's faults too (crashes, pauses, partitions): never two leaders at once, and, with
  * `minorityGraceMs`, no leader on a minority side.
  */
-import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
-import {
-  leaderships,
-  ledInMinority,
-  membersOf,
-  overlaps,
-  reachability,
-} from './check-leadership.js'
+import { type FaultEvent, isNodeId, type NodeId, type TimedEvent } from '@sd/transport'
+import { eventFields } from './event-fields.js'
+import { leaderships, ledInMinority, membersOf, overlaps, reachability } from './leaderships.js'
 
 /**
  * One emitted event (the shape of `emitsOf(trace)` in `@sd/transport`); `TimedEvent<ElectionEvent>`
@@ -126,9 +121,8 @@ function checkTerms(events: readonly TimedEvent[]): ElectionVerdict {
   const lastTerm = new Map<NodeId, number>()
   const final = new Map<NodeId, { leader: NodeId; term: number } | undefined>()
   for (const { node, t, event } of events) {
-    if (event === null || typeof event !== 'object') continue
-    const e = event as { type?: unknown; leader?: NodeId; term?: unknown }
-    if (e.type !== 'leader' && e.type !== 'leader-lost') continue
+    const e = eventFields(event)
+    if (e === undefined || (e.type !== 'leader' && e.type !== 'leader-lost')) continue
     if (typeof e.term !== 'number') continue
     const term = e.term
     const before = lastTerm.get(node) ?? 0
@@ -138,7 +132,8 @@ function checkTerms(events: readonly TimedEvent[]): ElectionVerdict {
       final.set(node, undefined)
       continue
     }
-    const leader = e.leader as NodeId
+    const leader = e.leader
+    if (!isNodeId(leader)) continue // a leader that names nobody is not trusted
     final.set(node, { leader, term })
     const seen = leadersOfTerm.get(term) ?? new Set<NodeId>()
     if (!seen.has(leader)) {

@@ -47,6 +47,7 @@ export {
   type MajorityElectionOptions,
   type MajorityEvent,
   type MajorityMessage,
+  type MajorityOptions,
   majorityElection,
   type StepDownReason,
 } from './majority/index.js'
@@ -56,6 +57,7 @@ export {
   type RingElectionOptions,
   type RingEvent,
   type RingMessage,
+  type RingOptions,
   ringElection,
 } from './ring/index.js'
 export { nextTerm, observeTerm, storedTerm } from './terms.js'

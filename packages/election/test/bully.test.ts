@@ -1,18 +1,18 @@
 import { isSdError, type NodeId } from '@sd/transport'
 import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
-import { bully } from '../src/bully/index.js'
+import { type BullyEvent, bully } from '../src/bully/index.js'
 import type { TimedEvent } from '../src/check.js'
 import { type ElectionRun, runElection } from './support/harness.js'
 
 const EIGHT = [0, 1, 2, 3, 4, 5, 6, 7]
 
 /** The `leader` / `leader-lost` events of one node, in order, as short strings. */
-function leaderEvents(events: readonly TimedEvent[], node: NodeId): string[] {
+function leaderEvents(events: readonly TimedEvent<BullyEvent>[], node: NodeId): string[] {
   const out: string[] = []
   for (const e of events) {
     if (e.node !== node) continue
-    const ev = e.event as { type: string; leader?: NodeId; term?: number }
+    const ev = e.event
     if (ev.type === 'leader') out.push(`leader ${ev.leader} term ${ev.term}`)
     if (ev.type === 'leader-lost') out.push(`lost term ${ev.term}`)
   }
@@ -250,7 +250,7 @@ describe('bully: options', () => {
     const ignored = ofType(run.events, 'ignored')
     expect(ignored.map((e) => e.event.reason)).toEqual([
       'malformed request',
-      'coordinator without a valid term',
+      'malformed coordinator: term',
       'coordinator of term 1, not a term of 1', // 1 owns 2, 4, ...
       'not an object',
     ])

@@ -1,17 +1,13 @@
 import { createRandom } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import { changRoberts } from '../src/chang-roberts/index.js'
+import { type ChangRobertsEvent, changRoberts } from '../src/chang-roberts/index.js'
 import { bestOf } from '../src/contract.js'
-import { runElection } from './support/harness.js'
+import { type ElectionRun, runElection } from './support/harness.js'
 
-const leaders = (run: ReturnType<typeof runElection>) =>
-  new Set(
-    run.events
-      .map((e) => e.event as { type: string; leader?: unknown })
-      .filter((e) => e.type === 'leader')
-      .map((e) => e.leader),
-  )
+const leaders = (run: ElectionRun<ChangRobertsEvent>) =>
+  new Set(ofType(run.events, 'leader').map((e) => e.event.leader))
 
 describe('Chang-Roberts, properties', () => {
   it('random rings, delays and initiators, no failures: one leader, the best, agreed by all', () => {

@@ -1,6 +1,6 @@
 import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { changRoberts } from '../src/chang-roberts/index.js'
+import { type ChangRobertsEvent, changRoberts } from '../src/chang-roberts/index.js'
 
 const N = 10_000
 
@@ -24,10 +24,6 @@ function electAtScale(n: number, initiators: 'all' | 'one') {
   const ring = shuffledRing(n, 1)
   const net = new SimNetwork({ seed: 1, trace: false })
   const followed = new Map<NodeId, unknown>()
-  net.onEmit((node, event) => {
-    const e = event as { type: string; leader?: NodeId }
-    if (e.type === 'leader') followed.set(node, e.leader)
-  })
   const factory = changRoberts({
     ring,
     startAll: initiators === 'all',
@@ -36,7 +32,10 @@ function electAtScale(n: number, initiators: 'all' | 'one') {
   })
   const started = performance.now()
   for (const id of ring) net.addNode(id) // every successor exists before the first start sends
-  for (const id of ring) net.launch([id], factory)
+  const onEmit = (node: NodeId, event: ChangRobertsEvent) => {
+    if (event.type === 'leader') followed.set(node, event.leader)
+  }
+  for (const id of ring) net.launch([id], factory, { onEmit })
   if (initiators === 'one') net.request(ring[0]!, { type: 'start' })
   // At 1 ms a hop: at most n - 1 hops to the best id, n round, n for ELECTED.
   net.run({ until: 3 * n + 10 })

@@ -1,4 +1,5 @@
 import { createRandom } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { changRoberts } from '../src/chang-roberts/index.js'
 import { runElection } from './support/harness.js'
@@ -173,7 +174,7 @@ describe('Chang-Roberts: suspicions and requests', () => {
     expect(announced(run, 5).at(-1)).toEqual({ type: 'leader', leader: 4, term: 8 })
     expect(run.agreed).toEqual({ leader: 4, term: 8 })
     // Without waiting for an election timeout: 1, after 5 on the ring, starts the next at once.
-    const elected = run.events.find((e) => (e.event as { leader?: number }).leader === 4)
+    const elected = ofType(run.events, 'leader').find((e) => e.event.leader === 4)
     expect(elected?.t).toBeLessThan(130)
   })
 

@@ -1,9 +1,8 @@
-import type { NodeId } from '@sd/transport'
+import { isNodeId, type NodeId } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
 import { changRoberts } from '../src/chang-roberts/index.js'
-
-type Ev = { type: string; leader?: NodeId; term?: number }
+import { eventFields } from '../src/event-fields.js'
 
 describe('Chang-Roberts in every ordering (exhaustive, FIFO links as the ring assumes)', () => {
   it('n = 3, two initiators at once: one leader per term, the largest id, known to all', () => {
@@ -18,19 +17,21 @@ describe('Chang-Roberts in every ordering (exhaustive, FIFO links as the ring as
         invariant({ events, net }) {
           const leaderOf = new Map<number, NodeId>()
           for (const { event } of events) {
-            const e = event as Ev
-            if (e.type !== 'leader') continue
-            const known = leaderOf.get(e.term!)
+            const e = eventFields(event)
+            if (e?.type !== 'leader' || typeof e.term !== 'number' || !isNodeId(e.leader)) continue
+            const known = leaderOf.get(e.term)
             if (known !== undefined && known !== e.leader)
               return `two leaders in term ${e.term}: ${String(known)} and ${String(e.leader)}`
-            leaderOf.set(e.term!, e.leader!)
+            leaderOf.set(e.term, e.leader)
           }
           // When only timers beyond the bound are left, every member follows 3.
           const done = net.choices().every((c) => c.kind === 'timer' && c.t > 400)
           if (done)
             for (const id of ids) {
-              const mine = events.filter((x) => x.node === id && (x.event as Ev).type === 'leader')
-              if ((mine.at(-1)?.event as Ev | undefined)?.leader !== 3)
+              const mine = events.filter(
+                (x) => x.node === id && eventFields(x.event)?.type === 'leader',
+              )
+              if (eventFields(mine.at(-1)?.event)?.leader !== 3)
                 return `${String(id)} does not follow 3`
             }
           return undefined

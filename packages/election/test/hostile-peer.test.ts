@@ -1,5 +1,5 @@
 /**
- * A hostile member sends the election nodes malformed messages over many seeds, while elections
+ * A hostile member sends the election nodes (bully, ring, Chang-Roberts, YoYo, majority) malformed messages over many seeds, while elections
  * run: no node throws, every certainly malformed message is refused with an `ignored` event naming
  * the sender, and `checkElection` finds no two honest leaders in one term, nor a term going back.
  *
@@ -9,7 +9,7 @@
  * Safety only, not liveness. Honest messages may be refused too (bully refuses an election from a
  * better candidate), so refusals are counted, not required to name the hostile node.
  */
-import type { NodeId, ProtocolFactory } from '@sd/transport'
+import { isRecord, type NodeId, type ProtocolFactory } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { emptyHostileLog, hostilePeer, twoFaced } from '../../../test-support/hostile-messages.js'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
@@ -17,18 +17,24 @@ import { bully } from '../src/bully/index.js'
 import { changRoberts } from '../src/chang-roberts/protocol.js'
 import { checkElection } from '../src/check.js'
 import type { ElectionRequest } from '../src/contract.js'
+import { eventFields } from '../src/event-fields.js'
 import { majorityElection } from '../src/majority/protocol.js'
 import { ringElection } from '../src/ring/protocol.js'
+import { yoyo } from '../src/yoyo/index.js'
 import { runElection } from './support/harness.js'
 
-// The lowest id, so the honest nodes win the elections the hostile one takes part in.
-const EVIL = 0
+// The worst candidate, so the honest nodes win the elections the hostile one takes part in:
+// the lowest id, but for YoYo, which elects the minimum.
+const EVIL_DEFAULT = 0
 const HONEST = [1, 2, 3, 4, 5]
+const YOYO_EVIL = 9
 
 interface Case {
   name: string
   factory: ProtocolFactory<unknown, ElectionRequest, unknown>
   samples: unknown[]
+  /** The hostile node's id (default EVIL_DEFAULT). */
+  evil?: NodeId
 }
 const any = (f: unknown) => f as ProtocolFactory<unknown, ElectionRequest, unknown>
 
@@ -45,24 +51,42 @@ const CASES: Case[] = [
     name: 'ring',
     factory: any(ringElection()),
     samples: [
-      { type: 'election', list: [EVIL, 1], out: [], max: 2, round: 1 },
-      { type: 'coordinator', leader: EVIL, term: 3, members: [1, EVIL], closer: EVIL, hops: 1 },
+      { type: 'election', list: [EVIL_DEFAULT, 1], out: [], max: 2, round: 1 },
+      {
+        type: 'coordinator',
+        leader: EVIL_DEFAULT,
+        term: 3,
+        members: [1, EVIL_DEFAULT],
+        closer: EVIL_DEFAULT,
+        hops: 1,
+      },
       { type: 'ack', hop: 1 },
       { type: 'heartbeat', term: 3 },
       { type: 'resign', term: 3 },
-      { type: 'leader-is', leader: EVIL, term: 3 },
+      { type: 'leader-is', leader: EVIL_DEFAULT, term: 3 },
     ],
   },
   {
     name: 'Chang-Roberts',
     factory: any(changRoberts()),
     samples: [
-      { type: 'election', candidate: EVIL, max: 2 },
-      { type: 'elected', leader: EVIL, term: 3 },
+      { type: 'election', candidate: EVIL_DEFAULT, max: 2 },
+      { type: 'elected', leader: EVIL_DEFAULT, term: 3 },
       { type: 'heartbeat', term: 3 },
       { type: 'resign', term: 3 },
-      { type: 'leader-is', leader: EVIL, term: 3 },
+      { type: 'leader-is', leader: EVIL_DEFAULT, term: 3 },
     ],
+  },
+  {
+    name: 'YoYo',
+    factory: any(yoyo({ neighbors: (id) => [...HONEST, YOYO_EVIL].filter((x) => x !== id) })),
+    samples: [
+      { type: 'setup' },
+      { type: 'yo', iteration: 1, value: 1 },
+      { type: 'vote', iteration: 1, yes: true, prune: false },
+      { type: 'leader', leader: 1, term: 1 },
+    ],
+    evil: YOYO_EVIL,
   },
   {
     name: 'majority',
@@ -86,6 +110,7 @@ describe('election under a hostile peer (malformed messages, many seeds)', () =>
     it(`${c.name}: malformed messages are refused, the honest nodes never split a term`, () => {
       let refused = 0
       let leaders = 0 // honest leaders the honest nodes learned of
+      const EVIL = c.evil ?? EVIL_DEFAULT
       forSeeds(seedList(30), (seed) => {
         const log = emptyHostileLog()
         const factory = (self: NodeId) =>
@@ -113,18 +138,18 @@ describe('election under a hostile peer (malformed messages, many seeds)', () =>
         const honest = run.events.filter((e) => e.node !== EVIL)
         const verdict = checkElection(honest)
         expect(verdict.violations).toEqual([])
-        const ignored = honest.filter(
-          (e) => (e.event as { type?: string; from?: NodeId }).type === 'ignored',
-        )
-        const fromEvil = ignored.filter((e) => (e.event as { from?: NodeId }).from === EVIL)
+        const fromEvil = honest.filter((e) => {
+          const event = e.event
+          return isRecord(event) && event.type === 'ignored' && event.from === EVIL
+        })
         for (const id of HONEST) {
           const at = fromEvil.filter((e) => e.node === id).length
           expect(at, `refusals at ${id}`).toBeGreaterThanOrEqual(log.malformedTo.get(id) ?? 0)
         }
         refused += fromEvil.length
         leaders += honest.filter((e) => {
-          const event = e.event as { type?: string; leader?: NodeId }
-          return event.type === 'leader' && event.leader !== EVIL
+          const event = eventFields(e.event)
+          return event?.type === 'leader' && event.leader !== EVIL
         }).length
       })
       expect(refused).toBeGreaterThan(0)

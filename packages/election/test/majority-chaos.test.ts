@@ -1,4 +1,5 @@
 import { faultsOf } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { checkElection } from '../src/check.js'
@@ -51,8 +52,8 @@ describe('majorityElection under random partitions, crashes, restarts and slow l
       const settled = lastViewChange(run.events) - HEAL_AT
       expect(settled).toBeLessThanOrEqual(SETTLE_BOUND)
       worstSettle = Math.max(worstSettle, settled)
-      leaseStepDowns += run.events.filter(
-        (e) => (e.event as { type: string; reason?: string }).reason === 'lease',
+      leaseStepDowns += ofType(run.events, 'stepped-down').filter(
+        (e) => e.event.reason === 'lease',
       ).length
     })
     // The faults did cut leaders off (the lease was exercised), many times over the seeds.

@@ -8,6 +8,7 @@ import { emitsOf, faultsOf, type NodeId, SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { checkElection } from '../src/check.js'
+import { eventFields } from '../src/event-fields.js'
 import { majorityElection } from '../src/majority/index.js'
 import { currentLeader } from './support/views.js'
 
@@ -43,8 +44,8 @@ describe('majorityElection with wall-clock steps', () => {
       expect(verdict.violations, `step ${step} ms on the leader ${leader}`).toEqual([])
       const cutAt = faultsOf(net.trace).find((f) => f.type === 'partition')!.t
       const others = events.filter((e) => {
-        const ev = e.event as { type: string; leader?: NodeId }
-        return e.t > cutAt && ev.type === 'leader' && ev.leader === e.node && e.node !== leader
+        const ev = eventFields(e.event)
+        return e.t > cutAt && ev?.type === 'leader' && ev.leader === e.node && e.node !== leader
       })
       if (others.length > 0) elected++
     })

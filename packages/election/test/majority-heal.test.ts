@@ -9,6 +9,7 @@ import { createRandom, emitsOf, faultsOf, type NodeId, SimNetwork } from '@sd/tr
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { checkElection } from '../src/check.js'
+import { eventFields } from '../src/event-fields.js'
 import { majorityElection } from '../src/majority/index.js'
 import { currentLeader } from './support/views.js'
 
@@ -30,7 +31,7 @@ function settledAt(
   if (currentLeader(events, ids) === undefined) return undefined
   let last = from
   for (const e of events) {
-    const type = (e.event as { type?: string }).type
+    const type = eventFields(e.event)?.type
     if (e.t > from && ids.includes(e.node) && (type === 'leader' || type === 'leader-lost'))
       last = e.t
   }

@@ -8,6 +8,7 @@ import { createRandom, emitsOf, faultsOf, type NodeId, SimNetwork } from '@sd/tr
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { agreedLeader, checkElection } from '../src/check.js'
+import { eventFields } from '../src/event-fields.js'
 import { majorityElection } from '../src/majority/index.js'
 import { currentLeader } from './support/views.js'
 
@@ -59,7 +60,7 @@ describe('majorityElection under pauses', () => {
       expect(agreedLeader(verdict, ids), 'one leader agreed by all at the end').toBeDefined()
       let last = lastResume
       for (const e of events) {
-        const type = (e.event as { type?: string }).type
+        const type = eventFields(e.event)?.type
         if (e.t > lastResume && (type === 'leader' || type === 'leader-lost')) last = e.t
       }
       expect(last - lastResume, 'views settle after the last resume').toBeLessThanOrEqual(

@@ -2,21 +2,32 @@ import { isSdError, type NodeId, type SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { TimedEvent } from '../src/check.js'
-import { majorityElection } from '../src/majority/index.js'
+import { type MajorityEvent, majorityElection } from '../src/majority/index.js'
 import { runElection } from './support/harness.js'
 
 const ids = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1)
 const TIMEOUT = 500 // the default heartbeat timeout (5 x 100 ms)
 
-type Ev = { type: string; leader?: NodeId; term?: number; candidate?: NodeId; reason?: string }
-const of = (events: readonly TimedEvent[], node?: NodeId, type?: string) =>
-  events
+type At = { node: NodeId; t: number }
+/** The events of `node` (every node if undefined), of `type` if given, flattened with node and time. */
+function of(events: readonly TimedEvent<MajorityEvent>[], node?: NodeId): Array<At & MajorityEvent>
+function of<T extends MajorityEvent['type']>(
+  events: readonly TimedEvent<MajorityEvent>[],
+  node: NodeId | undefined,
+  type: T,
+): Array<At & Extract<MajorityEvent, { type: T }>>
+function of(
+  events: readonly TimedEvent<MajorityEvent>[],
+  node?: NodeId,
+  type?: MajorityEvent['type'],
+): Array<At & MajorityEvent> {
+  return events
     .filter(
       (e) =>
-        (node === undefined || e.node === node) &&
-        (type === undefined || (e.event as Ev).type === type),
+        (node === undefined || e.node === node) && (type === undefined || e.event.type === type),
     )
-    .map((e) => ({ node: e.node, t: e.t, ...(e.event as Ev) }))
+    .map((e) => ({ node: e.node, t: e.t, ...e.event }))
+}
 
 describe('majorityElection, fault-free', () => {
   it('elects the best node in term 1, agreed by all, with 5(n - 1) election messages', () => {
@@ -282,7 +293,7 @@ describe('majorityElection, resign', () => {
     // refused by all, and follows the same leader again at its next heartbeat; no term is spent,
     // nobody else notices.
     const after = of(run.events, 1).filter((e) => e.t >= 2000 && e.type !== 'ignored')
-    expect(after.map((e) => [e.type, e.term])).toEqual([
+    expect(after.map((e) => [e.type, 'term' in e ? e.term : undefined])).toEqual([
       ['leader-lost', 1],
       ['pre-candidate', 2],
       ['leader', 1],

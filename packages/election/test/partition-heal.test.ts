@@ -6,18 +6,11 @@
  * timeouts, and the failover right after two followers rejoined is not split. Needs root, `ip`
  * and `nft`: skipped with a notice where the machine lacks them, failed under SD_REQUIRE_ALL=1.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createRandom } from '@sd/transport'
 import { pollUntil } from '@sd/transport/testing'
-import { afterAll, describe, expect, it } from 'vitest'
-import {
-  createNetnsHosts,
-  type NetnsHosts,
-  netnsUnavailable,
-} from '../../../test-support/netns-hosts.js'
-import { spawnMajorityGroup, timelineOf, viewOf, type Worker } from './support/election-spawn.js'
+import { describe, expect, it } from 'vitest'
+import { timelineOf, viewOf } from './support/election-spawn.js'
+import { netnsSkip, useMajorityHosts } from './support/netns-group.js'
 
 const INTERVAL_MS = 100
 /** The detection timeout: large enough for a busy machine, the rejoin bound is twice it. */
@@ -29,21 +22,8 @@ const CUT_MS = 1500
 const PORT = 47_100
 const N = 5
 
-const unavailable = netnsUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(`the heal test cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
-}
-if (unavailable) console.warn(`skipping the heal test: ${unavailable}`)
-
-let net: NetnsHosts | undefined
-const workers: Worker[] = []
-let dir: string | undefined
-afterAll(async () => {
-  for (const w of workers) if (w.exitCode === undefined) w.proc.kill('SIGKILL')
-  await pollUntil(() => workers.every((w) => w.exitCode !== undefined), 'workers gone', 30_000)
-  net?.destroy()
-  if (dir) rmSync(dir, { recursive: true, force: true })
-})
+const unavailable = netnsSkip('the heal test')
+const launch = useMajorityHosts()
 
 const now = () => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -52,29 +32,14 @@ describe.skipIf(unavailable !== undefined)(
   'majority mode: cuts and heals between real processes',
   () => {
     it('after each of 20 heals every process follows the leader within 2 detection timeouts', async () => {
-      net = createNetnsHosts('sdh', N, 213)
-      dir = mkdtempSync(join(tmpdir(), 'sd-heal-'))
-      const ids = net!.addresses.map((_, i) => `n${i + 1}`)
-      const group = spawnMajorityGroup(
-        {
-          addresses: net!.addresses,
-          exec: (i) => net!.exec(i),
-          port: PORT,
-          intervalMs: INTERVAL_MS,
-          timeoutMs: TIMEOUT_MS,
-          dir: dir!,
-        },
-        workers,
-      )
-      await pollUntil(() => group.every((w) => w.lines.includes('READY')), 'workers ready', 120_000)
-      /** The leader and term every process follows, if they all agree. */
-      const agreed = () => {
-        const views = group.map(viewOf)
-        const first = views[0]
-        return first && views.every((v) => v && v.leader === first.leader && v.term === first.term)
-          ? first
-          : undefined
-      }
+      const { net, ids, group, agreed } = await launch({
+        prefix: 'sdh',
+        subnet: 213,
+        hosts: N,
+        port: PORT,
+        intervalMs: INTERVAL_MS,
+        timeoutMs: TIMEOUT_MS,
+      })
       await pollUntil(() => agreed() !== undefined, 'agreement before the first cut', 60_000)
       const rnd = createRandom('partition-heal')
       const rejoins: number[] = []
@@ -83,7 +48,7 @@ describe.skipIf(unavailable !== undefined)(
       /** Every process follows one leader again after a heal: how long after it, ms. */
       const healAndRejoin = async (label: string) => {
         const healedAt = now()
-        net!.heal()
+        net.heal()
         await pollUntil(() => agreed() !== undefined, `agreement after heal ${label}`, 60_000)
         // When each process last changed its view: the rejoin is the latest of these.
         const last = Math.max(...group.map((w) => timelineOf(w).at(-1)?.t ?? 0))

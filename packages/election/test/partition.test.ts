@@ -4,38 +4,18 @@
  * both believe they lead, and the majority side must elect a leader during the cut. Needs root,
  * `ip` and `nft`: skipped with a notice where the machine lacks them, failed under SD_REQUIRE_ALL=1.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { pollUntil } from '@sd/transport/testing'
-import { afterAll, describe, expect, it } from 'vitest'
-import {
-  createNetnsHosts,
-  type NetnsHosts,
-  netnsUnavailable,
-} from '../../../test-support/netns-hosts.js'
-import { spawnMajorityGroup, timelineOf, viewOf, type Worker } from './support/election-spawn.js'
+import { describe, expect, it } from 'vitest'
+import { timelineOf, type Worker } from './support/election-spawn.js'
+import { netnsSkip, useMajorityHosts } from './support/netns-group.js'
 
 const INTERVAL_MS = 100
 const TIMEOUT_MS = 500
 const CUT_MS = 3000
 const PORT = 47_000
 
-const unavailable = netnsUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(`the partition test cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
-}
-if (unavailable) console.warn(`skipping the partition test: ${unavailable}`)
-
-let net: NetnsHosts | undefined
-const workers: Worker[] = []
-let dir: string | undefined
-afterAll(async () => {
-  for (const w of workers) if (w.exitCode === undefined) w.proc.kill('SIGKILL')
-  await pollUntil(() => workers.every((w) => w.exitCode !== undefined), 'workers gone', 30_000)
-  net?.destroy()
-  if (dir) rmSync(dir, { recursive: true, force: true })
-})
+const unavailable = netnsSkip('the partition test')
+const launch = useMajorityHosts()
 
 /** The stretches of time during which two or more processes each believed they lead. */
 function twoLeaderTime(group: Worker[], from: number, to: number): number {
@@ -60,25 +40,20 @@ function twoLeaderTime(group: Worker[], from: number, to: number): number {
 
 describe.skipIf(unavailable !== undefined)('majority mode across a real partition', () => {
   it('never two leaders at once; the majority side elects one during the cut; all agree after the heal', async () => {
-    net = createNetnsHosts('sdt', 3, 212)
-    dir = mkdtempSync(join(tmpdir(), 'sd-partition-'))
-    const ids = net!.addresses.map((_, i) => `n${i + 1}`)
-    const group = spawnMajorityGroup(
-      {
-        addresses: net!.addresses,
-        exec: (i) => net!.exec(i),
-        port: PORT,
-        intervalMs: INTERVAL_MS,
-        timeoutMs: TIMEOUT_MS,
-        dir: dir!,
-      },
-      workers,
-    )
-    await pollUntil(() => group.every((w) => w.lines.includes('READY')), 'workers ready', 120_000)
-    const agreed = () => {
-      const views = group.map(viewOf)
-      return views.every((v) => v && v.leader === views[0]!.leader) ? views[0]!.leader : undefined
-    }
+    const {
+      net,
+      ids,
+      group,
+      agreed: view,
+    } = await launch({
+      prefix: 'sdt',
+      subnet: 212,
+      hosts: 3,
+      port: PORT,
+      intervalMs: INTERVAL_MS,
+      timeoutMs: TIMEOUT_MS,
+    })
+    const agreed = () => view()?.leader
     await pollUntil(() => agreed() !== undefined, 'agreement before the cut', 60_000)
     const leader = agreed()!
     const cutIndex = ids.indexOf(leader)

@@ -47,8 +47,8 @@ describe('ring election: the textbook example', () => {
       [5, 6, 0, 1, 2, 3],
       [5, 6, 0, 1, 2, 3, 4],
     ])
-    const skips = run.events.filter((e) => e.event.type === 'skipped')
-    expect(skips.map((e) => [e.node, (e.event as { node: number }).node])).toEqual([
+    const skips = ofType(run.events, 'skipped')
+    expect(skips.map((e) => [e.node, e.event.node])).toEqual([
       [6, 7],
       [6, 7],
     ])
@@ -211,13 +211,11 @@ describe('ring election: failures and requests', () => {
       plan: (net) => {
         net.request(1, { type: 'start' })
         net.request(1, { type: 'resign' }, 50)
-        net.at(60, () => net.transport(2).send(1, { type: 'election', list: 'x' }))
+        net.at(60, () => net.transport(2).send(1, { type: 'election', hop: 1, list: 'x' }))
       },
     })
-    const ignored = run.events
-      .filter((e) => e.event.type === 'ignored')
-      .map((e) => (e.event as { reason: string }).reason)
-    expect(ignored).toEqual(['resign: not the leader', 'malformed election'])
+    const ignored = ofType(run.events, 'ignored').map((e) => e.event.reason)
+    expect(ignored).toEqual(['resign: not the leader', 'malformed election: list'])
     expect(run.agreed).toEqual({ leader: 2, term: 1 })
   })
 })

@@ -18,6 +18,7 @@ import { bully } from '../src/bully/index.js'
 import { changRoberts } from '../src/chang-roberts/index.js'
 import { checkElection } from '../src/check.js'
 import type { ElectionRequest } from '../src/contract.js'
+import { eventFields } from '../src/event-fields.js'
 import { majorityElection } from '../src/majority/index.js'
 import { ringElection } from '../src/ring/index.js'
 import { storedTerm } from '../src/terms.js'
@@ -126,7 +127,7 @@ describe("the issue's case: two of three state files damaged", () => {
     const { events, error } = runOnStores(majorityElection(), [1, 2, 3], stores, [1, 2])
     expect(checkElection([before, ...events]).violations).toEqual([])
     expect(storedStateError(error)?.key).toBe('term')
-    const leaders = events.filter((e) => (e.event as { type: string }).type === 'leader')
+    const leaders = events.filter((e) => eventFields(e.event)?.type === 'leader')
     expect(leaders).toEqual([])
   })
 
@@ -154,10 +155,10 @@ describe("the issue's case: two of three state files damaged", () => {
     const { events, error } = runOnStores(majorityElection(), [1, 2, 3], good, [1, 2])
     expect(error).toBeUndefined()
     expect(checkElection([before, ...events]).violations).toEqual([])
-    const terms = events
-      .map((e) => e.event as { type: string; term: number })
-      .filter((e) => e.type === 'leader')
-      .map((e) => e.term)
+    const terms = events.flatMap((e) => {
+      const f = eventFields(e.event)
+      return f?.type === 'leader' && typeof f.term === 'number' ? [f.term] : []
+    })
     expect(terms.length).toBeGreaterThan(0)
     expect(Math.min(...terms)).toBeGreaterThan(1)
   })

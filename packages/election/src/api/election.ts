@@ -6,6 +6,7 @@ import {
   type AsyncDisposableLike,
   asyncDispose,
   type Clock,
+  isNodeId,
   type NodeId,
   type ProtocolFactory,
   type ProtocolHandle,
@@ -23,6 +24,7 @@ import {
   ElectionTimeoutError,
   InvalidArgumentError,
 } from '../errors.js'
+import { eventFields } from '../event-fields.js'
 
 export interface ElectionOptions<Msg, Ev> {
   /** This node's transport (UDP, or a simulator node's): the caller owns it and closes it. */
@@ -106,8 +108,6 @@ function checkWait(options: WaitOptions): number | undefined {
   return ms
 }
 
-type AnyEvent = { type?: unknown; leader?: unknown; term?: unknown }
-
 export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Election<Ev> {
   if (typeof options.algorithm !== 'function') {
     throw new InvalidArgumentError(
@@ -155,11 +155,11 @@ export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Elec
     clock,
     timers,
     onEvent: (event: Ev) => {
-      const e = event as AnyEvent
-      if (e.type === 'leader' && typeof e.term === 'number') {
+      const e = eventFields(event)
+      if (e?.type === 'leader' && typeof e.term === 'number' && isNodeId(e.leader)) {
         lastTerm = Math.max(lastTerm, e.term)
-        change({ leader: e.leader as NodeId, term: e.term })
-      } else if (e.type === 'leader-lost' && typeof e.term === 'number') {
+        change({ leader: e.leader, term: e.term })
+      } else if (e?.type === 'leader-lost' && typeof e.term === 'number') {
         lastTerm = Math.max(lastTerm, e.term)
         if (view !== undefined && view.term <= e.term) change(undefined)
       }

@@ -1,4 +1,4 @@
-import { isNonNegInt, isRecord } from '@sd/transport'
+import { isNonNegInt as count, messageParser } from '@sd/transport'
 
 /**
  * The wire messages of the bully algorithm. Every one carries a term, so that terms spread: for
@@ -18,15 +18,12 @@ export type BullyMessage =
   /** The answer to a COORDINATOR or HEARTBEAT of an older term: a newer one exists. */
   | { type: 'newer'; term: number }
 
-const TYPES = new Set<string>(['election', 'ok', 'coordinator', 'heartbeat', 'resign', 'newer'])
-
 /** The message, or why it is not one (peers' messages are never trusted to be well formed). */
-export function parseMessage(msg: unknown): BullyMessage | string {
-  if (!isRecord(msg)) return 'not an object'
-  const { type, term } = msg as { type?: unknown; term?: unknown }
-  if (typeof type !== 'string' || !TYPES.has(type)) {
-    return `unknown message type ${JSON.stringify(type)}`
-  }
-  if (!isNonNegInt(term)) return `${type} without a valid term`
-  return msg as BullyMessage
-}
+export const parseMessage = messageParser<BullyMessage>({
+  election: { term: count },
+  ok: { term: count },
+  coordinator: { term: count },
+  heartbeat: { term: count },
+  resign: { term: count },
+  newer: { term: count },
+})

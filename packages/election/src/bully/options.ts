@@ -42,7 +42,7 @@ const positive = (name: string, v: unknown): number => {
 }
 
 /** Options with their defaults applied; throws InvalidArgumentError saying what to change. */
-export function settingsOf(options: BullyOptions = {}): BullySettings {
+export function resolveOptions(options: BullyOptions = {}): BullySettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('bully: options must be an object')
   }

@@ -1,5 +1,4 @@
-import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
-import type { ElectionEvent } from '../contract.js'
+import { isNonNegInt as count, isNodeId, messageParser, type NodeId } from '@sd/transport'
 
 export type ChangRobertsMessage =
   /** The best candidate seen so far on this way round; `max`, the highest term it passed. */
@@ -12,26 +11,11 @@ export type ChangRobertsMessage =
   /** Answer to a heartbeat of an older term: this is the leader now. */
   | { type: 'leader-is'; leader: NodeId; term: number }
 
-export type ChangRobertsEvent = ElectionEvent | { type: 'ignored'; from: NodeId; reason: string }
-
 /** The message, or why it is not one. */
-export function parseMessage(msg: unknown): ChangRobertsMessage | string {
-  if (!isRecord(msg)) return 'not an object'
-  const m = msg
-  switch (m.type) {
-    case 'election':
-      return isNodeId(m.candidate) && count(m.max)
-        ? (m as unknown as ChangRobertsMessage)
-        : 'malformed election'
-    case 'elected':
-    case 'leader-is':
-      return isNodeId(m.leader) && count(m.term)
-        ? (m as unknown as ChangRobertsMessage)
-        : `malformed ${m.type}`
-    case 'heartbeat':
-    case 'resign':
-      return count(m.term) ? (m as unknown as ChangRobertsMessage) : `malformed ${m.type}`
-    default:
-      return `unknown message type ${JSON.stringify(m.type)}`
-  }
-}
+export const parseMessage = messageParser<ChangRobertsMessage>({
+  election: { candidate: isNodeId, max: count },
+  elected: { leader: isNodeId, term: count },
+  heartbeat: { term: count },
+  resign: { term: count },
+  'leader-is': { leader: isNodeId, term: count },
+})

@@ -33,7 +33,7 @@ export interface ChangRobertsSettings {
   electionTimeoutMs: (n: number) => number
 }
 
-export function settingsOf(options: ChangRobertsOptions = {}): ChangRobertsSettings {
+export function resolveOptions(options: ChangRobertsOptions = {}): ChangRobertsSettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('changRoberts: options must be an object')
   }

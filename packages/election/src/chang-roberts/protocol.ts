@@ -4,10 +4,11 @@ import { LeaderWatch } from '../detector/heartbeat.js'
 import { ballot, explicitOrder, idOrder, type RingOrder } from '../ring/order.js'
 import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
-import { type ChangRobertsEvent, type ChangRobertsMessage, parseMessage } from './messages.js'
-import { type ChangRobertsOptions, settingsOf } from './options.js'
+import type { ChangRobertsEvent } from './events.js'
+import { type ChangRobertsMessage, parseMessage } from './messages.js'
+import { type ChangRobertsOptions, resolveOptions } from './options.js'
 
-type CRCtx = Ctx<ChangRobertsMessage, ChangRobertsEvent>
+type ChangRobertsCtx = Ctx<ChangRobertsMessage, ChangRobertsEvent>
 type Election = Extract<ChangRobertsMessage, { type: 'election' }>
 
 const STARTED_KEY = 'chang-roberts:started'
@@ -36,7 +37,7 @@ const STARTED_KEY = 'chang-roberts:started'
 export function changRoberts(
   options: ChangRobertsOptions = {},
 ): ProtocolFactory<ChangRobertsMessage, ElectionRequest, ChangRobertsEvent> {
-  const settings = settingsOf(options)
+  const settings = resolveOptions(options)
   const { priority } = settings
   const given = settings.ring === undefined ? undefined : explicitOrder(settings.ring)
   return (self) => {
@@ -58,11 +59,11 @@ export function changRoberts(
 
     const better = (a: NodeId, b: NodeId) => compareCandidates(a, b, priority) > 0
 
-    const toAll = (msg: ChangRobertsMessage, ctx: CRCtx) => {
+    const toAll = (msg: ChangRobertsMessage, ctx: ChangRobertsCtx) => {
       for (const id of order.others()) ctx.send(id, msg)
     }
 
-    const forward = (msg: ChangRobertsMessage, ctx: CRCtx) => {
+    const forward = (msg: ChangRobertsMessage, ctx: ChangRobertsCtx) => {
       let to = order.after(self)
       while (to !== self && suspected.has(to)) to = order.after(to)
       if (msg.type === 'election') sent = { to, msg }
@@ -70,17 +71,17 @@ export function changRoberts(
       else if (msg.type === 'election') onElection(msg, ctx) // alone: our own id is back
     }
 
-    const accept = (leader: NodeId, term: number, ctx: CRCtx) => {
+    const accept = (leader: NodeId, term: number, ctx: ChangRobertsCtx) => {
       standAside = false
       resigned = undefined
       lastTerm = term
       current = { leader, term }
       ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) watch.lead(ctx, () => toAll({ type: 'heartbeat', term }, ctx))
+      if (leader === self) watch.lead(ctx, (ctx) => toAll({ type: 'heartbeat', term }, ctx))
       else watch.follow(ctx)
     }
 
-    const drop = (ctx: CRCtx) => {
+    const drop = (ctx: ChangRobertsCtx) => {
       if (current === undefined) return
       ctx.emit({ type: 'leader-lost', term: current.term })
       current = undefined
@@ -90,24 +91,24 @@ export function changRoberts(
     /** A newer leadership, or the one this member stopped trusting (the term names its leader). */
     const fresh = (term: number) => term > lastTerm || (term === lastTerm && current === undefined)
 
-    const becomeParticipant = (ctx: CRCtx) => {
+    const becomeParticipant = (ctx: ChangRobertsCtx) => {
       participant = true
       ctx.setTimer('election', electionMs)
     }
 
-    const initiate = (ctx: CRCtx) => {
+    const initiate = (ctx: ChangRobertsCtx) => {
       if (standAside) return
       becomeParticipant(ctx)
       forward({ type: 'election', candidate: self, max: storedTerm(ctx.storage) }, ctx)
     }
 
-    const settle = (ctx: CRCtx) => {
+    const settle = (ctx: ChangRobertsCtx) => {
       participant = false
       ctx.cancelTimer('election')
     }
 
     /** A leader of a term this member never saw, from a heartbeat or an answer to one. */
-    const learned = (leader: NodeId, term: number, ctx: CRCtx) => {
+    const learned = (leader: NodeId, term: number, ctx: ChangRobertsCtx) => {
       if (!fresh(term)) return
       observeTerm(ctx.storage, term)
       if (better(self, leader) && !standAside) {
@@ -118,7 +119,7 @@ export function changRoberts(
       accept(leader, term, ctx)
     }
 
-    function onElection(m: Election, ctx: CRCtx) {
+    function onElection(m: Election, ctx: ChangRobertsCtx) {
       suspected.delete(m.candidate) // it was alive when it sent this
       const max = Math.max(m.max, storedTerm(ctx.storage))
       if (m.candidate === self) {
@@ -139,7 +140,10 @@ export function changRoberts(
       forward({ type: 'election', candidate: self, max }, ctx)
     }
 
-    const onElected = (m: Extract<ChangRobertsMessage, { type: 'elected' }>, ctx: CRCtx) => {
+    const onElected = (
+      m: Extract<ChangRobertsMessage, { type: 'elected' }>,
+      ctx: ChangRobertsCtx,
+    ) => {
       if (m.leader === self) return // round the ring: done
       suspected.delete(m.leader)
       participant = false
@@ -163,7 +167,7 @@ export function changRoberts(
       },
 
       onRequest(req, ctx) {
-        const r = req as { type?: unknown }
+        const r: { type?: unknown } = req
         if (r.type === 'start') {
           drop(ctx)
           if (!participant) initiate(ctx) // a participant's election is already under way

@@ -52,11 +52,14 @@ const SILENCE = 'heartbeat:silence'
 export class LeaderWatch {
   constructor(readonly settings: HeartbeatSettings) {}
 
-  /** Start sending heartbeats: `beat` is called now and every intervalMs until `stop` or `follow`. */
-  lead<Msg, Ev>(ctx: Ctx<Msg, Ev>, beat: () => void): void {
+  /**
+   * Start sending heartbeats: `beat` is called now and every intervalMs until `stop` or `follow`,
+   * each time with the ctx of the step it runs in (a ctx kept past its step is not the node's).
+   */
+  lead<Msg, Ev>(ctx: Ctx<Msg, Ev>, beat: (ctx: Ctx<Msg, Ev>) => void): void {
     ctx.cancelTimer(SILENCE)
     this.beat = beat
-    beat()
+    beat(ctx)
     ctx.setTimer(BEAT, this.settings.intervalMs)
   }
 
@@ -84,7 +87,7 @@ export class LeaderWatch {
    */
   onTimer<Msg, Ev>(key: string, ctx: Ctx<Msg, Ev>): 'suspect' | 'handled' | undefined {
     if (key === BEAT) {
-      this.beat?.()
+      this.beat?.(ctx)
       if (this.beat) ctx.setTimer(BEAT, this.settings.intervalMs)
       return 'handled'
     }
@@ -92,5 +95,5 @@ export class LeaderWatch {
     return undefined
   }
 
-  private beat: (() => void) | undefined
+  private beat: ((ctx: Ctx<unknown, unknown>) => void) | undefined
 }

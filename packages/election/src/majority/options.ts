@@ -1,8 +1,8 @@
-import { InvalidArgumentError } from '@sd/transport'
+import { isFiniteNumber as finite, InvalidArgumentError } from '@sd/transport'
 import { byIdOnly, type Priorities } from '../contract.js'
 import { type HeartbeatOptions, heartbeatSettings } from '../detector/heartbeat.js'
 
-export interface MajorityElectionOptions {
+export interface MajorityOptions {
   /** Heartbeat interval and suspicion timeout (defaults 100 ms and 5 intervals). */
   heartbeat?: HeartbeatOptions
   /** Who is the better candidate (default: the higher id). Better candidates stand sooner. */
@@ -21,6 +21,9 @@ export interface MajorityElectionOptions {
   voteTimeoutMs?: number
 }
 
+/** @deprecated Use MajorityOptions. */
+export type MajorityElectionOptions = MajorityOptions
+
 export interface MajoritySettings {
   intervalMs: number
   timeoutMs: number
@@ -30,11 +33,8 @@ export interface MajoritySettings {
   voteTimeoutMs: number
 }
 
-const finite = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isFinite(value)
-
 /** Checks the options once, when the factory is built; throws InvalidArgumentError. */
-export function majoritySettings(options: MajorityElectionOptions = {}): MajoritySettings {
+export function resolveOptions(options: MajorityOptions = {}): MajoritySettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('majorityElection: options must be an object')
   }

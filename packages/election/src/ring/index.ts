@@ -1,8 +1,4 @@
-export type {
-  CoordinatorPass,
-  ElectionPass,
-  RingEvent,
-  RingMessage,
-} from './messages.js'
-export type { RingElectionOptions } from './options.js'
+export type { RingEvent } from './events.js'
+export type { CoordinatorPass, ElectionPass, RingMessage } from './messages.js'
+export type { RingElectionOptions, RingOptions } from './options.js'
 export { ringElection } from './protocol.js'

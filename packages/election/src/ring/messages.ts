@@ -1,5 +1,4 @@
-import { isNonNegInt as count, isNodeId, isRecord, type NodeId } from '@sd/transport'
-import type { ElectionEvent } from '../contract.js'
+import { arrayOf, isNonNegInt as count, isNodeId, messageParser, type NodeId } from '@sd/transport'
 
 /** An ELECTION on its way round: the live members it went through, in ring order. */
 export interface ElectionPass {
@@ -39,47 +38,21 @@ export type RingMessage =
   /** Answer to a heartbeat of an older term: this is the leader now. */
   | { type: 'leader-is'; leader: NodeId; term: number }
 
-export type RingEvent =
-  | ElectionEvent
-  /** A successor did not acknowledge a pass in time and is skipped. */
-  | { type: 'skipped'; node: NodeId }
-  | { type: 'ignored'; from: NodeId; reason: string }
-
-const ids = (v: unknown): v is NodeId[] => Array.isArray(v) && v.every(isNodeId)
+const ids = arrayOf(isNodeId)
 
 /** The message, or why it is not one. */
-export function parseMessage(msg: unknown): RingMessage | string {
-  if (!isRecord(msg)) return 'not an object'
-  const m = msg
-  switch (m.type) {
-    case 'election':
-      return count(m.hop) &&
-        ids(m.list) &&
-        m.list.length > 0 &&
-        ids(m.out) &&
-        count(m.max) &&
-        count(m.round)
-        ? (m as unknown as RingMessage)
-        : 'malformed election'
-    case 'coordinator':
-      return count(m.hop) &&
-        isNodeId(m.leader) &&
-        count(m.term) &&
-        ids(m.members) &&
-        isNodeId(m.closer) &&
-        count(m.hops)
-        ? (m as unknown as RingMessage)
-        : 'malformed coordinator'
-    case 'ack':
-      return count(m.hop) ? (m as unknown as RingMessage) : 'malformed ack'
-    case 'heartbeat':
-    case 'resign':
-      return count(m.term) ? (m as unknown as RingMessage) : `malformed ${m.type}`
-    case 'leader-is':
-      return isNodeId(m.leader) && count(m.term)
-        ? (m as unknown as RingMessage)
-        : 'malformed leader-is'
-    default:
-      return `unknown message type ${JSON.stringify(m.type)}`
-  }
-}
+export const parseMessage = messageParser<RingMessage>({
+  election: { hop: count, list: arrayOf(isNodeId, { min: 1 }), out: ids, max: count, round: count },
+  coordinator: {
+    hop: count,
+    leader: isNodeId,
+    term: count,
+    members: ids,
+    closer: isNodeId,
+    hops: count,
+  },
+  ack: { hop: count },
+  heartbeat: { term: count },
+  resign: { term: count },
+  'leader-is': { leader: isNodeId, term: count },
+})

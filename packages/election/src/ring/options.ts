@@ -6,7 +6,7 @@ import {
   heartbeatSettings,
 } from '../detector/heartbeat.js'
 
-export interface RingElectionOptions {
+export interface RingOptions {
   /** Who is the better candidate (default: the higher id). */
   priority?: Priorities
   heartbeat?: HeartbeatOptions
@@ -24,7 +24,10 @@ export interface RingElectionOptions {
   electionTimeoutMs?: number
 }
 
-export interface RingElectionSettings {
+/** @deprecated Use RingOptions. */
+export type RingElectionOptions = RingOptions
+
+export interface RingSettings {
   priority: Priorities
   heartbeat: HeartbeatSettings
   ackTimeoutMs: number
@@ -41,7 +44,7 @@ export function positive(where: string, name: string, value: unknown): number | 
   return value
 }
 
-export function settingsOf(options: RingElectionOptions = {}): RingElectionSettings {
+export function resolveOptions(options: RingOptions = {}): RingSettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('ringElection: options must be an object')
   }

@@ -3,15 +3,15 @@ import { bestOf, compareCandidates, type ElectionRequest } from '../contract.js'
 import { LeaderWatch } from '../detector/heartbeat.js'
 import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
+import type { RingEvent } from './events.js'
 import {
   type CoordinatorPass,
   type ElectionPass,
   type Pass,
   parseMessage,
-  type RingEvent,
   type RingMessage,
 } from './messages.js'
-import { type RingElectionOptions, settingsOf } from './options.js'
+import { type RingOptions, resolveOptions } from './options.js'
 import { ballot, idOrder, type RingOrder, sortedHas } from './order.js'
 
 type RingCtx = Ctx<RingMessage, RingEvent>
@@ -37,9 +37,9 @@ const STARTED_KEY = 'ring:started'
  * which it wins. A leader that resigns tells everyone and starts an election it stands out of.
  */
 export function ringElection(
-  options: RingElectionOptions = {},
+  options: RingOptions = {},
 ): ProtocolFactory<RingMessage, ElectionRequest, RingEvent> {
-  const settings = settingsOf(options)
+  const settings = resolveOptions(options)
   const { priority } = settings
   return (self) => {
     const watch = new LeaderWatch(settings.heartbeat)
@@ -98,7 +98,7 @@ export function ringElection(
       current = { leader, term }
       standAside = false
       ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) watch.lead(ctx, () => ctx.broadcast({ type: 'heartbeat', term }))
+      if (leader === self) watch.lead(ctx, (ctx) => ctx.broadcast({ type: 'heartbeat', term }))
       else watch.follow(ctx)
     }
 
@@ -211,7 +211,7 @@ export function ringElection(
       },
 
       onRequest(req, ctx) {
-        const r = req as { type?: unknown }
+        const r: { type?: unknown } = req
         if (r.type === 'start') {
           drop(ctx)
           return initiate(ctx)

@@ -1,5 +1,6 @@
 export type { Answer } from './answers.js'
+export type { YoyoEvent, YoyoRole } from './events.js'
 export { type Graph, graphOf, randomConnectedGraph } from './graph.js'
-export type { YoyoEvent, YoyoMessage, YoyoRole } from './messages.js'
+export type { YoyoMessage } from './messages.js'
 export type { YoyoOptions } from './options.js'
 export { yoyo } from './protocol.js'

@@ -8,7 +8,12 @@ export interface YoyoOptions {
   neighbors: (id: NodeId) => readonly NodeId[]
 }
 
-export function checkOptions(options: unknown): asserts options is YoyoOptions {
+export interface YoyoSettings {
+  neighbors: YoyoOptions['neighbors']
+}
+
+/** Checks the options once, when the factory is built; throws InvalidArgumentError. */
+export function resolveOptions(options: unknown): YoyoSettings {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError('yoyo: options must be an object')
   }
@@ -16,11 +21,13 @@ export function checkOptions(options: unknown): asserts options is YoyoOptions {
   if (unknown.length > 0) {
     throw new InvalidArgumentError(`yoyo: unknown option ${JSON.stringify(unknown[0])}`)
   }
-  if (typeof (options as { neighbors?: unknown }).neighbors !== 'function') {
+  const neighbors = 'neighbors' in options ? options.neighbors : undefined
+  if (typeof neighbors !== 'function') {
     throw new InvalidArgumentError(
       'yoyo: options.neighbors must be a function (id) => neighbor ids',
     )
   }
+  return { neighbors: (id) => neighbors(id) }
 }
 
 const show = (id: unknown) => JSON.stringify(id)

@@ -2,10 +2,11 @@ import { type Ctx, compareNodeIds, type NodeId, type ProtocolFactory } from '@sd
 import type { ElectionRequest } from '../contract.js'
 import { nextTerm, observeTerm, storedTerm } from '../terms.js'
 import { answers, smallest } from './answers.js'
-import { parseMessage, type YoyoEvent, type YoyoMessage } from './messages.js'
-import { checkOptions, neighborsOf, type YoyoOptions } from './options.js'
+import type { YoyoEvent } from './events.js'
+import { parseMessage, type YoyoMessage } from './messages.js'
+import { neighborsOf, resolveOptions, type YoyoOptions } from './options.js'
 
-type YCtx = Ctx<YoyoMessage, YoyoEvent>
+type YoyoCtx = Ctx<YoyoMessage, YoyoEvent>
 type Vote = Extract<YoyoMessage, { type: 'vote' }>
 type Staged = Extract<YoyoMessage, { iteration: number }>
 
@@ -45,10 +46,8 @@ type Staged = Extract<YoyoMessage, { iteration: number }>
 export function yoyo(
   options: YoyoOptions,
 ): ProtocolFactory<YoyoMessage, ElectionRequest, YoyoEvent> {
-  checkOptions(options)
-  const { neighbors } = options
+  const { neighbors } = resolveOptions(options)
   return (self) => {
-    let ctx!: YCtx
     let graph: NodeId[] = []
     let stage: 'setup' | 'dag' | 'left' | 'done' = 'setup'
     const heard = new Set<NodeId>()
@@ -64,10 +63,11 @@ export function yoyo(
     let early: Array<{ from: NodeId; m: Staged }> = []
     let known: { leader: NodeId; term: number } | undefined
 
-    const ignore = (from: NodeId, reason: string) => ctx.emit({ type: 'ignored', from, reason })
+    const ignore = (from: NodeId, reason: string, ctx: YoyoCtx) =>
+      ctx.emit({ type: 'ignored', from, reason })
 
-    const begin = () => {
-      if (ins.size === 0 && outs.size === 0) return win() // the DAG is this node alone
+    const begin = (ctx: YoyoCtx) => {
+      if (ins.size === 0 && outs.size === 0) return win(ctx) // the DAG is this node alone
       iteration++
       values.clear()
       votes.clear()
@@ -80,25 +80,25 @@ export function yoyo(
       }
       const now = early.filter((e) => e.m.iteration === iteration)
       early = early.filter((e) => e.m.iteration !== iteration)
-      for (const { from, m } of now) staged(from, m)
+      for (const { from, m } of now) staged(from, m, ctx)
     }
 
-    const onYo = (from: NodeId, value: NodeId) => {
+    const onYo = (from: NodeId, value: NodeId, ctx: YoyoCtx) => {
       if (!ins.has(from) || values.has(from))
-        return ignore(from, 'yo on no in-edge waiting for one')
+        return ignore(from, 'yo on no in-edge waiting for one', ctx)
       values.set(from, value)
       if (values.size < ins.size) return
       ctx.emit({ type: 'phase', phase: '-yo', iteration })
-      if (outs.size === 0) return answerUp(false, 0)
+      if (outs.size === 0) return answerUp(false, 0, ctx)
       const min = smallest(values.values())!
       for (const to of outs) ctx.send(to, { type: 'yo', iteration, value: min })
     }
 
-    const onVote = (from: NodeId, vote: Vote) => {
+    const onVote = (from: NodeId, vote: Vote, ctx: YoyoCtx) => {
       if (!outs.has(from) || votes.has(from))
-        return ignore(from, 'vote on no out-edge waiting for one')
+        return ignore(from, 'vote on no out-edge waiting for one', ctx)
       if (!isSource && values.size < ins.size)
-        return ignore(from, 'vote before this node sent its value')
+        return ignore(from, 'vote before this node sent its value', ctx)
       votes.set(from, vote)
       if (votes.size < outs.size) return
       // Only a NO on an edge that stays counts (see `answers`): that edge flips into an in-edge.
@@ -115,12 +115,12 @@ export function yoyo(
         outs.delete(to) // flipped: it points to this node now
         ins.add(to)
       }
-      if (!isSource) return answerUp(anyNo, below)
+      if (!isSource) return answerUp(anyNo, below, ctx)
       if (anyNo) ctx.emit({ type: 'defeated', iteration })
-      begin()
+      begin(ctx)
     }
 
-    const answerUp = (anyNo: boolean, below: number) => {
+    const answerUp = (anyNo: boolean, below: number, ctx: YoyoCtx) => {
       const { answers: list, leave } = answers(values, anyNo, below)
       for (const a of list) {
         ctx.send(a.to, { type: 'vote', iteration, yes: a.yes, prune: a.prune })
@@ -133,34 +133,35 @@ export function yoyo(
           ctx.emit({ type: 'flip', iteration, neighbor: a.to })
         }
       }
-      if (!leave) return begin()
+      if (!leave) return begin(ctx)
       stage = 'left'
       ctx.emit({ type: 'left', iteration })
     }
 
-    const staged = (from: NodeId, m: Staged) => {
+    const staged = (from: NodeId, m: Staged, ctx: YoyoCtx) => {
       if (stage === 'left' || stage === 'done')
-        return ignore(from, `${m.type} after leaving the DAG`)
+        return ignore(from, `${m.type} after leaving the DAG`, ctx)
       if (m.iteration > iteration) {
         early.push({ from, m })
         return
       }
-      if (m.iteration < iteration) return ignore(from, `${m.type} of past iteration ${m.iteration}`)
-      if (m.type === 'yo') onYo(from, m.value)
-      else onVote(from, m)
+      if (m.iteration < iteration)
+        return ignore(from, `${m.type} of past iteration ${m.iteration}`, ctx)
+      if (m.type === 'yo') onYo(from, m.value, ctx)
+      else onVote(from, m, ctx)
     }
 
-    const onSetup = (from: NodeId) => {
-      if (stage !== 'setup' || heard.has(from)) return ignore(from, 'setup twice')
+    const onSetup = (from: NodeId, ctx: YoyoCtx) => {
+      if (stage !== 'setup' || heard.has(from)) return ignore(from, 'setup twice', ctx)
       heard.add(from)
       if (compareNodeIds(from, self) < 0) ins.add(from)
       else outs.add(from)
       if (heard.size < graph.length) return
       stage = 'dag'
-      begin()
+      begin(ctx)
     }
 
-    const announce = (leader: NodeId, term: number, from?: NodeId) => {
+    const announce = (leader: NodeId, term: number, from: NodeId | undefined, ctx: YoyoCtx) => {
       stage = 'done'
       known = { leader, term }
       early = []
@@ -168,44 +169,42 @@ export function yoyo(
       for (const to of graph) if (to !== from) ctx.send(to, { type: 'leader', leader, term })
     }
 
-    const win = () => {
+    const win = (ctx: YoyoCtx) => {
       ctx.emit({ type: 'elected', iterations: iteration })
-      announce(self, nextTerm(ctx.storage))
+      announce(self, nextTerm(ctx.storage), undefined, ctx)
     }
 
     return {
-      start(c) {
-        ctx = c
-        storedTerm(c.storage) // a damaged stored term (StoredStateError) stops the node now
-        graph = neighborsOf(self, [self, ...c.peers], neighbors)
-        c.emit({ type: 'phase', phase: 'setup' })
-        for (const to of graph) c.send(to, { type: 'setup' })
+      start(ctx) {
+        storedTerm(ctx.storage) // a damaged stored term (StoredStateError) stops the node now
+        graph = neighborsOf(self, [self, ...ctx.peers], neighbors)
+        ctx.emit({ type: 'phase', phase: 'setup' })
+        for (const to of graph) ctx.send(to, { type: 'setup' })
         if (graph.length === 0) {
           stage = 'dag'
-          begin()
+          begin(ctx)
         }
       },
 
-      onRequest(req, c) {
-        ctx = c
-        const kind = (req as { type?: unknown }).type
-        if (kind === 'start') return ignore(self, 'already running: yoyo starts once, at start')
-        if (kind === 'resign') return ignore(self, 'yoyo is a one-shot election: no resign')
-        ignore(self, 'unknown request')
+      onRequest(req, ctx) {
+        const kind: unknown = req?.type
+        if (kind === 'start')
+          return ignore(self, 'already running: yoyo starts once, at start', ctx)
+        if (kind === 'resign') return ignore(self, 'yoyo is a one-shot election: no resign', ctx)
+        ignore(self, 'unknown request', ctx)
       },
 
-      onMessage(from, raw, c) {
-        ctx = c
+      onMessage(from, raw, ctx) {
         const m = parseMessage(raw)
-        if (typeof m === 'string') return ignore(from, m)
-        if (!graph.includes(from)) return ignore(from, 'not a neighbor')
-        if (m.type === 'setup') return onSetup(from)
+        if (typeof m === 'string') return ignore(from, m, ctx)
+        if (!graph.includes(from)) return ignore(from, 'not a neighbor', ctx)
+        if (m.type === 'setup') return onSetup(from, ctx)
         if (m.type === 'leader') {
           if (known !== undefined) return // the flood reaches a node once per edge
-          observeTerm(c.storage, m.term)
-          return announce(m.leader, m.term, from)
+          observeTerm(ctx.storage, m.term)
+          return announce(m.leader, m.term, from, ctx)
         }
-        staged(from, m)
+        staged(from, m, ctx)
       },
     }
   }

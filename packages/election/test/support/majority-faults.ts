@@ -5,6 +5,7 @@
  */
 import { createRandom, type LinkSettings, type NodeId, type SimNetwork } from '@sd/transport'
 import type { TimedEvent } from '../../src/check.js'
+import { eventFields } from '../../src/event-fields.js'
 
 export interface ChaosOptions {
   /** The faults happen in [0, healAt); at healAt the network heals and every node restarts. */
@@ -192,8 +193,8 @@ export function leadership(net: SimNetwork, end: number): Map<NodeId, Interval[]
   for (const e of net.trace) {
     if (e.type === 'crash') close(e.node, e.t)
     if (e.type !== 'emit') continue
-    const event = e.event as { type?: string; leader?: NodeId }
-    if (event.type !== 'leader' && event.type !== 'leader-lost') continue
+    const event = eventFields(e.event)
+    if (event?.type !== 'leader' && event?.type !== 'leader-lost') continue
     close(e.node, e.t)
     if (event.type === 'leader' && event.leader === e.node) open.set(e.node, e.t)
   }
@@ -205,7 +206,7 @@ export function leadership(net: SimNetwork, end: number): Map<NodeId, Interval[]
 export function lastViewChange(events: readonly TimedEvent[]): number {
   let last = 0
   for (const { t, event } of events) {
-    const type = (event as { type?: string }).type
+    const type = eventFields(event)?.type
     if (type === 'leader' || type === 'leader-lost') last = Math.max(last, t)
   }
   return last

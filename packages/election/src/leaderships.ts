@@ -4,6 +4,7 @@
  * "never two leaders at once" and "no leader on a minority side" checks of `checkElection`.
  */
 import type { EmittedEvent, FaultEvent, NodeId } from '@sd/transport'
+import { eventFields } from './event-fields.js'
 
 /** One stretch during which `node` believed it led `term`: [from, to). */
 export interface Leadership {
@@ -62,8 +63,8 @@ export function leaderships(
       continue
     }
     const { node } = emitted!
-    const e = emitted!.event as { type?: unknown; leader?: unknown; term?: unknown }
-    if (e === null || typeof e !== 'object' || typeof e.term !== 'number') continue
+    const e = eventFields(emitted!.event)
+    if (e === undefined || typeof e.term !== 'number') continue
     if (e.type === 'leader') {
       const current = open.get(node)
       if (e.leader !== node || current?.term !== e.term) close(node, t)

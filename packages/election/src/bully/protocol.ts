@@ -1,16 +1,68 @@
-import { type Ctx, compareNodeIds, type NodeId, type Protocol } from '@sd/transport'
+import {
+  type Ctx,
+  compareNodeIds,
+  type NodeId,
+  type Protocol,
+  type ProtocolFactory,
+} from '@sd/transport'
 import { compareCandidates, type ElectionRequest } from '../contract.js'
 import { LeaderWatch } from '../detector/heartbeat.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import type { BullyEvent } from './events.js'
 import { type BullyMessage, parseMessage } from './messages.js'
-import type { BullySettings } from './options.js'
+import { type BullyOptions, type BullySettings, resolveOptions } from './options.js'
 import { ownsTerm, termAbove } from './terms.js'
 
-type BCtx = Ctx<BullyMessage, BullyEvent>
+type BullyCtx = Ctx<BullyMessage, BullyEvent>
 
 const OK_TIMER = 'bully:ok'
 const COORDINATOR_TIMER = 'bully:coordinator'
+
+/**
+ * The bully algorithm (Garcia-Molina, 1982), as the course texts give it, with terms.
+ *
+ * - A process that suspects the leader (heartbeat silence), is asked to (`{ type: 'start' }`) or
+ *   (re)starts sends ELECTION to every better candidate (`priority`, then the higher id). If no OK
+ *   comes within `okTimeoutMs`, it is the best live candidate: it takes a term above every term
+ *   it has seen, emits `leader`, sends COORDINATOR to all, and heartbeats with that term. If an OK
+ *   comes, it waits for a COORDINATOR, and starts again if none comes within
+ *   `coordinatorTimeoutMs`.
+ * - A process receiving ELECTION from a worse candidate answers OK and holds its own election
+ *   (unless it runs one already). A live leader instead answers OK and sends its COORDINATOR again
+ *   to the initiator: a wrong suspicion costs messages but no new term.
+ * - COORDINATOR (or a heartbeat of a leader not yet known) of term t from L: a t below the highest
+ *   term seen is stale, ignored and answered with NEWER; from a worse candidate while this node
+ *   is alive, it bullies back (its own election, which it wins with a higher term); otherwise the
+ *   node follows L and emits `leader` when leader or term changed. Silence from the leader:
+ *   `leader-lost`, then an election.
+ * - Every message carries a term; a leader that sees a term above its own steps down
+ *   (`leader-lost`) and holds an election.
+ *
+ * Terms are kept in stable storage and owned by one member each (see ./terms.ts): the member of
+ * rank r among n (by id) takes only terms r + 1 + k n. Bully has no vote, so two processes can
+ * both announce themselves (a restarted process that missed the newest term, a timeout that
+ * lied); owned terms still differ, so no term has two leaders and the term stays a fencing token.
+ *
+ * `{ type: 'resign' }` on the leader: it emits `leader-lost`, sends RESIGN to all, and stays out
+ * (answers no ELECTION, starts none) until a new leader is announced, so the next best wins. The
+ * resignation lasts for that one election and is volatile: a later election (or a restart of the
+ * resigned node) may make it leader again. A `start` request ends it at once.
+ *
+ * Messages per election with the leader crashed (heartbeats aside): n when the second best
+ * notices (one ELECTION to the crashed leader, then n - 1 COORDINATORs), n (n - 1) when the worst
+ * notices (n (n - 1) / 2 ELECTIONs, (n - 1)(n - 2) / 2 OKs, n - 1 COORDINATORs).
+ *
+ * Safe only under its timing assumption: a message slower than the timeouts, or a partition,
+ * makes two leaders at once (in different terms); the better one bullies the other once they
+ * hear each other.
+ */
+/** A bully election protocol for one node; validates `options` at once (`ERR_INVALID_ARGUMENT`). */
+export function bully(
+  options?: BullyOptions,
+): ProtocolFactory<BullyMessage, ElectionRequest, BullyEvent> {
+  const settings = resolveOptions(options)
+  return (_self: NodeId) => new BullyNode(settings)
+}
 
 /**
  * One node of the bully algorithm. Its state is volatile except the highest term seen (stable
@@ -31,12 +83,12 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   }
 
   /** A (re)started process does not know the leader: it holds an election, and bullies if it is the best. */
-  start(ctx: BCtx): void {
+  start(ctx: BullyCtx): void {
     this.startElection(ctx)
   }
 
-  onRequest(req: ElectionRequest, ctx: BCtx): void {
-    const type = (req as { type?: unknown } | null)?.type
+  onRequest(req: ElectionRequest, ctx: BullyCtx): void {
+    const type: unknown = req?.type
     if (type === 'start') {
       // An explicit start also ends a resignation: the caller wants this node back in.
       this.resigned = false
@@ -48,7 +100,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     }
   }
 
-  onMessage(from: NodeId, raw: BullyMessage, ctx: BCtx): void {
+  onMessage(from: NodeId, raw: BullyMessage, ctx: BullyCtx): void {
     const msg = parseMessage(raw)
     if (typeof msg === 'string') {
       ctx.emit({ type: 'ignored', from, reason: msg })
@@ -80,7 +132,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     if (this.leader === ctx.self && storedTerm(ctx.storage) > this.leaderTerm) this.suspect(ctx)
   }
 
-  onTimer(key: string, ctx: BCtx): void {
+  onTimer(key: string, ctx: BullyCtx): void {
     const watched = this.watch.onTimer(key, ctx)
     if (watched === 'suspect') {
       this.suspect(ctx)
@@ -95,7 +147,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     }
   }
 
-  private onElection(from: NodeId, ctx: BCtx): void {
+  private onElection(from: NodeId, ctx: BullyCtx): void {
     if (this.compare(from, ctx.self) > 0) {
       ctx.emit({ type: 'ignored', from, reason: 'election from a better candidate' })
       return
@@ -116,7 +168,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     this.startElection(ctx)
   }
 
-  private onOk(from: NodeId, ctx: BCtx): void {
+  private onOk(from: NodeId, ctx: BullyCtx): void {
     // Later OKs, or OKs after the election ended, change nothing: a better candidate runs.
     if (this.phase !== 'electing' || this.compare(from, ctx.self) < 0) return
     ctx.cancelTimer(OK_TIMER)
@@ -131,7 +183,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     kind: 'coordinator' | 'heartbeat',
     term: number,
     known: number,
-    ctx: BCtx,
+    ctx: BullyCtx,
   ): void {
     const [rank, size] = this.rankOf(from, ctx)
     if (!ownsTerm(term, rank, size)) {
@@ -165,7 +217,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     this.watch.follow(ctx)
   }
 
-  private resign(ctx: BCtx): void {
+  private resign(ctx: BullyCtx): void {
     if (this.leader !== ctx.self) {
       ctx.emit({ type: 'ignored', from: ctx.self, reason: 'resign from a node that does not lead' })
       return
@@ -177,19 +229,19 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   }
 
   /** The leader is no longer trusted (silence, a request, a resignation, or a newer term). */
-  private suspect(ctx: BCtx): void {
+  private suspect(ctx: BullyCtx): void {
     this.dropLeader(ctx)
     this.startElection(ctx)
   }
 
-  private dropLeader(ctx: BCtx): void {
+  private dropLeader(ctx: BullyCtx): void {
     if (this.leader === undefined) return
     ctx.emit({ type: 'leader-lost', term: this.leaderTerm })
     this.leader = undefined
     this.watch.stop(ctx)
   }
 
-  private startElection(ctx: BCtx): void {
+  private startElection(ctx: BullyCtx): void {
     if (this.phase !== 'idle' || this.resigned) return
     if (this.leader === ctx.self) this.dropLeader(ctx)
     this.phase = 'electing'
@@ -204,7 +256,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     ctx.setTimer(OK_TIMER, this.settings.okTimeoutMs)
   }
 
-  private win(ctx: BCtx): void {
+  private win(ctx: BullyCtx): void {
     this.endElection(ctx)
     const [rank, size] = this.rankOf(ctx.self, ctx)
     const term = termAbove(storedTerm(ctx.storage), rank, size)
@@ -215,13 +267,13 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     ctx.broadcast({ type: 'coordinator', term })
     // The COORDINATOR counts as the first heartbeat: the next one goes out intervalMs later.
     let announced = false
-    this.watch.lead(ctx, () => {
+    this.watch.lead(ctx, (ctx) => {
       if (announced) ctx.broadcast({ type: 'heartbeat', term })
       announced = true
     })
   }
 
-  private endElection(ctx: BCtx): void {
+  private endElection(ctx: BullyCtx): void {
     ctx.cancelTimer(OK_TIMER)
     ctx.cancelTimer(COORDINATOR_TIMER)
     this.phase = 'idle'
@@ -232,7 +284,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   }
 
   /** The rank of `id` among the members sorted by id, and their number (who owns which terms). */
-  private rankOf(id: NodeId, ctx: BCtx): [number, number] {
+  private rankOf(id: NodeId, ctx: BullyCtx): [number, number] {
     const members = [ctx.self, ...ctx.peers].sort(compareNodeIds)
     return [members.indexOf(id), members.length]
   }

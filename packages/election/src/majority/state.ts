@@ -1,0 +1,94 @@
+import { type NodeId, readStored } from '@sd/transport'
+import { LeaderWatch } from '../detector/heartbeat.js'
+import { shownShape, voteShape } from '../stored.js'
+import type { MajoritySettings } from './options.js'
+import type { MajorityCtx } from './protocol.js'
+
+/** The one vote of the latest term this node voted in: `{ term, for }`. */
+export const VOTE_KEY = 'majority:vote'
+/** The leader and term of the latest `leader` event this node emitted: `{ term, leader }`. */
+export const SHOWN_KEY = 'majority:shown'
+
+export const ELECT = 'majority:elect'
+export const ROUND = 'majority:round'
+export const PRE_ROUND = 'majority:pre-round'
+export const LEASE = 'majority:lease'
+/** The lease of a lone member (a majority of one): it never ends. */
+export const LONE_LEASE = Number.MAX_VALUE
+
+/**
+ * Whom a node stands by until `until` (its monotonic clock): the leader it heard last, the candidate it
+ * voted for, itself while it asks for votes, or nobody (`to` undefined) just after it started. It
+ * gives no vote to anybody else meanwhile, and ignores leaders of terms below `term`.
+ */
+export interface Loyalty {
+  to: NodeId | undefined
+  term: number
+  until: number
+}
+
+/** A pre-vote: would a majority vote for this node now? Nothing durable happens in it. */
+export interface PreRound {
+  term: number
+  grants: Set<NodeId>
+  refusals: Set<NodeId>
+}
+
+export interface Round {
+  term: number
+  /** Who granted, with the `at` (monotonic) of the request they answered (the lease starts from it). */
+  votes: Map<NodeId, number>
+  refusals: Set<NodeId>
+}
+
+/** One node's volatile state; what must survive a crash is in `ctx.storage` (the keys above). */
+export class MajorityState {
+  readonly watch: LeaderWatch
+  members: NodeId[] = []
+  majority = 1
+  role: 'follower' | 'candidate' | 'leader' = 'follower'
+  /** The leader this node follows (itself while it leads); undefined once it lost it. */
+  leader: NodeId | undefined
+  leaderTerm = 0
+  /** The leader this node knew last, left out of the ranking of who stands first. */
+  lastLeader: NodeId | undefined
+  loyalty: Loyalty | undefined
+  round: Round | undefined
+  preRound: PreRound | undefined
+  /** As leader: per follower, the `at` (monotonic) of the latest heartbeat (or request) it acknowledged. */
+  readonly acks = new Map<NodeId, number>()
+  /** As leader: when its lease ends, on its monotonic clock (announced in `lease` events). */
+  leaseExpiry: number | undefined
+  firstBeat = false
+  /** The best candidate that asked this node for a vote in `term`. */
+  askers: { term: number; best: NodeId } | undefined
+  /** After a `resign`: stay out of the next election this node could stand in. */
+  standDown = false
+
+  constructor(
+    readonly self: NodeId,
+    readonly settings: MajoritySettings,
+  ) {
+    this.watch = new LeaderWatch({ intervalMs: settings.intervalMs, timeoutMs: settings.timeoutMs })
+  }
+}
+
+/** Whether this node's loyalty holds now, to somebody other than `id`. */
+export function loyal(s: MajorityState, id: NodeId, ctx: MajorityCtx): boolean {
+  const l = s.loyalty
+  return l !== undefined && l.to !== id && ctx.monotonic() < l.until
+}
+
+/** The vote stored last; a value of another shape throws StoredStateError. */
+export function storedVote(ctx: MajorityCtx): { term: number; for: NodeId } | undefined {
+  return readStored(ctx.storage, VOTE_KEY, voteShape)
+}
+
+/** The leader announced last; a value of another shape throws StoredStateError. */
+export function shown(ctx: MajorityCtx): { term: number; leader: NodeId | undefined } {
+  return readStored(ctx.storage, SHOWN_KEY, shownShape) ?? { term: 0, leader: undefined }
+}
+
+export function ignore(from: NodeId, reason: string, ctx: MajorityCtx): void {
+  ctx.emit({ type: 'ignored', from, reason })
+}

@@ -1,0 +1,197 @@
+// Standing and voting: the pre-vote (would a majority vote?), then the vote itself, in terms.
+import type { NodeId } from '@sd/transport'
+import { compareCandidates } from '../contract.js'
+import { nextTerm, observeTerm, storedTerm } from '../terms.js'
+import { loseLeader } from './following.js'
+import { becomeLeader } from './leading.js'
+import type { MajorityMessage } from './messages.js'
+import type { MajorityCtx } from './protocol.js'
+import {
+  ELECT,
+  loyal,
+  type MajorityState,
+  PRE_ROUND,
+  ROUND,
+  storedVote,
+  VOTE_KEY,
+} from './state.js'
+
+export function onVoteRequest(
+  s: MajorityState,
+  candidate: NodeId,
+  term: number,
+  at: number,
+  ctx: MajorityCtx,
+): void {
+  const known = storedTerm(ctx.storage)
+  if (term >= known) noteAsker(s, candidate, term)
+  const vote = storedVote(ctx)
+  let granted = false
+  if (vote !== undefined && vote.term === term) granted = vote.for === candidate
+  else if (term < known || s.role === 'leader' || loyal(s, candidate, ctx)) granted = false
+  else if (s.askers?.term === term && s.askers.best !== candidate) granted = false
+  else {
+    if (s.role === 'candidate') endRound(s, ctx)
+    dropPreRound(s, ctx)
+    loseLeader(s, ctx)
+    observeTerm(ctx.storage, term)
+    ctx.storage.set(VOTE_KEY, { term, for: candidate })
+    s.loyalty = { to: candidate, term, until: ctx.monotonic() + s.settings.timeoutMs }
+    ctx.emit({ type: 'voted', term, candidate })
+    granted = true
+  }
+  ctx.send(candidate, {
+    type: 'vote-reply',
+    term,
+    granted,
+    at,
+    known: storedTerm(ctx.storage),
+  })
+}
+
+/** Preference, best effort: in one term, no vote for a candidate worse than one that asked. */
+function noteAsker(s: MajorityState, candidate: NodeId, term: number): void {
+  const a = s.askers
+  if (a === undefined || term > a.term) s.askers = { term, best: candidate }
+  else if (term === a.term && compareCandidates(candidate, a.best, s.settings.priority) > 0) {
+    a.best = candidate
+  }
+}
+
+/** The elect timer: stand, unless a leader or a candidate holds this node's loyalty. */
+export function elect(s: MajorityState, ctx: MajorityCtx): void {
+  if (s.role !== 'follower' || s.leader !== undefined) return
+  const now = ctx.monotonic()
+  const loyalty = s.loyalty
+  if (loyalty !== undefined && loyalty.to !== s.self && now < loyalty.until) {
+    ctx.setTimer(ELECT, loyalty.until - now + candidacyDelay(s, ctx))
+  } else if (s.standDown) {
+    s.standDown = false
+    s.watch.follow(ctx) // one more timeout, in which the others elect somebody
+  } else {
+    preVote(s, ctx)
+  }
+}
+
+/**
+ * Would a majority vote for this node now? Asked before standing, so that a node that cannot
+ * win (cut off in a minority, or the only one to suspect a live leader) spends no term. Terms
+ * inflated on a minority side used to split the next election after the heal along the old
+ * partition line: the nodes with the higher term refused every candidate below it, and votes
+ * given in vain held each side's voters for a timeout.
+ */
+export function preVote(s: MajorityState, ctx: MajorityCtx): void {
+  ctx.cancelTimer(ELECT)
+  s.watch.stop(ctx)
+  loseLeader(s, ctx)
+  const term = storedTerm(ctx.storage) + 1
+  s.preRound = { term, grants: new Set([s.self]), refusals: new Set() }
+  ctx.emit({ type: 'pre-candidate', term })
+  if (s.preRound.grants.size >= s.majority) campaign(s, ctx)
+  else {
+    ctx.broadcast({ type: 'pre-vote', term })
+    ctx.setTimer(PRE_ROUND, s.settings.voteTimeoutMs)
+  }
+}
+
+/** A pre-vote is granted by a node that would vote now: no leader heard, no vote owed. */
+export function onPreVote(
+  s: MajorityState,
+  candidate: NodeId,
+  term: number,
+  ctx: MajorityCtx,
+): void {
+  const known = storedTerm(ctx.storage)
+  const granted = s.role !== 'leader' && !loyal(s, candidate, ctx)
+  ctx.send(candidate, { type: 'pre-vote-reply', term, granted, known })
+}
+
+export function onPreVoteReply(
+  s: MajorityState,
+  from: NodeId,
+  msg: Extract<MajorityMessage, { type: 'pre-vote-reply' }>,
+  ctx: MajorityCtx,
+): void {
+  const pre = s.preRound
+  if (pre === undefined || pre.term !== msg.term || s.role !== 'follower') return
+  // Stand above every term the voters have seen, so that none refuses the term as too low.
+  if (msg.known > storedTerm(ctx.storage)) observeTerm(ctx.storage, msg.known)
+  if (msg.granted) {
+    pre.grants.add(from)
+    if (pre.grants.size >= s.majority) {
+      dropPreRound(s, ctx)
+      campaign(s, ctx)
+    }
+  } else {
+    pre.refusals.add(from)
+    if (pre.refusals.size > s.members.length - s.majority) endPreRound(s, ctx)
+  }
+}
+
+/** The pre-vote failed: listen for a full timeout before asking again. */
+export function endPreRound(s: MajorityState, ctx: MajorityCtx): void {
+  dropPreRound(s, ctx)
+  s.watch.follow(ctx)
+}
+
+export function dropPreRound(s: MajorityState, ctx: MajorityCtx): void {
+  if (s.preRound === undefined) return
+  ctx.cancelTimer(PRE_ROUND)
+  s.preRound = undefined
+}
+
+function campaign(s: MajorityState, ctx: MajorityCtx): void {
+  ctx.cancelTimer(ELECT)
+  s.watch.stop(ctx)
+  loseLeader(s, ctx)
+  const term = nextTerm(ctx.storage)
+  ctx.storage.set(VOTE_KEY, { term, for: s.self })
+  const at = ctx.monotonic()
+  s.role = 'candidate'
+  s.round = { term, votes: new Map([[s.self, at]]), refusals: new Set() }
+  s.loyalty = { to: s.self, term, until: at + s.settings.voteTimeoutMs }
+  ctx.emit({ type: 'candidate', term })
+  if (s.round.votes.size >= s.majority) becomeLeader(s, ctx)
+  else {
+    ctx.broadcast({ type: 'vote', term, at })
+    ctx.setTimer(ROUND, s.settings.voteTimeoutMs)
+  }
+}
+
+export function onVoteReply(
+  s: MajorityState,
+  from: NodeId,
+  msg: Extract<MajorityMessage, { type: 'vote-reply' }>,
+  ctx: MajorityCtx,
+): void {
+  if (msg.known > storedTerm(ctx.storage)) observeTerm(ctx.storage, msg.known)
+  const round = s.round
+  if (s.role !== 'candidate' || round === undefined || round.term !== msg.term) return
+  if (msg.granted) {
+    round.votes.set(from, msg.at)
+    if (round.votes.size >= s.majority) becomeLeader(s, ctx)
+  } else {
+    round.refusals.add(from)
+    if (round.refusals.size > s.members.length - s.majority) endRound(s, ctx)
+  }
+}
+
+/** The round is over without a win: listen for a full timeout before standing again. */
+export function endRound(s: MajorityState, ctx: MajorityCtx): void {
+  ctx.cancelTimer(ROUND)
+  s.round = undefined
+  s.role = 'follower'
+  if (s.loyalty?.to === s.self) s.loyalty = undefined
+  s.watch.follow(ctx)
+}
+
+/** Rank-ordered slots, random inside the slot: the best live node usually stands first. */
+export function candidacyDelay(s: MajorityState, ctx: MajorityCtx): number {
+  const { delayMinMs, delayMaxMs, priority } = s.settings
+  let rank = 0
+  for (const id of s.members) {
+    if (id !== s.self && id !== s.lastLeader && compareCandidates(id, s.self, priority) > 0) rank++
+  }
+  const slot = (delayMaxMs - delayMinMs) / s.members.length
+  return delayMinMs + slot * (rank + ctx.random())
+}
