@@ -108,8 +108,11 @@ describe('the NTP client (pure)', () => {
       validateReply(request, kiss(request.transmit))
       expect.unreachable()
     } catch (error) {
-      expect(error).toMatchObject({ reason: 'kiss-o-death', kissCode: 'DENY' })
-      expect((error as Error).message).toMatch(/DENY.*denied/)
+      expect(error).toMatchObject({
+        reason: 'kiss-o-death',
+        kissCode: 'DENY',
+        message: expect.stringMatching(/DENY.*denied/),
+      })
     }
     expect(reasonOf(() => validateReply(request, kiss({ seconds: 1, fraction: 2 })))).toBe(
       'origin-mismatch',
