@@ -58,6 +58,14 @@ const spreadOf = (values: Record<string, number>) =>
   Math.max(...Object.values(values)) - Math.min(...Object.values(values))
 
 /** What both temporal-order scenarios' results have. */
+/** A run that exits 0 with no violation: its result, checked against `fields`. */
+function cleanResult<F extends Fields>(args: string[], fields: F): ShapeOf<F> {
+  const { code, out } = json(args)
+  expect(code).toBe(0)
+  expect(out.violations).toEqual([])
+  return resultOf(out, fields)
+}
+
 const TEMPORAL = {
   holdBackMs: isNumber,
   broadcasts: isNumber,
@@ -76,8 +84,7 @@ describe('clock synchronization scenarios', () => {
 
   it('cristian brings every client within its reported bound of the server (several seeds)', () => {
     for (const seed of SEEDS) {
-      const { code, out } = json(['cristian', '--seed', String(seed)])
-      const result = resultOf(out, {
+      const result = cleanResult(['cristian', '--seed', String(seed)], {
         ...SYNC,
         server: isNumber,
         errorBoundMs: isNumber,
@@ -85,8 +92,6 @@ describe('clock synchronization scenarios', () => {
         adjusted: isNumber,
         failedRounds: isNumber,
       })
-      expect(code).toBe(0)
-      expect(out.violations).toEqual([])
       expect(Object.keys(result.offsetsBefore)).toEqual(['1', '2', '3', '4', '5'])
       expect(result.offsetsBefore['1']).toBe(0)
       expect(result.spreadBefore).toBeCloseTo(spreadOf(result.offsetsBefore), 2)
@@ -105,24 +110,22 @@ describe('clock synchronization scenarios', () => {
   })
 
   it('cristian with a client crashed skips it; with the server crashed every round fails', () => {
-    const client = json(['cristian', '--crash', '3'])
-    const withoutClient = resultOf(client.out, { ...SYNC, crashed: ids, unsynced: ids })
-    expect(client.code).toBe(0)
-    expect(client.out.violations).toEqual([])
+    const withoutClient = cleanResult(['cristian', '--crash', '3'], {
+      ...SYNC,
+      crashed: ids,
+      unsynced: ids,
+    })
     expect(Object.keys(withoutClient.offsetsAfter)).toEqual(['1', '2', '4', '5'])
     expect(withoutClient.crashed).toEqual([3])
     expect(withoutClient.unsynced).toEqual([])
     expect(withoutClient.withinBound).toBe(true)
 
-    const server = json(['cristian', '--crash', '1'])
-    const unserved = resultOf(server.out, {
+    const unserved = cleanResult(['cristian', '--crash', '1'], {
       ...SYNC,
       adjusted: isNumber,
       failedRounds: isNumber,
       unsynced: ids,
     })
-    expect(server.code).toBe(0)
-    expect(server.out.violations).toEqual([])
     expect(unserved.adjusted).toBe(0)
     expect(unserved.failedRounds).toBeGreaterThanOrEqual(4 * 3)
     expect(unserved.unsynced).toEqual([2, 3, 4, 5])
@@ -132,8 +135,7 @@ describe('clock synchronization scenarios', () => {
 
   it('berkeley ignores the clock 5 s ahead in the average, corrects it still, and ends within its bound', () => {
     for (const seed of SEEDS) {
-      const { code, out } = json(['berkeley', '--seed', String(seed)])
-      const result = resultOf(out, {
+      const result = cleanResult(['berkeley', '--seed', String(seed)], {
         ...SYNC,
         far: isNumber,
         spreadBoundMs: isNumber,
@@ -141,8 +143,6 @@ describe('clock synchronization scenarios', () => {
         rounds: isNumber,
         firstRound: shape({ ignored: ids, kept: ids, averageMs: isNumber }),
       })
-      expect(code).toBe(0)
-      expect(out.violations).toEqual([])
       expect(result.far).toBe(5)
       expect(result.offsetsBefore['5']).toBeGreaterThan(4500)
       expect(result.firstRound.ignored).toEqual([5])
@@ -161,17 +161,18 @@ describe('clock synchronization scenarios', () => {
   })
 
   it('berkeley reports a crashed node silent, and moves a crashed master to the lowest live id', () => {
-    const silent = json(['berkeley', '--crash', '3'])
-    const quiet = resultOf(silent.out, { ...SYNC, firstRound: shape({ silent: ids }) })
-    expect(silent.code).toBe(0)
-    expect(silent.out.violations).toEqual([])
+    const quiet = cleanResult(['berkeley', '--crash', '3'], {
+      ...SYNC,
+      firstRound: shape({ silent: ids }),
+    })
     expect(quiet.firstRound.silent).toEqual([3])
     expect(quiet.withinBound).toBe(true)
 
-    const moved = json(['berkeley', '--crash', '1'])
-    const result = resultOf(moved.out, { ...SYNC, master: isNumber, rounds: isNumber })
-    expect(moved.code).toBe(0)
-    expect(moved.out.violations).toEqual([])
+    const result = cleanResult(['berkeley', '--crash', '1'], {
+      ...SYNC,
+      master: isNumber,
+      rounds: isNumber,
+    })
     expect(result.master).toBe(2)
     expect(result.rounds).toBeGreaterThanOrEqual(10)
     expect(result.spreadAfter).toBeLessThan(result.spreadBefore)
@@ -181,16 +182,13 @@ describe('clock synchronization scenarios', () => {
   it('temporal-order with Δ = (1 + ρ) D + π: nothing late, the same sequence at every member (several seeds)', () => {
     for (const seed of SEEDS) {
       for (const extra of [[], ['--crash', '1,4'], ['--n', '8']]) {
-        const { code, out } = json(['temporal-order', '--seed', String(seed), ...extra])
-        const result = resultOf(out, {
+        const result = cleanResult(['temporal-order', '--seed', String(seed), ...extra], {
           ...TEMPORAL,
           delayBoundMs: isNumber,
           rho: isNumber,
           precisionMs: isNumber,
           sequence: arrayOf(isString),
         })
-        expect(code).toBe(0)
-        expect(out.violations).toEqual([])
         expect(result.holdBackMs).toBeCloseTo(
           (1 + result.rho) * result.delayBoundMs + result.precisionMs,
           2,
@@ -204,10 +202,7 @@ describe('clock synchronization scenarios', () => {
   })
 
   it('temporal-order-late: late messages are delivered, marked and counted, none lost', () => {
-    const { code, out } = json(['temporal-order-late'])
-    const result = resultOf(out, TEMPORAL)
-    expect(code).toBe(0)
-    expect(out.violations).toEqual([])
+    const result = cleanResult(['temporal-order-late'], TEMPORAL)
     expect(result.holdBackMs).toBe(0)
     expect(result.late).toBeGreaterThan(0)
     expect(result.sameSequence).toBe(false)
