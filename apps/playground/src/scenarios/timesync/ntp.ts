@@ -6,16 +6,7 @@
  * bound the selection reports.
  */
 import { ntpSim } from '@sd/timesync'
-import {
-  arrayOf,
-  isFiniteNumber,
-  isNodeId,
-  isRecord,
-  type NodeId,
-  oneOf,
-  shape,
-  type TraceEvent,
-} from '@sd/transport'
+import { isFiniteNumber, isRecord, type NodeId, oneOf, shape, type TraceEvent } from '@sd/transport'
 import type { Scenario } from '../../scenario.js'
 import {
   around,
@@ -24,6 +15,7 @@ import {
   DISCIPLINE,
   describeSyncEvent,
   innerEvent,
+  isNodeIds,
   LINKS,
   MAX_SLEW_RATE,
   ms,
@@ -49,7 +41,6 @@ const UNTIL = 8000
 /** Rounding slack for comparisons of sums of floats. */
 const EPSILON = 1e-6
 
-const isNodeIds = arrayOf(isNodeId)
 /** A selection as a trace holds it (unknown there): checked before it is read. */
 const isSelection = shape({
   type: oneOf('ntp-selection'),

@@ -229,7 +229,8 @@ const isAdjusted = shape({
   errorBoundMs: isFiniteNumber,
   kind: isString,
 })
-const isNodeIds = arrayOf(isNodeId)
+/** A list of node ids, as a trace's events carry them. */
+export const isNodeIds = arrayOf(isNodeId)
 const isBerkeleyRound = shape({
   type: oneOf('berkeley-round'),
   round: isFiniteNumber,
