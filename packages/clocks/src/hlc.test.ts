@@ -36,11 +36,12 @@ describe('HybridLogicalClock', () => {
       error = e
     }
     expect(error).toBeInstanceOf(ClockSkewError)
-    const skew = error as ClockSkewError
-    expect(skew.code).toBe('ERR_CLOCK_SKEW')
-    expect(skew.remote).toBe(1101)
-    expect(skew.physical).toBe(1000)
-    expect(skew.message).toMatch(/101 ms ahead/)
+    expect(error).toMatchObject({
+      code: 'ERR_CLOCK_SKEW',
+      remote: 1101,
+      physical: 1000,
+      message: expect.stringMatching(/101 ms ahead/),
+    })
     expect(hlc.last).toEqual({ wall: 1000, counter: 0 })
     expect(hlc.receive({ wall: 1100, counter: 0 })).toEqual({ wall: 1100, counter: 1 })
     const lax = new HybridLogicalClock({ now: () => 0, maxSkewMs: Number.POSITIVE_INFINITY })

@@ -17,6 +17,15 @@ export function compareLamport(a: LamportTimestamp, b: LamportTimestamp): number
   return compareNodeIds(a.pid, b.pid)
 }
 
+/**
+ * The largest Lamport time a delivery protocol takes from a peer: 2^52. A received time is adopted
+ * (R2), so one message stamped near 2^53 would leave the receiver's clock unable to count its next
+ * event (ClockOverflowError inside a handler). Refusing anything above 2^52 keeps at least 2^52
+ * events of headroom after any message, and no honest clock gets there: at a million events a
+ * second it takes over a century.
+ */
+export const MAX_PEER_LAMPORT_TIME = 2 ** 52
+
 export interface LamportClockOptions {
   /** The process id used to break ties in the total order. */
   pid: NodeId

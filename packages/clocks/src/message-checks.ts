@@ -6,6 +6,7 @@
  * runtime), so it keeps these few guards of its own, refusing what the kit refuses.
  */
 import type { NodeId } from './ids.js'
+import { MAX_PEER_LAMPORT_TIME } from './lamport.js'
 
 const POLLUTING_KEYS = ['__proto__', 'constructor', 'prototype']
 
@@ -18,6 +19,11 @@ export function isPlainRecord(value: unknown): value is Record<string, unknown> 
 /** A count or a clock entry: an integer >= 0 that doubles count exactly. */
 export function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+/** A Lamport time a peer may stamp: a count no greater than MAX_PEER_LAMPORT_TIME (why: see there). */
+export function isPeerLamportTime(value: unknown): value is number {
+  return isCount(value) && value <= MAX_PEER_LAMPORT_TIME
 }
 
 /** A member id as the simulator and runtime give them: a finite number or a string. */

@@ -190,3 +190,35 @@ describe('the delivery protocols under hostile messages (many seeds)', () => {
     })
   })
 })
+
+describe('a Lamport time near 2^53 from a member', () => {
+  /** A member that, before anything else, sends each other member a broadcast stamped `time`. */
+  const pusher = (time: number): Protocol<unknown, unknown, never> => ({
+    start(ctx) {
+      for (const peer of HONEST) ctx.send(peer, { type: 'to-msg', link: 0, time, payload: 'x' })
+    },
+    onMessage() {},
+  })
+
+  it.each([2 ** 53 - 2, Number.MAX_SAFE_INTEGER, 2 ** 52 + 1])(
+    'total order: %d is refused, and no node throws on its next send',
+    (time) => {
+      const members = [...HONEST, EVIL]
+      const r = run<TotalOrderEvent<string>>(1, members, (net, _log, onEmit) => {
+        net.launch(
+          members,
+          (self) => (self === EVIL ? pusher(time) : totalOrderBroadcast<string>()),
+          { onEmit },
+        )
+      })
+      const refused = ofType(r.events, 'ignored')
+      expect(refused.map((e) => e.node).sort()).toEqual(HONEST)
+      for (const { event } of refused) {
+        expect(event.from).toBe(EVIL)
+        expect(event.reason).toMatch(/Lamport time/)
+      }
+      // The honest members went on broadcasting after the push (and so sent, and acked).
+      expect(ofType(r.events, 'broadcast')).toHaveLength(BROADCASTS - BROADCASTS / members.length)
+    },
+  )
+})

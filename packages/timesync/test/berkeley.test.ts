@@ -1,3 +1,4 @@
+import type { SimNetwork } from '@sd/transport'
 import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
@@ -81,28 +82,26 @@ describe('Berkeley', () => {
     })
   })
 
-  it('compensates the round trip: with equal delays both ways the estimates are exact', () => {
-    const run = runSync(IDS, (self, clock) => berkeley({ master: 1 })(self, clock), {
+  /** Clocks 7 ms apart, without drift, 20 ms each way: the round trip hides nothing. */
+  const equalDelays = (plan?: (net: SimNetwork) => void) =>
+    runSync(IDS, (self, clock) => berkeley({ master: 1 })(self, clock), {
       seed: 1,
       net: { latency: 20 },
       clockOf: (id) => ({ offset: Number(id) * 7, drift: 0 }),
       maxSlewRate: 0.5,
       until: 2000,
+      plan,
     })
+
+  it('compensates the round trip: with equal delays both ways the estimates are exact', () => {
+    const run = equalDelays()
     // The average of 7, 14, ..., 42 is 24.5: every clock ends there, to rounding.
     for (const [, error] of run.errors()) expect(error).toBeCloseTo(24.5, 6)
   })
 
   it('times its round trips on the monotonic clock: a step of the master wall clock mid-round bends no estimate', () => {
-    const run = runSync(IDS, (self, clock) => berkeley({ master: 1 })(self, clock), {
-      seed: 1,
-      net: { latency: 20 },
-      clockOf: (id) => ({ offset: Number(id) * 7, drift: 0 }),
-      maxSlewRate: 0.5,
-      until: 2000,
-      // The poll leaves at 0 and the answers come back at 40: the master's clock steps between.
-      plan: (net) => net.at(10, () => net.stepClock(1, 300)),
-    })
+    // The poll leaves at 0 and the answers come back at 40: the master's clock steps between.
+    const run = equalDelays((net) => net.at(10, () => net.stepClock(1, 300)))
     // The master's software clock reads hardware + 300 after the step; the others are brought
     // to the average of every clock as read in one instant, exactly: they all agree.
     expect(spread(run.errors().values())).toBeLessThan(1e-6)

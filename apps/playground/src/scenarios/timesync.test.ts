@@ -1,3 +1,15 @@
+import {
+  arrayOf,
+  type Fields,
+  type Guard,
+  isBoolean,
+  isFiniteNumber,
+  isRecord,
+  isString,
+  misfit,
+  type ShapeOf,
+  shape,
+} from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { main } from '../cli.js'
 
@@ -15,18 +27,52 @@ function sd(...argv: string[]): { code: number; out: string } {
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8]
 
-interface SyncResult {
-  offsetsBefore: Record<string, number>
-  offsetsAfter: Record<string, number>
-  errors: Record<string, number>
-  spreadBefore: number
-  spreadAfter: number
-  withinBound: boolean
-  stillSlewing: number[]
+const recordOf =
+  <T>(item: Guard<T>): Guard<Record<string, T>> =>
+  (value): value is Record<string, T> =>
+    isRecord(value) && Object.values(value).every(item)
+const byNode = recordOf(isFiniteNumber)
+const ids = arrayOf(isFiniteNumber)
+const isNumber = isFiniteNumber
+
+/** What every synchronizer's result has. */
+const SYNC = {
+  offsetsBefore: byNode,
+  offsetsAfter: byNode,
+  errors: byNode,
+  spreadBefore: isNumber,
+  spreadAfter: isNumber,
+  withinBound: isBoolean,
+  stillSlewing: ids,
+}
+
+/** The run's `result`, parsed JSON, checked against `fields` before the test reads it. */
+function resultOf<F extends Fields>(out: Record<string, unknown>, fields: F): ShapeOf<F> {
+  const { result } = out
+  if (!shape(fields)(result))
+    throw new Error(`result.${misfit(fields, result)} does not fit: ${JSON.stringify(result)}`)
+  return result
 }
 
 const spreadOf = (values: Record<string, number>) =>
   Math.max(...Object.values(values)) - Math.min(...Object.values(values))
+
+/** What both temporal-order scenarios' results have. */
+/** A run that exits 0 with no violation: its result, checked against `fields`. */
+function cleanResult<F extends Fields>(args: string[], fields: F): ShapeOf<F> {
+  const { code, out } = json(args)
+  expect(code).toBe(0)
+  expect(out.violations).toEqual([])
+  return resultOf(out, fields)
+}
+
+const TEMPORAL = {
+  holdBackMs: isNumber,
+  broadcasts: isNumber,
+  delivered: byNode,
+  late: isNumber,
+  sameSequence: isBoolean,
+}
 
 describe('clock synchronization scenarios', () => {
   it('sd list shows them', () => {
@@ -38,16 +84,14 @@ describe('clock synchronization scenarios', () => {
 
   it('cristian brings every client within its reported bound of the server (several seeds)', () => {
     for (const seed of SEEDS) {
-      const { code, out } = json(['cristian', '--seed', String(seed)])
-      const result = out.result as SyncResult & {
-        server: number
-        errorBoundMs: number
-        estimatesWithinBound: boolean
-        adjusted: number
-        failedRounds: number
-      }
-      expect(code).toBe(0)
-      expect(out.violations).toEqual([])
+      const result = cleanResult(['cristian', '--seed', String(seed)], {
+        ...SYNC,
+        server: isNumber,
+        errorBoundMs: isNumber,
+        estimatesWithinBound: isBoolean,
+        adjusted: isNumber,
+        failedRounds: isNumber,
+      })
       expect(Object.keys(result.offsetsBefore)).toEqual(['1', '2', '3', '4', '5'])
       expect(result.offsetsBefore['1']).toBe(0)
       expect(result.spreadBefore).toBeCloseTo(spreadOf(result.offsetsBefore), 2)
@@ -66,26 +110,22 @@ describe('clock synchronization scenarios', () => {
   })
 
   it('cristian with a client crashed skips it; with the server crashed every round fails', () => {
-    const client = json(['cristian', '--crash', '3'])
-    const withoutClient = client.out.result as SyncResult & {
-      crashed: number[]
-      unsynced: number[]
-    }
-    expect(client.code).toBe(0)
-    expect(client.out.violations).toEqual([])
+    const withoutClient = cleanResult(['cristian', '--crash', '3'], {
+      ...SYNC,
+      crashed: ids,
+      unsynced: ids,
+    })
     expect(Object.keys(withoutClient.offsetsAfter)).toEqual(['1', '2', '4', '5'])
     expect(withoutClient.crashed).toEqual([3])
     expect(withoutClient.unsynced).toEqual([])
     expect(withoutClient.withinBound).toBe(true)
 
-    const server = json(['cristian', '--crash', '1'])
-    const unserved = server.out.result as SyncResult & {
-      adjusted: number
-      failedRounds: number
-      unsynced: number[]
-    }
-    expect(server.code).toBe(0)
-    expect(server.out.violations).toEqual([])
+    const unserved = cleanResult(['cristian', '--crash', '1'], {
+      ...SYNC,
+      adjusted: isNumber,
+      failedRounds: isNumber,
+      unsynced: ids,
+    })
     expect(unserved.adjusted).toBe(0)
     expect(unserved.failedRounds).toBeGreaterThanOrEqual(4 * 3)
     expect(unserved.unsynced).toEqual([2, 3, 4, 5])
@@ -95,16 +135,14 @@ describe('clock synchronization scenarios', () => {
 
   it('berkeley ignores the clock 5 s ahead in the average, corrects it still, and ends within its bound', () => {
     for (const seed of SEEDS) {
-      const { code, out } = json(['berkeley', '--seed', String(seed)])
-      const result = out.result as SyncResult & {
-        far: number
-        spreadBoundMs: number
-        allowedMs: number
-        rounds: number
-        firstRound: { ignored: number[]; kept: number[]; averageMs: number }
-      }
-      expect(code).toBe(0)
-      expect(out.violations).toEqual([])
+      const result = cleanResult(['berkeley', '--seed', String(seed)], {
+        ...SYNC,
+        far: isNumber,
+        spreadBoundMs: isNumber,
+        allowedMs: isNumber,
+        rounds: isNumber,
+        firstRound: shape({ ignored: ids, kept: ids, averageMs: isNumber }),
+      })
       expect(result.far).toBe(5)
       expect(result.offsetsBefore['5']).toBeGreaterThan(4500)
       expect(result.firstRound.ignored).toEqual([5])
@@ -123,17 +161,18 @@ describe('clock synchronization scenarios', () => {
   })
 
   it('berkeley reports a crashed node silent, and moves a crashed master to the lowest live id', () => {
-    const silent = json(['berkeley', '--crash', '3'])
-    const quiet = silent.out.result as SyncResult & { firstRound: { silent: number[] } }
-    expect(silent.code).toBe(0)
-    expect(silent.out.violations).toEqual([])
+    const quiet = cleanResult(['berkeley', '--crash', '3'], {
+      ...SYNC,
+      firstRound: shape({ silent: ids }),
+    })
     expect(quiet.firstRound.silent).toEqual([3])
     expect(quiet.withinBound).toBe(true)
 
-    const moved = json(['berkeley', '--crash', '1'])
-    const result = moved.out.result as SyncResult & { master: number; rounds: number }
-    expect(moved.code).toBe(0)
-    expect(moved.out.violations).toEqual([])
+    const result = cleanResult(['berkeley', '--crash', '1'], {
+      ...SYNC,
+      master: isNumber,
+      rounds: isNumber,
+    })
     expect(result.master).toBe(2)
     expect(result.rounds).toBeGreaterThanOrEqual(10)
     expect(result.spreadAfter).toBeLessThan(result.spreadBefore)
@@ -143,20 +182,13 @@ describe('clock synchronization scenarios', () => {
   it('temporal-order with Δ = (1 + ρ) D + π: nothing late, the same sequence at every member (several seeds)', () => {
     for (const seed of SEEDS) {
       for (const extra of [[], ['--crash', '1,4'], ['--n', '8']]) {
-        const { code, out } = json(['temporal-order', '--seed', String(seed), ...extra])
-        const result = out.result as {
-          holdBackMs: number
-          delayBoundMs: number
-          rho: number
-          precisionMs: number
-          broadcasts: number
-          delivered: Record<string, number>
-          late: number
-          sameSequence: boolean
-          sequence: string[]
-        }
-        expect(code).toBe(0)
-        expect(out.violations).toEqual([])
+        const result = cleanResult(['temporal-order', '--seed', String(seed), ...extra], {
+          ...TEMPORAL,
+          delayBoundMs: isNumber,
+          rho: isNumber,
+          precisionMs: isNumber,
+          sequence: arrayOf(isString),
+        })
         expect(result.holdBackMs).toBeCloseTo(
           (1 + result.rho) * result.delayBoundMs + result.precisionMs,
           2,
@@ -170,16 +202,7 @@ describe('clock synchronization scenarios', () => {
   })
 
   it('temporal-order-late: late messages are delivered, marked and counted, none lost', () => {
-    const { code, out } = json(['temporal-order-late'])
-    const result = out.result as {
-      holdBackMs: number
-      broadcasts: number
-      delivered: Record<string, number>
-      late: number
-      sameSequence: boolean
-    }
-    expect(code).toBe(0)
-    expect(out.violations).toEqual([])
+    const result = cleanResult(['temporal-order-late'], TEMPORAL)
     expect(result.holdBackMs).toBe(0)
     expect(result.late).toBeGreaterThan(0)
     expect(result.sameSequence).toBe(false)
@@ -199,23 +222,26 @@ describe('clock synchronization scenarios', () => {
 })
 
 describe('the ntp scenario', () => {
-  type NtpResult = SyncResult & {
-    servers: number[]
-    falseticker: number
-    falsetickers: number[]
-    truechimers: number[]
-    errorBoundMs: number
-    estimatesWithinBound: boolean
-    selections: number
-    adjusted: number
-    failedPolls: number
-    rejected: number
-    unsynced: number[]
-    crashed: number[]
+  const NTP = {
+    ...SYNC,
+    servers: ids,
+    falseticker: isNumber,
+    falsetickers: ids,
+    truechimers: ids,
+    errorBoundMs: isNumber,
+    estimatesWithinBound: isBoolean,
+    selections: isNumber,
+    adjusted: isNumber,
+    failedPolls: isNumber,
+    rejected: isNumber,
+    unsynced: ids,
+    crashed: ids,
   }
   const ntp = (...args: string[]) => {
     const { code, out } = json(['ntp', ...args])
-    return { code, violations: out.violations as string[], result: out.result as NtpResult }
+    const { violations } = out
+    if (!arrayOf(isString)(violations)) throw new Error(`violations: ${JSON.stringify(violations)}`)
+    return { code, violations, result: resultOf(out, NTP) }
   }
   const clientsOf = (values: Record<string, number>) =>
     Object.fromEntries(Object.entries(values).filter(([id]) => Number(id) > 4))

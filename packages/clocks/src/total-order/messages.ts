@@ -1,5 +1,11 @@
 import type { LamportTimestamp } from '../lamport.js'
-import { isCount, isMemberId, isPlainRecord, typeName } from '../message-checks.js'
+import {
+  isCount,
+  isMemberId,
+  isPeerLamportTime,
+  isPlainRecord,
+  typeName,
+} from '../message-checks.js'
 
 /** What travels: a broadcast or an acknowledgement, each with its Lamport time and a per-link sequence number. */
 export type TotalOrderMessage<P> =
@@ -15,7 +21,8 @@ export function parseMessage<P>(raw: unknown): TotalOrderMessage<P> | string {
   if (raw.type !== 'to-msg' && raw.type !== 'to-ack') return `unknown message type ${typeName(raw)}`
   const { link, time } = raw
   if (!isCount(link)) return 'bad link sequence number'
-  if (!isCount(time)) return 'bad Lamport time'
+  // The receiver adopts `time`: one above 2^52 could leave its clock no room to count on.
+  if (!isPeerLamportTime(time)) return 'bad Lamport time (expected an integer from 0 to 2^52)'
   if (raw.type === 'to-msg') {
     if (!Object.hasOwn(raw, 'payload')) return 'malformed to-msg: no payload'
     return { type: 'to-msg', link, time, payload: raw.payload as P }

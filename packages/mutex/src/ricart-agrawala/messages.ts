@@ -1,4 +1,5 @@
-import { isNonNegInt as isLamportTime, isString, messageParser } from '@sd/transport'
+import { isNonNegInt, isString, messageParser } from '@sd/transport'
+import { isLamportTime } from '../lamport/messages.js'
 
 /**
  * Ricart-Agrawala's messages. `time` is the sender's Lamport clock (merged on receipt). A reply
@@ -15,6 +16,6 @@ export type RicartAgrawalaMessage =
 /** Checks a peer's message shape; returns it typed, or why it is refused. */
 export const parseMessage = messageParser<RicartAgrawalaMessage>({
   request: { resource: isString, time: isLamportTime },
-  ok: { resource: isString, time: isLamportTime, req: isLamportTime },
-  deny: { resource: isString, time: isLamportTime, req: isLamportTime },
+  ok: { resource: isString, time: isLamportTime, req: isNonNegInt },
+  deny: { resource: isString, time: isLamportTime, req: isNonNegInt },
 })

@@ -26,6 +26,10 @@ export const NTP_MODE = Object.freeze({
 /** A mode as it appears in the 3-bit field. */
 export type NtpMode = (typeof NTP_MODE)[keyof typeof NTP_MODE]
 
+/** Every value of the 2-bit and 3-bit fields, indexed by the bits: a read needs no cast. */
+const LEAP_INDICATORS: readonly LeapIndicator[] = [0, 1, 2, 3]
+const MODES: readonly NtpMode[] = [0, 1, 2, 3, 4, 5, 6, 7]
+
 /** The version this implementation sends; it accepts 3 and 4. */
 export const NTP_VERSION = 4
 
@@ -100,9 +104,9 @@ export function decodePacket(bytes: Uint8Array): NtpPacket {
   const view = new DataView(bytes.buffer, bytes.byteOffset, NTP_PACKET_BYTES)
   const first = view.getUint8(0)
   return {
-    leap: (first >>> 6) as LeapIndicator,
+    leap: LEAP_INDICATORS[first >>> 6]!,
     version: (first >>> 3) & 0b111,
-    mode: (first & 0b111) as NtpMode,
+    mode: MODES[first & 0b111]!,
     stratum: view.getUint8(1),
     poll: view.getInt8(2),
     precision: view.getInt8(3),

@@ -42,7 +42,9 @@ export async function queryNtpSources(
         const result = await queryNtp(source.host, { ...options, port: source.port ?? 123 })
         return { source, ok: true, result }
       } catch (error) {
-        return { source, ok: false, error: error as Error }
+        // queryNtp rejects with an Error, unless the caller's clock threw something else.
+        const failure = error instanceof Error ? error : new Error(String(error), { cause: error })
+        return { source, ok: false, error: failure }
       }
     }),
   )

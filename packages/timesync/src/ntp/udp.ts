@@ -150,7 +150,8 @@ export async function queryNtp(
     let nextTimer: ReturnType<typeof setTimeout> | undefined
     let done = false
 
-    const finish = (error?: Error) => {
+    /** Ends the query: rejects with `error` (ours, or whatever the caller's clock threw) if given. */
+    const finish = (error?: unknown) => {
       if (done) return
       done = true
       clearTimeout(deadline)
@@ -193,7 +194,7 @@ export async function queryNtp(
         // T1 as late as possible: the transmit fraction is random, so only our copy of T1 counts.
         outstanding = { ...request, t1Ms: clock() }
       } catch (error) {
-        return finish(error as Error) // a clock or random source of the caller's that failed
+        return finish(error) // a clock or random source of the caller's that failed
       }
       attempts++
       try {
@@ -213,7 +214,7 @@ export async function queryNtp(
       try {
         t4Ms = clock()
       } catch (error) {
-        return finish(error as Error)
+        return finish(error)
       }
       if (done || outstanding === undefined) return
       // The socket is connected: the kernel only delivers datagrams from the server.
@@ -222,7 +223,7 @@ export async function queryNtp(
       try {
         sample = sampleFromReply(outstanding, message, t4Ms, { maxOffsetMs })
       } catch (error) {
-        if (!(error instanceof NtpRejectedError)) return finish(error as Error)
+        if (!(error instanceof NtpRejectedError)) return finish(error)
         lastRejection = error
         if (error.reason !== 'kiss-o-death') return
         // A kiss is an order from the server (RFC 5905, 7.4): stop asking.

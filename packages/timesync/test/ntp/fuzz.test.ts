@@ -21,9 +21,8 @@ function withSeed(name: string, body: (random: Random) => void): void {
     body(createRandom(`${name}:${SEED}`))
   } catch (error) {
     console.error(`${name} failed; replay with FUZZ_SEED=${SEED}`)
-    throw new Error(`${name} failed; replay with FUZZ_SEED=${SEED}: ${(error as Error).message}`, {
-      cause: error,
-    })
+    const why = error instanceof Error ? error.message : String(error)
+    throw new Error(`${name} failed; replay with FUZZ_SEED=${SEED}: ${why}`, { cause: error })
   }
 }
 

@@ -114,8 +114,7 @@ describe('NTP packets', () => {
     for (const n of [0, 1, 47]) {
       const error = catchError(() => decodePacket(REPLY_BYTES.slice(0, n)))
       expect(error).toBeInstanceOf(NtpRejectedError)
-      expect((error as NtpRejectedError).reason).toBe('short')
-      expect((error as NtpRejectedError).code).toBe('ERR_NTP_REJECTED')
+      expect(error).toMatchObject({ reason: 'short', code: 'ERR_NTP_REJECTED' })
     }
   })
 

@@ -12,32 +12,12 @@ import {
   validateReply,
 } from '../../src/ntp/client.js'
 import type { NtpRejectReason } from '../../src/ntp/errors.js'
-import { encodePacket, type NtpPacket } from '../../src/ntp/packet.js'
+import type { NtpPacket } from '../../src/ntp/packet.js'
 import { unixMsToNtp, ZERO_TIMESTAMP } from '../../src/ntp/timestamp.js'
 import { reasonOf } from '../support/reason-of.js'
+import { replyTo, T1 } from '../support/reply-ahead.js'
 
-const T1 = Date.UTC(2026, 0, 1, 12, 0, 0)
 const YEAR_MS = 365.25 * 86_400_000
-
-/** A server 250 ms ahead, 5 ms away each way, holding the request 1 ms; T4 = T1 + 11. */
-function reply(transmit: NtpPacket['transmitTimestamp'], change: Partial<NtpPacket> = {}) {
-  return encodePacket({
-    leap: 0,
-    version: 4,
-    mode: 4,
-    stratum: 2,
-    poll: 6,
-    precision: -20,
-    rootDelay: 2 ** -7, // 7.8125 ms
-    rootDispersion: 2 ** -9, // 1.953125 ms
-    referenceId: 0xc000_0201,
-    referenceTimestamp: unixMsToNtp(T1 - 60_000),
-    originTimestamp: transmit,
-    receiveTimestamp: unixMsToNtp(T1 + 5 + 250),
-    transmitTimestamp: unixMsToNtp(T1 + 6 + 250),
-    ...change,
-  })
-}
 
 /** Server times `aheadMs` ahead of ours, consistent with each other. */
 const ahead = (aheadMs: number): Partial<NtpPacket> => ({
@@ -83,21 +63,22 @@ describe('NTP client sanity checks (issue 20, hole 6)', () => {
       ['offset-limit', '30 years ahead', ahead(30 * YEAR_MS)],
       ['offset-limit', '30 years behind', ahead(-30 * YEAR_MS)],
     ]
-    for (const [reason, what, change] of cases) expect(refused(reply(t, change)), what).toBe(reason)
+    for (const [reason, what, change] of cases)
+      expect(refused(replyTo(t, change)), what).toBe(reason)
   })
 
   it('the header checks are part of validateReply', () => {
-    expect(reasonOf(() => validateReply(request, reply(t, { rootDispersion: 20 })))).toBe(
+    expect(reasonOf(() => validateReply(request, replyTo(t, { rootDispersion: 20 })))).toBe(
       'root-distance',
     )
     expect(
-      reasonOf(() => validateReply(request, reply(t, { receiveTimestamp: ZERO_TIMESTAMP }))),
+      reasonOf(() => validateReply(request, replyTo(t, { receiveTimestamp: ZERO_TIMESTAMP }))),
     ).toBe('zero-receive')
   })
 
   it('just inside each limit is accepted', () => {
     const ok = (change: Partial<NtpPacket>, options?: { maxOffsetMs?: number }) =>
-      sampleFromReply(request, reply(t, change), T1 + 11, options)
+      sampleFromReply(request, replyTo(t, change), T1 + 11, options)
     expect(ok({ rootDelay: 2, rootDispersion: 14.99 }).rootDispersionMs).toBeCloseTo(14_990, 0)
     expect(ok({ referenceTimestamp: unixMsToNtp(T1 + 256) }).offsetMs).toBeCloseTo(250, 6)
     // RFC 5905 compares the 64 bits: a zero (never set) reference is not after anything.
@@ -115,11 +96,11 @@ describe('NTP client sanity checks (issue 20, hole 6)', () => {
     // A caller whose own clock may be decades off lifts the limit.
     const far = ok(ahead(30 * YEAR_MS), { maxOffsetMs: Number.POSITIVE_INFINITY })
     expect(far.offsetMs).toBeCloseTo(30 * YEAR_MS, 3)
-    expect(refused(reply(t, ahead(2000)), { maxOffsetMs: 1000 })).toBe('offset-limit')
+    expect(refused(replyTo(t, ahead(2000)), { maxOffsetMs: 1000 })).toBe('offset-limit')
   })
 
   it('the error bound is the root distance: root delay / 2 + root dispersion + δ / 2 + dispersion', () => {
-    const sample = sampleFromReply(request, reply(t), T1 + 11)
+    const sample = sampleFromReply(request, replyTo(t), T1 + 11)
     // δ = 11 - 1 = 10 ms; dispersion ε = both precisions (2 × 2^-20 s) + 15 ppm of the 11 ms.
     const epsilon = 2 * 2 ** -20 * 1000 + 15e-6 * 11
     const lambda = 7.8125 / 2 + 1.953125 + 10 / 2 + epsilon
@@ -128,7 +109,7 @@ describe('NTP client sanity checks (issue 20, hole 6)', () => {
     // The narrower bound, to the server's own clock, is kept apart.
     expect(sample.serverErrorBoundMs).toBeCloseTo(10 / 2 + epsilon, 9)
     // A server far from its reference widens the bound by as much.
-    const loose = sampleFromReply(request, reply(t, { rootDispersion: 10 }), T1 + 11)
+    const loose = sampleFromReply(request, replyTo(t, { rootDispersion: 10 }), T1 + 11)
     expect(loose.errorBoundMs - sample.errorBoundMs).toBeCloseTo(10_000 - 1.953125, 6)
   })
 })

@@ -9,12 +9,13 @@
  * Replay with FUZZ_SEED=<seed> (named in every assertion); FUZZ_COUNT resizes the run.
  */
 import { fileURLToPath } from 'node:url'
-import { createRandom } from '@sd/transport'
+import { arrayOf, createRandom, isNonNegInt, shape } from '@sd/transport'
 import { pollUntil } from '@sd/transport/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { spawnScript, type Worker } from '../../../../test-support/processes.js'
 import { queryNtp } from '../../src/ntp/udp.js'
 import { gate } from '../support/interop.js'
+import { checkedJson } from './hostile/checked-json.js'
 import { chronydQuery } from './hostile/chronyd-query.js'
 import { answerable, hostileDatagram } from './hostile/hostile-datagrams.js'
 import { kernelDrops } from './hostile/kernel-drops.js'
@@ -34,15 +35,16 @@ const skipChrony = gate('chronyd -Q against the fuzzed NTP server', ['root', 'ch
 const workers: Worker[] = []
 afterAll(() => stopWorkers(workers))
 
-interface SenderReport {
-  sent: number
-  answerable: number
-  bytesSent: number
-  perMode: number[]
-  replies: number
-  bytesReplied: number
-  sendErrors: number
-}
+/** What the sender process prints when it is done. */
+const isSenderReport = shape({
+  sent: isNonNegInt,
+  answerable: isNonNegInt,
+  bytesSent: isNonNegInt,
+  perMode: arrayOf(isNonNegInt),
+  replies: isNonNegInt,
+  bytesReplied: isNonNegInt,
+  sendErrors: isNonNegInt,
+})
 
 let server: { worker: Worker; port: number } | undefined
 
@@ -60,7 +62,7 @@ describe('the NTP server fuzzed from another process (issue 20)', () => {
     await pollUntil(() => sender.exitCode !== undefined, 'the fuzz sender to finish', 120_000)
     const done = sender.lines.find((l) => l.startsWith('DONE '))
     expect(done, `${where}: the sender's report`).toBeDefined()
-    const report = JSON.parse(done!.slice(5)) as SenderReport
+    const report = checkedJson(done!.slice(5), isSenderReport, "the sender's report")
 
     let portZero = { sent: 0, answerable: 0 }
     if (skipPortZero === undefined) {

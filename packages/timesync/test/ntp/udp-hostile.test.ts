@@ -16,6 +16,12 @@ import { loopbackPeers, rejectionOf } from '../support/loopback-peers.js'
 import { gatePortZero, sendFromPortZero } from './hostile/port-zero.js'
 import { serverProcess, statsOf, stopWorkers } from './hostile/server-handle.js'
 
+/** A Node error's `code` (`EINVAL`...), if it has one. */
+const codeOf = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined
+
 const YEAR_MS = 365.25 * 86_400_000
 const peers = loopbackPeers()
 
@@ -47,7 +53,7 @@ describe('hole 1: no datagram ends the NTP server', () => {
       socket,
       (request) => answerNtpRequest(request, Date.now(), Date.now()),
       counts,
-      { onUnsent: (error) => unsent.push((error as { code?: string }).code ?? String(error)) },
+      { onUnsent: (error) => unsent.push(codeOf(error) ?? String(error)) },
     )
     const request = Buffer.from(createNtpRequest(Date.now()).bytes)
     const from = { address: '127.0.0.1', family: 'IPv4' as const, port: 0, size: 48 }

@@ -57,26 +57,20 @@ describe('NTP over UDP (loopback)', () => {
     expect(Math.abs(r.offsetMs - 40)).toBeLessThanOrEqual(r.errorBoundMs + 0.01)
   })
 
+  /** A query of a fake server that resends every 100 ms, with time for it. */
+  const queryWithRetries = (port: number, samples: number) =>
+    queryNtp('127.0.0.1', { port, samples, retryMs: 100, timeoutMs: 20_000 })
+
   it('resends a lost request within the time limit', async () => {
     const f = await fake((request, n) => (n === 0 || n === 2 ? undefined : honest(request)))
-    const r = await queryNtp('127.0.0.1', {
-      port: f.port,
-      samples: 2,
-      retryMs: 100,
-      timeoutMs: 20_000,
-    })
+    const r = await queryWithRetries(f.port, 2)
     expect(r.samples).toHaveLength(2)
     expect(r.attempts).toBe(4)
   })
 
   it('ignores a reply with the wrong origin and takes the right one that follows', async () => {
     const g = await fake((request, n) => (n === 0 ? wrongOrigin(request) : honest(request)))
-    const r = await queryNtp('127.0.0.1', {
-      port: g.port,
-      samples: 1,
-      retryMs: 100,
-      timeoutMs: 20_000,
-    })
+    const r = await queryWithRetries(g.port, 1)
     expect(r.samples).toHaveLength(1)
     expect(r.attempts).toBe(2)
   })

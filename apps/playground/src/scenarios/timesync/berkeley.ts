@@ -5,6 +5,7 @@
  */
 import { type BerkeleyRequest, berkeley } from '@sd/timesync'
 import type { NodeId } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import type { Scenario } from '../../scenario.js'
 import {
   around,
@@ -82,7 +83,7 @@ export const timesyncBerkeley: Scenario = {
       },
     })
 
-    const rounds = run.events.filter((e) => e.event.type === 'berkeley-round')
+    const rounds = ofType(run.events, 'berkeley-round')
     const first = rounds[0]
     const lastRound = rounds[rounds.length - 1]
     const before = offsetsAtStart(run)
@@ -94,10 +95,10 @@ export const timesyncBerkeley: Scenario = {
     let allowedMs: number | null = null
     let withinBound = true
     if (lastRound !== undefined && spreadAfter !== null) {
-      spreadBoundMs = lastRound.event.spreadBoundMs as number
+      spreadBoundMs = lastRound.event.spreadBoundMs
       allowedMs = spreadBoundMs + 2 * RHO * (run.net.now - lastRound.t)
       // The clocks the last round adjusted: every live one unless it was silent.
-      const silent = lastRound.event.silent as NodeId[]
+      const { silent } = lastRound.event
       const answered = [...errors].filter(([id]) => !silent.includes(id)).map(([, e]) => e)
       const after = spread(answered) ?? 0
       if (after > allowedMs + EPSILON) {
@@ -107,7 +108,7 @@ export const timesyncBerkeley: Scenario = {
         )
       }
     }
-    const adjusted = run.events.filter((e) => e.event.type === 'adjusted')
+    const adjusted = ofType(run.events, 'adjusted')
     return {
       net: run.net,
       annotate: describeSyncEvent,
@@ -132,13 +133,13 @@ export const timesyncBerkeley: Scenario = {
           first === undefined
             ? null
             : {
-                averageMs: ms(first.event.averageMs as number),
+                averageMs: ms(first.event.averageMs),
                 kept: first.event.kept,
                 ignored: first.event.ignored,
                 silent: first.event.silent,
               },
         adjusted: adjusted.length,
-        failedRounds: run.events.filter((e) => e.event.type === 'sync-failed').length,
+        failedRounds: ofType(run.events, 'sync-failed').length,
         crashed: [...crash],
         stillSlewing: run.slewing(),
       },
@@ -146,7 +147,7 @@ export const timesyncBerkeley: Scenario = {
         `clocks of the live nodes, minus true time: spread ${spreadBefore === null ? '-' : ms(spreadBefore)} ms at the start, ${spreadAfter === null ? '-' : ms(spreadAfter)} ms at the end`,
         first === undefined
           ? 'no round was run'
-          : `first round: average ${signed(first.event.averageMs as number)} ms of the master's clock, ignored ${JSON.stringify(first.event.ignored)}; last bound ${spreadBoundMs === null ? '-' : ms(spreadBoundMs)} ms (+ drift since: ${allowedMs === null ? '-' : ms(allowedMs)} ms)`,
+          : `first round: average ${signed(first.event.averageMs)} ms of the master's clock, ignored ${JSON.stringify(first.event.ignored)}; last bound ${spreadBoundMs === null ? '-' : ms(spreadBoundMs)} ms (+ drift since: ${allowedMs === null ? '-' : ms(allowedMs)} ms)`,
       ],
     }
   },

@@ -71,9 +71,9 @@ export const timesyncCristian: Scenario = {
       observe: ({ node, t, event }, clockOf) => {
         if (event.type !== 'adjusted') return
         // What the client set its clock to, against what the server's clock read at that instant.
-        const target = (event.readingMs as number) + (event.offsetMs as number)
+        const target = event.readingMs + event.offsetMs
         const off = target - clockOf(SERVER)
-        const bound = event.errorBoundMs as number
+        const bound = event.errorBoundMs
         if (Math.abs(off) > bound + EPSILON) {
           estimatesWithinBound = false
           violations.push(
@@ -93,7 +93,7 @@ export const timesyncCristian: Scenario = {
       if (event.type !== 'adjusted') continue
       adjusted++
       if (event.kind === 'step') steps++
-      const bound = event.errorBoundMs as number
+      const bound = event.errorBoundMs
       errorBoundMs = Math.max(errorBoundMs, bound)
       last.set(node, { t, bound })
     }

@@ -6,7 +6,7 @@
  * bound the selection reports.
  */
 import { ntpSim } from '@sd/timesync'
-import type { NodeId, TraceEvent } from '@sd/transport'
+import { isFiniteNumber, isRecord, type NodeId, oneOf, shape, type TraceEvent } from '@sd/transport'
 import type { Scenario } from '../../scenario.js'
 import {
   around,
@@ -15,6 +15,7 @@ import {
   DISCIPLINE,
   describeSyncEvent,
   innerEvent,
+  isNodeIds,
   LINKS,
   MAX_SLEW_RATE,
   ms,
@@ -40,6 +41,16 @@ const UNTIL = 8000
 /** Rounding slack for comparisons of sums of floats. */
 const EPSILON = 1e-6
 
+/** A selection as a trace holds it (unknown there): checked before it is read. */
+const isSelection = shape({
+  type: oneOf('ntp-selection'),
+  truechimers: isNodeIds,
+  falsetickers: isNodeIds,
+  silent: isNodeIds,
+  lowMs: isFiniteNumber,
+  highMs: isFiniteNumber,
+})
+
 /**
  * Words for the diagram: the selection (truechimers, falsetickers, silent servers, the interval of
  * offsets in ms they share), a failed poll, a refused reply; corrections as the other synchronizers'.
@@ -47,26 +58,20 @@ const EPSILON = 1e-6
 function describeNtpEvent(entry: TraceEvent): string | undefined {
   if (entry.type !== 'emit') return undefined
   const e = innerEvent(entry.event)
-  switch (e.type) {
-    case 'ntp-selection': {
-      const falsetickers = e.falsetickers as NodeId[]
-      const silent = e.silent as NodeId[]
-      return [
-        `trusts ${(e.truechimers as NodeId[]).join(',')}`,
-        falsetickers.length > 0 ? `falseticker ${falsetickers.join(',')}` : '',
-        silent.length > 0 ? `silent ${silent.join(',')}` : '',
-        `[${signed(e.lowMs as number, 1)}, ${signed(e.highMs as number, 1)}]`,
-      ]
-        .filter((part) => part !== '')
-        .join(', ')
-    }
-    case 'sync-failed':
-      return `${String(e.reason).includes('no-sources') ? 'no server answered' : 'no majority'}: clock left alone`
-    case 'ntp-rejected':
-      return `rejects server ${String(e.server)}: ${String(e.reason)}`
-    default:
-      return describeSyncEvent(entry)
-  }
+  if (isSelection(e))
+    return [
+      `trusts ${e.truechimers.join(',')}`,
+      e.falsetickers.length > 0 ? `falseticker ${e.falsetickers.join(',')}` : '',
+      e.silent.length > 0 ? `silent ${e.silent.join(',')}` : '',
+      `[${signed(e.lowMs, 1)}, ${signed(e.highMs, 1)}]`,
+    ]
+      .filter((part) => part !== '')
+      .join(', ')
+  if (isRecord(e) && e.type === 'sync-failed')
+    return `${String(e.reason).includes('no-sources') ? 'no server answered' : 'no majority'}: clock left alone`
+  if (isRecord(e) && e.type === 'ntp-rejected')
+    return `rejects server ${String(e.server)}: ${String(e.reason)}`
+  return describeSyncEvent(entry)
 }
 
 export const timesyncNtp: Scenario = {
@@ -104,16 +109,16 @@ export const timesyncNtp: Scenario = {
           : { offset: around(random, MAX_OFFSET_MS), drift: around(random, RHO) },
       make: ntpSim({ servers: SERVERS, pollMs: POLL_MS, replyTimeoutMs: REPLY_TIMEOUT_MS }),
       observe: ({ node, t, event }) => {
-        if (event.type === 'ntp-selection' && (event.truechimers as NodeId[]).includes(FALSETICKER))
+        if (event.type === 'ntp-selection' && event.truechimers.includes(FALSETICKER))
           violate(
             `trusts/${node}`,
             `node ${node} at t=${ms(t)} ms trusts the falseticker ${FALSETICKER} (truechimers ${JSON.stringify(event.truechimers)})`,
           )
         if (event.type !== 'adjusted') return
         // What the client set its clock to, against true time, which the truechimers keep.
-        const target = (event.readingMs as number) + (event.offsetMs as number)
+        const target = event.readingMs + event.offsetMs
         const off = target - t
-        const bound = event.errorBoundMs as number
+        const bound = event.errorBoundMs
         if (Math.abs(off) > bound + EPSILON) {
           estimatesWithinBound = false
           violate(
@@ -137,8 +142,8 @@ export const timesyncNtp: Scenario = {
       switch (event.type) {
         case 'ntp-selection':
           selections++
-          for (const id of event.falsetickers as NodeId[]) falsetickers.add(id)
-          for (const id of event.truechimers as NodeId[]) truechimers.add(id)
+          for (const id of event.falsetickers) falsetickers.add(id)
+          for (const id of event.truechimers) truechimers.add(id)
           break
         case 'sync-failed':
           failedPolls++
@@ -149,13 +154,13 @@ export const timesyncNtp: Scenario = {
         case 'adjusted': {
           adjusted++
           if (event.kind === 'step') steps++
-          const bound = event.errorBoundMs as number
+          const bound = event.errorBoundMs
           errorBoundMs = Math.max(errorBoundMs, bound)
           last.set(node, {
             t,
             bound,
-            offsetMs: event.offsetMs as number,
-            kind: event.kind as string,
+            offsetMs: event.offsetMs,
+            kind: event.kind,
           })
           break
         }

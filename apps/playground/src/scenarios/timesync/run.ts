@@ -5,10 +5,18 @@
  */
 import { DisciplinedClock } from '@sd/timesync'
 import {
+  arrayOf,
   createRandom,
+  isFiniteNumber,
+  isNodeId,
+  isRecord,
+  isString,
   type NodeId,
+  oneOf,
   type Protocol,
   SimNetwork,
+  shape,
+  type TimedEvent,
   type TraceEvent,
 } from '@sd/transport'
 import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
@@ -38,11 +46,8 @@ export interface ClockSpec {
 /** Uniform in ±max. */
 export const around = (random: () => number, max: number) => (2 * random() - 1) * max
 
-export interface TimedEmit {
-  node: NodeId
-  t: number
-  event: Record<string, unknown>
-}
+/** An event as the run saw it, typed by the protocol's events (`ofType` narrows a list of them). */
+export type TimedEmit<Ev> = TimedEvent<Ev>
 
 export interface SyncPlan<Msg, Req, Ev> {
   ids: NodeId[]
@@ -58,15 +63,15 @@ export interface SyncPlan<Msg, Req, Ev> {
   faults?: readonly PlannedFault[]
   plan?: (net: SimNetwork, live: NodeId[]) => void
   /** Sees every event when it is emitted, with every node's software clock readable then. */
-  observe?: (emit: TimedEmit, clockOf: (id: NodeId) => number) => void
+  observe?: (emit: TimedEmit<Ev>, clockOf: (id: NodeId) => number) => void
 }
 
-export interface SyncRun {
+export interface SyncRun<Ev> {
   net: SimNetwork
   ids: NodeId[]
   live: NodeId[]
   specs: Map<NodeId, ClockSpec>
-  events: TimedEmit[]
+  events: TimedEmit<Ev>[]
   /** A node's software clock now. */
   clockOf(id: NodeId): number
   /** Each live node's software clock minus true time, now. */
@@ -75,7 +80,7 @@ export interface SyncRun {
   slewing(): NodeId[]
 }
 
-export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun {
+export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun<Ev> {
   const net = new SimNetwork({
     seed: plan.seed,
     latency: (random, from, to) =>
@@ -99,17 +104,21 @@ export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun {
     }
     return clock.read(net.clockOf(id))
   }
-  const events: TimedEmit[] = []
-  net.onEmit((node, event, t) => {
-    const emit = { node, t, event: event as Record<string, unknown> }
+  const events: TimedEmit<Ev>[] = []
+  const onEmit = (node: NodeId, event: Ev, t: number) => {
+    const emit = { node, t, event }
     events.push(emit)
     plan.observe?.(emit, clockOf)
-  })
-  net.launch(plan.ids, (self) => {
-    const clock = new DisciplinedClock({ maxSlewRate: MAX_SLEW_RATE })
-    clocks.set(self, clock)
-    return plan.make(self, clock)
-  })
+  }
+  net.launch(
+    plan.ids,
+    (self) => {
+      const clock = new DisciplinedClock({ maxSlewRate: MAX_SLEW_RATE })
+      clocks.set(self, clock)
+      return plan.make(self, clock)
+    },
+    { onEmit },
+  )
   for (const id of plan.crash) net.crash(id)
   const live = plan.ids.filter((id) => !plan.crash.includes(id))
   plan.plan?.(net, live)
@@ -194,7 +203,7 @@ export function byNode(values: Iterable<[NodeId, number]>): Record<string, numbe
 }
 
 /** Each node's hardware clock minus true time at t = 0. */
-export function offsetsAtStart(run: SyncRun): Map<NodeId, number> {
+export function offsetsAtStart(run: SyncRun<unknown>): Map<NodeId, number> {
   return new Map(run.ids.map((id) => [id, run.specs.get(id)!.offset]))
 }
 
@@ -204,36 +213,47 @@ export function signed(x: number, digits = 3): string {
   return x > 0 ? `+${s}` : s === '-0' ? '0' : s
 }
 
-/** A synchronizer's event, unwrapped from `compose` if it carries a child's name. */
-export function innerEvent(event: unknown): Record<string, unknown> {
-  const e = event as Record<string, unknown>
-  return typeof e.proto === 'string' && typeof e.event === 'object' && e.event !== null
-    ? (e.event as Record<string, unknown>)
-    : e
+/**
+ * A synchronizer's event from a trace, unwrapped from `compose` if it carries a child's name. A
+ * trace entry's event is unknown: the guards below read only what fits.
+ */
+export function innerEvent(event: unknown): unknown {
+  return isRecord(event) && typeof event.proto === 'string' && isRecord(event.event)
+    ? event.event
+    : event
 }
+
+const isAdjusted = shape({
+  type: oneOf('adjusted'),
+  offsetMs: isFiniteNumber,
+  errorBoundMs: isFiniteNumber,
+  kind: isString,
+})
+/** A list of node ids, as a trace's events carry them. */
+export const isNodeIds = arrayOf(isNodeId)
+const isBerkeleyRound = shape({
+  type: oneOf('berkeley-round'),
+  round: isFiniteNumber,
+  averageMs: isFiniteNumber,
+  ignored: isNodeIds,
+  silent: isNodeIds,
+  spreadBoundMs: isFiniteNumber,
+})
 
 /** Words for the diagram: what a synchronizer's event means, before its raw JSON. */
 export function describeSyncEvent(entry: TraceEvent): string | undefined {
   if (entry.type !== 'emit') return undefined
   const e = innerEvent(entry.event)
-  switch (e.type) {
-    case 'adjusted':
-      return `${signed(e.offsetMs as number)} ms ±${(e.errorBoundMs as number).toFixed(3)} (${String(e.kind)})`
-    case 'sync-failed':
-      return 'no answer: clock left alone'
-    case 'berkeley-round': {
-      const ignored = e.ignored as NodeId[]
-      const silent = e.silent as NodeId[]
-      return [
-        `round ${String(e.round)}: average ${signed(e.averageMs as number)} ms`,
-        ignored.length > 0 ? `ignores ${ignored.join(',')}` : '',
-        silent.length > 0 ? `silent ${silent.join(',')}` : '',
-        `spread ≤ ${(e.spreadBoundMs as number).toFixed(3)} ms`,
-      ]
-        .filter((part) => part !== '')
-        .join(', ')
-    }
-    default:
-      return undefined
-  }
+  if (isAdjusted(e)) return `${signed(e.offsetMs)} ms ±${e.errorBoundMs.toFixed(3)} (${e.kind})`
+  if (isRecord(e) && e.type === 'sync-failed') return 'no answer: clock left alone'
+  if (isBerkeleyRound(e))
+    return [
+      `round ${String(e.round)}: average ${signed(e.averageMs)} ms`,
+      e.ignored.length > 0 ? `ignores ${e.ignored.join(',')}` : '',
+      e.silent.length > 0 ? `silent ${e.silent.join(',')}` : '',
+      `spread ≤ ${e.spreadBoundMs.toFixed(3)} ms`,
+    ]
+      .filter((part) => part !== '')
+      .join(', ')
+  return undefined
 }

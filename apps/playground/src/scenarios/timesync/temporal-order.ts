@@ -4,8 +4,18 @@
  * own clock has passed timestamp + Δ. With Δ = (1 + ρ) D + π nothing is late and every member
  * delivers the same sequence; with Δ = 0 (the second scenario) messages are late, marked, counted.
  */
-import { berkeley, type TemporalDeliverEvent, temporalOrder } from '@sd/timesync'
-import { compose, createRandom, type NodeId, type TraceEvent } from '@sd/transport'
+import { berkeley, temporalOrder } from '@sd/timesync'
+import {
+  compose,
+  createRandom,
+  isBoolean,
+  isFiniteNumber,
+  isUnknown,
+  type NodeId,
+  oneOf,
+  shape,
+  type TraceEvent,
+} from '@sd/transport'
 import type { Scenario, ScenarioOptions, ScenarioRun, Unfinished } from '../../scenario.js'
 import {
   around,
@@ -97,26 +107,32 @@ function runTemporal({ n, seed, crash, faults }: ScenarioOptions, holdBackMs: nu
   })
   const deliveries = new Map<NodeId, Delivery[]>(run.live.map((id) => [id, []]))
   let bound = 0
-  for (const { node, event } of run.events) {
-    const inner = innerEvent(event)
-    if (event.proto === 'sync' && inner.type === 'berkeley-round')
-      bound = Math.max(bound, inner.spreadBoundMs as number)
-    if (event.proto === 'app' && inner.type === 'deliver') {
-      const d = inner as unknown as TemporalDeliverEvent<string>
-      deliveries.get(node)?.push({ label: d.payload, late: d.late })
-    }
+  for (const { node, event: composed } of run.events) {
+    const { proto, event } = composed
+    if (proto === 'sync' && event.type === 'berkeley-round')
+      bound = Math.max(bound, event.spreadBoundMs)
+    if (proto === 'app' && event.type === 'deliver')
+      deliveries.get(node)?.push({ label: event.payload, late: event.late })
   }
   // π: every two clocks within the largest bound a round reported, plus a period of drift.
   const precision = bound + 2 * RHO * PERIOD_MS
   return { run, master, sent, deliveries, spreadBound: bound, precision }
 }
 
+/** A delivery as a trace holds it (unknown there): checked before it is read. */
+const isDelivery = shape({
+  type: oneOf('deliver'),
+  ts: isFiniteNumber,
+  late: isBoolean,
+  payload: isUnknown,
+})
+
 /** Words for the diagram: a delivery with its timestamp, or a synchronizer's event. */
 function describe(entry: TraceEvent): string | undefined {
   if (entry.type !== 'emit') return undefined
   const e = innerEvent(entry.event)
-  if (e.type !== 'deliver') return describeSyncEvent(entry)
-  return `${String(e.payload)} ts=${(e.ts as number).toFixed(3)}${e.late ? ' LATE' : ''}`
+  if (!isDelivery(e)) return describeSyncEvent(entry)
+  return `${String(e.payload)} ts=${e.ts.toFixed(3)}${e.late ? ' LATE' : ''}`
 }
 
 /** Where two sequences first differ, in words; undefined if they are equal. */
@@ -234,21 +250,24 @@ const SETUP = `Nodes 1..n run Berkeley (master: the lowest live id, every ${PERI
 const CRASHES =
   'the named nodes are down from the start: they neither synchronize nor broadcast, and the master is the lowest live id'
 
-const TEMPORAL_PAUSE = {
-  accepts:
-    'a paused member synchronizes and delivers nothing until its resume: a pause longer than Δ makes what it then delivers late, and the run reports it (the bound on delays is an assumption a pause breaks)',
-}
+/** What the two scenarios share: crashes, faults and sizes. */
+const COMMON = {
+  crashes: CRASHES,
+  pause: {
+    accepts:
+      'a paused member synchronizes and delivers nothing until its resume: a pause longer than Δ makes what it then delivers late, and the run reports it (the bound on delays is an assumption a pause breaks)',
+  },
+  clockStep: CLOCK_STEP,
+  defaultN: 5,
+  minN: 2,
+  maxN: 12,
+} satisfies Partial<Scenario>
 
 export const timesyncTemporalOrder: Scenario = {
   name: 'temporal-order',
   title: 'temporal order: deliver by synchronized timestamp after Δ = (1 + ρ) D + π',
   description: `${SETUP} Δ comes from the guarantee: Δ = (1 + ρ) D + π, with π the precision, the largest spread bound a Berkeley round reports plus 2ρ x the period; the run is made twice with the same seed, the first to measure π. Checks: no message is late, every member delivers every broadcast in the same sequence, and a message broadcast more than π / (1 - ρ) before another (in real time) is delivered before it.`,
-  crashes: CRASHES,
-  pause: TEMPORAL_PAUSE,
-  clockStep: CLOCK_STEP,
-  defaultN: 5,
-  minN: 2,
-  maxN: 12,
+  ...COMMON,
   run(options) {
     return report(options, (precision) => (1 + RHO) * D_MS + precision, true)
   },
@@ -258,12 +277,7 @@ export const timesyncTemporalOrderLate: Scenario = {
   name: 'temporal-order-late',
   title: 'temporal order with Δ = 0: late messages are delivered at once, marked and counted',
   description: `${SETUP} Here Δ = 0: a message from another member arrives after its timestamp has passed, so it is late unless the receiver's clock is behind by more than the delay: delivered at once, marked LATE, outside the timestamp order (nothing is dropped). The result counts them (late); sameSequence compares the on-time sequences. Checks: every member still delivers every broadcast once, and two messages on time at two members are in the same order at both.`,
-  crashes: CRASHES,
-  pause: TEMPORAL_PAUSE,
-  clockStep: CLOCK_STEP,
-  defaultN: 5,
-  minN: 2,
-  maxN: 12,
+  ...COMMON,
   run(options) {
     return report(options, () => 0, false)
   },

@@ -5,18 +5,25 @@
  * it sent (all, answerable, bytes, per mode) and what came back (replies, bytes).
  */
 import { createSocket, type Socket } from 'node:dgram'
-import { createRandom } from '@sd/transport'
+import { createRandom, isFiniteNumber, isNonNegInt, shape } from '@sd/transport'
+import { checkedJson } from './checked-json.js'
 import { answerable, hostileDatagram } from './hostile-datagrams.js'
 
-interface Config {
-  port: number
-  seed: number
-  count: number
-  burst: number
-  sockets: number
-}
+const isConfig = shape({
+  port: isNonNegInt,
+  seed: isFiniteNumber,
+  count: isNonNegInt,
+  burst: isNonNegInt,
+  sockets: isNonNegInt,
+})
 
-const { port, seed, count, burst, sockets: socketCount } = JSON.parse(process.argv[2]!) as Config
+const {
+  port,
+  seed,
+  count,
+  burst,
+  sockets: socketCount,
+} = checkedJson(process.argv[2] ?? '', isConfig, 'the sender config')
 const random = createRandom(`ntp-server-fuzz:${seed}`)
 const report = {
   sent: 0,

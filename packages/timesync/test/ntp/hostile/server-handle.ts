@@ -1,8 +1,10 @@
 /** The test's side of hostile/server-process.ts: start it, ask its counters. */
 import { fileURLToPath } from 'node:url'
+import { isNonNegInt, shape } from '@sd/transport'
 import { pollUntil } from '@sd/transport/testing'
 import { spawnScript, type Worker } from '../../../../../test-support/processes.js'
 import type { NtpServerCounts } from '../../../src/ntp/udp-server.js'
+import { checkedJson } from './checked-json.js'
 
 /** Starts the server process (pushed on `into` first, for cleanup); resolves once it is bound. */
 export async function serverProcess(
@@ -35,7 +37,8 @@ export async function statsOf(worker: Worker): Promise<NtpServerCounts> {
     10_000,
   )
   const line = worker.lines.slice(before).find((l) => l.startsWith('STATS'))!
-  return JSON.parse(line.slice('STATS '.length)) as NtpServerCounts
+  const isCounts = shape({ answered: isNonNegInt, rejected: isNonNegInt, unsent: isNonNegInt })
+  return checkedJson(line.slice('STATS '.length), isCounts, 'the server counters')
 }
 
 /** SIGTERM to every worker still running, SIGKILL to those that linger. */
