@@ -1,6 +1,8 @@
 import {
   type AsyncDisposableLike,
   asyncDispose,
+  isNodeId,
+  isRecord,
   type NodeId,
   type ProtocolHandle,
   realTimers,
@@ -9,12 +11,7 @@ import {
   type TimerHandle,
 } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexEvent, type MutexRequest } from '../contract.js'
-import {
-  CoordinatorUnreachableError,
-  type LeaseLostError,
-  MutexAbortedError,
-  MutexTimeoutError,
-} from '../errors.js'
+import { CoordinatorUnreachableError, MutexAbortedError, MutexTimeoutError } from '../errors.js'
 import { MutexClosedError } from './errors.js'
 import { Lease, type MutexHandle } from './handle.js'
 import { type AcquireOptions, checkResource, checkTimeout, type MutexOptions } from './options.js'
@@ -56,8 +53,6 @@ interface Slot {
   waiters: Waiter[]
 }
 
-type AnyEvent = { type?: unknown; resource?: unknown; token?: unknown; coordinator?: unknown }
-
 /**
  * Runs `algorithm` on `transport` with `runProtocol` and turns its `acquired` / `released` events
  * into promises and handles. The protocol stops at `close()`; the transport stays open.
@@ -67,7 +62,11 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
 export function createMutex(
   options: MutexOptions<unknown, MutexRequest, MutexEvent>,
 ): Mutex<MutexRequest, MutexEvent>
-export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): Mutex<Req, Ev> {
+// The lock sends the contract's requests (`Req | MutexRequest`: every algorithm takes them), and
+// reads the events it cares about field by field, whatever `Ev` is.
+export function createMutex<Msg, Req, Ev>(
+  options: MutexOptions<Msg, Req | MutexRequest, Ev>,
+): Mutex<Req | MutexRequest, Ev> {
   // Time and timers come from the runtime, as for every protocol: real ones unless given others.
   const clock = options.clock ?? systemClock
   const timers = options.timers ?? realTimers
@@ -142,16 +141,16 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
     })
   }
 
-  const request = (req: { type: 'acquire' | 'release'; resource: string }) => {
+  const request = (req: MutexRequest) => {
     try {
-      handle.request(req as Req)
+      handle.request(req)
     } catch (error) {
       fail(error)
     }
   }
 
   const onProtocolEvent = (event: Ev) => {
-    const e = event as AnyEvent
+    const e: Record<string, unknown> = isRecord(event) ? event : {}
     const resource = typeof e.resource === 'string' ? e.resource : undefined
     const slot = resource === undefined ? undefined : slots.get(resource)
     if (e.type === 'acquired' && slot !== undefined && typeof e.token === 'number') {
@@ -178,7 +177,7 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
     } else if (e.type === 'lease-lost' && slot?.holder?.token === e.token) {
       slot!.holder!.lose()
     } else if (e.type === 'coordinator-unreachable') {
-      const coordinator = e.coordinator as NodeId
+      const coordinator = isNodeId(e.coordinator) ? e.coordinator : String(e.coordinator)
       for (const s of slots.values()) {
         for (const w of s.waiters.splice(0)) {
           w.cleanup()
@@ -262,7 +261,7 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
       const h = await acquire(opts)
       try {
         const result = await fn(h)
-        if (h.signal.aborted) throw h.signal.reason as LeaseLostError
+        if (h.signal.aborted) throw h.signal.reason // the LeaseLostError
         return result
       } finally {
         await h.release()
