@@ -1,5 +1,5 @@
-import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
-import { ofType } from '@sd/transport/testing'
+import { createRandom, isRecord, type NodeId, SimNetwork } from '@sd/transport'
+import { ofType, traceOfType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
@@ -90,9 +90,9 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     expect(run.violations).toEqual([])
     expect(run.order).toEqual({ default: [2, 3, 4] })
     const sent = (type: string) =>
-      run.net.trace
-        .filter((e) => e.type === 'send' && (e.msg as { type: string }).type === type && e.t >= 20)
-        .map((e) => [e.t, (e as { from: NodeId }).from, (e as { msg: unknown }).msg])
+      traceOfType(run.net.trace, 'send')
+        .filter((e) => isRecord(e.msg) && e.msg.type === type && e.t >= 20)
+        .map((e) => [e.t, e.from, e.msg])
     const seq = TERM + 1 // first request of each node's first incarnation
     // At once, the waiting requests go to node 5 (rule 3)...
     const at = expect.any(Number) // the client's monotonic clock when the copy left
@@ -241,12 +241,8 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     })
     sim.run({ until: 400 })
     expect(
-      sim.trace.some(
-        (e) =>
-          e.type === 'send' &&
-          e.from === 3 &&
-          e.to === 'old' &&
-          (e.msg as { type: string }).type === 'revoked',
+      traceOfType(sim.trace, 'send').some(
+        (e) => e.from === 3 && e.to === 'old' && isRecord(e.msg) && e.msg.type === 'revoked',
       ),
     ).toBe(true)
   })
