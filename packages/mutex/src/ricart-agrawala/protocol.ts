@@ -7,7 +7,9 @@ import {
   type ProtocolFactory,
 } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
+import { announceRequest } from '../lamport/announce.js'
 import { handleLocalRequest } from '../lamport/local-request.js'
+import { admitMessage } from '../lamport/peer-message.js'
 import { fencingToken, initialClockOf, rankOf } from '../lamport/timestamp.js'
 import type { RicartAgrawalaEvent } from './events.js'
 import { parseMessage, type RicartAgrawalaMessage } from './messages.js'
@@ -95,13 +97,7 @@ export function ricartAgrawala(
       r.time = stamp(ctx) // one multicast event: every copy carries the same T
       r.oks.clear()
       r.answered.clear()
-      ctx.emit({
-        type: 'requested',
-        resource: name,
-        time: r.time,
-        token: fencingToken(r.time, rank),
-      })
-      ctx.broadcast({ type: 'request', resource: name, time: r.time })
+      announceRequest(name, r.time, rank, ctx)
       if (settings.alwaysAnswer && ctx.peers.length > 0) {
         ctx.setTimer(TIMER_PREFIX + name, settings.answerTimeoutMs)
       }
@@ -147,26 +143,12 @@ export function ricartAgrawala(
       },
 
       onRequest(req, ctx) {
-        handleLocalRequest(
-          req,
-          self,
-          (e) => ctx.emit(e),
-          stateOf,
-          (resource, r) => request(resource, r, ctx),
-          (resource, r) => release(resource, r, ctx),
-        )
+        handleLocalRequest(req, self, ctx, stateOf, request, release)
       },
 
       onMessage(from, msg, ctx) {
-        if (!members.has(from)) {
-          ctx.emit({ type: 'ignored', from, reason: 'sender is not a member' })
-          return
-        }
-        const m = parseMessage(msg)
-        if (typeof m === 'string') {
-          ctx.emit({ type: 'ignored', from, reason: m })
-          return
-        }
+        const m = admitMessage(from, msg, members.has(from), parseMessage, ctx)
+        if (m === undefined) return
         clock.receive(m.time)
         if (m.type === 'request') {
           onPeerRequest(from, m.resource, m.time, ctx)
