@@ -1,4 +1,4 @@
-import { compareLamport, LamportClock } from '@sd/clocks'
+import { compareLamport } from '@sd/clocks'
 import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
 import { announceRequest } from './announce.js'
@@ -8,7 +8,7 @@ import { type LamportMutexMessage, parseMessage } from './messages.js'
 import { type LamportMutexOptions, resolveOptions } from './options.js'
 import { admitMessage } from './peer-message.js'
 import { RequestQueue } from './queue.js'
-import { fencingToken, initialClockOf, rankOf } from './timestamp.js'
+import { fencingToken, nodeClock, rankOf } from './timestamp.js'
 
 /** What every handler and helper is handed (never kept). */
 export type LamportMutexCtx = Ctx<LamportMutexMessage, LamportMutexEvent>
@@ -41,10 +41,7 @@ export function lamportMutex(
 ): ProtocolFactory<LamportMutexMessage, MutexRequest, LamportMutexEvent> {
   const settings = resolveOptions(options)
   return (self) => {
-    const clock = new LamportClock({
-      pid: self,
-      start: initialClockOf(self, settings.initialClock),
-    })
+    const clock = nodeClock(self, settings.initialClock)
     const resources = new Map<string, Resource>()
     /** The latest Lamport time heard from each peer (on any message and resource). */
     const lastSeen = new Map<NodeId, number>()

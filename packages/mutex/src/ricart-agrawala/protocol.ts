@@ -1,4 +1,4 @@
-import { compareLamport, LamportClock } from '@sd/clocks'
+import { compareLamport } from '@sd/clocks'
 import {
   type Ctx,
   isNonNegInt,
@@ -10,7 +10,7 @@ import type { MutexRequest } from '../contract.js'
 import { announceRequest } from '../lamport/announce.js'
 import { handleLocalRequest } from '../lamport/local-request.js'
 import { admitMessage } from '../lamport/peer-message.js'
-import { fencingToken, initialClockOf, rankOf } from '../lamport/timestamp.js'
+import { fencingToken, nodeClock, rankOf } from '../lamport/timestamp.js'
 import type { RicartAgrawalaEvent } from './events.js'
 import { parseMessage, type RicartAgrawalaMessage } from './messages.js'
 import { type RicartAgrawalaOptions, resolveOptions } from './options.js'
@@ -54,10 +54,7 @@ export function ricartAgrawala(
 ): ProtocolFactory<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> {
   const settings = resolveOptions(options)
   return (self) => {
-    const clock = new LamportClock({
-      pid: self,
-      start: initialClockOf(self, settings.initialClock),
-    })
+    const clock = nodeClock(self, settings.initialClock)
     const resources = new Map<string, Resource>()
     let rank = 0
     let members = new Set<NodeId>()
