@@ -4,15 +4,8 @@ import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
 import { lamportMutex } from '../src/lamport/index.js'
 import { handDriven } from './support/hand-driven.js'
-import {
-  type Ask,
-  eventsOf,
-  JITTER,
-  namedIds,
-  randomAsks,
-  runMutex,
-  tokensOf,
-} from './support/harness.js'
+import { eventsOf, JITTER, namedIds, randomAsks, runMutex } from './support/harness.js'
+import { busyWorkload, expectTimestampOrder, oneAskEach } from './support/timestamp-runs.js'
 
 describe('lamportMutex: options', () => {
   it('refuses bad options at construction', () => {
@@ -48,29 +41,15 @@ describe('lamportMutex: the timestamps of the worked example', () => {
 describe('lamportMutex: properties over random workloads (FIFO links)', () => {
   it('one holder at a time, every request granted, in (T, pid) order', () => {
     forSeeds(seedList(200), (seed) => {
-      const random = createRandom(`lamport-${seed}`)
-      const ids = namedIds(random.int(2, 7))
-      // Holds as long as message delays, so requests often meet a holder.
-      const asks = randomAsks(ids, () => random.next(), 3 * ids.length, 150, 25)
-      const run = runMutex(ids, lamportMutex(), asks, { seed, net: JITTER })
-      expect(run.violations).toEqual([])
-      expect(run.granted).toBe(run.asked)
-      const asked = tokensOf(run, 'requested')
-      expect(tokensOf(run, 'acquired')).toEqual([...asked].sort((a, b) => a - b))
-      expect(eventsOf(run, 'ignored')).toEqual([])
+      const { ids, asks } = busyWorkload(createRandom(`lamport-${seed}`), 3, 150)
+      expectTimestampOrder(runMutex(ids, lamportMutex(), asks, { seed, net: JITTER }))
     })
   })
 
   it('exactly 3(n - 1) messages per entry', () => {
     forSeeds(seedList(200), (seed) => {
-      const random = createRandom(`lamport-count-${seed}`)
-      const ids = namedIds(random.int(2, 7))
+      const { ids, asks } = oneAskEach(createRandom(`lamport-count-${seed}`))
       const n = ids.length
-      const asks: Ask[] = ids.map((node) => ({
-        node,
-        at: random.int(0, 60),
-        hold: random.int(1, 5),
-      }))
       const run = runMutex(ids, lamportMutex(), asks, { seed, net: JITTER })
       expect(run.entries).toBe(n)
       expect(run.net.stats.sent).toBe(3 * (n - 1) * n)
@@ -111,8 +90,7 @@ describe('lamportMutex: crashes and misbehaving peers', () => {
   it('crash-stop: never two holders, whoever crashes when', () => {
     forSeeds(seedList(100), (seed) => {
       const random = createRandom(`lamport-crash-${seed}`)
-      const ids = namedIds(random.int(2, 7))
-      const asks = randomAsks(ids, () => random.next(), 4 * ids.length, 200, 25)
+      const { ids, asks } = busyWorkload(random, 4, 200)
       const victim = ids[random.int(0, ids.length - 1)]!
       const at = random.int(0, 200)
       const run = runMutex(ids, lamportMutex(), asks, {

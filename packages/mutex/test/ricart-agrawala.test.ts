@@ -3,15 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { ricartAgrawala } from '../src/ricart-agrawala/index.js'
 import { handDriven } from './support/hand-driven.js'
-import {
-  type Ask,
-  eventsOf,
-  JITTER,
-  namedIds,
-  randomAsks,
-  runMutex,
-  tokensOf,
-} from './support/harness.js'
+import { type Ask, eventsOf, JITTER, namedIds, runMutex } from './support/harness.js'
+import { busyWorkload, expectTimestampOrder, oneAskEach } from './support/timestamp-runs.js'
 
 describe('ricartAgrawala: options', () => {
   it('refuses bad options at construction', () => {
@@ -77,17 +70,9 @@ describe('ricartAgrawala: properties over random workloads', () => {
   for (const v of variants) {
     it(`${v.name}: one holder at a time, every request granted, in (T, pid) order`, () => {
       forSeeds(seedList(200), (seed) => {
-        const random = createRandom(`ra-${seed}`)
-        const ids = namedIds(random.int(2, 7))
-        // Holds as long as message delays, so requests often reach a holder.
-        const asks = randomAsks(ids, () => random.next(), 3 * ids.length, 150, 25)
+        const { ids, asks } = busyWorkload(createRandom(`ra-${seed}`), 3, 150)
         const run = runMutex(ids, ricartAgrawala(v.options), asks, { seed, net: v.net })
-        expect(run.violations).toEqual([])
-        expect(run.granted).toBe(run.asked)
-        // Entries follow the (T, pid) order of all requests of the run, not only overlapping ones.
-        const asked = tokensOf(run, 'requested')
-        expect(tokensOf(run, 'acquired')).toEqual([...asked].sort((a, b) => a - b))
-        expect(eventsOf(run, 'ignored')).toEqual([])
+        expectTimestampOrder(run)
         // OK or DENY comes back within a round trip (40 ms) < the 100 ms timeout.
         expect(eventsOf(run, 'peer-suspected')).toEqual([])
       })
@@ -96,15 +81,9 @@ describe('ricartAgrawala: properties over random workloads', () => {
 
   it('exactly 2(n - 1) messages per entry (plus one DENY per deferral with alwaysAnswer)', () => {
     forSeeds(seedList(200), (seed) => {
-      const random = createRandom(`ra-count-${seed}`)
-      const ids = namedIds(random.int(2, 7))
-      const n = ids.length
       // Every node asks once, at random moments, so requests overlap or not.
-      const asks: Ask[] = ids.map((node) => ({
-        node,
-        at: random.int(0, 60),
-        hold: random.int(1, 5),
-      }))
+      const { ids, asks } = oneAskEach(createRandom(`ra-count-${seed}`))
+      const n = ids.length
       for (const alwaysAnswer of [false, true]) {
         const run = runMutex(ids, ricartAgrawala({ alwaysAnswer }), asks, {
           seed,
@@ -208,8 +187,7 @@ describe('ricartAgrawala: safety under random crashes and restarts', () => {
     it(`never two holders, tokens always increasing${alwaysAnswer ? ' (alwaysAnswer)' : ''}`, () => {
       forSeeds(seedList(100), (seed) => {
         const random = createRandom(`ra-crash-${seed}`)
-        const ids = namedIds(random.int(2, 7))
-        const asks = randomAsks(ids, () => random.next(), 4 * ids.length, 200, 25)
+        const { ids, asks } = busyWorkload(random, 4, 200)
         const faults = (net: SimNetwork) => {
           for (let k = random.int(1, 2); k > 0; k--) {
             const id = ids[random.int(0, ids.length - 1)]!
