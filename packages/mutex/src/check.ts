@@ -1,4 +1,5 @@
-import { type FaultEvent, isRecord, type NodeId, type TimedEvent } from '@sd/transport'
+import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
+import { fieldOf } from './fields.js'
 
 /**
  * One emitted event as a trace records it: who, when, what (`emitsOf(trace, 'lock')` gives these);
@@ -87,14 +88,15 @@ export function checkMutualExclusion(
       continue
     }
     const { node, t } = step.item!
-    // Events of any protocol: only records with a string resource and a numeric token count.
-    const e = step.item!.event
-    if (!isRecord(e)) continue
-    const { resource, token } = e
+    // Events of any protocol: only those with a string resource and a numeric token count.
+    const { event } = step.item!
+    const resource = fieldOf(event, 'resource')
+    const token = fieldOf(event, 'token')
     if (typeof resource !== 'string' || !num(token)) continue
+    const type = fieldOf(event, 'type')
     const current = (valid.get(resource) ?? []).filter((h) => h.expiresAt > t)
     valid.set(resource, current)
-    if (e.type === 'acquired') {
+    if (type === 'acquired') {
       entries++
       for (const other of current) {
         violations.push(
@@ -108,7 +110,7 @@ export function checkMutualExclusion(
         )
       }
       lastToken.set(resource, token)
-      const leaseMs = e.leaseMs
+      const leaseMs = fieldOf(event, 'leaseMs')
       const leased = num(leaseMs)
       const holding = {
         node,
@@ -123,18 +125,18 @@ export function checkMutualExclusion(
       const entered = order[resource] ?? []
       entered.push(node)
       order[resource] = entered
-    } else if (e.type === 'lease-renewed') {
-      const validForMs = e.validForMs
+    } else if (type === 'lease-renewed') {
+      const validForMs = fieldOf(event, 'validForMs')
       const mine = current.find((h) => h.node === node && h.token === token)
       // A renewal of a lease already over (expired, or its holder paused) does not revive it.
       if (mine !== undefined && num(validForMs))
         mine.expiresAt = Math.max(mine.expiresAt, t + validForMs)
-    } else if (e.type === 'lease-lost') {
+    } else if (type === 'lease-lost') {
       valid.set(
         resource,
         current.filter((h) => !(h.node === node && h.token === token)),
       )
-    } else if (e.type === 'released') {
+    } else if (type === 'released') {
       const key = keyOf(node, resource, token)
       if (!open.has(key)) {
         violations.push(

@@ -2,7 +2,6 @@ import {
   type AsyncDisposableLike,
   asyncDispose,
   isNodeId,
-  isRecord,
   type NodeId,
   type ProtocolHandle,
   realTimers,
@@ -12,6 +11,7 @@ import {
 } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexEvent, type MutexRequest } from '../contract.js'
 import { CoordinatorUnreachableError, MutexAbortedError, MutexTimeoutError } from '../errors.js'
+import { fieldOf } from '../fields.js'
 import { MutexClosedError } from './errors.js'
 import { Lease, type MutexHandle } from './handle.js'
 import { type AcquireOptions, checkResource, checkTimeout, type MutexOptions } from './options.js'
@@ -150,23 +150,26 @@ export function createMutex<Msg, Req, Ev>(
   }
 
   const onProtocolEvent = (event: Ev) => {
-    const e: Record<string, unknown> = isRecord(event) ? event : {}
-    const resource = typeof e.resource === 'string' ? e.resource : undefined
+    // Any algorithm's events, read field by field: only what the lock acts on.
+    const type = fieldOf(event, 'type')
+    const token = fieldOf(event, 'token')
+    const named = fieldOf(event, 'resource')
+    const resource = typeof named === 'string' ? named : undefined
     const slot = resource === undefined ? undefined : slots.get(resource)
-    if (e.type === 'acquired' && slot !== undefined && typeof e.token === 'number') {
+    if (type === 'acquired' && slot !== undefined && typeof token === 'number') {
       if (slot.state === 'asking') {
         slot.state = 'held'
-        slot.token = e.token
+        slot.token = token
         const waiter = slot.waiters.shift()
         if (waiter === undefined)
           schedule() // a late grant: nobody waits, give it back at once
         else {
           waiter.cleanup()
-          slot.holder = new Lease(resource!, e.token, schedule)
+          slot.holder = new Lease(resource!, token, schedule)
           waiter.resolve(slot.holder)
         }
       }
-    } else if (e.type === 'released' && slot !== undefined && e.token === slot.token) {
+    } else if (type === 'released' && slot !== undefined && token === slot.token) {
       if (slot.state === 'held' || slot.state === 'releasing') {
         slot.state = 'idle'
         // Released without being asked to (a lease lost): the holder holds nothing any more.
@@ -174,10 +177,11 @@ export function createMutex<Msg, Req, Ev>(
         slot.holder = undefined
         schedule()
       }
-    } else if (e.type === 'lease-lost' && slot?.holder?.token === e.token) {
+    } else if (type === 'lease-lost' && slot?.holder?.token === token) {
       slot!.holder!.lose()
-    } else if (e.type === 'coordinator-unreachable') {
-      const coordinator = isNodeId(e.coordinator) ? e.coordinator : String(e.coordinator)
+    } else if (type === 'coordinator-unreachable') {
+      const id = fieldOf(event, 'coordinator')
+      const coordinator = isNodeId(id) ? id : String(id)
       for (const s of slots.values()) {
         for (const w of s.waiters.splice(0)) {
           w.cleanup()
