@@ -1,4 +1,5 @@
 import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
+import { fieldOf } from './fields.js'
 
 /**
  * One emitted event as a trace records it: who, when, what (`emitsOf(trace, 'lock')` gives these);
@@ -21,7 +22,6 @@ export interface MutexVerdict {
   violations: string[]
 }
 
-type Ev = { type?: unknown; resource?: unknown; token?: unknown }
 interface Holding {
   node: NodeId
   resource: string
@@ -68,30 +68,35 @@ export function checkMutualExclusion(
   const end = (keep: (h: Holding) => boolean) => {
     for (const [resource, list] of valid) valid.set(resource, list.filter(keep))
   }
-  const onFault = (f: { node?: NodeId; type?: string }) => {
-    if (f.type === undefined || f.type === 'crash') {
-      end((h) => h.node !== f.node)
-      for (const [key, h] of open) if (h.node === f.node) open.delete(key)
-    } else if (f.type === 'pause') end((h) => !(h.node === f.node && h.leased))
+  const onFault = (f: CrashAt | FaultEvent) => {
+    const type = 'type' in f ? f.type : undefined // a CrashAt has none
+    const node = 'node' in f ? f.node : undefined // a partition or a heal has none
+    if (type === undefined || type === 'crash') {
+      end((h) => h.node !== node)
+      for (const [key, h] of open) if (h.node === node) open.delete(key)
+    } else if (type === 'pause') end((h) => !(h.node === node && h.leased))
   }
 
   const timeline = [
-    ...faults.map((f, i) => ({ at: f.t, rank: i - faults.length, fault: f as FaultEvent })),
+    ...faults.map((f, i) => ({ at: f.t, rank: i - faults.length, fault: f })),
     ...events.map((e, i) => ({ at: e.t, rank: i, item: e })),
   ].sort((a, b) => a.at - b.at || a.rank - b.rank)
 
   for (const step of timeline) {
     if ('fault' in step) {
-      onFault(step.fault as { node?: NodeId; type?: string })
+      onFault(step.fault)
       continue
     }
     const { node, t } = step.item!
-    const e = step.item!.event as Ev | null
-    if (typeof e?.resource !== 'string' || !num(e.token)) continue
-    const { resource, token } = e as { resource: string; token: number }
+    // Events of any protocol: only those with a string resource and a numeric token count.
+    const { event } = step.item!
+    const resource = fieldOf(event, 'resource')
+    const token = fieldOf(event, 'token')
+    if (typeof resource !== 'string' || !num(token)) continue
+    const type = fieldOf(event, 'type')
     const current = (valid.get(resource) ?? []).filter((h) => h.expiresAt > t)
     valid.set(resource, current)
-    if (e.type === 'acquired') {
+    if (type === 'acquired') {
       entries++
       for (const other of current) {
         violations.push(
@@ -105,7 +110,7 @@ export function checkMutualExclusion(
         )
       }
       lastToken.set(resource, token)
-      const leaseMs = (e as { leaseMs?: unknown }).leaseMs
+      const leaseMs = fieldOf(event, 'leaseMs')
       const leased = num(leaseMs)
       const holding = {
         node,
@@ -120,18 +125,18 @@ export function checkMutualExclusion(
       const entered = order[resource] ?? []
       entered.push(node)
       order[resource] = entered
-    } else if (e.type === 'lease-renewed') {
-      const validForMs = (e as { validForMs?: unknown }).validForMs
+    } else if (type === 'lease-renewed') {
+      const validForMs = fieldOf(event, 'validForMs')
       const mine = current.find((h) => h.node === node && h.token === token)
       // A renewal of a lease already over (expired, or its holder paused) does not revive it.
       if (mine !== undefined && num(validForMs))
         mine.expiresAt = Math.max(mine.expiresAt, t + validForMs)
-    } else if (e.type === 'lease-lost') {
+    } else if (type === 'lease-lost') {
       valid.set(
         resource,
         current.filter((h) => !(h.node === node && h.token === token)),
       )
-    } else if (e.type === 'released') {
+    } else if (type === 'released') {
       const key = keyOf(node, resource, token)
       if (!open.has(key)) {
         violations.push(

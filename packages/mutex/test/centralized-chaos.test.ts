@@ -2,7 +2,7 @@ import { createRandom, type NodeId, type SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { centralized } from '../src/centralized/index.js'
-import { type MutexRun, randomAsks, runMutex } from './support/harness.js'
+import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
 
 type Plan = (sim: SimNetwork) => void
 
@@ -68,6 +68,24 @@ function chaos(seed: number, ids: readonly NodeId[]): Plan[] {
   return plan
 }
 
+/** A run of `protocol` under `chaos(seed, ids)`, on links that reorder, to 30 s of virtual time. */
+function runUnderChaos(
+  seed: number,
+  ids: readonly NodeId[],
+  protocol: ReturnType<typeof centralized>,
+  asks: readonly Ask[],
+) {
+  const plan = chaos(seed, ids)
+  return runMutex(ids, protocol, asks, {
+    seed,
+    net: { fifo: false, latency: { kind: 'uniform', min: 1, max: 20 } },
+    until: 30_000,
+    faults: (sim) => {
+      for (const p of plan) p(sim)
+    },
+  })
+}
+
 /** Asks of nodes that never crashed, and the entries they got. */
 function survivors(run: MutexRun<{ type: string }>, asks: ReadonlyArray<{ node: NodeId }>) {
   const crashed = new Set(run.net.trace.flatMap((e) => (e.type === 'crash' ? [e.node] : [])))
@@ -96,15 +114,7 @@ describe('centralized: crashes, restarts and changes of coordinator, one at a ti
           ...a,
           resource: rnd.next() < 0.5 ? 'a' : 'b',
         }))
-        const plan = chaos(seed, ids)
-        const run = runMutex(ids, protocol, asks, {
-          seed,
-          net: { fifo: false, latency: { kind: 'uniform', min: 1, max: 20 } },
-          until: 30_000,
-          faults: (sim) => {
-            for (const p of plan) p(sim)
-          },
-        })
+        const run = runUnderChaos(seed, ids, protocol, asks)
         expect(run.violations).toEqual([])
         const { asked, granted } = survivors(run, asks)
         expect(granted).toBe(asked)
@@ -119,15 +129,7 @@ describe('centralized: crashes, restarts and changes of coordinator, one at a ti
       const rnd = createRandom(seed)
       const ids = Array.from({ length: rnd.int(3, 6) }, (_, i) => i + 1)
       const asks = randomAsks(ids, () => rnd.next(), rnd.int(5, 40), 600, 60)
-      const plan = chaos(seed, ids)
-      const run = runMutex(ids, protocol, asks, {
-        seed,
-        net: { fifo: false, latency: { kind: 'uniform', min: 1, max: 20 } },
-        until: 30_000,
-        faults: (sim) => {
-          for (const p of plan) p(sim)
-        },
-      })
+      const run = runUnderChaos(seed, ids, protocol, asks)
       expect(run.violations).toEqual([])
       entries += run.entries
     })

@@ -1,6 +1,7 @@
 import { compose, type NodeId, type Protocol, SimNetwork } from '@sd/transport'
+import { ofType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
-import { centralized } from '../src/centralized/index.js'
+import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
 import { checkMutualExclusion, type TimedEvent } from '../src/check.js'
 
 // A stand-in for an election: told who leads, it announces the leader with a higher term.
@@ -28,11 +29,11 @@ describe('centralized: composed with an election', () => {
   it('moves to the leader an election announces, through wiring, and stays safe', () => {
     const net = new SimNetwork({ seed: 4, latency: { kind: 'uniform', min: 1, max: 5 } })
     const ids = [1, 2, 3, 4]
-    const cluster = net.launch(ids, node)
-    const lockEvents: TimedEvent[] = []
-    net.onEmit((id, e, t) => {
-      const { proto, event } = e as { proto: string; event: { type: string } }
-      if (proto === 'lock') lockEvents.push({ node: id, t, event })
+    const lockEvents: TimedEvent<CentralizedEvent>[] = []
+    const cluster = net.launch(ids, node, {
+      onEmit: (id, e, t) => {
+        if (e.proto === 'lock') lockEvents.push({ node: id, t, event: e.event })
+      },
     })
     const acquire = (id: NodeId, at: number) =>
       cluster.request(id, { proto: 'lock', req: { type: 'acquire' } }, at)
@@ -49,24 +50,18 @@ describe('centralized: composed with an election', () => {
       }
     })
     net.run({ until: 400 })
-    const entries = lockEvents.filter((e) => (e.event as { type: string }).type === 'acquired')
-    expect(entries.map((e) => [e.node, (e.event as { token: number }).token])).toEqual([
+    const entries = ofType(lockEvents, 'acquired')
+    expect(entries.map((e) => [e.node, e.event.token])).toEqual([
       [2, 1],
       [3, 2 ** 32 + 1],
     ])
     expect(checkMutualExclusion(lockEvents, [{ node: 1, t: 30 }]).violations).toEqual([])
     // Node 3 entered only after node 2 released: node 2 told node 4 it held the lock.
-    const released2 = lockEvents.find(
-      (e) => e.node === 2 && (e.event as { type: string }).type === 'released',
-    )!
+    const released2 = lockEvents.find((e) => e.node === 2 && e.event.type === 'released')!
     expect(entries[1]!.t).toBeGreaterThan(released2.t)
-    const recovered = lockEvents.find((e) => (e.event as { type: string }).type === 'recovered')!
+    const recovered = lockEvents.find((e) => e.event.type === 'recovered')!
     expect([recovered.node, recovered.t]).toEqual([4, 95])
-    expect(lockEvents.filter((e) => (e.event as { type: string }).type === 'lease-lost')).toEqual(
-      [],
-    )
-    expect(
-      lockEvents.filter((e) => (e.event as { type: string }).type === 'coordinator-changed'),
-    ).toHaveLength(3)
+    expect(ofType(lockEvents, 'lease-lost')).toEqual([])
+    expect(ofType(lockEvents, 'coordinator-changed')).toHaveLength(3)
   })
 })

@@ -1,4 +1,5 @@
-import { createRandom, type NodeId, type Random } from '@sd/transport'
+import { createRandom, type NodeId, oneOf, type Random, shape } from '@sd/transport'
+import { ofType, traceOfType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { type ComposedRun, rows, runComposed } from './support/election-lock.js'
@@ -11,6 +12,9 @@ import { type ComposedRun, rows, runComposed } from './support/election-lock.js'
  */
 const BOUND_MS = 3000
 const ASKS_UNTIL = 1500
+
+/** A request entry of the trace that asks the lock child to acquire (`{ proto: 'lock', req }`). */
+const isAcquire = shape({ req: shape({ type: oneOf('acquire') }) })
 
 type Fault = (run: Parameters<Parameters<typeof runComposed>[2]>[0]) => number
 
@@ -91,9 +95,8 @@ function runPlan(seed: number, plan: Plan): { run: ComposedRun; quietAt: number 
     (r) => {
       for (const a of plan.asks) r.acquire(a.node, a.at)
       // Each entry is released after the hold of the ask it serves (the node's asks in order).
-      r.net.onEmit((node, e, t) => {
-        const { proto, event } = e as { proto?: string; event?: { type?: string } }
-        if (proto !== 'lock' || event?.type !== 'acquired') return
+      r.onEmit((node, e, t) => {
+        if (e.proto !== 'lock' || e.event.type !== 'acquired') return
         const hold = holdOf.get(String(node))?.shift() ?? 10
         r.release(node, t + hold)
       })
@@ -117,18 +120,13 @@ describe('centralized + majority election under pauses, partitions, crashes and 
       // Liveness: per node, the acquires made since its last restart all entered.
       const trace = run.net.trace
       for (const id of plan.ids) {
-        const restarts = trace.filter((e) => e.type === 'restart' && e.node === id)
+        const restarts = traceOfType(trace, 'restart').filter((e) => e.node === id)
         const since = restarts.at(-1)?.t ?? -1
-        const asked = trace.filter(
-          (e) =>
-            e.type === 'request' &&
-            e.node === id &&
-            e.t > since &&
-            !e.dropped &&
-            (e.req as { req?: { type?: string } }).req?.type === 'acquire',
+        const asked = traceOfType(trace, 'request').filter(
+          (e) => e.node === id && e.t > since && !e.dropped && isAcquire(e.req),
         ).length
-        const entered = run.lock.filter(
-          (e) => e.node === id && e.t > since && (e.event as { type: string }).type === 'acquired',
+        const entered = ofType(run.lock, 'acquired').filter(
+          (e) => e.node === id && e.t > since,
         ).length
         expect(
           entered,

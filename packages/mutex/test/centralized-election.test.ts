@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { CentralizedEvent } from '../src/centralized/index.js'
 import { type ComposedRun, rows, runComposed, type WiringKind } from './support/election-lock.js'
 
 /**
@@ -39,7 +40,7 @@ function paused(wiring: WiringKind): ComposedRun {
   )
 }
 
-const by = (run: ComposedRun, node: number, type: string) =>
+const by = (run: ComposedRun, node: number, type: CentralizedEvent['type']) =>
   rows(run.lock, type).filter((r) => r[0] === node)
 
 describe('centralized + majority election: a deposed coordinator grants nothing', () => {

@@ -1,16 +1,19 @@
-import { createRandom, type NodeId, SimNetwork } from '@sd/transport'
-import { ofType } from '@sd/transport/testing'
+import { createRandom, isRecord, type NodeId, SimNetwork } from '@sd/transport'
+import { traceOfType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
 import { checkMutualExclusion } from '../src/check.js'
-import { type Ask, type MutexRun, randomAsks, runMutex } from './support/harness.js'
+import {
+  type Ask,
+  eventsOf,
+  type MutexRun,
+  randomAsks,
+  runMutex,
+  tokensOf,
+} from './support/harness.js'
 
 const idsOf = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
-const eventsOf = <Ev extends { type: string }, T extends Ev['type']>(run: MutexRun<Ev>, type: T) =>
-  ofType(run.events, type)
-const tokensOf = <Ev extends { type: string; token?: number }>(run: MutexRun<Ev>) =>
-  eventsOf(run, 'acquired').map((e) => e.event.token)
 const TERM = 2 ** 32
 const LEASE = { leaseMs: 40, maxDelayMs: 20 } // latencies below stay within 20 ms
 const net = (seed: number) => ({
@@ -90,9 +93,9 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     expect(run.violations).toEqual([])
     expect(run.order).toEqual({ default: [2, 3, 4] })
     const sent = (type: string) =>
-      run.net.trace
-        .filter((e) => e.type === 'send' && (e.msg as { type: string }).type === type && e.t >= 20)
-        .map((e) => [e.t, (e as { from: NodeId }).from, (e as { msg: unknown }).msg])
+      traceOfType(run.net.trace, 'send')
+        .filter((e) => isRecord(e.msg) && e.msg.type === type && e.t >= 20)
+        .map((e) => [e.t, e.from, e.msg])
     const seq = TERM + 1 // first request of each node's first incarnation
     // At once, the waiting requests go to node 5 (rule 3)...
     const at = expect.any(Number) // the client's monotonic clock when the copy left
@@ -125,7 +128,7 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
       ],
     ])
     // The old term's token 1, then the new term's.
-    expect(tokensOf(run)).toEqual([1, 2 * TERM + 1, 2 * TERM + 2])
+    expect(tokensOf(run, 'acquired')).toEqual([1, 2 * TERM + 1, 2 * TERM + 2])
   })
 
   it('rule 4: the holder tells the new coordinator, which grants no one else until it releases', () => {
@@ -152,7 +155,7 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     const entry4 = eventsOf(run, 'acquired').find((e) => e.node === 4)!
     expect(released!.t).toBe(102)
     expect(entry4.t).toBe(104) // RELEASE to 3, GRANT to 4
-    expect(tokensOf(run)).toEqual([1, 5 * TERM + 1])
+    expect(tokensOf(run, 'acquired')).toEqual([1, 5 * TERM + 1])
     expect(run.net.stats.byType.release).toBe(2)
   })
 
@@ -241,12 +244,8 @@ describe('centralized: coordinator crashed, then moved to another node', () => {
     })
     sim.run({ until: 400 })
     expect(
-      sim.trace.some(
-        (e) =>
-          e.type === 'send' &&
-          e.from === 3 &&
-          e.to === 'old' &&
-          (e.msg as { type: string }).type === 'revoked',
+      traceOfType(sim.trace, 'send').some(
+        (e) => e.from === 3 && e.to === 'old' && isRecord(e.msg) && e.msg.type === 'revoked',
       ),
     ).toBe(true)
   })

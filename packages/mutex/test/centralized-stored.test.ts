@@ -7,7 +7,7 @@ import {
   SimNetwork,
 } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { centralized } from '../src/centralized/index.js'
+import { type CentralizedEvent, centralized } from '../src/centralized/index.js'
 
 /**
  * Issue 19, finding 3: a stored value of the wrong shape is refused (StoredStateError,
@@ -18,7 +18,7 @@ function start(stored: Record<string, JsonValue>, acquire = false) {
   const sim = new SimNetwork({ seed: 1 })
   sim.addNode(2) // a silent peer
   const errors: ProtocolError[] = []
-  const events: unknown[] = []
+  const events: CentralizedEvent[] = []
   const handle = runProtocol(centralized({ coordinator: 1 })(1), {
     transport: sim.addNode(1),
     members: [1, 2],
@@ -33,8 +33,8 @@ function start(stored: Record<string, JsonValue>, acquire = false) {
 const refused = (errors: ProtocolError[], key: string) => {
   expect(errors).toHaveLength(1)
   const cause = errors[0]!.cause
-  expect(isSdError(cause, 'ERR_STORED_STATE'), String(cause)).toBe(true)
-  expect((cause as { key: string }).key).toBe(key)
+  if (!isSdError(cause, 'ERR_STORED_STATE')) throw new Error(`not a StoredStateError: ${cause}`)
+  expect(cause.key).toBe(key)
 }
 
 describe('centralized: stored state of the wrong shape is refused', () => {
@@ -48,7 +48,7 @@ describe('centralized: stored state of the wrong shape is refused', () => {
     expect(events).toContainEqual({ type: 'recovering', term: 3 })
   })
 
-  for (const [what, stored, key] of [
+  const cases: [what: string, stored: Record<string, JsonValue>, key: string][] = [
     ['a term that is a string', { term: '1', coordinator: 1 }, 'term'],
     ['a negative term', { term: -1, coordinator: 1 }, 'term'],
     ['a coordinator that is not an id', { term: 1, coordinator: { id: 1 } }, 'coordinator'],
@@ -56,14 +56,15 @@ describe('centralized: stored state of the wrong shape is refused', () => {
     ['a coordinator without its term', { coordinator: 2 }, 'term'],
     ['boots that are not a count', { boots: 1.5 }, 'boots'],
     ['boots as a string', { boots: '2' }, 'boots'],
-  ] as const)
+  ]
+  for (const [what, stored, key] of cases)
     it(`${what}: StoredStateError at start, naming the key`, () => {
-      refused(start(stored as Record<string, JsonValue>).errors, key)
+      refused(start(stored).errors, key)
     })
 
   it('a last token of the wrong shape: StoredStateError when the coordinator grants', () => {
     const { errors, events } = start({ 'token:default': '7' }, true)
     refused(errors, 'token:default')
-    expect(events.filter((e) => (e as { type: string }).type === 'acquired')).toEqual([])
+    expect(events.filter((e) => e.type === 'acquired')).toEqual([])
   })
 })

@@ -56,9 +56,11 @@ describe('centralized: options', () => {
       thrown = error
     }
     // The simulator reports the start that threw (ERR_SIMULATION), caused by ERR_PROTOCOL.
-    const protocolError = (thrown as { cause?: { code?: string; cause?: { code?: string } } }).cause
-    expect(protocolError?.code).toBe('ERR_PROTOCOL')
-    expect(protocolError?.cause?.code).toBe('ERR_INVALID_ARGUMENT')
+    const protocolError = thrown instanceof Error ? thrown.cause : undefined
+    expect(isSdError(protocolError, 'ERR_PROTOCOL')).toBe(true)
+    expect(isSdError(protocolError) && isSdError(protocolError.cause, 'ERR_INVALID_ARGUMENT')).toBe(
+      true,
+    )
   })
 })
 

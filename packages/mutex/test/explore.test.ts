@@ -6,26 +6,24 @@ import { lamportMutex } from '../src/lamport/protocol.js'
 import { ricartAgrawala } from '../src/ricart-agrawala/protocol.js'
 
 const IDS: NodeId[] = [1, 2, 3]
-type Ev = { type: string }
-
 /**
  * The askers ask once and keep the lock: in every ordering exactly one enters (no two, since
  * nobody leaves, and one at least once everything is delivered). Counting entries does not
  * depend on how the explorer interleaved independent events.
  */
-function oneEnters<Msg, Event>(
+function oneEnters<Msg, Event extends { type: string }>(
   factory: () => ProtocolFactory<Msg, MutexRequest, Event>,
   askers: readonly NodeId[],
   fifo = true,
 ) {
-  return explore({
+  return explore<Event>({
     fifo,
     setup(net) {
       net.launch(IDS, factory())
       for (const id of askers) net.request(id, { type: 'acquire' })
     },
     invariant({ events, net }) {
-      const entered = events.filter((e) => (e.event as Ev).type === 'acquired').map((e) => e.node)
+      const entered = events.filter((e) => e.event.type === 'acquired').map((e) => e.node)
       if (entered.length > 1) return `${entered.join(' and ')} hold the lock at once`
       if (net.choices().length === 0 && entered.length === 0) return 'nobody entered'
       return undefined

@@ -29,10 +29,13 @@ import { type MutexRun, randomAsks, runMutex } from './support/harness.js'
 const EVIL = 99
 const R = 'default'
 
+/** What the checks read of any algorithm's events: the type, and an `ignored`'s sender and reason. */
+type HostileCaseEvent = { type: string; from?: NodeId; reason?: string }
+
 interface Case {
   name: string
   honest: NodeId[]
-  factory: ProtocolFactory<unknown, MutexRequest, unknown>
+  factory: ProtocolFactory<never, MutexRequest, HostileCaseEvent>
   /** Well-formed messages of the algorithm, as the hostile node could send them. */
   samples: unknown[]
   /**
@@ -47,14 +50,13 @@ interface Case {
   fifo?: boolean
 }
 
-const any = (f: unknown) => f as ProtocolFactory<unknown, MutexRequest, unknown>
 const coordinators = [1, 2, 3, 4, 5]
 
 const CASES: Case[] = [
   {
     name: 'Ricart-Agrawala',
     honest: [1, 2, 3, 4],
-    factory: any(ricartAgrawala()),
+    factory: ricartAgrawala(),
     samples: [
       { type: 'request', resource: R, time: 3 },
       { type: 'ok', resource: R, time: 4, req: 3 },
@@ -65,7 +67,7 @@ const CASES: Case[] = [
   {
     name: 'Lamport',
     honest: [1, 2, 3, 4],
-    factory: any(lamportMutex()),
+    factory: lamportMutex(),
     samples: [
       { type: 'request', resource: R, time: 3 },
       { type: 'reply', resource: R, time: 4 },
@@ -77,7 +79,7 @@ const CASES: Case[] = [
   {
     name: 'centralized',
     honest: [1, 2, 3, 4],
-    factory: any(centralized({ coordinator: 1 })),
+    factory: centralized({ coordinator: 1 }),
     samples: [
       { type: 'request', term: 0, resource: R, seq: 1, at: 10 },
       { type: 'grant', term: 0, epoch: 0, resource: R, seq: 1, token: 1, at: 10 },
@@ -101,7 +103,7 @@ const CASES: Case[] = [
   {
     name: 'token ring',
     honest: [1, 2, 3, 4],
-    factory: any(tokenRing({ holdMs: 2, ackTimeoutMs: 20 })),
+    factory: tokenRing({ holdMs: 2, ackTimeoutMs: 20 }),
     samples: [
       { type: 'token', pass: 1, generation: 0, count: 0, members: [1, 2, 3, 4, EVIL] },
       { type: 'ack', pass: 1 },
@@ -114,7 +116,7 @@ const CASES: Case[] = [
   {
     name: 'Maekawa',
     honest: [1, 2, 3, 4, 5, 6, 7, 8],
-    factory: any(maekawa()),
+    factory: maekawa(),
     samples: ['request', 'locked', 'failed', 'inquire', 'relinquish', 'release'].map((type) => ({
       type,
       time: 4,
@@ -128,7 +130,7 @@ const CASES: Case[] = [
     // The hostile node is a client: a coordinator that lies grants twice, by design.
     name: 'quorum',
     honest: [...coordinators, 6, 7, 8],
-    factory: any(quorumMutex({ coordinators, m: 3 })),
+    factory: quorumMutex({ coordinators, m: 3 }),
     samples: [
       { type: 'request', resource: R, session: 1, attempt: 1, token: 0 },
       { type: 'grant', resource: R, session: 1, attempt: 1, counter: 1 },
@@ -147,7 +149,7 @@ const CASES: Case[] = [
  * ended), and refusing that is right.
  */
 function expectRefusals(
-  run: MutexRun,
+  run: MutexRun<HostileCaseEvent>,
   log: HostilePeerLog,
   honest: readonly NodeId[],
   lies: boolean,
@@ -155,11 +157,9 @@ function expectRefusals(
 ) {
   const ignored = run.events.filter(
     (e) =>
-      e.node !== EVIL &&
-      (e.event as { type?: string }).type === 'ignored' &&
-      !staleRefusal?.test(String((e.event as { reason?: unknown }).reason)),
+      e.node !== EVIL && e.event.type === 'ignored' && !staleRefusal?.test(String(e.event.reason)),
   )
-  const fromEvil = ignored.filter((e) => (e.event as { from?: NodeId }).from === EVIL)
+  const fromEvil = ignored.filter((e) => e.event.from === EVIL)
   if (!lies)
     for (const { event } of ignored)
       expect(event, `an honest message refused: ${JSON.stringify(event)}`).toMatchObject({

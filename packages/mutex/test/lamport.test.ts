@@ -1,23 +1,11 @@
-import { type Ctx, createRandom, type NodeId, type TimedEvent } from '@sd/transport'
-import { ofType } from '@sd/transport/testing'
+import { createRandom, type NodeId } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import type { MutexRequest } from '../src/contract.js'
-import {
-  type LamportMutexEvent,
-  type LamportMutexMessage,
-  lamportMutex,
-} from '../src/lamport/index.js'
-import { type Ask, randomAsks, runMutex } from './support/harness.js'
-
-const idsOf = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => `p${i + 1}`)
-const typed = <Ev extends { type: string }, T extends Ev['type']>(
-  run: { events: TimedEvent<Ev>[] },
-  type: T,
-) => ofType(run.events, type)
-const tokens = (run: { events: TimedEvent<LamportMutexEvent>[] }, type: 'requested' | 'acquired') =>
-  typed(run, type).map((e) => e.event.token)
-const jitter = { latency: { kind: 'uniform', min: 1, max: 20 } } as const
+import { lamportMutex } from '../src/lamport/index.js'
+import { handDriven } from './support/hand-driven.js'
+import { eventsOf, JITTER, namedIds, randomAsks, runMutex } from './support/harness.js'
+import { busyWorkload, expectTimestampOrder, oneAskEach } from './support/timestamp-runs.js'
 
 describe('lamportMutex: options', () => {
   it('refuses bad options at construction', () => {
@@ -42,10 +30,10 @@ describe('lamportMutex: the timestamps of the worked example', () => {
       { seed: 1, net: { latency: 3 } },
     )
     expect(run.violations).toEqual([])
-    expect(typed(run, 'requested').map((e) => e.event.time)).toEqual([41, 34])
+    expect(eventsOf(run, 'requested').map((e) => e.event.time)).toEqual([41, 34])
     expect(run.order).toEqual({ default: ['P2', 'P1'] })
     // P2: request out at 0, replies back at 6. P1: P2's RELEASE sent at 11 arrives at 14.
-    expect(typed(run, 'acquired').map((e) => e.t)).toEqual([6, 14])
+    expect(eventsOf(run, 'acquired').map((e) => e.t)).toEqual([6, 14])
     expect(run.net.stats.sent).toBe(3 * 2 * 2)
   })
 })
@@ -53,30 +41,16 @@ describe('lamportMutex: the timestamps of the worked example', () => {
 describe('lamportMutex: properties over random workloads (FIFO links)', () => {
   it('one holder at a time, every request granted, in (T, pid) order', () => {
     forSeeds(seedList(200), (seed) => {
-      const random = createRandom(`lamport-${seed}`)
-      const ids = idsOf(random.int(2, 7))
-      // Holds as long as message delays, so requests often meet a holder.
-      const asks = randomAsks(ids, () => random.next(), 3 * ids.length, 150, 25)
-      const run = runMutex(ids, lamportMutex(), asks, { seed, net: jitter })
-      expect(run.violations).toEqual([])
-      expect(run.granted).toBe(run.asked)
-      const asked = tokens(run, 'requested')
-      expect(tokens(run, 'acquired')).toEqual([...asked].sort((a, b) => a - b))
-      expect(typed(run, 'ignored')).toEqual([])
+      const { ids, asks } = busyWorkload(createRandom(`lamport-${seed}`), 3, 150)
+      expectTimestampOrder(runMutex(ids, lamportMutex(), asks, { seed, net: JITTER }))
     })
   })
 
   it('exactly 3(n - 1) messages per entry', () => {
     forSeeds(seedList(200), (seed) => {
-      const random = createRandom(`lamport-count-${seed}`)
-      const ids = idsOf(random.int(2, 7))
+      const { ids, asks } = oneAskEach(createRandom(`lamport-count-${seed}`))
       const n = ids.length
-      const asks: Ask[] = ids.map((node) => ({
-        node,
-        at: random.int(0, 60),
-        hold: random.int(1, 5),
-      }))
-      const run = runMutex(ids, lamportMutex(), asks, { seed, net: jitter })
+      const run = runMutex(ids, lamportMutex(), asks, { seed, net: JITTER })
       expect(run.entries).toBe(n)
       expect(run.net.stats.sent).toBe(3 * (n - 1) * n)
     })
@@ -89,9 +63,9 @@ describe('lamportMutex: properties over random workloads (FIFO links)', () => {
     let broken = 0
     for (let seed = 1; seed <= 20; seed++) {
       const random = createRandom(`lamport-nofifo-${seed}`)
-      const ids = idsOf(random.int(3, 7))
+      const ids = namedIds(random.int(3, 7))
       const asks = randomAsks(ids, () => random.next(), 3 * ids.length, 150, 25)
-      const run = runMutex(ids, lamportMutex(), asks, { seed, net: { ...jitter, fifo: false } })
+      const run = runMutex(ids, lamportMutex(), asks, { seed, net: { ...JITTER, fifo: false } })
       if (run.violations.length > 0 || run.granted < run.asked) broken++
     }
     expect(broken).toBeGreaterThan(10)
@@ -101,7 +75,7 @@ describe('lamportMutex: properties over random workloads (FIFO links)', () => {
 describe('lamportMutex: crashes and misbehaving peers', () => {
   it('a crashed node blocks every requester', () => {
     const run = runMutex(
-      idsOf(3),
+      namedIds(3),
       lamportMutex(),
       [
         { node: 'p1', at: 10, hold: 1 },
@@ -116,13 +90,12 @@ describe('lamportMutex: crashes and misbehaving peers', () => {
   it('crash-stop: never two holders, whoever crashes when', () => {
     forSeeds(seedList(100), (seed) => {
       const random = createRandom(`lamport-crash-${seed}`)
-      const ids = idsOf(random.int(2, 7))
-      const asks = randomAsks(ids, () => random.next(), 4 * ids.length, 200, 25)
+      const { ids, asks } = busyWorkload(random, 4, 200)
       const victim = ids[random.int(0, ids.length - 1)]!
       const at = random.int(0, 200)
       const run = runMutex(ids, lamportMutex(), asks, {
         seed,
-        net: jitter,
+        net: JITTER,
         faults: (net) => net.at(at, () => net.crash(victim)),
       })
       expect(run.violations).toEqual([])
@@ -131,27 +104,7 @@ describe('lamportMutex: crashes and misbehaving peers', () => {
     })
   })
 
-  function node(self: NodeId, peers: NodeId[]) {
-    const sent: Array<[NodeId, unknown]> = []
-    const events: Array<{ type: string; [k: string]: unknown }> = []
-    const ctx = {
-      self,
-      peers,
-      now: () => 0,
-      send: (to: NodeId, m: unknown) => sent.push([to, m]),
-      broadcast: (m: unknown) => {
-        for (const p of peers) sent.push([p, m])
-      },
-      setTimer: () => {},
-      cancelTimer: () => {},
-      random: () => 0.5,
-      emit: (e: unknown) => events.push(e as { type: string }),
-      storage: undefined as never,
-    } as unknown as Ctx<LamportMutexMessage, LamportMutexEvent>
-    const protocol = lamportMutex()(self)
-    protocol.start?.(ctx)
-    return { protocol, ctx, sent, events }
-  }
+  const node = (self: NodeId, peers: NodeId[]) => handDriven(lamportMutex()(self), self, peers)
 
   it('malformed, stray and unexpected messages are reported as ignored, never thrown', () => {
     const { protocol, ctx, sent, events } = node('a', ['b', 'c'])
@@ -165,7 +118,7 @@ describe('lamportMutex: crashes and misbehaving peers', () => {
       ['b', { type: 'release', resource: 'default', time: 4, req: 2 }], // nothing queued
     ]
     for (const [from, m] of junk) {
-      expect(() => protocol.onMessage(from, m as LamportMutexMessage, ctx)).not.toThrow()
+      expect(() => protocol.onMessage(from, m, ctx)).not.toThrow()
     }
     expect(events.map((e) => e.type)).toEqual(junk.map(() => 'ignored'))
     expect(sent).toEqual([])

@@ -1,31 +1,10 @@
-import {
-  type Ctx,
-  createRandom,
-  type NodeId,
-  type SimNetwork,
-  type TimedEvent,
-} from '@sd/transport'
-import { ofType } from '@sd/transport/testing'
+import { createRandom, type NodeId, type SimNetwork } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import type { MutexRequest } from '../src/contract.js'
-import {
-  type RicartAgrawalaEvent,
-  type RicartAgrawalaMessage,
-  ricartAgrawala,
-} from '../src/ricart-agrawala/index.js'
-import { type Ask, randomAsks, runMutex } from './support/harness.js'
-
-const idsOf = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => `p${i + 1}`)
-const typed = <Ev extends { type: string }, T extends Ev['type']>(
-  run: { events: TimedEvent<Ev>[] },
-  type: T,
-) => ofType(run.events, type)
-const tokens = (
-  run: { events: TimedEvent<RicartAgrawalaEvent>[] },
-  type: 'requested' | 'acquired',
-) => typed(run, type).map((e) => e.event.token)
-const jitter = { latency: { kind: 'uniform', min: 1, max: 20 } } as const
+import { ricartAgrawala } from '../src/ricart-agrawala/index.js'
+import { handDriven } from './support/hand-driven.js'
+import { type Ask, eventsOf, JITTER, namedIds, runMutex } from './support/harness.js'
+import { busyWorkload, expectTimestampOrder, oneAskEach } from './support/timestamp-runs.js'
 
 describe('ricartAgrawala: options', () => {
   it('refuses bad options at construction', () => {
@@ -61,17 +40,17 @@ describe("ricartAgrawala: the texts' worked example", () => {
       { seed: 1, net: { latency: 3 } },
     )
     expect(run.violations).toEqual([])
-    const requested = typed(run, 'requested').map((e) => [e.node, e.event.time])
+    const requested = eventsOf(run, 'requested').map((e) => [e.node, e.event.time])
     expect(requested).toEqual([
       ['P1', 41],
       ['P2', 34],
     ])
     expect(run.order).toEqual({ default: ['P2', 'P1'] })
     // Only P2 held back an OK (P1's request); P3 and P1 answered at once.
-    expect(typed(run, 'deferred').map((e) => [e.node, e.event.to])).toEqual([['P2', 'P1']])
+    expect(eventsOf(run, 'deferred').map((e) => [e.node, e.event.to])).toEqual([['P2', 'P1']])
     // P2 enters one round trip after asking; P1 one message after P2 leaves.
-    const acquired = typed(run, 'acquired')
-    const released = typed(run, 'released')
+    const acquired = eventsOf(run, 'acquired')
+    const released = eventsOf(run, 'released')
     expect(acquired.map((e) => e.t)).toEqual([6, 11 + 3])
     expect(released[0]!.t).toBe(11)
     expect(run.net.stats.sent).toBe(2 * 2 * 2)
@@ -80,52 +59,38 @@ describe("ricartAgrawala: the texts' worked example", () => {
 
 describe('ricartAgrawala: properties over random workloads', () => {
   const variants = [
-    { name: 'FIFO links', options: {}, net: { ...jitter } },
-    { name: 'reordering links (fifo: false)', options: {}, net: { ...jitter, fifo: false } },
+    { name: 'FIFO links', options: {}, net: { ...JITTER } },
+    { name: 'reordering links (fifo: false)', options: {}, net: { ...JITTER, fifo: false } },
     {
       name: 'alwaysAnswer, reordering links',
       options: { alwaysAnswer: true },
-      net: { ...jitter, fifo: false },
+      net: { ...JITTER, fifo: false },
     },
   ]
   for (const v of variants) {
     it(`${v.name}: one holder at a time, every request granted, in (T, pid) order`, () => {
       forSeeds(seedList(200), (seed) => {
-        const random = createRandom(`ra-${seed}`)
-        const ids = idsOf(random.int(2, 7))
-        // Holds as long as message delays, so requests often reach a holder.
-        const asks = randomAsks(ids, () => random.next(), 3 * ids.length, 150, 25)
+        const { ids, asks } = busyWorkload(createRandom(`ra-${seed}`), 3, 150)
         const run = runMutex(ids, ricartAgrawala(v.options), asks, { seed, net: v.net })
-        expect(run.violations).toEqual([])
-        expect(run.granted).toBe(run.asked)
-        // Entries follow the (T, pid) order of all requests of the run, not only overlapping ones.
-        const asked = tokens(run, 'requested')
-        expect(tokens(run, 'acquired')).toEqual([...asked].sort((a, b) => a - b))
-        expect(typed(run, 'ignored')).toEqual([])
+        expectTimestampOrder(run)
         // OK or DENY comes back within a round trip (40 ms) < the 100 ms timeout.
-        expect(typed(run, 'peer-suspected')).toEqual([])
+        expect(eventsOf(run, 'peer-suspected')).toEqual([])
       })
     })
   }
 
   it('exactly 2(n - 1) messages per entry (plus one DENY per deferral with alwaysAnswer)', () => {
     forSeeds(seedList(200), (seed) => {
-      const random = createRandom(`ra-count-${seed}`)
-      const ids = idsOf(random.int(2, 7))
-      const n = ids.length
       // Every node asks once, at random moments, so requests overlap or not.
-      const asks: Ask[] = ids.map((node) => ({
-        node,
-        at: random.int(0, 60),
-        hold: random.int(1, 5),
-      }))
+      const { ids, asks } = oneAskEach(createRandom(`ra-count-${seed}`))
+      const n = ids.length
       for (const alwaysAnswer of [false, true]) {
         const run = runMutex(ids, ricartAgrawala({ alwaysAnswer }), asks, {
           seed,
-          net: { ...jitter, fifo: seed % 2 === 0 },
+          net: { ...JITTER, fifo: seed % 2 === 0 },
         })
         expect(run.entries).toBe(n)
-        const denies = alwaysAnswer ? typed(run, 'deferred').length : 0
+        const denies = alwaysAnswer ? eventsOf(run, 'deferred').length : 0
         expect(run.net.stats.sent).toBe(2 * (n - 1) * n + denies)
       }
     })
@@ -135,7 +100,7 @@ describe('ricartAgrawala: properties over random workloads', () => {
 describe('ricartAgrawala: crashes', () => {
   it('plain: a crashed peer blocks every requester, silently', () => {
     const run = runMutex(
-      idsOf(3),
+      namedIds(3),
       ricartAgrawala(),
       [
         { node: 'p1', at: 10, hold: 1 },
@@ -145,12 +110,12 @@ describe('ricartAgrawala: crashes', () => {
     )
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(0)
-    expect(typed(run, 'peer-suspected')).toEqual([])
+    expect(eventsOf(run, 'peer-suspected')).toEqual([])
   })
 
   it('alwaysAnswer: a crashed peer is suspected, a busy one is not', () => {
     const run = runMutex(
-      idsOf(3),
+      namedIds(3),
       ricartAgrawala({ alwaysAnswer: true, answerTimeoutMs: 50 }),
       [
         { node: 'p2', at: 0, hold: 300 }, // busy far longer than the timeout
@@ -160,11 +125,11 @@ describe('ricartAgrawala: crashes', () => {
     )
     expect(run.violations).toEqual([])
     expect(run.order).toEqual({ default: ['p2', 'p1'] })
-    expect(typed(run, 'peer-suspected')).toEqual([])
-    expect(typed(run, 'deferred').map((e) => e.node)).toEqual(['p2'])
+    expect(eventsOf(run, 'peer-suspected')).toEqual([])
+    expect(eventsOf(run, 'deferred').map((e) => e.node)).toEqual(['p2'])
 
     const crashed = runMutex(
-      idsOf(3),
+      namedIds(3),
       ricartAgrawala({ alwaysAnswer: true, answerTimeoutMs: 50 }),
       [
         { node: 'p2', at: 0, hold: 300 },
@@ -173,7 +138,7 @@ describe('ricartAgrawala: crashes', () => {
       { seed: 4, net: { latency: 2 }, faults: (net) => net.at(1, () => net.crash('p3')) },
     )
     expect(crashed.violations).toEqual([])
-    const suspected = typed(crashed, 'peer-suspected')
+    const suspected = eventsOf(crashed, 'peer-suspected')
     // p3 crashed at 1, before any request reached it: both requesters time out on it alone.
     expect(suspected.map((e) => [e.node, e.event.peer, e.t])).toEqual([
       ['p2', 'p3', 50],
@@ -199,14 +164,20 @@ describe('ricartAgrawala: crash and restart', () => {
   }
 
   it('a restarted node keeps its Lamport clock: its next token is above every earlier one', () => {
-    const run = runMutex(idsOf(3), ricartAgrawala(), asks, { seed: 5, faults: crashRestart(false) })
+    const run = runMutex(namedIds(3), ricartAgrawala(), asks, {
+      seed: 5,
+      faults: crashRestart(false),
+    })
     expect(run.violations).toEqual([])
     expect(run.granted).toBe(run.asked)
     expect(run.order.default!.at(-1)).toBe('p3')
   })
 
   it('with its disk lost the clock starts over and the fencing token goes backwards', () => {
-    const run = runMutex(idsOf(3), ricartAgrawala(), asks, { seed: 5, faults: crashRestart(true) })
+    const run = runMutex(namedIds(3), ricartAgrawala(), asks, {
+      seed: 5,
+      faults: crashRestart(true),
+    })
     expect(run.violations).toEqual([expect.stringContaining('not above the previous')])
   })
 })
@@ -216,8 +187,7 @@ describe('ricartAgrawala: safety under random crashes and restarts', () => {
     it(`never two holders, tokens always increasing${alwaysAnswer ? ' (alwaysAnswer)' : ''}`, () => {
       forSeeds(seedList(100), (seed) => {
         const random = createRandom(`ra-crash-${seed}`)
-        const ids = idsOf(random.int(2, 7))
-        const asks = randomAsks(ids, () => random.next(), 4 * ids.length, 200, 25)
+        const { ids, asks } = busyWorkload(random, 4, 200)
         const faults = (net: SimNetwork) => {
           for (let k = random.int(1, 2); k > 0; k--) {
             const id = ids[random.int(0, ids.length - 1)]!
@@ -232,7 +202,7 @@ describe('ricartAgrawala: safety under random crashes and restarts', () => {
         }
         const run = runMutex(ids, ricartAgrawala({ alwaysAnswer }), asks, {
           seed,
-          net: { ...jitter, fifo: seed % 2 === 0 },
+          net: { ...JITTER, fifo: seed % 2 === 0 },
           faults,
         })
         // Liveness is lost (forgotten deferrals, requests dropped while down); safety is not.
@@ -244,33 +214,8 @@ describe('ricartAgrawala: safety under random crashes and restarts', () => {
 
 describe('ricartAgrawala: peers that misbehave', () => {
   /** Drives one node by hand: what it sends and emits. */
-  function node(self: NodeId, peers: NodeId[]) {
-    const sent: Array<[NodeId, unknown]> = []
-    const events: Array<{ type: string; [k: string]: unknown }> = []
-    const stored = new Map<string, unknown>()
-    const ctx = {
-      self,
-      peers,
-      now: () => 0,
-      send: (to: NodeId, m: unknown) => sent.push([to, m]),
-      broadcast: (m: unknown) => {
-        for (const p of peers) sent.push([p, m])
-      },
-      setTimer: () => {},
-      cancelTimer: () => {},
-      random: () => 0.5,
-      emit: (e: unknown) => events.push(e as { type: string }),
-      storage: {
-        get: (k: string) => stored.get(k),
-        set: (k: string, v: unknown) => stored.set(k, v),
-        delete: (k: string) => stored.delete(k),
-        keys: () => [...stored.keys()].sort(),
-      },
-    } as unknown as Ctx<RicartAgrawalaMessage, RicartAgrawalaEvent>
-    const protocol = ricartAgrawala({ alwaysAnswer: true })(self)
-    protocol.start?.(ctx)
-    return { protocol, ctx, sent, events }
-  }
+  const node = (self: NodeId, peers: NodeId[]) =>
+    handDriven(ricartAgrawala({ alwaysAnswer: true })(self), self, peers)
 
   it('malformed, stray and stale messages are reported as ignored, never thrown', () => {
     const { protocol, ctx, sent, events } = node('a', ['b', 'c'])
@@ -286,13 +231,13 @@ describe('ricartAgrawala: peers that misbehave', () => {
       ['b', { type: 'ok', resource: 'default', time: 3, req: 1 }], // nothing pending
     ]
     for (const [from, m] of junk) {
-      expect(() => protocol.onMessage(from, m as RicartAgrawalaMessage, ctx)).not.toThrow()
+      expect(() => protocol.onMessage(from, m, ctx)).not.toThrow()
     }
     expect(events.map((e) => e.type)).toEqual(junk.map(() => 'ignored'))
     expect(events[7]).toMatchObject({ from: 'z', reason: 'sender is not a member' })
     expect(sent).toEqual([])
     protocol.onRequest?.({ type: 'release' }, ctx)
-    protocol.onRequest?.({ type: 'lock' } as unknown as MutexRequest, ctx)
+    protocol.onRequest?.({ type: 'lock' }, ctx)
     expect(events.slice(junk.length)).toEqual([
       { type: 'ignored', from: 'a', reason: 'release of default not held' },
       { type: 'ignored', from: 'a', reason: 'unknown request lock' },
@@ -314,11 +259,11 @@ describe('ricartAgrawala: peers that misbehave', () => {
       { node: 'p2', at: 0, hold: 10, resource: 'y' },
       { node: 'p3', at: 1, hold: 10, resource: 'x' },
     ]
-    const run = runMutex(idsOf(3), ricartAgrawala(), asks, { seed: 2 })
+    const run = runMutex(namedIds(3), ricartAgrawala(), asks, { seed: 2 })
     expect(run.violations).toEqual([])
     expect(run.order).toEqual({ x: ['p1', 'p3'], y: ['p2'] })
     // p1 and p2 hold x and y at the same time: both enter one round trip after asking.
-    expect(typed(run, 'acquired').map((e) => [e.node, e.t])).toEqual([
+    expect(eventsOf(run, 'acquired').map((e) => [e.node, e.t])).toEqual([
       ['p1', 2],
       ['p2', 2],
       ['p3', 13],

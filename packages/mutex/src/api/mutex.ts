@@ -1,6 +1,7 @@
 import {
   type AsyncDisposableLike,
   asyncDispose,
+  isNodeId,
   type NodeId,
   type ProtocolHandle,
   realTimers,
@@ -9,12 +10,8 @@ import {
   type TimerHandle,
 } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexEvent, type MutexRequest } from '../contract.js'
-import {
-  CoordinatorUnreachableError,
-  type LeaseLostError,
-  MutexAbortedError,
-  MutexTimeoutError,
-} from '../errors.js'
+import { CoordinatorUnreachableError, MutexAbortedError, MutexTimeoutError } from '../errors.js'
+import { fieldOf } from '../fields.js'
 import { MutexClosedError } from './errors.js'
 import { Lease, type MutexHandle } from './handle.js'
 import { type AcquireOptions, checkResource, checkTimeout, type MutexOptions } from './options.js'
@@ -56,8 +53,6 @@ interface Slot {
   waiters: Waiter[]
 }
 
-type AnyEvent = { type?: unknown; resource?: unknown; token?: unknown; coordinator?: unknown }
-
 /**
  * Runs `algorithm` on `transport` with `runProtocol` and turns its `acquired` / `released` events
  * into promises and handles. The protocol stops at `close()`; the transport stays open.
@@ -67,7 +62,11 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
 export function createMutex(
   options: MutexOptions<unknown, MutexRequest, MutexEvent>,
 ): Mutex<MutexRequest, MutexEvent>
-export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): Mutex<Req, Ev> {
+// The lock sends the contract's requests (`Req | MutexRequest`: every algorithm takes them), and
+// reads the events it cares about field by field, whatever `Ev` is.
+export function createMutex<Msg, Req, Ev>(
+  options: MutexOptions<Msg, Req | MutexRequest, Ev>,
+): Mutex<Req | MutexRequest, Ev> {
   // Time and timers come from the runtime, as for every protocol: real ones unless given others.
   const clock = options.clock ?? systemClock
   const timers = options.timers ?? realTimers
@@ -142,32 +141,35 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
     })
   }
 
-  const request = (req: { type: 'acquire' | 'release'; resource: string }) => {
+  const request = (req: MutexRequest) => {
     try {
-      handle.request(req as Req)
+      handle.request(req)
     } catch (error) {
       fail(error)
     }
   }
 
   const onProtocolEvent = (event: Ev) => {
-    const e = event as AnyEvent
-    const resource = typeof e.resource === 'string' ? e.resource : undefined
+    // Any algorithm's events, read field by field: only what the lock acts on.
+    const type = fieldOf(event, 'type')
+    const token = fieldOf(event, 'token')
+    const named = fieldOf(event, 'resource')
+    const resource = typeof named === 'string' ? named : undefined
     const slot = resource === undefined ? undefined : slots.get(resource)
-    if (e.type === 'acquired' && slot !== undefined && typeof e.token === 'number') {
+    if (type === 'acquired' && slot !== undefined && typeof token === 'number') {
       if (slot.state === 'asking') {
         slot.state = 'held'
-        slot.token = e.token
+        slot.token = token
         const waiter = slot.waiters.shift()
         if (waiter === undefined)
           schedule() // a late grant: nobody waits, give it back at once
         else {
           waiter.cleanup()
-          slot.holder = new Lease(resource!, e.token, schedule)
+          slot.holder = new Lease(resource!, token, schedule)
           waiter.resolve(slot.holder)
         }
       }
-    } else if (e.type === 'released' && slot !== undefined && e.token === slot.token) {
+    } else if (type === 'released' && slot !== undefined && token === slot.token) {
       if (slot.state === 'held' || slot.state === 'releasing') {
         slot.state = 'idle'
         // Released without being asked to (a lease lost): the holder holds nothing any more.
@@ -175,10 +177,11 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
         slot.holder = undefined
         schedule()
       }
-    } else if (e.type === 'lease-lost' && slot?.holder?.token === e.token) {
+    } else if (type === 'lease-lost' && slot?.holder?.token === token) {
       slot!.holder!.lose()
-    } else if (e.type === 'coordinator-unreachable') {
-      const coordinator = e.coordinator as NodeId
+    } else if (type === 'coordinator-unreachable') {
+      const id = fieldOf(event, 'coordinator')
+      const coordinator = isNodeId(id) ? id : String(id)
       for (const s of slots.values()) {
         for (const w of s.waiters.splice(0)) {
           w.cleanup()
@@ -262,7 +265,7 @@ export function createMutex<Msg, Req, Ev>(options: MutexOptions<Msg, Req, Ev>): 
       const h = await acquire(opts)
       try {
         const result = await fn(h)
-        if (h.signal.aborted) throw h.signal.reason as LeaseLostError
+        if (h.signal.aborted) throw h.signal.reason // the LeaseLostError
         return result
       } finally {
         await h.release()

@@ -53,6 +53,18 @@ export const MAX_TERM = 2 ** 21 - 1
  */
 export const TOKENS_PER_TERM = 2 ** 32
 
+export const DEFAULT_TERM = 0
+export const DEFAULT_WHEN_BUSY = 'queue'
+/** By default a holder renews every leaseMs / DEFAULT_RENEWALS_PER_LEASE. */
+export const DEFAULT_RENEWALS_PER_LEASE = 3
+/** By default maxDelayMs is this share of leaseMs. */
+export const DEFAULT_MAX_DELAY_SHARE = 0.5
+export const DEFAULT_RESEND_EVERY_MS = 1000
+export const DEFAULT_ANSWER_TIMEOUT_MS = 1000
+export const DEFAULT_RETRY_BASE_MS = 10
+export const DEFAULT_RETRY_MAX_MS = 1000
+export const DEFAULT_LEADER_LEASE = false
+
 const positive = (name: string, v: unknown): number => {
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
     throw new InvalidArgumentError(
@@ -67,7 +79,7 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('centralized: options must be an object')
   }
-  const { coordinator, term = 0, whenBusy = 'queue' } = options
+  const { coordinator, term = DEFAULT_TERM, whenBusy = DEFAULT_WHEN_BUSY } = options
   if (
     coordinator !== undefined &&
     !(typeof coordinator === 'string' || Number.isFinite(coordinator))
@@ -89,24 +101,31 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
   let lease: CentralizedSettings['lease']
   if (options.leaseMs !== undefined) {
     const ms = positive('leaseMs', options.leaseMs)
-    const renewEveryMs = positive('renewEveryMs', options.renewEveryMs ?? ms / 3)
+    const renewEveryMs = positive(
+      'renewEveryMs',
+      options.renewEveryMs ?? ms / DEFAULT_RENEWALS_PER_LEASE,
+    )
     if (renewEveryMs >= ms) {
       throw new InvalidArgumentError(
         `centralized: renewEveryMs (${renewEveryMs}) must be below leaseMs (${ms})`,
       )
     }
-    lease = { ms, renewEveryMs, maxDelayMs: positive('maxDelayMs', options.maxDelayMs ?? ms / 2) }
+    lease = {
+      ms,
+      renewEveryMs,
+      maxDelayMs: positive('maxDelayMs', options.maxDelayMs ?? ms * DEFAULT_MAX_DELAY_SHARE),
+    }
   } else if (options.renewEveryMs !== undefined || options.maxDelayMs !== undefined) {
     throw new InvalidArgumentError('centralized: renewEveryMs and maxDelayMs need leaseMs')
   }
-  const { leaderLease = false } = options
+  const { leaderLease = DEFAULT_LEADER_LEASE } = options
   if (typeof leaderLease !== 'boolean') {
     throw new InvalidArgumentError(
       `centralized: leaderLease must be a boolean, got ${String(leaderLease)}`,
     )
   }
-  const retryBaseMs = positive('retryBaseMs', options.retryBaseMs ?? 10)
-  const retryMaxMs = positive('retryMaxMs', options.retryMaxMs ?? 1000)
+  const retryBaseMs = positive('retryBaseMs', options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS)
+  const retryMaxMs = positive('retryMaxMs', options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS)
   if (retryMaxMs < retryBaseMs) {
     throw new InvalidArgumentError(
       `centralized: retryMaxMs (${retryMaxMs}) must not be below retryBaseMs (${retryBaseMs})`,
@@ -117,8 +136,11 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
     term,
     whenBusy,
     lease,
-    answerTimeoutMs: positive('answerTimeoutMs', options.answerTimeoutMs ?? 1000),
-    resendEveryMs: positive('resendEveryMs', options.resendEveryMs ?? 1000),
+    answerTimeoutMs: positive(
+      'answerTimeoutMs',
+      options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS,
+    ),
+    resendEveryMs: positive('resendEveryMs', options.resendEveryMs ?? DEFAULT_RESEND_EVERY_MS),
     retryBaseMs,
     retryMaxMs,
     leaderLease,

@@ -19,31 +19,38 @@ export interface LocalState {
   queued: number
 }
 
+/** The `ignored` event both timestamp algorithms emit for what they drop. */
+export type IgnoredEvent = { type: 'ignored'; from: NodeId; reason: string }
+
 /**
  * A local request, as Ricart-Agrawala and Lamport's algorithm both take it: an acquire starts a
  * request when the node neither wants nor holds the resource (or waits its turn); a release ends
- * the node's turn; anything else is reported, never thrown.
+ * the node's turn; anything else is reported, never thrown. `ctx` is handed on to `request` and
+ * `release`, never kept.
  */
-export function handleLocalRequest<S extends LocalState>(
+export function handleLocalRequest<
+  S extends LocalState,
+  C extends { emit(event: IgnoredEvent): void },
+>(
   req: unknown,
   self: NodeId,
-  emitIgnored: (event: { type: 'ignored'; from: NodeId; reason: string }) => void,
+  ctx: C,
   stateOf: (resource: string) => S,
-  request: (resource: string, state: S) => void,
-  release: (resource: string, state: S) => void,
+  request: (resource: string, state: S, ctx: C) => void,
+  release: (resource: string, state: S, ctx: C) => void,
 ): void {
   const parsed = parseLocalRequest(req)
   if (typeof parsed === 'string') {
-    emitIgnored({ type: 'ignored', from: self, reason: parsed })
+    ctx.emit({ type: 'ignored', from: self, reason: parsed })
     return
   }
   const r = stateOf(parsed.resource)
   if (parsed.type === 'acquire') {
-    if (r.state === 'RELEASED') request(parsed.resource, r)
+    if (r.state === 'RELEASED') request(parsed.resource, r, ctx)
     else r.queued++
   } else if (r.state === 'HELD') {
-    release(parsed.resource, r)
+    release(parsed.resource, r, ctx)
   } else {
-    emitIgnored({ type: 'ignored', from: self, reason: `release of ${parsed.resource} not held` })
+    ctx.emit({ type: 'ignored', from: self, reason: `release of ${parsed.resource} not held` })
   }
 }

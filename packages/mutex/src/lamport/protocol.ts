@@ -1,12 +1,14 @@
-import { compareLamport, LamportClock } from '@sd/clocks'
+import { compareLamport } from '@sd/clocks'
 import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
+import { announceRequest } from './announce.js'
 import type { LamportMutexEvent } from './events.js'
 import { handleLocalRequest } from './local-request.js'
 import { type LamportMutexMessage, parseMessage } from './messages.js'
 import { type LamportMutexOptions, resolveOptions } from './options.js'
+import { admitMessage } from './peer-message.js'
 import { RequestQueue } from './queue.js'
-import { fencingToken, initialClockOf, rankOf } from './timestamp.js'
+import { fencingToken, nodeClock, rankOf } from './timestamp.js'
 
 /** What every handler and helper is handed (never kept). */
 export type LamportMutexCtx = Ctx<LamportMutexMessage, LamportMutexEvent>
@@ -39,10 +41,7 @@ export function lamportMutex(
 ): ProtocolFactory<LamportMutexMessage, MutexRequest, LamportMutexEvent> {
   const settings = resolveOptions(options)
   return (self) => {
-    const clock = new LamportClock({
-      pid: self,
-      start: initialClockOf(self, settings.initialClock),
-    })
+    const clock = nodeClock(self, settings.initialClock)
     const resources = new Map<string, Resource>()
     /** The latest Lamport time heard from each peer (on any message and resource). */
     const lastSeen = new Map<NodeId, number>()
@@ -79,13 +78,7 @@ export function lamportMutex(
       r.state = 'WANTED'
       r.time = clock.send() // one broadcast event: every copy carries the same T
       r.queue.add({ time: r.time, pid: self })
-      ctx.emit({
-        type: 'requested',
-        resource: name,
-        time: r.time,
-        token: fencingToken(r.time, rank),
-      })
-      ctx.broadcast({ type: 'request', resource: name, time: r.time })
+      announceRequest(name, r.time, rank, ctx)
       enterWherePossible(ctx)
     }
 
@@ -124,26 +117,12 @@ export function lamportMutex(
       },
 
       onRequest(req, ctx) {
-        handleLocalRequest(
-          req,
-          self,
-          (e) => ctx.emit(e),
-          stateOf,
-          (resource, r) => request(resource, r, ctx),
-          (resource, r) => release(resource, r, ctx),
-        )
+        handleLocalRequest(req, self, ctx, stateOf, request, release)
       },
 
       onMessage(from, msg, ctx) {
-        if (!ctx.peers.includes(from)) {
-          ctx.emit({ type: 'ignored', from, reason: 'sender is not a member' })
-          return
-        }
-        const m = parseMessage(msg)
-        if (typeof m === 'string') {
-          ctx.emit({ type: 'ignored', from, reason: m })
-          return
-        }
+        const m = admitMessage(from, msg, ctx.peers.includes(from), parseMessage, ctx)
+        if (m === undefined) return
         clock.receive(m.time)
         // With FIFO links a peer's times only grow; max() keeps a stray old one from going back.
         lastSeen.set(from, Math.max(lastSeen.get(from) ?? -1, m.time))

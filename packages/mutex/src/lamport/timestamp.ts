@@ -1,4 +1,4 @@
-import { compareNodeIds } from '@sd/clocks'
+import { compareNodeIds, LamportClock } from '@sd/clocks'
 import { InvalidArgumentError, isNonNegInt, type NodeId } from '@sd/transport'
 
 /** Ranks fit in the low 16 bits of a fencing token. */
@@ -52,4 +52,12 @@ export function initialClockOf(
   if (initialClock === undefined) return 0
   if (typeof initialClock === 'number') return initialClock
   return initialClock[String(self)] ?? 0
+}
+
+/** The Lamport clock of `self`, started at its initial clock (the `(T, pid)` stamps of its requests). */
+export function nodeClock(
+  self: NodeId,
+  initialClock: number | Readonly<Record<string, number>> | undefined,
+): LamportClock {
+  return new LamportClock({ pid: self, start: initialClockOf(self, initialClock) })
 }

@@ -38,6 +38,11 @@ export interface QuorumMutexSettings {
   reclaimAfterMs: number
 }
 
+export const DEFAULT_DURABLE_GRANTS = false
+export const DEFAULT_TIMEOUT_MS = 200
+export const DEFAULT_BACKOFF_MS = 10
+export const DEFAULT_MAX_BACKOFF_MS = 1000
+
 const positive = (name: string, value: number): number => {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new InvalidArgumentError(`quorumMutex: ${name} must be a finite number > 0, got ${value}`)
@@ -67,18 +72,18 @@ export function resolveOptions(options: QuorumMutexOptions): QuorumMutexSettings
       `quorumMutex: m must be an integer with n/2 < m <= n (n = ${n}), got ${m}`,
     )
   }
-  const durableGrants = options.durableGrants ?? false
+  const durableGrants = options.durableGrants ?? DEFAULT_DURABLE_GRANTS
   if (typeof durableGrants !== 'boolean') {
     throw new InvalidArgumentError('quorumMutex: durableGrants must be a boolean')
   }
-  const backoffMs = positive('backoffMs', options.backoffMs ?? 10)
-  const maxBackoffMs = positive('maxBackoffMs', options.maxBackoffMs ?? 1000)
+  const backoffMs = positive('backoffMs', options.backoffMs ?? DEFAULT_BACKOFF_MS)
+  const maxBackoffMs = positive('maxBackoffMs', options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS)
   if (maxBackoffMs < backoffMs) {
     throw new InvalidArgumentError(
       `quorumMutex: maxBackoffMs (${maxBackoffMs}) must be >= backoffMs (${backoffMs})`,
     )
   }
-  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 200)
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS)
   return {
     coordinators: [...list],
     isCoordinator: (id) => set.has(id),

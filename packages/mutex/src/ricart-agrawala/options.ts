@@ -27,6 +27,7 @@ export interface RicartAgrawalaSettings {
 }
 
 export const DEFAULT_ANSWER_TIMEOUT_MS = 100
+export const DEFAULT_ALWAYS_ANSWER = false
 
 /** Fills in the defaults and checks every value (`InvalidArgumentError` on a bad one). */
 export function resolveOptions(options: RicartAgrawalaOptions = {}): RicartAgrawalaSettings {
@@ -39,7 +40,7 @@ export function resolveOptions(options: RicartAgrawalaOptions = {}): RicartAgraw
       `ricartAgrawala: alwaysAnswer must be a boolean, got ${String(options.alwaysAnswer)}`,
     )
   }
-  const alwaysAnswer = options.alwaysAnswer ?? false
+  const alwaysAnswer = options.alwaysAnswer ?? DEFAULT_ALWAYS_ANSWER
   const t = options.answerTimeoutMs
   if (t !== undefined) {
     if (!(typeof t === 'number' && Number.isFinite(t) && t > 0)) {

@@ -1,4 +1,4 @@
-import { compareLamport, LamportClock } from '@sd/clocks'
+import { compareLamport } from '@sd/clocks'
 import {
   type Ctx,
   isNonNegInt,
@@ -7,8 +7,10 @@ import {
   type ProtocolFactory,
 } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
+import { announceRequest } from '../lamport/announce.js'
 import { handleLocalRequest } from '../lamport/local-request.js'
-import { fencingToken, initialClockOf, rankOf } from '../lamport/timestamp.js'
+import { admitMessage } from '../lamport/peer-message.js'
+import { fencingToken, nodeClock, rankOf } from '../lamport/timestamp.js'
 import type { RicartAgrawalaEvent } from './events.js'
 import { parseMessage, type RicartAgrawalaMessage } from './messages.js'
 import { type RicartAgrawalaOptions, resolveOptions } from './options.js'
@@ -52,10 +54,7 @@ export function ricartAgrawala(
 ): ProtocolFactory<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> {
   const settings = resolveOptions(options)
   return (self) => {
-    const clock = new LamportClock({
-      pid: self,
-      start: initialClockOf(self, settings.initialClock),
-    })
+    const clock = nodeClock(self, settings.initialClock)
     const resources = new Map<string, Resource>()
     let rank = 0
     let members = new Set<NodeId>()
@@ -95,13 +94,7 @@ export function ricartAgrawala(
       r.time = stamp(ctx) // one multicast event: every copy carries the same T
       r.oks.clear()
       r.answered.clear()
-      ctx.emit({
-        type: 'requested',
-        resource: name,
-        time: r.time,
-        token: fencingToken(r.time, rank),
-      })
-      ctx.broadcast({ type: 'request', resource: name, time: r.time })
+      announceRequest(name, r.time, rank, ctx)
       if (settings.alwaysAnswer && ctx.peers.length > 0) {
         ctx.setTimer(TIMER_PREFIX + name, settings.answerTimeoutMs)
       }
@@ -147,26 +140,12 @@ export function ricartAgrawala(
       },
 
       onRequest(req, ctx) {
-        handleLocalRequest(
-          req,
-          self,
-          (e) => ctx.emit(e),
-          stateOf,
-          (resource, r) => request(resource, r, ctx),
-          (resource, r) => release(resource, r, ctx),
-        )
+        handleLocalRequest(req, self, ctx, stateOf, request, release)
       },
 
       onMessage(from, msg, ctx) {
-        if (!members.has(from)) {
-          ctx.emit({ type: 'ignored', from, reason: 'sender is not a member' })
-          return
-        }
-        const m = parseMessage(msg)
-        if (typeof m === 'string') {
-          ctx.emit({ type: 'ignored', from, reason: m })
-          return
-        }
+        const m = admitMessage(from, msg, members.has(from), parseMessage, ctx)
+        if (m === undefined) return
         clock.receive(m.time)
         if (m.type === 'request') {
           onPeerRequest(from, m.resource, m.time, ctx)

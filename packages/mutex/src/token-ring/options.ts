@@ -23,6 +23,12 @@ export interface TokenRingSettings {
   lostTokenTimeoutMs: (n: number) => number
 }
 
+export const DEFAULT_HOLD_MS = 2
+export const DEFAULT_ACK_TIMEOUT_MS = 20
+export const DEFAULT_RETRIES = 3
+/** By default a node waits this many worst-case circulations of an idle ring before regenerating. */
+export const DEFAULT_LOST_TOKEN_CIRCULATIONS = 4
+
 function positive(name: string, value: unknown, fallback: number, allowZero = false): number {
   if (value === undefined) return fallback
   if (
@@ -43,9 +49,9 @@ export function resolveOptions(options: TokenRingOptions = {}): TokenRingSetting
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('tokenRing: options must be an object')
   }
-  const holdMs = positive('holdMs', options.holdMs, 2, true)
-  const ackTimeoutMs = positive('ackTimeoutMs', options.ackTimeoutMs, 20)
-  const retries = positive('retries', options.retries, 3, true)
+  const holdMs = positive('holdMs', options.holdMs, DEFAULT_HOLD_MS, true)
+  const ackTimeoutMs = positive('ackTimeoutMs', options.ackTimeoutMs, DEFAULT_ACK_TIMEOUT_MS)
+  const retries = positive('retries', options.retries, DEFAULT_RETRIES, true)
   if (!Number.isSafeInteger(retries)) {
     throw new InvalidArgumentError(`tokenRing: retries must be a whole number, got ${retries}`)
   }
@@ -62,6 +68,6 @@ export function resolveOptions(options: TokenRingOptions = {}): TokenRingSetting
     lostTokenTimeoutMs:
       options.lostTokenTimeoutMs !== undefined
         ? () => lost
-        : (n) => 4 * Math.max(n, 1) * (holdMs + ackTimeoutMs),
+        : (n) => DEFAULT_LOST_TOKEN_CIRCULATIONS * Math.max(n, 1) * (holdMs + ackTimeoutMs),
   }
 }

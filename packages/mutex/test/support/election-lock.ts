@@ -1,14 +1,21 @@
 import { majorityElection } from '@sd/election'
 import {
   compose,
+  type EmitListener,
+  type EventOf,
   emitsOf,
   type FaultEvent,
   faultsOf,
   type NodeId,
   SimNetwork,
   type SimNetworkOptions,
+  type Unsubscribe,
 } from '@sd/transport'
-import { type CentralizedOptions, centralized } from '../../src/centralized/index.js'
+import {
+  type CentralizedEvent,
+  type CentralizedOptions,
+  centralized,
+} from '../../src/centralized/index.js'
 import { electionToLock } from '../../src/centralized/wiring.js'
 import { checkMutualExclusion, type MutexVerdict, type TimedEvent } from '../../src/check.js'
 
@@ -48,13 +55,18 @@ export function electionLock(lock: CentralizedOptions, wiring: WiringKind = 'lea
     )
 }
 
+/** What a node of `electionLock` emits: `{ proto: 'lock', event }`, `{ proto: 'election', event }`... */
+export type ElectionLockEvent = EventOf<ReturnType<ReturnType<typeof electionLock>>>
+
 export interface ComposedRun {
   net: SimNetwork
-  lock: TimedEvent[]
+  lock: TimedEvent<CentralizedEvent>[]
   faults: FaultEvent[]
   verdict: MutexVerdict
   acquire(id: NodeId, at: number): void
   release(id: NodeId, at: number): void
+  /** Listens to the nodes' events, typed (`{ proto: 'lock', event }`...), from now on. */
+  onEmit(listener: EmitListener<ElectionLockEvent>): Unsubscribe
 }
 
 /** Launches `ids`, lets `plan` schedule asks and faults, runs until `until`, judges the run. */
@@ -76,9 +88,10 @@ export function runComposed(
     group.request(id, { proto: 'lock', req: { type: 'acquire' } }, at)
   const release = (id: NodeId, at: number) =>
     group.request(id, { proto: 'lock', req: { type: 'release' } }, at)
-  plan({ net, acquire, release })
+  const onEmit = (listener: EmitListener<ElectionLockEvent>) => group.onEmit(listener)
+  plan({ net, acquire, release, onEmit })
   net.run({ until: options.untilFrom?.() ?? options.until })
-  const lockEvents = emitsOf(net.trace, 'lock')
+  const lockEvents = emitsOf<CentralizedEvent>(net.trace, 'lock')
   const faults = faultsOf(net.trace)
   return {
     net,
@@ -87,15 +100,19 @@ export function runComposed(
     verdict: checkMutualExclusion(lockEvents, faults),
     acquire,
     release,
+    onEmit,
   }
 }
 
 /** `[node, t, type, ...]` rows of the lock events of the given types, for messages and asserts. */
-export function rows(events: readonly TimedEvent[], ...types: string[]) {
+export function rows(
+  events: readonly TimedEvent<CentralizedEvent>[],
+  ...types: CentralizedEvent['type'][]
+) {
   return events
-    .filter((e) => types.includes((e.event as { type: string }).type))
+    .filter((e) => types.includes(e.event.type))
     .map((e) => {
-      const { type, ...rest } = e.event as { type: string }
+      const { type, ...rest } = e.event
       return [e.node, e.t, type, JSON.stringify(rest)]
     })
 }

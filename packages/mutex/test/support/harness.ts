@@ -10,7 +10,7 @@ import type {
   SimNetwork,
   SimNetworkOptions,
 } from '@sd/transport'
-import { runInSim } from '@sd/transport/testing'
+import { ofType, runInSim } from '@sd/transport/testing'
 import { checkMutualExclusion, type MutexVerdict, type TimedEvent } from '../../src/check.js'
 import { DEFAULT_RESOURCE, type MutexRequest } from '../../src/contract.js'
 
@@ -104,3 +104,25 @@ export function randomAsks(
     hold: 1 + Math.floor(random() * maxHold),
   }))
 }
+
+/** A run's events of one type, narrowed to that member of the protocol's event union. */
+export const eventsOf = <Ev extends { type: string }, T extends Ev['type']>(
+  run: { events: TimedEvent<Ev>[] },
+  type: T,
+) => ofType(run.events, type)
+
+/** The tokens of a run's events of one type, in emission order (`requested`, `acquired`...). */
+export function tokensOf<Ev extends { type: string; token?: number }>(
+  run: { events: TimedEvent<Ev>[] },
+  type: Ev['type'],
+): number[] {
+  return run.events.flatMap(({ event }) =>
+    event.type === type && event.token !== undefined ? [event.token] : [],
+  )
+}
+
+/** Ids `p1` … `pn`. */
+export const namedIds = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => `p${i + 1}`)
+
+/** Message delays of 1 to 20 ms, uniform: requests meet each other and holders. */
+export const JITTER = { latency: { kind: 'uniform', min: 1, max: 20 } } as const

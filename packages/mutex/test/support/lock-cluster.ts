@@ -2,8 +2,9 @@
  * A few locks of one group in this process, each on its own UDP transport on loopback: what the
  * lock tests run on (the lock needs real timers, so not the simulator).
  */
-import type { ProtocolFactory } from '@sd/transport'
+import { isSdError, type ProtocolFactory, type SdError } from '@sd/transport'
 import { createUdpTransport, type UdpTransport } from '@sd/transport/udp'
+import { afterEach } from 'vitest'
 import { createMutex, type Mutex } from '../../src/api/index.js'
 
 export interface LockCluster<Req, Ev> {
@@ -43,6 +44,40 @@ export async function startCluster<Msg, Req, Ev>(
 }
 
 /** How many events of `type` a lock's protocol emitted. */
-export function countOf<Ev>(events: Ev[], type: string): number {
-  return events.filter((e) => (e as { type: string }).type === type).length
+export function countOf<Ev extends { type: string }>(events: Ev[], type: Ev['type']): number {
+  return events.filter((e) => e.type === type).length
+}
+
+/**
+ * `start(algorithm)` for a test file: each test's cluster is closed after it (registers an
+ * `afterEach`, so call it at the top level of the file).
+ */
+export function clusterPerTest() {
+  let cluster: { close(): Promise<void> } | undefined
+  afterEach(async () => {
+    await cluster?.close()
+    cluster = undefined
+  })
+  return async <Msg, Req, Ev>(algorithm: ProtocolFactory<Msg, Req, Ev>) => {
+    const started = await startCluster(algorithm)
+    cluster = started
+    return started
+  }
+}
+
+/** What `p` rejected with; fails the test if it fulfils. */
+export async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
+
+/** What `p` rejected with, as sd's error of `code`; fails the test on a fulfilment or another error. */
+export async function rejectionWith(p: Promise<unknown>, code: string): Promise<SdError> {
+  const error = await rejection(p)
+  if (!isSdError(error, code)) throw new Error(`expected ${code}, got ${String(error)}`)
+  return error
 }

@@ -8,6 +8,7 @@
  * killed by SIGKILL never writes again.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { isNonNegInt, isRecord, shape } from '@sd/transport'
 
 export interface Counter {
   count: number
@@ -15,8 +16,14 @@ export interface Counter {
   by: Record<string, number>
 }
 
+const isCounts = (v: unknown): v is Record<string, number> =>
+  isRecord(v) && Object.values(v).every(isNonNegInt)
+const isCounter = shape({ count: isNonNegInt, token: isNonNegInt, by: isCounts })
+
 export function readCounter(path: string): Counter {
-  return JSON.parse(readFileSync(path, 'utf8')) as Counter
+  const counter: unknown = JSON.parse(readFileSync(path, 'utf8'))
+  if (!isCounter(counter)) throw new Error(`${path} is not a counter: ${JSON.stringify(counter)}`)
+  return counter
 }
 
 export function initCounter(path: string): void {

@@ -51,8 +51,8 @@ export const SEEDS = [1, 2, 3] as const
 /** The sizes the README table shows: Maekawa's grid is square for both (2 x 2, 3 x 3). */
 export const TABLE_SIZES = [4, 9] as const
 
-// biome-ignore lint/suspicious/noExplicitAny: any protocol of this package
-type AnyMutex = ProtocolFactory<any, MutexRequest, any>
+/** Any protocol of this package: the run reads only the `type` of what it emits. */
+type AnyMutex = ProtocolFactory<never, MutexRequest, { type: string }>
 
 export interface Algorithm {
   key:
@@ -196,9 +196,9 @@ export function runOnce(algo: Algorithm, n: number, load: Load, seed: number): R
       net.request<MutexRequest>(node, { type: 'acquire' })
     })
 
-  net.onEmit((node, event, t) => {
+  const onEmit = (node: NodeId, event: { type: string }, t: number) => {
     events.push({ node, t, event })
-    const type = (event as { type?: string }).type
+    const { type } = event
     if (type === 'acquired') {
       const asked = askedAt.get(node)
       if (asked === undefined) throw new Error(`${algo.name}: ${String(node)} entered unasked`)
@@ -215,8 +215,8 @@ export function runOnce(algo: Algorithm, n: number, load: Load, seed: number): R
       // Heavy load: it wants the resource again as soon as it leaves.
       if (load === 'heavy' && (entered.get(node) ?? 0) < HEAVY_ROUNDS) ask(node, t)
     }
-  })
-  net.launch(members, factory)
+  }
+  net.launch(members, factory, { onEmit })
 
   let lastAsk = 0
   if (load === 'light') {
