@@ -15,6 +15,10 @@ export const sdAliases = [
     replacement: `${root}packages/transport/src/explore/index.ts`,
   },
   {
+    find: /^@sd\/transport\/history$/,
+    replacement: `${root}packages/transport/src/history/index.ts`,
+  },
+  {
     find: /^@sd\/transport\/storage-file$/,
     replacement: `${root}packages/transport/src/storage-file/index.ts`,
   },

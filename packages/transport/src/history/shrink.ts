@@ -1,0 +1,55 @@
+/**
+ * A smaller history that still fails: first the shortest failing prefix (operations in invocation
+ * order), then delta debugging: drop chunks of halving size while the rest stays
+ * non-linearizable, and finally single operations until no one can go. The result is 1-minimal:
+ * dropping any one of its operations makes it linearizable (unless the budget ran out first).
+ */
+import type { StepBudget } from './budget.js'
+import { searchLinearization } from './search.js'
+import type { Model, Operation } from './types.js'
+
+export function shrinkHistory<S, I, O>(
+  model: Model<S, I, O>,
+  failing: readonly Operation<I, O>[],
+  budget: StepBudget,
+): { operations: Operation<I, O>[]; minimal: boolean } {
+  let exhausted = false
+  const fails = (candidate: readonly Operation<I, O>[]) => {
+    if (exhausted) return false
+    const r = searchLinearization(model, candidate, budget, true)
+    if (r.verdict === 'unknown') exhausted = true
+    return r.verdict === 'not-linearizable'
+  }
+
+  const byInvocation = [...failing].sort((a, b) => a.invokedAt - b.invokedAt)
+  let lo = 0
+  let hi = byInvocation.length
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1
+    if (fails(byInvocation.slice(0, mid))) hi = mid
+    else lo = mid
+  }
+  let current = byInvocation.slice(0, hi)
+
+  for (let chunk = current.length >> 1; chunk > 1; chunk >>= 1) {
+    for (let start = 0; start < current.length; ) {
+      const candidate = [...current.slice(0, start), ...current.slice(start + chunk)]
+      if (candidate.length > 0 && fails(candidate)) current = candidate
+      else start += chunk
+    }
+  }
+  // Single operations, until a whole pass drops none: a drop can make another one droppable.
+  for (let changed = true; changed && !exhausted; ) {
+    changed = false
+    for (let i = current.length - 1; i >= 0; i--) {
+      const candidate = current.filter((_, j) => j !== i)
+      if (fails(candidate)) {
+        current = candidate
+        changed = true
+      }
+    }
+  }
+  // The input order: the caller's history order, not the invocation order used to cut prefixes.
+  const kept = new Set(current)
+  return { operations: failing.filter((o) => kept.has(o)), minimal: !exhausted }
+}
