@@ -65,18 +65,28 @@ export type EmittedHistoryEvent<I, O> =
   | { type: 'complete'; id: OperationId; output: O }
   | { type: 'info'; id: OperationId }
 
+/** The input of the `invoke` members of an event union, and the output of its `complete` ones. */
+export type InputOf<Ev> = Ev extends { type: 'invoke'; input: infer I } ? I : never
+export type OutputOf<Ev> = Ev extends { type: 'complete'; output: infer O } ? O : never
+
 /**
- * A history from the events of a simulator run (`runInSim(...).events`, `emitsOf(net.trace)`):
- * `map` turns an event into a history event, or undefined to skip it. By default, events shaped
- * as `EmittedHistoryEvent` are taken, the client being the emitting node unless named, and ids
- * are scoped by node (two nodes may both number their operations from 1).
+ * A history from the events of a simulator run (`runInSim(...).events`, `emitsOf(net.trace)`).
+ * Without `map`, events shaped as `EmittedHistoryEvent` are taken (others are skipped), the client
+ * being the emitting node unless named, and ids are scoped by node (two nodes may both number
+ * their operations from 1). `map` turns any event into a history event, or undefined to skip it.
  */
-export function historyFromTrace<I, O, Ev = unknown>(
+export function historyFromTrace<Ev>(
   events: readonly TimedEvent<Ev>[],
-  map: (e: TimedEvent<Ev>) => HistoryEvent<I, O> | undefined = (e) =>
-    defaultMapping<I, O>(e as TimedEvent<unknown>),
-): Operation<I, O>[] {
-  const mapped: HistoryEvent<I, O>[] = []
+): Operation<InputOf<Ev>, OutputOf<Ev>>[]
+export function historyFromTrace<Ev, I, O>(
+  events: readonly TimedEvent<Ev>[],
+  map: (e: TimedEvent<Ev>) => HistoryEvent<I, O> | undefined,
+): Operation<I, O>[]
+export function historyFromTrace(
+  events: readonly TimedEvent<unknown>[],
+  map: (e: TimedEvent<unknown>) => HistoryEvent<unknown, unknown> | undefined = defaultMapping,
+): Operation<unknown, unknown>[] {
+  const mapped: HistoryEvent<unknown, unknown>[] = []
   for (const e of events) {
     const h = map(e)
     if (h !== undefined) mapped.push(h)
@@ -84,15 +94,15 @@ export function historyFromTrace<I, O, Ev = unknown>(
   return historyFromEvents(mapped)
 }
 
-function defaultMapping<I, O>(e: TimedEvent<unknown>): HistoryEvent<I, O> | undefined {
+function defaultMapping(e: TimedEvent<unknown>): HistoryEvent<unknown, unknown> | undefined {
   const ev = e.event as Partial<Record<string, unknown>> | null
   if (typeof ev !== 'object' || ev === null) return undefined
   const id = `${e.node}/${String(ev.id)}`
   if (ev.type === 'invoke') {
     const client = (ev.client as string | number | undefined) ?? e.node
-    return { type: 'invoke', id, client, input: ev.input as I, t: e.t }
+    return { type: 'invoke', id, client, input: ev.input, t: e.t }
   }
-  if (ev.type === 'complete') return { type: 'complete', id, output: ev.output as O, t: e.t }
+  if (ev.type === 'complete') return { type: 'complete', id, output: ev.output, t: e.t }
   if (ev.type === 'info') return { type: 'info', id, t: e.t }
   return undefined
 }

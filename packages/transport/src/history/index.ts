@@ -10,7 +10,9 @@ export {
   historyFromEvents,
   historyFromTrace,
   historyToEvents,
+  type InputOf,
   type OperationId,
+  type OutputOf,
 } from './events.js'
 export { describeOperations } from './format.js'
 export { combineHashes, hashString, hashValue } from './hash.js'
