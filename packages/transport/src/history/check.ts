@@ -37,7 +37,7 @@ export function checkHistory<S, I, O>(
       const shrunk =
         options.shrink === false
           ? { operations: [...part], minimal: false }
-          : shrinkHistory(model, part, budget)
+          : shrinkHistory(model, part, found.stuckAt, budget)
       return {
         verdict: 'not-linearizable',
         steps: budget.used,

@@ -16,8 +16,11 @@ import type { Model, Operation } from './types.js'
 
 export type SearchResult =
   | { verdict: 'linearizable' }
-  /** `longest`: indices of the operations of the longest legal order found. */
-  | { verdict: 'not-linearizable'; longest: number[] }
+  /**
+   * `longest`: indices of the operations of the longest legal order found. `stuckAt`: the latest
+   * return the search reached; operations invoked after it played no part in the failure.
+   */
+  | { verdict: 'not-linearizable'; longest: number[]; stuckAt: number }
   | { verdict: 'unknown' }
 
 /** Entry numbers: operation i has its call at 2i and its return at 2i + 1; the head is 2n. */
@@ -63,13 +66,14 @@ export function searchLinearization<S, I, O>(
   }
 
   const memo = memoize ? new ConfigurationMemo(model.equal, model.hash) : undefined
-  const set = new LinearizedSet(n)
+  const set = new LinearizedSet(completed)
   const chosen: number[] = []
   const statesBefore: S[] = []
   let longest: number[] = []
   let state = model.init()
   let remaining = completed.filter(Boolean).length
   let entry = next[head]!
+  let stuckAt = Number.NEGATIVE_INFINITY
 
   while (remaining > 0) {
     if ((entry & 1) === 0) {
@@ -96,7 +100,8 @@ export function searchLinearization<S, I, O>(
       entry = next[entry]!
     } else {
       if (chosen.length > longest.length) longest = chosen.slice()
-      if (chosen.length === 0) return { verdict: 'not-linearizable', longest }
+      if (entry >= 0) stuckAt = Math.max(stuckAt, operations[entry >> 1]!.completedAt!)
+      if (chosen.length === 0) return { verdict: 'not-linearizable', longest, stuckAt }
       const i = chosen.pop()!
       state = statesBefore.pop()!
       set.remove(i)

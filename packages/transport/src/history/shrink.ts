@@ -1,6 +1,6 @@
 /**
- * A smaller history that still fails: first the shortest failing prefix (operations in invocation
- * order), then delta debugging: drop chunks of halving size while the rest stays
+ * A smaller history that still fails: first the operations invoked by the time the search got
+ * stuck (the others played no part), then delta debugging: drop chunks of halving size while the rest stays
  * non-linearizable, and finally single operations until no one can go. The result is 1-minimal:
  * dropping any one of its operations makes it linearizable (unless the budget ran out first).
  */
@@ -11,6 +11,7 @@ import type { Model, Operation } from './types.js'
 export function shrinkHistory<S, I, O>(
   model: Model<S, I, O>,
   failing: readonly Operation<I, O>[],
+  stuckAt: number,
   budget: StepBudget,
 ): { operations: Operation<I, O>[]; minimal: boolean } {
   let exhausted = false
@@ -21,15 +22,9 @@ export function shrinkHistory<S, I, O>(
     return r.verdict === 'not-linearizable'
   }
 
-  const byInvocation = [...failing].sort((a, b) => a.invokedAt - b.invokedAt)
-  let lo = 0
-  let hi = byInvocation.length
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1
-    if (fails(byInvocation.slice(0, mid))) hi = mid
-    else lo = mid
-  }
-  let current = byInvocation.slice(0, hi)
+  // The search never reached a call after `stuckAt`, so without those operations it fails alike.
+  const early = failing.filter((o) => o.invokedAt <= stuckAt)
+  let current = early.length < failing.length && fails(early) ? early : [...failing]
 
   for (let chunk = current.length >> 1; chunk > 1; chunk >>= 1) {
     for (let start = 0; start < current.length; ) {
@@ -49,7 +44,5 @@ export function shrinkHistory<S, I, O>(
       }
     }
   }
-  // The input order: the caller's history order, not the invocation order used to cut prefixes.
-  const kept = new Set(current)
-  return { operations: failing.filter((o) => kept.has(o)), minimal: !exhausted }
+  return { operations: current, minimal: !exhausted }
 }
