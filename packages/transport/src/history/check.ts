@@ -37,7 +37,12 @@ export function checkHistory<S, I, O>(
       const shrunk =
         options.shrink === false
           ? { operations: [...part], minimal: false }
-          : shrinkHistory(model, part, found.stuckAt, budget)
+          : shrinkHistory(
+              model,
+              part,
+              part[found.stuck]?.completedAt ?? Number.POSITIVE_INFINITY,
+              budget,
+            )
       return {
         verdict: 'not-linearizable',
         steps: budget.used,
@@ -46,6 +51,7 @@ export function checkHistory<S, I, O>(
         counterexample: shrunk.operations,
         minimal: shrunk.minimal,
         longestPrefix: found.longest.map((i) => part[i]!),
+        stuck: part[found.stuck]!,
       }
     }
   }

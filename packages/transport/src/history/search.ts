@@ -17,10 +17,11 @@ import type { Model, Operation } from './types.js'
 export type SearchResult =
   | { verdict: 'linearizable' }
   /**
-   * `longest`: indices of the operations of the longest legal order found. `stuckAt`: the latest
-   * return the search reached; operations invoked after it played no part in the failure.
+   * `longest`: indices of the operations of the longest legal order found. `stuck`: the operation
+   * of the latest return the search reached (no legal order placed it before its completion);
+   * operations invoked after that completion played no part in the failure.
    */
-  | { verdict: 'not-linearizable'; longest: number[]; stuckAt: number }
+  | { verdict: 'not-linearizable'; longest: number[]; stuck: number }
   | { verdict: 'unknown' }
 
 /** Entry numbers: operation i has its call at 2i and its return at 2i + 1; the head is 2n. */
@@ -73,7 +74,7 @@ export function searchLinearization<S, I, O>(
   let state = model.init()
   let remaining = completed.filter(Boolean).length
   let entry = next[head]!
-  let stuckAt = Number.NEGATIVE_INFINITY
+  let stuck = -1
 
   while (remaining > 0) {
     if ((entry & 1) === 0) {
@@ -100,8 +101,13 @@ export function searchLinearization<S, I, O>(
       entry = next[entry]!
     } else {
       if (chosen.length > longest.length) longest = chosen.slice()
-      if (entry >= 0) stuckAt = Math.max(stuckAt, operations[entry >> 1]!.completedAt!)
-      if (chosen.length === 0) return { verdict: 'not-linearizable', longest, stuckAt }
+      const at = entry >> 1
+      if (
+        entry >= 0 &&
+        (stuck < 0 || operations[at]!.completedAt! > operations[stuck]!.completedAt!)
+      )
+        stuck = at
+      if (chosen.length === 0) return { verdict: 'not-linearizable', longest, stuck }
       const i = chosen.pop()!
       state = statesBefore.pop()!
       set.remove(i)

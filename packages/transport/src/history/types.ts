@@ -84,6 +84,12 @@ export type CheckResult<I, O> =
       minimal: boolean
       /** The longest order of the part's operations found legal before the search gave up. */
       longestPrefix: Operation<I, O>[]
+      /**
+       * The operation the search could not get past: no legal order placed it before its
+       * completion (of those, the one that completed last). Often the read that saw too much or
+       * too little; the counterexample, being minimal, may show the failure through another one.
+       */
+      stuck: Operation<I, O>
     }
   | {
       verdict: 'unknown'
