@@ -5,7 +5,8 @@
  * return what the register held then. A pending write (its client crashed) took effect or not,
  * at random; the client comes back as a new process.
  */
-import { createRandom } from '@sd/transport'
+// Types only: test-support has no dependencies of its own (the callers bring createRandom).
+import type { Random } from '@sd/transport'
 import type { Operation, RegisterInput, RegisterOutput } from '@sd/transport/history'
 
 export type RegisterOp = Operation<RegisterInput<number | null>, RegisterOutput<number | null>>
@@ -16,11 +17,9 @@ export interface HistoryShape {
   keys: number
   /** Share of the writes left pending. */
   pendingWrites: number
-  seed: string
 }
 
-export function linearizableRegisterHistory(shape: HistoryShape): RegisterOp[] {
-  const random = createRandom(shape.seed)
+export function linearizableRegisterHistory(shape: HistoryShape, random: Random): RegisterOp[] {
   const free = new Array<number>(shape.clients).fill(0)
   const incarnation = new Array<number>(shape.clients).fill(1)
   const effects: { at: number; op: RegisterOp }[] = []

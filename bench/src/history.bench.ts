@@ -6,6 +6,7 @@
  * (a model whose state holds every key), bounded by a step budget. Medians of SD_HISTORY_RUNS
  * (default 5) runs.
  */
+import { createRandom } from '@sd/transport'
 import {
   type CheckOptions,
   checkHistory,
@@ -61,13 +62,15 @@ function allKeysModel(
 }
 
 export default async function historyBench(): Promise<BenchResult[]> {
-  const single = linearizableRegisterHistory({
-    operations: 10_000,
-    clients: 5,
-    keys: 1,
-    pendingWrites: 0.002,
-    seed: 'bench-10k',
-  })
+  const single = linearizableRegisterHistory(
+    {
+      operations: 10_000,
+      clients: 5,
+      keys: 1,
+      pendingWrites: 0.002,
+    },
+    createRandom('bench-10k'),
+  )
   const fast = timed(registerModel(), single, {})
   const noMemo = timed(registerModel(), single, { memoize: false })
   for (const r of [fast, noMemo])
@@ -98,13 +101,15 @@ export default async function historyBench(): Promise<BenchResult[]> {
     `the same with one stale read: refuted in ${refute.ms.toFixed(0)} ms (${refute.result.steps} steps), ${refuteShrunk.ms.toFixed(0)} ms with the shrinking to ${counterexample} operation(s); without the memo ${refuteNoMemo.result.verdict} after ${refuteNoMemo.result.steps} steps`,
   )
 
-  const keyed = linearizableRegisterHistory({
-    operations: 10_000,
-    clients: 5,
-    keys: 10,
-    pendingWrites: 0.01,
-    seed: 'bench-keyed',
-  })
+  const keyed = linearizableRegisterHistory(
+    {
+      operations: 10_000,
+      clients: 5,
+      keys: 10,
+      pendingWrites: 0.01,
+    },
+    createRandom('bench-keyed'),
+  )
   const MAX_STEPS = 2_000_000
   const parts = timed(registerModel(), keyed, { maxSteps: MAX_STEPS })
   const whole = timed(allKeysModel(10), keyed, { maxSteps: MAX_STEPS })

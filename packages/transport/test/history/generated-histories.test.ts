@@ -1,3 +1,4 @@
+import { createRandom } from '@sd/transport'
 import { checkHistory, registerModel } from '@sd/transport/history'
 import { describe, expect, it } from 'vitest'
 import { linearizableRegisterHistory } from '../../../../test-support/register-histories.js'
@@ -10,13 +11,15 @@ const SEEDS = seedList(30)
 describe('histories of a real register', () => {
   it('are linearizable, with and without the memo and the parts', () => {
     forSeeds(SEEDS, (seed) => {
-      const history = linearizableRegisterHistory({
-        operations: 300,
-        clients: 4,
-        keys: seed % 3 === 0 ? 3 : 1,
-        pendingWrites: 0.05,
-        seed: `gen-${seed}`,
-      })
+      const history = linearizableRegisterHistory(
+        {
+          operations: 300,
+          clients: 4,
+          keys: seed % 3 === 0 ? 3 : 1,
+          pendingWrites: 0.05,
+        },
+        createRandom(`gen-${seed}`),
+      )
       expect(checkHistory(registerModel(), history).verdict).toBe('linearizable')
       const plain = checkHistory(registerModel(), history, { memoize: false, maxSteps: 1_000_000 })
       expect(plain.verdict).not.toBe('not-linearizable')
@@ -26,13 +29,15 @@ describe('histories of a real register', () => {
   it('a read answered with a value overwritten long before is caught, and shrunk to a minimal history', () => {
     let checked = 0
     forSeeds(SEEDS, (seed) => {
-      const history = linearizableRegisterHistory({
-        operations: 300,
-        clients: 4,
-        keys: 1,
-        pendingWrites: 0.02,
-        seed: `stale-${seed}`,
-      })
+      const history = linearizableRegisterHistory(
+        {
+          operations: 300,
+          clients: 4,
+          keys: 1,
+          pendingWrites: 0.02,
+        },
+        createRandom(`stale-${seed}`),
+      )
       const completedReads = history.flatMap((o, i) =>
         o.input.f === 'read' && o.completedAt !== undefined ? [i] : [],
       )
