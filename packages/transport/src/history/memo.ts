@@ -1,7 +1,10 @@
 /**
  * The memo of the search (Lowe's improvement of Wing & Gong): a configuration is the set of
  * operations linearized so far and the model's state after them. Two paths that reach the same
- * configuration have the same future, so the second one is cut.
+ * configuration have the same future, so the second one is cut. The search records a
+ * configuration when it backs out of it, explored in full without success (one on the current
+ * path cannot be reached again: the set only grows along it), so a history that needs no
+ * backtracking pays a lookup per step and no copies.
  *
  * The set is a bitset with a Zobrist hash (each operation has a fixed random 32-bit value, the
  * set's hash is their XOR), updated in O(1) as operations are linearized and undone. The memo
@@ -97,18 +100,23 @@ export class ConfigurationMemo<S> {
     private readonly hash: (state: S) => number,
   ) {}
 
-  /** Records (set, state); false when it was seen before. */
-  add(set: LinearizedSet, state: S): boolean {
-    const key = (set.hash ^ Math.imul(this.hash(state) | 0, 0x9e3779b1)) >>> 0
+  private key(set: LinearizedSet, state: S): number {
+    return (set.hash ^ Math.imul(this.hash(state) | 0, 0x9e3779b1)) >>> 0
+  }
+
+  /** Whether (set, state) was recorded; the compact copy is made only when its hash was. */
+  has(set: LinearizedSet, state: S): boolean {
+    const bucket = this.buckets.get(this.key(set, state))
+    if (bucket === undefined) return false
     const compact = set.compact()
+    return bucket.some((seen) => sameWords(seen.set, compact) && this.equal(seen.state, state))
+  }
+
+  add(set: LinearizedSet, state: S): void {
+    const key = this.key(set, state)
+    const entry = { set: set.compact(), state }
     const bucket = this.buckets.get(key)
-    if (bucket === undefined) {
-      this.buckets.set(key, [{ set: compact, state }])
-      return true
-    }
-    for (const seen of bucket)
-      if (sameWords(seen.set, compact) && this.equal(seen.state, state)) return false
-    bucket.push({ set: compact, state })
-    return true
+    if (bucket === undefined) this.buckets.set(key, [entry])
+    else bucket.push(entry)
   }
 }

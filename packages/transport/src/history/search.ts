@@ -84,7 +84,7 @@ export function searchLinearization<S, I, O>(
       const result = model.step(state, o.input, completed[i] ? o.output : undefined)
       if (result.ok) {
         set.add(i)
-        if (memo === undefined || memo.add(set, result.state)) {
+        if (memo === undefined || !memo.has(set, result.state)) {
           chosen.push(i)
           statesBefore.push(state)
           state = result.state
@@ -109,6 +109,7 @@ export function searchLinearization<S, I, O>(
         stuck = at
       if (chosen.length === 0) return { verdict: 'not-linearizable', longest, stuck }
       const i = chosen.pop()!
+      memo?.add(set, state) // explored in full from here, in vain
       state = statesBefore.pop()!
       set.remove(i)
       if (completed[i]) {
