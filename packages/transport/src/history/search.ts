@@ -82,9 +82,12 @@ export function searchLinearization<S, I, O>(
       const o = operations[i]!
       if (!budget.take()) return { verdict: 'unknown' }
       const result = model.step(state, o.input, completed[i] ? o.output : undefined)
-      if (result.ok) {
+      // A pending operation that leaves the state as it is (a read) gains nothing: every order
+      // after it is open without it, from here, where the search is anyway.
+      const useless = !completed[i] && result.ok && model.equal(result.state, state)
+      if (result.ok && !useless) {
         set.add(i)
-        if (memo === undefined || !memo.has(set, result.state)) {
+        if (memo === undefined || !memo.failed(set, result.state)) {
           chosen.push(i)
           statesBefore.push(state)
           state = result.state
