@@ -58,7 +58,10 @@ export interface CheckOptions {
    * answer is `unknown`. Default 10,000,000.
    */
   maxSteps?: number
-  /** Polled every 1,024 steps; once aborted the answer is `unknown`. */
+  /**
+   * Polled every 1,024 steps; once aborted the answer is `unknown`. The check is synchronous: an
+   * abort scheduled on the event loop (a timer) cannot land while it runs.
+   */
   signal?: AbortSignalLike
   /** Remember (linearized set, state) pairs already explored. Default true; off only to measure. */
   memoize?: boolean
