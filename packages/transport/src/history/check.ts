@@ -1,5 +1,5 @@
 /**
- * `checkHistory`: is a history linearizable with respect to a model? Splits it into the model's
+ * `checkHistory` (and `checkHistoryAsync`): is a history linearizable with respect to a model? Splits it into the model's
  * parts (P-compositionality), searches each (search.ts) and, for the first part that fails, finds
  * a minimal failing sub-history (shrink.ts). Bounded: past `maxSteps`, or once `signal` is
  * aborted, the answer is `unknown`.
@@ -17,6 +17,33 @@ export function checkHistory<S, I, O>(
   history: readonly Operation<I, O>[],
   options: CheckOptions = {},
 ): CheckResult<I, O> {
+  const run = checking(model, history, options)
+  for (let r = run.next(); ; r = run.next()) if (r.done) return r.value
+}
+
+/**
+ * The same check, giving the event loop a turn every few thousand steps, so that a signal a
+ * timer aborts (`AbortSignal.timeout(ms)`) stops it. `pause` is how it waits (default: a
+ * zero-delay timer).
+ */
+export async function checkHistoryAsync<S, I, O>(
+  model: Model<S, I, O>,
+  history: readonly Operation<I, O>[],
+  options: CheckOptions & { pause?: () => Promise<void> } = {},
+): Promise<CheckResult<I, O>> {
+  const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 0)))
+  const run = checking(model, history, options)
+  for (let r = run.next(); ; r = run.next()) {
+    if (r.done) return r.value
+    await pause()
+  }
+}
+
+function* checking<S, I, O>(
+  model: Model<S, I, O>,
+  history: readonly Operation<I, O>[],
+  options: CheckOptions,
+): Generator<void, CheckResult<I, O>, void> {
   validateHistory(history)
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
   if (!(maxSteps >= 0))
@@ -25,7 +52,7 @@ export function checkHistory<S, I, O>(
   const parts =
     options.partition !== false && model.partition ? model.partition(history) : [[...history]]
   for (const part of parts) {
-    const found = searchLinearization(model, part, budget, options.memoize !== false)
+    const found = yield* searchLinearization(model, part, budget, options.memoize !== false)
     if (found.verdict === 'unknown')
       return {
         verdict: 'unknown',
@@ -34,15 +61,11 @@ export function checkHistory<S, I, O>(
         reason: budget.stopped!,
       }
     if (found.verdict === 'not-linearizable') {
+      const stuck = part[found.stuck]!
       const shrunk =
         options.shrink === false
           ? { operations: [...part], minimal: false }
-          : shrinkHistory(
-              model,
-              part,
-              part[found.stuck]?.completedAt ?? Number.POSITIVE_INFINITY,
-              budget,
-            )
+          : yield* shrinkHistory(model, part, stuck.completedAt!, budget)
       return {
         verdict: 'not-linearizable',
         steps: budget.used,
@@ -51,7 +74,7 @@ export function checkHistory<S, I, O>(
         counterexample: shrunk.operations,
         minimal: shrunk.minimal,
         longestPrefix: found.longest.map((i) => part[i]!),
-        stuck: part[found.stuck]!,
+        stuck,
       }
     }
   }

@@ -3,7 +3,7 @@
  * search with Lowe's memo and P-compositionality, as Porcupine runs it). See the package README,
  * "Checking histories".
  */
-export { checkHistory, partitionBy } from './check.js'
+export { checkHistory, checkHistoryAsync, partitionBy } from './check.js'
 export {
   type EmittedHistoryEvent,
   type HistoryEvent,

@@ -14,6 +14,8 @@ import type { StepBudget } from './budget.js'
 import { ConfigurationMemo, LinearizedSet } from './memo.js'
 import type { Model, Operation } from './types.js'
 
+const PAUSE_EVERY = 16_384
+
 export type SearchResult =
   | { verdict: 'linearizable' }
   /**
@@ -39,12 +41,16 @@ function timeOrderedEntries(operations: readonly Operation<unknown, unknown>[]):
   return entries.sort((a, b) => time(a) - time(b) || (a & 1) - (b & 1) || a - b)
 }
 
-export function searchLinearization<S, I, O>(
+/**
+ * A generator so that an asynchronous check can give the event loop a turn now and then (it
+ * yields every `PAUSE_EVERY` steps); a synchronous one just runs it to the end.
+ */
+export function* searchLinearization<S, I, O>(
   model: Model<S, I, O>,
   operations: readonly Operation<I, O>[],
   budget: StepBudget,
   memoize: boolean,
-): SearchResult {
+): Generator<void, SearchResult, void> {
   const n = operations.length
   const head = 2 * n
   const next = new Int32Array(2 * n + 1).fill(-1)
@@ -81,6 +87,7 @@ export function searchLinearization<S, I, O>(
       const i = entry >> 1
       const o = operations[i]!
       if (!budget.take()) return { verdict: 'unknown' }
+      if (budget.used % PAUSE_EVERY === 0) yield
       const result = model.step(state, o.input, completed[i] ? o.output : undefined)
       // A pending operation that leaves the state as it is (a read) gains nothing: every order
       // after it is open without it, from here, where the search is anyway.

@@ -8,28 +8,28 @@ import type { StepBudget } from './budget.js'
 import { searchLinearization } from './search.js'
 import type { Model, Operation } from './types.js'
 
-export function shrinkHistory<S, I, O>(
+export function* shrinkHistory<S, I, O>(
   model: Model<S, I, O>,
   failing: readonly Operation<I, O>[],
   stuckAt: number,
   budget: StepBudget,
-): { operations: Operation<I, O>[]; minimal: boolean } {
+): Generator<void, { operations: Operation<I, O>[]; minimal: boolean }, void> {
   let exhausted = false
-  const fails = (candidate: readonly Operation<I, O>[]) => {
-    if (exhausted) return false
-    const r = searchLinearization(model, candidate, budget, true)
+  function* fails(candidate: readonly Operation<I, O>[]): Generator<void, boolean, void> {
+    if (exhausted || candidate.length === 0) return false
+    const r = yield* searchLinearization(model, candidate, budget, true)
     if (r.verdict === 'unknown') exhausted = true
     return r.verdict === 'not-linearizable'
   }
 
   // The search never reached a call after `stuckAt`, so without those operations it fails alike.
   const early = failing.filter((o) => o.invokedAt <= stuckAt)
-  let current = early.length < failing.length && fails(early) ? early : [...failing]
+  let current = early.length < failing.length && (yield* fails(early)) ? early : [...failing]
 
   for (let chunk = current.length >> 1; chunk > 1; chunk >>= 1) {
     for (let start = 0; start < current.length; ) {
       const candidate = [...current.slice(0, start), ...current.slice(start + chunk)]
-      if (candidate.length > 0 && fails(candidate)) current = candidate
+      if (yield* fails(candidate)) current = candidate
       else start += chunk
     }
   }
@@ -38,7 +38,7 @@ export function shrinkHistory<S, I, O>(
     changed = false
     for (let i = current.length - 1; i >= 0; i--) {
       const candidate = current.filter((_, j) => j !== i)
-      if (fails(candidate)) {
+      if (yield* fails(candidate)) {
         current = candidate
         changed = true
       }

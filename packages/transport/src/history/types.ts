@@ -59,8 +59,8 @@ export interface CheckOptions {
    */
   maxSteps?: number
   /**
-   * Polled every 1,024 steps; once aborted the answer is `unknown`. The check is synchronous: an
-   * abort scheduled on the event loop (a timer) cannot land while it runs.
+   * Polled every 1,024 steps; once aborted the answer is `unknown`. `checkHistory` is
+   * synchronous: an abort from a timer lands only under `checkHistoryAsync`.
    */
   signal?: AbortSignalLike
   /** Remember (linearized set, state) pairs already explored. Default true; off only to measure. */

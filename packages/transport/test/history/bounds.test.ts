@@ -1,5 +1,5 @@
 import { createRandom } from '@sd/transport'
-import { checkHistory, registerModel } from '@sd/transport/history'
+import { checkHistory, checkHistoryAsync, registerModel } from '@sd/transport/history'
 import { describe, expect, it } from 'vitest'
 import { type RegOp, randomRegisterHistory } from './random-histories.js'
 
@@ -27,6 +27,35 @@ describe('bounds', () => {
     controller.abort()
     const r = checkHistory(registerModel(), hardHistory(12), { signal: controller.signal })
     expect(r).toMatchObject({ verdict: 'unknown', reason: 'aborted' })
+  })
+
+  it('the asynchronous check stops when a timer aborts its signal', async () => {
+    const controller = new AbortController()
+    let pauses = 0
+    // Aborts at the third pause, as AbortSignal.timeout would once its timer got a turn.
+    const pause = async () => {
+      if (++pauses === 3) controller.abort()
+    }
+    const options = { signal: controller.signal, memoize: false, pause }
+    const r = await checkHistoryAsync(registerModel(), hardHistory(14), options)
+    expect(r).toMatchObject({ verdict: 'unknown', reason: 'aborted' })
+    expect(pauses).toBe(3)
+  })
+
+  it('with its default pause, AbortSignal.timeout stops a search that would run for ages', async () => {
+    const options = { signal: AbortSignal.timeout(20), memoize: false, maxSteps: 1e12 }
+    const r = await checkHistoryAsync(registerModel(), hardHistory(16), options)
+    expect(r).toMatchObject({ verdict: 'unknown', reason: 'aborted' })
+  })
+
+  it('the asynchronous check answers as the synchronous one', async () => {
+    const history = randomRegisterHistory(createRandom('async'), 300)
+    const sync = checkHistory(registerModel(), history)
+    expect(await checkHistoryAsync(registerModel(), history)).toEqual(sync)
+    const hard = hardHistory(8)
+    expect(await checkHistoryAsync(registerModel(), hard)).toEqual(
+      checkHistory(registerModel(), hard),
+    )
   })
 
   it('the memo makes the same history quick to refute', () => {
