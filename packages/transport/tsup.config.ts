@@ -5,5 +5,6 @@ export default packageBuild({
   udp: 'src/udp/index.ts',
   explore: 'src/explore/index.ts',
   testing: 'src/testing/index.ts',
+  history: 'src/history/index.ts',
   'storage-file': 'src/storage-file/index.ts',
 })

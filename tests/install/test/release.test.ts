@@ -42,7 +42,7 @@ const RELEASE_TIMEOUT_MS = 8 * 60_000
 const PACKAGES: Record<string, { needs: string[]; entries: string[] }> = {
   '@sd/transport': {
     needs: [],
-    entries: ['.', './explore', './storage-file', './testing', './udp'],
+    entries: ['.', './explore', './history', './storage-file', './testing', './udp'],
   },
   '@sd/clocks': { needs: [], entries: ['.'] },
   '@sd/timesync': { needs: ['@sd/transport'], entries: ['.', './udp'] },
@@ -193,7 +193,13 @@ describe('installed from tarballs, without a registry', () => {
     )
     await expectEntriesLoad(project, '@sd/mutex', ['.'])
     await expectEntriesLoad(project, '@sd/clocks', ['.'])
-    await expectEntriesLoad(project, '@sd/transport', ['.', './explore', './storage-file', './udp'])
+    await expectEntriesLoad(project, '@sd/transport', [
+      '.',
+      './explore',
+      './history',
+      './storage-file',
+      './udp',
+    ])
   })
 })
 
