@@ -56,8 +56,7 @@ export const causalOrder: Scenario = {
       net.request<CausalBroadcastRequest<string>>(node, { type: 'broadcast', payload: '' }, at)
     }
 
-    net.onEmit((node, raw, t) => {
-      const event = raw as CausalEvent<string>
+    const onEmit = (node: NodeId, event: CausalEvent<string>, t: number) => {
       const trace = net.trace[net.trace.length - 1]!
       if (event.type === 'broadcast') {
         const name = `m${String(node)}.${event.seq}`
@@ -98,8 +97,8 @@ export const causalOrder: Scenario = {
         })
         labels.set(trace, `hold ${name} W=[${event.clock.join(',')}]`)
       }
-    })
-    net.launch(ids, () => causalBroadcast<string>())
+    }
+    net.launch(ids, () => causalBroadcast<string>(), { onEmit })
     for (const id of crash) net.crash(id)
     // With every node down there is no one to start a broadcast.
     for (let i = 0; live.length > 0 && i < Math.max(2, n); i++)

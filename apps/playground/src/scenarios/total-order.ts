@@ -37,8 +37,7 @@ export const totalOrder: Scenario = {
     const events: Record<string, unknown>[] = []
     const labels = new Map<TraceEvent, string>()
     const sent: string[] = []
-    net.onEmit((node, raw, t) => {
-      const event = raw as TotalOrderEvent<string>
+    const onEmit = (node: NodeId, event: TotalOrderEvent<string>, t: number) => {
       const trace = net.trace[net.trace.length - 1]!
       if (event.type === 'broadcast') {
         sent.push(event.payload)
@@ -62,8 +61,8 @@ export const totalOrder: Scenario = {
         })
         labels.set(trace, `#${event.index} ${event.payload} T=${stamp(event.timestamp)}`)
       }
-    })
-    net.launch(ids, () => totalOrderBroadcast<string>())
+    }
+    net.launch(ids, () => totalOrderBroadcast<string>(), { onEmit })
     for (const id of crash) net.crash(id)
     // Two rounds; in each, a random half of the live members broadcast at the same instant.
     let rand = seed >>> 0
