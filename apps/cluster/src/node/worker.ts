@@ -78,10 +78,11 @@ function traced(inner: Transport<unknown>): Transport<unknown> {
     },
     onMessage: (handler) =>
       inner.onMessage((from, raw) => {
-        const env = raw as { s?: unknown; m?: unknown }
-        if (typeof env?.s === 'number')
+        // A peer's envelope `{ s, m }`, as `send` wraps it; anything else carries nothing.
+        const env = typeof raw === 'object' && raw !== null ? raw : {}
+        if ('s' in env && typeof env.s === 'number')
           say({ k: 'deliver', t: machineNow(), from: String(from), seq: env.s })
-        handler(from, env?.m)
+        handler(from, 'm' in env ? env.m : undefined)
       }),
     onSignal: (handler) => inner.onSignal?.(handler) ?? (() => {}),
     close: () => inner.close(),
@@ -144,13 +145,14 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
     },
   },
   onEvent(composed) {
-    const { proto, event } = composed as { proto: string; event: Record<string, unknown> }
-    if (proto === 'election') {
+    if (composed.proto === 'election') {
+      const { event } = composed
       if (event.type === 'leader') leader = String(event.leader)
       else if (event.type === 'leader-lost') leader = undefined
-    } else if (proto === 'lock') {
+    } else if (composed.proto === 'lock') {
+      const { event } = composed
       if (event.type === 'acquired') {
-        held = event.token as number
+        held = event.token
         const resolve = waiting
         waiting = undefined
         if (resolve !== undefined) resolve(held)
@@ -160,8 +162,9 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
         }
       } else if (event.type === 'released' && event.token === held) held = undefined
     }
-    if (config.trace || REPORTED[proto]?.has(event.type as string)) {
-      say({ k: 'ev', t: stepAt ?? machineNow(), p: proto, e: event })
+    const { proto, event } = composed
+    if (config.trace || REPORTED[proto]?.has(event.type)) {
+      say({ k: 'ev', t: stepAt ?? machineNow(), p: proto, e: { ...event } })
     }
   },
   onError: fail,
