@@ -123,7 +123,8 @@ export const lamportPqr: Scenario = {
       if (e.type === 'timer-fire') return `timer ${String(e.node)} ${e.key}`
       if (e.type === 'send' || e.type === 'deliver') {
         const sent = net.trace.find((s) => s.type === 'send' && s.id === e.id)
-        const type = sent?.type === 'send' ? (sent.msg as Stamped).type : undefined
+        const msg = sent?.type === 'send' ? sent.msg : undefined
+        const type = typeof msg === 'object' && msg !== null && 'type' in msg ? msg.type : undefined
         return `${e.type} ${type}`
       }
       return undefined
