@@ -46,7 +46,7 @@ function flooder(origin: NodeId, rumours: readonly number[], every: number) {
  * is cut off from 40 ms to 90 ms, so rumour 2 cannot reach it; rumours 1 and 3 reach every live
  * node through redundant paths. `--crash` takes nodes down from the start.
  */
-export const flood: Scenario = {
+export const flood = {
   name: 'flood',
   title: 'flooding broadcast over lossy links, with a partition and crashes',
   description:
@@ -124,7 +124,7 @@ export const flood: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario
 
 /**
  * Why a live node missed a rumour. Flooding is best effort (no retransmission), so a rumour
