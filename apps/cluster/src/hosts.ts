@@ -69,7 +69,7 @@ export function running(pid: number): boolean {
     return process.kill(pid, 0)
   } catch (error) {
     // Exists, but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    return error instanceof Error && 'code' in error && error.code === 'EPERM'
   }
 }
 

@@ -34,7 +34,11 @@ setTimeout(() => process.exit(3), config.maxLifetimeMs).unref()
 
 const say = (line: NodeLine) => process.stdout.write(`${JSON.stringify(line)}\n`)
 const fail = (error: unknown) => {
-  say({ k: 'error', t: machineNow(), message: String((error as Error)?.stack ?? error) })
+  say({
+    k: 'error',
+    t: machineNow(),
+    message: String((error instanceof Error ? error.stack : undefined) ?? error),
+  })
   process.exit(1)
 }
 process.on('uncaughtException', fail)
