@@ -1,4 +1,5 @@
 /** The command line of `pnpm cluster`: pure parsing, checked ranges, and the usage text. */
+import { oneOf } from '@sd/transport'
 
 export const CHAOS_KINDS = [
   'kill-leader',
@@ -11,6 +12,7 @@ export const CHAOS_KINDS = [
   'partition',
 ] as const
 export type ChaosKind = (typeof CHAOS_KINDS)[number]
+const isChaosKind = oneOf(...CHAOS_KINDS)
 
 /** Faults that need nftables inside network namespaces. */
 export const NETNS_ONLY: ReadonlySet<ChaosKind> = new Set(['partition', 'loss'])
@@ -130,15 +132,16 @@ const integer = (name: string, text: string | undefined, min: number, max: numbe
 export function parseChaos(text: string): ChaosKind[] {
   if (text === 'none' || text === '') return []
   if (text === 'all') return [...CHAOS_KINDS]
-  const kinds = text.split(',').map((k) => k.trim())
-  for (const k of kinds) {
-    if (!(CHAOS_KINDS as readonly string[]).includes(k)) {
+  const kinds: ChaosKind[] = []
+  for (const k of text.split(',').map((k) => k.trim())) {
+    if (!isChaosKind(k)) {
       throw new UsageError(
         `unknown fault ${JSON.stringify(k)} (known: ${CHAOS_KINDS.join(', ')}, none)`,
       )
     }
+    kinds.push(k)
   }
-  return kinds as ChaosKind[]
+  return kinds
 }
 
 /** Parses argv (without node and the script); throws UsageError. */

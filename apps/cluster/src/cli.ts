@@ -61,7 +61,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Everything it started is already cleaned up (runCluster's finally).
     const text =
-      error instanceof ClusterError ? error.message : String((error as Error)?.stack ?? error)
+      error instanceof ClusterError
+        ? error.message
+        : String((error instanceof Error ? error.stack : undefined) ?? error)
     process.stderr.write(`cluster: ${text}\n`)
     return 3
   }
@@ -93,7 +95,9 @@ async function jepsen(argv: string[]): Promise<number> {
     return report.ok ? 0 : 1
   } catch (error) {
     const text =
-      error instanceof ClusterError ? error.message : String((error as Error)?.stack ?? error)
+      error instanceof ClusterError
+        ? error.message
+        : String((error instanceof Error ? error.stack : undefined) ?? error)
     process.stderr.write(`cluster jepsen: ${text}\n`)
     return 3
   }
@@ -113,7 +117,9 @@ function check(argv: string[]): number {
       throw new Error('not an sd-trace document')
     }
   } catch (error) {
-    process.stderr.write(`cluster check: cannot read ${file}: ${(error as Error).message}\n`)
+    process.stderr.write(
+      `cluster check: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}\n`,
+    )
     return 2
   }
   const violations = judgeTrace(doc)

@@ -20,7 +20,7 @@ export function installExitHandlers(
   }
   const onFatal = (error: unknown) => {
     cleanup()
-    process.stderr.write(`${String((error as Error)?.stack ?? error)}\n`)
+    process.stderr.write(`${String((error instanceof Error ? error.stack : undefined) ?? error)}\n`)
     process.exit(3)
   }
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const

@@ -15,6 +15,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { createSocket } from 'node:dgram'
+import { isFiniteNumber, isRecord, isString, shape } from '@sd/transport'
 
 export interface Hosts {
   readonly mode: 'netns' | 'loopback'
@@ -68,13 +69,15 @@ export function running(pid: number): boolean {
     return process.kill(pid, 0)
   } catch (error) {
     // Exists, but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    return error instanceof Error && 'code' in error && error.code === 'EPERM'
   }
 }
 
 export const NETNS_PREFIX = 'sdc'
 const TABLE = 'sdchaos'
 const IFACE = 'eth0'
+/** An entry of `nft -j list counters` that is a named counter (the list holds other entries too). */
+const isCounter = shape({ counter: shape({ name: isString, packets: isFiniteNumber }) })
 
 /** Namespaces of earlier runs whose process is gone (killed with SIGKILL): deleted. */
 export function deleteOrphanNamespaces(): string[] {
@@ -164,10 +167,12 @@ export function createNetnsHosts(count: number, port = 7000): Hosts {
       'netdev',
       TABLE,
     ])
-    const items = (
-      JSON.parse(out) as { nftables: Array<{ counter?: { name: string; packets: number } }> }
-    ).nftables
-    const get = (name: string) => items.find((x) => x.counter?.name === name)?.counter?.packets ?? 0
+    const doc: unknown = JSON.parse(out)
+    if (!isRecord(doc) || !Array.isArray(doc.nftables))
+      throw new Error(`nft list counters: no nftables list in ${out.slice(0, 200)}`)
+    const counters = doc.nftables.filter(isCounter)
+    const get = (name: string) =>
+      counters.find((x) => x.counter.name === name)?.counter.packets ?? 0
     return { cut: get('cut'), loss: get('loss') }
   }
 

@@ -68,7 +68,7 @@ export class TraceRecorder {
   }
 
   send(t: number, from: string, to: string, seq: number, msg: unknown): void {
-    const tag = (msg as { proto?: unknown })?.proto
+    const tag = typeof msg === 'object' && msg !== null && 'proto' in msg ? msg.proto : undefined
     const proto = typeof tag === 'string' ? tag : undefined
     const id = this.nextId++
     this.sends.set(`${from} ${seq}`, { id, from, to, t: this.at(t), msg, proto, deliveries: [] })

@@ -98,8 +98,12 @@ export const machineNow = () => performance.timeOrigin + performance.now()
 export function parseLine<T extends { k: string }>(line: string): T | undefined {
   if (!line.startsWith('{')) return undefined
   try {
-    const value = JSON.parse(line) as unknown
-    return typeof value === 'object' && value !== null && typeof (value as T).k === 'string'
+    const value: unknown = JSON.parse(line)
+    // Our own lines, from our own processes: only their kind is checked.
+    return typeof value === 'object' &&
+      value !== null &&
+      'k' in value &&
+      typeof value.k === 'string'
       ? (value as T)
       : undefined
   } catch {

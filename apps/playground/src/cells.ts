@@ -116,8 +116,7 @@ const NOTE_LINES = 3
  */
 function typeOf(value: unknown): string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return raw(value)
-  const type = (value as { type?: unknown }).type
-  if (typeof type === 'string') return type
+  if ('type' in value && typeof value.type === 'string') return value.type
   return raw(
     Object.entries(value)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)

@@ -74,7 +74,7 @@ export function main(argv: readonly string[], io: Io): number {
     }
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.err(usageErrorText((error as Error).message, argv[0]))
+      io.err(usageErrorText(error.message, argv[0]))
       return EXIT.usage
     }
     io.err(`sd: ${error instanceof Error ? error.message : String(error)}`)
@@ -213,7 +213,12 @@ function checkProto(name: string, trace: readonly TraceEvent[]): void {
   )
 }
 
-function isParseArgsError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
+/** node:util's parseArgs throws TypeErrors with an `ERR_PARSE_ARGS_*` code. */
+function isParseArgsError(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('ERR_PARSE_ARGS')
+  )
 }

@@ -78,11 +78,15 @@ function foldRepeats<T>(rows: readonly CondenseRow<T>[], budget: number): Conden
     const middle = group.slice(REPEAT_HEAD, -1)
     if (middle.length === 0) break
     for (const i of middle) {
-      const r = out[i] as CondenseRow<T>
+      const r = out[i]
+      if (r === undefined) continue
       out[i] = { ...r, fold: r.repeat?.kind }
       // What explained a folded row explains nothing shown: it folds as its own kind.
-      for (let j = i - 1; j >= 0 && (out[j] as CondenseRow<T>).t === r.t; j--)
-        if (out[j]?.cause) out[j] = { ...(out[j] as CondenseRow<T>), cause: false }
+      for (let j = i - 1; j >= 0; j--) {
+        const before = out[j]
+        if (before === undefined || before.t !== r.t) break
+        if (before.cause) out[j] = { ...before, cause: false }
+      }
     }
     if (cost(out, new Set()) <= budget) break
   }
@@ -127,21 +131,19 @@ function arrange<T>(
     spare -= size - 1
     open.add(i)
   }
+  // The runs that stay folded, by their first row: each is drawn as one gap.
+  const folded = new Map(runs.filter((_, i) => !open.has(i)).map(([first, last]) => [first, last]))
   const out: Condensed<T>[] = []
-  let next = 0
-  runs.forEach(([first, last], i) => {
-    for (; next < first; next++)
-      out.push({ kind: 'row', item: (rows[next] as CondenseRow<T>).item })
-    if (open.has(i))
-      for (; next <= last; next++)
-        out.push({ kind: 'row', item: (rows[next] as CondenseRow<T>).item })
+  let skipTo = 0
+  rows.forEach((r, i) => {
+    if (i < skipTo) return
+    const last = folded.get(i)
+    if (last === undefined) out.push({ kind: 'row', item: r.item })
     else {
-      out.push({ kind: 'gap', gap: gapOf(rows.slice(first, last + 1)) })
-      next = last + 1
+      out.push({ kind: 'gap', gap: gapOf(rows.slice(i, last + 1)) })
+      skipTo = last + 1
     }
   })
-  for (; next < rows.length; next++)
-    out.push({ kind: 'row', item: (rows[next] as CondenseRow<T>).item })
   return out
 }
 

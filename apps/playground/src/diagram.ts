@@ -163,11 +163,17 @@ function cellText(text: string, width: number, maxLines: number, indent: number)
 /** An emit recurs as its node and type (`★ trusts` of node 5, poll after poll). */
 function repeatOf(event: TraceEvent): { key: string; kind: string } | undefined {
   if (event.type !== 'emit') return undefined
-  let inner = event.event as { type?: unknown; event?: unknown } | null
-  while (inner !== null && typeof inner === 'object' && inner.type === undefined)
-    inner = inner.event as typeof inner
-  const type = typeof inner?.type === 'string' ? inner.type : 'event'
+  // A composed protocol's event wraps its child's (`{ proto, event }`): the typed one inside.
+  let inner = event.event
+  while (typeof inner === 'object' && inner !== null && typeOfValue(inner) === undefined)
+    inner = 'event' in inner ? inner.event : undefined
+  const found = typeOfValue(inner)
+  const type = typeof found === 'string' ? found : 'event'
   return { key: `${String(event.node)} ${type}`, kind: `★ ${type}` }
+}
+
+function typeOfValue(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && 'type' in value ? value.type : undefined
 }
 
 /**

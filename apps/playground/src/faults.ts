@@ -33,8 +33,12 @@ export function faultLines(
     const f = faults[i]!
     if (f.type === 'crash' || f.type === 'restart' || f.type === 'pause') {
       const nodes = [f.node]
-      while (faults[i + 1]?.type === f.type && faults[i + 1]!.t === f.t)
-        nodes.push((faults[++i] as { node: NodeId }).node)
+      for (
+        let next = faults[i + 1];
+        next?.type === f.type && next.t === f.t && 'node' in next;
+        next = faults[++i + 1]
+      )
+        nodes.push(next.node)
       lines.push(`${f.type} of ${nodes.map(String).join(', ')} at t=${ms(f.t)}`)
     } else if (f.type === 'resume') {
       lines.push(

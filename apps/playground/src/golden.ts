@@ -109,7 +109,8 @@ function eventText(e: TraceEvent): string {
       return `error ${e.node} ${JSON.stringify(e.message)}`
     default: {
       // A kind of event added to the simulator later still gets a stable line.
-      const { t: _t, type, ...rest } = e as { t: number; type: string }
+      const added: { t: number; type: string } = e
+      const { t: _t, type, ...rest } = added
       return `${type} ${canonicalJson(rest)}`
     }
   }
@@ -163,9 +164,9 @@ export function canonicalJson(value: unknown): string {
   if (value === undefined) return 'undefined'
   if (value === null || typeof value !== 'object') return JSON.stringify(value)
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const entries = Object.keys(value)
-    .sort()
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+  const entries = Object.entries(value)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
   return `{${entries.join(',')}}`
 }

@@ -27,7 +27,7 @@ export function nodesToDraw(
   let room = nodes.length - 1
   while (room > 1 && !fits(room)) room--
   const struck = new Set<NodeId>()
-  for (const e of trace) if (FAULTS.has(e.type) && 'node' in e) struck.add(e.node as NodeId)
+  for (const e of trace) if (FAULTS.has(e.type) && 'node' in e) struck.add(e.node)
   const first = [...nodes.filter((id) => struck.has(id)), ...nodes.filter((id) => !struck.has(id))]
   const chosen = new Set(first.slice(0, room))
   const drawn = nodes.filter((id) => chosen.has(id))

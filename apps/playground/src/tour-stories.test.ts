@@ -2,7 +2,8 @@
  * The tour at 80 columns tells every worked example to its end: the rows that conclude each
  * story are in the output, where the diagram used to be cut at 60 rows ("… N more events").
  */
-import type { NodeId, TraceEvent } from '@sd/transport'
+import { isRecord, type NodeId, type TraceEvent } from '@sd/transport'
+import { traceOfType } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { defaults } from './args.js'
 import { main } from './cli.js'
@@ -81,7 +82,7 @@ const SYMBOL: Partial<Record<TraceEvent['type'], string>> = {
 function nodeOf(e: TraceEvent): NodeId | undefined {
   if (e.type === 'send') return e.from
   if (e.type === 'deliver') return e.to
-  return 'node' in e ? (e.node as NodeId) : undefined
+  return 'node' in e ? e.node : undefined
 }
 
 /**
@@ -109,27 +110,27 @@ const lastOfEachNode: Concluding = (trace) => {
 const SPECIFIC: Record<string, Concluding> = {
   // The slide's two jumps: R at 1 gets (M2, 3) and goes to 4; P at 2 gets (M4, 8) and goes to 9.
   'lamport-pqr': (trace) =>
-    trace
-      .filter((e) => e.type === 'deliver' && (e.to === 3 || e.to === 1))
+    traceOfType(trace, 'deliver')
+      .filter((e) => e.to === 3 || e.to === 1)
       .map((e) => ({
         t: e.t,
-        node: (e as { to: NodeId }).to,
+        node: e.to,
         start: '←',
-        what: `the receipt that jumps on node ${String((e as { to: NodeId }).to)}`,
+        what: `the receipt that jumps on node ${String(e.to)}`,
       })),
   'election-bully': (trace) => [
     ...trace
       .filter((e) => e.type === 'crash' || e.type === 'restart')
       .map((e) => ({
         t: e.t,
-        node: (e as { node: NodeId }).node,
+        node: e.node,
         start: e.type === 'crash' ? '💥' : '↻',
         what: `${e.type} of 7 (7 fails, 7 returns)`,
       })),
     // 6 wins after 7 fails: its announcement, and every live node following it.
-    ...trace
-      .filter((e) => e.type === 'emit' && e.t > 60 && e.t < 130 && emitted(e, 'follower'))
-      .map((e) => ({ t: e.t, node: (e as { node: NodeId }).node, start: '★', what: 'follows 6' })),
+    ...traceOfType(trace, 'emit')
+      .filter((e) => e.t > 60 && e.t < 130 && emitted(e, 'follower'))
+      .map((e) => ({ t: e.t, node: e.node, start: '★', what: 'follows 6' })),
   ],
   'deadlock-cmh': (trace) => {
     const home = trace.find(
@@ -138,14 +139,14 @@ const SPECIFIC: Record<string, Concluding> = {
     const deliver = trace.find(
       (e) => e.type === 'deliver' && home?.type === 'send' && e.id === home.id,
     )
-    const found = trace.filter((e) => emitted(e, 'deadlock'))
+    const found = traceOfType(trace, 'emit').filter((e) => emitted(e, 'deadlock'))
     return [
       ...(deliver?.type === 'deliver'
         ? [{ t: deliver.t, node: deliver.to, start: '←', what: 'the probe back at its initiator' }]
         : []),
       ...found.map((e) => ({
         t: e.t,
-        node: (e as { node: NodeId }).node,
+        node: e.node,
         start: '★',
         what: 'deadlock declared',
       })),
@@ -158,9 +159,9 @@ const SPECIFIC: Record<string, Concluding> = {
 }
 
 function probeHome(msg: unknown): boolean {
-  let m = msg as { proto?: unknown; msg?: unknown; initiator?: unknown; receiver?: unknown } | null
-  while (typeof m?.proto === 'string' && typeof m.msg === 'object') m = m.msg as typeof m
-  return m?.initiator !== undefined && m.initiator === m.receiver
+  let m = msg
+  while (isRecord(m) && typeof m.proto === 'string' && typeof m.msg === 'object') m = m.msg
+  return isRecord(m) && m.initiator !== undefined && m.initiator === m.receiver
 }
 
 /** The texts' worked examples, each with the scenario that tells it. */

@@ -22,13 +22,17 @@ export function writeTraceFile(file: string, json: string): void {
   try {
     writeFileSync(file, `${json}\n`)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
+    const code = error instanceof Error && 'code' in error ? error.code : undefined
     const reason =
       code === 'EISDIR'
         ? 'a folder of that name exists'
         : code === 'EACCES' || code === 'EPERM'
           ? 'permission denied'
-          : (code ?? (error as Error).message)
+          : typeof code === 'string'
+            ? code
+            : error instanceof Error
+              ? error.message
+              : String(error)
     throw new UsageError(`--trace ${file}: cannot write it (${reason})`)
   }
 }

@@ -1,5 +1,5 @@
 import type { Diagram, ProcessId, VizEvent } from './model.js'
-import { unwrap } from './trace-entries.js'
+import { fieldOf, unwrap } from './trace-entries.js'
 import { signedMs } from './units.js'
 
 /**
@@ -11,10 +11,14 @@ import { signedMs } from './units.js'
 type Fields = Record<string, unknown>
 
 function fieldsOf(e: VizEvent): Fields | undefined {
-  const raw = e.raw as Fields | null
+  const { raw } = e
   if (raw === null || typeof raw !== 'object') return undefined
   const inner = unwrap(
-    e.kind === 'emit' ? raw.event : e.kind === 'request' ? raw.req : undefined,
+    e.kind === 'emit'
+      ? fieldOf(raw, 'event')
+      : e.kind === 'request'
+        ? fieldOf(raw, 'req')
+        : undefined,
     e.kind === 'request' ? 'req' : 'event',
   )
   return inner !== null && typeof inner === 'object' ? (inner as Fields) : undefined
@@ -37,7 +41,7 @@ export function tokenText(token: number): string {
 /** The label of an emitted event, or undefined for those that carry no story (ignored, phase...). */
 export function markLabel(e: VizEvent): string | undefined {
   if (e.kind === 'clock-step') {
-    const delta = num((e.raw as Fields | null)?.deltaMs)
+    const delta = num(fieldOf(e.raw, 'deltaMs'))
     return delta === undefined ? 'clock stepped' : `clock ${signedMs(delta)}`
   }
   if (e.kind !== 'emit') return undefined

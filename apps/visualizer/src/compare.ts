@@ -1,5 +1,5 @@
 import type { Diagram, ProcessId, VizEvent } from './model.js'
-import { unwrap } from './trace-entries.js'
+import { fieldOf, unwrap } from './trace-entries.js'
 
 /**
  * Two runs compared as ShiViz's pairwise comparison does: processes are paired by name, and on
@@ -25,14 +25,14 @@ export interface RunDiff {
 const MAX_CELLS = 4_000_000
 
 function payloadType(e: VizEvent): string | undefined {
-  const raw = e.raw as Record<string, unknown> | null
+  const { raw } = e
   if (raw === null || typeof raw !== 'object') return undefined
   const inner = unwrap(
-    e.kind === 'emit' ? raw.event : e.kind === 'request' ? raw.req : raw.key,
+    fieldOf(raw, e.kind === 'emit' ? 'event' : e.kind === 'request' ? 'req' : 'key'),
     e.kind === 'request' ? 'req' : 'event',
   )
   if (inner !== null && typeof inner === 'object') {
-    const type = (inner as { type?: unknown }).type
+    const type = fieldOf(inner, 'type')
     return typeof type === 'string' ? type : undefined
   }
   return inner === undefined ? undefined : String(inner)

@@ -1,5 +1,6 @@
 import { formatVector } from './causality.js'
 import type { Diagram, VizEvent, VizMessage } from './model.js'
+import { fieldOf } from './trace-entries.js'
 import { formatTime } from './units.js'
 
 export interface Details {
@@ -42,7 +43,7 @@ export function describeEvent(diagram: Diagram, e: VizEvent): Details {
     const other = e.kind === 'send' ? `to ${e.peer}` : `from ${e.peer}`
     rows.push(['message', `#${e.messageId} ${e.messageType ?? ''} ${other}`.replace(/ +/g, ' ')])
   }
-  const resendOf = e.kind === 'send' ? (e.raw as { resendOf?: unknown }).resendOf : undefined
+  const resendOf = e.kind === 'send' ? fieldOf(e.raw, 'resendOf') : undefined
   if (resendOf !== undefined)
     rows.push(['resend', `resend of #${String(resendOf)} (its transmission was dropped)`])
   if (e.proto) rows.push(['protocol', e.proto])
@@ -86,7 +87,7 @@ export function describeMessage(diagram: Diagram, m: VizMessage): Details {
   if (m.duplicated)
     rows.push(['duplicated', `the network sent it twice (this is copy ${m.copy + 1})`])
   if (m.proto) rows.push(['protocol', m.proto])
-  const raw = m.send?.raw as { msg?: unknown } | undefined
-  if (raw && 'msg' in raw) rows.push(['content', json(raw.msg)])
+  const raw = m.send?.raw
+  if (typeof raw === 'object' && raw !== null && 'msg' in raw) rows.push(['content', json(raw.msg)])
   return { title: `#${m.id} ${m.type} ${m.from} → ${m.to}`, rows }
 }

@@ -49,6 +49,8 @@ const errorBox = $<HTMLDivElement>('error')
 const scrub = $<HTMLInputElement>('scrub')
 const speedSelect = $<HTMLSelectElement>('speed')
 const layoutSelect = $<HTMLSelectElement>('layout')
+/** The layout menu's choice: its options are exactly the two modes. */
+const layoutMode = (): LayoutMode => (layoutSelect.value === 'time' ? 'time' : 'compact')
 const zoomSelect = $<HTMLSelectElement>('zoom')
 const selectionBox = $<HTMLDivElement>('selection')
 const legendBox = $<HTMLDivElement>('legend')
@@ -152,7 +154,7 @@ async function openFile(file: File): Promise<void> {
 function draw(): void {
   if (!view) return
   const v = view
-  v.base = layout(v.diagram, layoutSelect.value as LayoutMode)
+  v.base = layout(v.diagram, layoutMode())
   v.times = timeScale(v.diagram.timeline, v.base.x)
   v.window = zoomWindowFromSelect(v)
   render()
@@ -382,7 +384,7 @@ const tools = initTools({
   view: () => view,
   redraw: render,
   moveWindow,
-  layoutMode: () => layoutSelect.value as LayoutMode,
+  layoutMode,
   height: viewHeight,
   hover: tooltip,
 })

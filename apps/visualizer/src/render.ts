@@ -16,6 +16,7 @@ import type {
   VizMessage,
 } from './model.js'
 import { el } from './svg.js'
+import { fieldOf } from './trace-entries.js'
 
 export { partitionLabel } from './bands.js'
 export { typeColors } from './colors.js'
@@ -336,7 +337,7 @@ export function renderDiagram(
         el('text', { x: x2 + 4, y: yEnd - 6, class: 'drop-label' }, g).textContent = 'in flight'
     }
     if (m.outcome !== 'drop') {
-      const text = arrowLabel(m.type, (m.send?.raw as { msg?: unknown } | undefined)?.msg)
+      const text = arrowLabel(m.type, fieldOf(m.send?.raw, 'msg'))
       const lx = (x1 + x2) / 2 + 3
       const ly = (y1 + yEnd) / 2 - 3
       const room =

@@ -56,11 +56,15 @@ export function unwrap(value: unknown, field: 'event' | 'req' | 'msg'): unknown 
   return inner
 }
 
+/** Field `key` of a value read from JSON, or undefined when the value is not an object. */
+export function fieldOf(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined
+}
+
 /** A value as short text: its `type` if it has one, else clipped JSON. */
 export function shortText(value: unknown, max = 32): string {
   if (value !== null && typeof value === 'object') {
-    const type = (value as { type?: unknown }).type
-    if (typeof type === 'string') return type
+    if ('type' in value && typeof value.type === 'string') return value.type
   }
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
   return text.length > max ? `${text.slice(0, max - 1)}…` : text

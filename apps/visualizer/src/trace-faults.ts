@@ -9,7 +9,9 @@ import { type Entry, NODE_KINDS, nodeLabel, shortText } from './trace-entries.js
 
 export function readPartition(b: Build, index: number, e: Entry): void {
   const groups = Array.isArray(e.groups)
-    ? (e.groups as unknown[]).map((g) => (Array.isArray(g) ? g.map((p) => addProcess(b, p)) : []))
+    ? e.groups.map((g: unknown) =>
+        Array.isArray(g) ? g.map((p: unknown) => addProcess(b, p)) : [],
+      )
     : []
   // A new partition replaces the one in force.
   if (b.openPartition) {

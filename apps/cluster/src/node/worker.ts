@@ -34,7 +34,11 @@ setTimeout(() => process.exit(3), config.maxLifetimeMs).unref()
 
 const say = (line: NodeLine) => process.stdout.write(`${JSON.stringify(line)}\n`)
 const fail = (error: unknown) => {
-  say({ k: 'error', t: machineNow(), message: String((error as Error)?.stack ?? error) })
+  say({
+    k: 'error',
+    t: machineNow(),
+    message: String((error instanceof Error ? error.stack : undefined) ?? error),
+  })
   process.exit(1)
 }
 process.on('uncaughtException', fail)
@@ -78,10 +82,11 @@ function traced(inner: Transport<unknown>): Transport<unknown> {
     },
     onMessage: (handler) =>
       inner.onMessage((from, raw) => {
-        const env = raw as { s?: unknown; m?: unknown }
-        if (typeof env?.s === 'number')
+        // A peer's envelope `{ s, m }`, as `send` wraps it; anything else carries nothing.
+        const env = typeof raw === 'object' && raw !== null ? raw : {}
+        if ('s' in env && typeof env.s === 'number')
           say({ k: 'deliver', t: machineNow(), from: String(from), seq: env.s })
-        handler(from, env?.m)
+        handler(from, 'm' in env ? env.m : undefined)
       }),
     onSignal: (handler) => inner.onSignal?.(handler) ?? (() => {}),
     close: () => inner.close(),
@@ -144,13 +149,14 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
     },
   },
   onEvent(composed) {
-    const { proto, event } = composed as { proto: string; event: Record<string, unknown> }
-    if (proto === 'election') {
+    if (composed.proto === 'election') {
+      const { event } = composed
       if (event.type === 'leader') leader = String(event.leader)
       else if (event.type === 'leader-lost') leader = undefined
-    } else if (proto === 'lock') {
+    } else if (composed.proto === 'lock') {
+      const { event } = composed
       if (event.type === 'acquired') {
-        held = event.token as number
+        held = event.token
         const resolve = waiting
         waiting = undefined
         if (resolve !== undefined) resolve(held)
@@ -160,8 +166,9 @@ const handle = runProtocol(clusterNode(self, config.timings, clock), {
         }
       } else if (event.type === 'released' && event.token === held) held = undefined
     }
-    if (config.trace || REPORTED[proto]?.has(event.type as string)) {
-      say({ k: 'ev', t: stepAt ?? machineNow(), p: proto, e: event })
+    const { proto, event } = composed
+    if (config.trace || REPORTED[proto]?.has(event.type)) {
+      say({ k: 'ev', t: stepAt ?? machineNow(), p: proto, e: { ...event } })
     }
   },
   onError: fail,

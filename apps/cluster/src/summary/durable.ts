@@ -12,19 +12,10 @@ export function restartChecks(
   const violations: string[] = []
   const restarts: Summary['restarts'] = []
   const highest = new Map<string, number>()
-  const timeline = [
-    ...run.events.map((x) => ({
-      t: x.t,
-      node: x.node,
-      event: x as NodeEvent | undefined,
-      boot: undefined,
-    })),
-    ...run.boots.map((b) => ({
-      t: b.t,
-      node: b.node,
-      event: undefined,
-      boot: b as BootRecord | undefined,
-    })),
+  type Step = { t: number; node: string; event?: NodeEvent; boot?: BootRecord }
+  const timeline: Step[] = [
+    ...run.events.map((x): Step => ({ t: x.t, node: x.node, event: x })),
+    ...run.boots.map((b): Step => ({ t: b.t, node: b.node, boot: b })),
   ].sort((a, b) => a.t - b.t)
   const booted = new Set<string>()
   for (const step of timeline) {

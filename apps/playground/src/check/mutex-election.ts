@@ -82,7 +82,7 @@ function withDelays<Msg extends object, Req, Ev>(
     })
     const protocol: Protocol<Sent<Msg>, Req, Ev | Late> = {
       onMessage(from, msg, ctx) {
-        const { proto } = msg as { proto?: unknown }
+        const proto = 'proto' in msg ? msg.proto : undefined
         const delayMs = ctx.now() - (msg.sentAt ?? ctx.now())
         if (proto === 'lock' && delayMs > LEASE.maxDelayMs)
           ctx.emit({ type: 'late', proto, delayMs })

@@ -103,6 +103,6 @@ export const ricartAgrawalaCheck: CheckSpec = {
   maxN: 3,
   defaults: { depth: 80, timers: 'any-order' },
   build(n) {
-    return mutexScenario(ricartAgrawala() as ProtocolFactory<unknown, MutexRequest, unknown>, n)
+    return mutexScenario(ricartAgrawala(), n)
   },
 }

@@ -18,7 +18,7 @@ export async function runNtp(
     request = parseNtp(args)
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.err(usageErrorText((error as Error).message, 'ntp'))
+      io.err(usageErrorText(error.message, 'ntp'))
       return 2
     }
     throw error
@@ -109,7 +109,12 @@ function signed(ms: number, digits?: number): string {
   return ms >= 0 ? `+${text}` : text
 }
 
-function isParseArgsError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
+/** node:util's parseArgs throws TypeErrors with an `ERR_PARSE_ARGS_*` code. */
+function isParseArgsError(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('ERR_PARSE_ARGS')
+  )
 }

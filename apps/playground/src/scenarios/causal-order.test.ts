@@ -11,8 +11,8 @@ describe('causal-order scenario', () => {
       const crash = seed % 6 === 0 ? [n] : []
       const { violations, result } = causalOrder.run({ n, seed, crash })
       expect(violations, `seed ${seed}`).toEqual([])
-      held += result.heldBack as number
-      const events = result.events as { type: string; clock: number[] }[]
+      held += result.heldBack
+      const events = result.events
       expect(events.every((e) => e.clock.length === n)).toBe(true)
       expect(events.some((e) => e.type === 'deliver')).toBe(true)
     }

@@ -6,7 +6,7 @@ import {
 } from '@sd/clocks'
 import { type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
-import type { Scenario, ScenarioRun, Unfinished } from '../scenario.js'
+import type { Scenario, Unfinished } from '../scenario.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 interface Delivered {
@@ -19,6 +19,12 @@ interface Delivered {
   delayed: boolean
 }
 
+/** What the run reports, per event of the protocol (under `result.events`). */
+type Happened =
+  | { type: 'broadcast'; node: NodeId; t: number; message: string; clock: number[] }
+  | ({ type: 'deliver' } & Delivered)
+  | { type: 'buffered'; node: NodeId; t: number; message: string; clock: number[]; pending: number }
+
 /**
  * Causal-order broadcast over links that reorder (1 to 80 ms): a few messages start at random
  * times and a third of the deliveries trigger a reply, so replies race the messages they answer.
@@ -26,7 +32,7 @@ interface Delivered {
  * that no member delivers out of causal order, and that every live member delivers everything.
  * Crashed nodes are down from the start.
  */
-export const causalOrder: Scenario = {
+export const causalOrder = {
   name: 'causal-order',
   title: 'causal-order broadcast over reordering links: replies never overtake what they answer',
   description:
@@ -36,14 +42,14 @@ export const causalOrder: Scenario = {
   defaultN: 3,
   minN: 2,
   maxN: 16,
-  run({ n, seed, crash, faults }): ScenarioRun {
+  run({ n, seed, crash, faults }) {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const live = ids.filter((id) => !crash.includes(id))
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 80 }, fifo: false })
     const history = new CausalHistory()
     const broadcastEvent = new Map<string, number>()
     const delivered = new Map<NodeId, string[]>(ids.map((id) => [id, []]))
-    const events: Record<string, unknown>[] = []
+    const events: Happened[] = []
     const labels = new Map<TraceEvent, string>()
     let made = 0
     let rand = seed >>> 0
@@ -56,8 +62,7 @@ export const causalOrder: Scenario = {
       net.request<CausalBroadcastRequest<string>>(node, { type: 'broadcast', payload: '' }, at)
     }
 
-    net.onEmit((node, raw, t) => {
-      const event = raw as CausalEvent<string>
+    const onEmit = (node: NodeId, event: CausalEvent<string>, t: number) => {
       const trace = net.trace[net.trace.length - 1]!
       if (event.type === 'broadcast') {
         const name = `m${String(node)}.${event.seq}`
@@ -98,8 +103,8 @@ export const causalOrder: Scenario = {
         })
         labels.set(trace, `hold ${name} W=[${event.clock.join(',')}]`)
       }
-    })
-    net.launch(ids, () => causalBroadcast<string>())
+    }
+    net.launch(ids, () => causalBroadcast<string>(), { onEmit })
     for (const id of crash) net.crash(id)
     // With every node down there is no one to start a broadcast.
     for (let i = 0; live.length > 0 && i < Math.max(2, n); i++)
@@ -155,4 +160,4 @@ export const causalOrder: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario

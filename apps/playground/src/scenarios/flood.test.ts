@@ -11,8 +11,8 @@ describe('flood scenario', () => {
       const crash = seed % 3 === 0 ? [n] : []
       const { violations, result } = flood.run({ n, seed, crash })
       expect(violations, `seed ${seed}`).toEqual([])
-      const reach = result.reach as Array<{ rumour: number; reached: number[]; missed: number[] }>
-      const far = result.partitioned as number[]
+      const { reach } = result
+      const far = result.partitioned
       for (const node of far)
         expect(reach[1]!.reached, `seed ${seed}: rumour 2 at far node ${node}`).not.toContain(node)
       if (reach[0]!.missed.length === 0 && reach[2]!.missed.length === 0) fullReach++

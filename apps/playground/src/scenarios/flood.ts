@@ -1,9 +1,19 @@
-import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
+import {
+  type Ctx,
+  isNonNegInt,
+  type NodeId,
+  oneOf,
+  SimNetwork,
+  shape,
+  type TraceEvent,
+} from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario, Unfinished } from '../scenario.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 type Rumour = { type: 'rumour'; id: number }
+/** A trace's messages are plain JSON: read a rumour's id only from what is one. */
+const isRumour = shape({ type: oneOf('rumour'), id: isNonNegInt })
 
 /** Flooding: on first receipt of a rumour, deliver it and forward it to every peer but the sender. */
 function flooder(origin: NodeId, rumours: readonly number[], every: number) {
@@ -36,7 +46,7 @@ function flooder(origin: NodeId, rumours: readonly number[], every: number) {
  * is cut off from 40 ms to 90 ms, so rumour 2 cannot reach it; rumours 1 and 3 reach every live
  * node through redundant paths. `--crash` takes nodes down from the start.
  */
-export const flood: Scenario = {
+export const flood = {
   name: 'flood',
   title: 'flooding broadcast over lossy links, with a partition and crashes',
   description:
@@ -50,9 +60,20 @@ export const flood: Scenario = {
     const ids = Array.from({ length: n }, (_, i) => i + 1)
     const rumours = [1, 2, 3]
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 10 }, loss: 0.1 })
-    net.launch(ids, flooder(1, rumours, 50))
-    for (const id of crash) net.crash(id)
+    const delivered = new Map<NodeId, number[]>(ids.map((id) => [id, []]))
+    const violations: string[] = []
     const far: NodeId[] = ids.filter((id) => id > Math.ceil(n / 2))
+    net.launch(ids, flooder(1, rumours, 50), {
+      onEmit: (node, { delivered: id }, t) => {
+        const list = delivered.get(node)!
+        if (list.includes(id)) violations.push(`node ${node} delivered rumour ${id} twice`)
+        list.push(id)
+        if (id === 2 && far.includes(node) && t < 90) {
+          violations.push(`node ${node} got rumour 2 across the partition at ${t} ms`)
+        }
+      },
+    })
+    for (const id of crash) net.crash(id)
     net.at(40, () =>
       net.partition(
         ids.filter((id) => !far.includes(id)),
@@ -62,17 +83,6 @@ export const flood: Scenario = {
     net.at(90, () => net.heal())
     planFaults(net, faults ?? [])
 
-    const delivered = new Map<NodeId, number[]>(ids.map((id) => [id, []]))
-    const violations: string[] = []
-    net.onEmit((node, event, t) => {
-      const id = (event as { delivered: number }).delivered
-      const list = delivered.get(node)!
-      if (list.includes(id)) violations.push(`node ${node} delivered rumour ${id} twice`)
-      list.push(id)
-      if (id === 2 && far.includes(node) && t < 90) {
-        violations.push(`node ${node} got rumour 2 across the partition at ${t} ms`)
-      }
-    })
     net.run()
 
     const live = ids.filter((id) => !crash.includes(id))
@@ -114,7 +124,7 @@ export const flood: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario
 
 /**
  * Why a live node missed a rumour. Flooding is best effort (no retransmission), so a rumour
@@ -133,7 +143,7 @@ function missedRumour(
     return { node, what, why: 'node 1, the origin, is down: nothing is flooded', expected: true }
   const copies = new Set(
     trace.flatMap((e) =>
-      e.type === 'send' && e.to === node && (e.msg as Rumour).id === rumour ? [e.id] : [],
+      e.type === 'send' && e.to === node && isRumour(e.msg) && e.msg.id === rumour ? [e.id] : [],
     ),
   )
   const drops = trace.flatMap((e) => (e.type === 'drop' && copies.has(e.id) ? [e.reason] : []))

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { lamportPqr } from './lamport-pqr.js'
 
-interface Happened {
-  what: string
-  node: number
-  clock: number
-}
-
-const run = (faults = [] as Parameters<typeof lamportPqr.run>[0]['faults']) =>
+const run = (faults: Parameters<typeof lamportPqr.run>[0]['faults'] = []) =>
   lamportPqr.run({ n: 3, seed: 1, crash: [], faults })
 
 describe("lamport-pqr: the slides' P, Q, R figure", () => {
@@ -15,8 +9,7 @@ describe("lamport-pqr: the slides' P, Q, R figure", () => {
     const { violations, result, liveness } = run()
     expect(violations).toEqual([])
     expect(liveness?.unfinished).toEqual([])
-    const clock = (what: string) =>
-      (result.events as Happened[]).find((h) => h.what === what)?.clock
+    const clock = (what: string) => result.events.find((h) => h.what === what)?.clock
     expect(clock('P send M1')).toBe(1)
     expect(clock('Q send M2')).toBe(3)
     // The slide's own computation: C_R = max(1, 3) + 1.
@@ -24,7 +17,7 @@ describe("lamport-pqr: the slides' P, Q, R figure", () => {
     expect(clock('R send M3')).toBe(6)
     expect(clock('Q receive M3')).toBe(7)
     expect(clock('P receive M4')).toBe(9)
-    expect((result.events as Happened[]).length).toBe(15)
+    expect(result.events.length).toBe(15)
   })
 
   it('orders all events by (T, pid), ties broken by the process', () => {
@@ -53,8 +46,7 @@ describe("lamport-pqr: the slides' P, Q, R figure", () => {
     // Q paused from 0 to 30 ms takes e, M1, M2, h and M3 late: R gets M2 after its own l.
     const { violations, result } = run([{ type: 'pause', node: 2, at: 0, forMs: 30 }])
     expect(violations).toEqual([])
-    const clock = (what: string) =>
-      (result.events as Happened[]).find((h) => h.what === what)?.clock
+    const clock = (what: string) => result.events.find((h) => h.what === what)?.clock
     expect(clock('R receive M2')).not.toBe(4)
     expect(clock('P receive M4')).not.toBe(9)
   })

@@ -1,7 +1,7 @@
 import { compareLamport, LamportClock, type LamportTimestamp } from '@sd/clocks'
 import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
-import type { Scenario, ScenarioRun } from '../scenario.js'
+import type { Scenario } from '../scenario.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 /** Node 1 is P, node 2 is Q, node 3 is R, as in the slides' figure. */
@@ -67,7 +67,7 @@ interface Happened {
  * every event, the receipts that jump (R: max(1, 3) + 1 = 4; P: max(2, 8) + 1 = 9) and the total
  * order (T, pid) that breaks the ties.
  */
-export const lamportPqr: Scenario = {
+export const lamportPqr = {
   name: 'lamport-pqr',
   title:
     "the slides' Lamport example: P, Q and R, receipts C = max(C, t) + 1, total order (T, pid)",
@@ -78,7 +78,7 @@ export const lamportPqr: Scenario = {
   defaultN: 3,
   minN: 3,
   maxN: 3,
-  run({ faults }): ScenarioRun {
+  run({ faults }) {
     const net = new SimNetwork({ seed: 1, latency: 3 })
     const happened: Happened[] = []
     /** Row labels by what they are drawn on: a step's timer, a message's send or receipt. */
@@ -123,7 +123,8 @@ export const lamportPqr: Scenario = {
       if (e.type === 'timer-fire') return `timer ${String(e.node)} ${e.key}`
       if (e.type === 'send' || e.type === 'deliver') {
         const sent = net.trace.find((s) => s.type === 'send' && s.id === e.id)
-        const type = sent?.type === 'send' ? (sent.msg as Stamped).type : undefined
+        const msg = sent?.type === 'send' ? sent.msg : undefined
+        const type = typeof msg === 'object' && msg !== null && 'type' in msg ? msg.type : undefined
         return `${e.type} ${type}`
       }
       return undefined
@@ -174,4 +175,4 @@ export const lamportPqr: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario

@@ -7,7 +7,7 @@ import {
 } from '@sd/clocks'
 import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
-import type { Scenario, ScenarioOptions, ScenarioRun, Unfinished } from '../scenario.js'
+import type { Scenario, ScenarioOptions, Unfinished } from '../scenario.js'
 
 /** An application message: it carries both clocks, as rule R2 of each asks. */
 export interface AppMessage {
@@ -179,7 +179,7 @@ export function annotator(
 }
 
 /** The plain-JSON form of an event for `result.events`. */
-export function eventJSON(e: ClockedEvent, extra: Record<string, unknown> = {}) {
+export function eventJSON<Extra extends object>(e: ClockedEvent, extra: Extra) {
   return {
     index: e.index,
     node: e.node,
@@ -196,7 +196,7 @@ export function eventJSON(e: ClockedEvent, extra: Record<string, unknown> = {}) 
  * against the ground truth, shows the total order (T, pid), and counts the concurrent pairs that
  * the scalar clock nevertheless orders (it is not strongly consistent).
  */
-export const lamport: Scenario = {
+export const lamport = {
   name: 'lamport',
   title: 'Lamport clocks on a random execution: clock condition and the total order (T, pid)',
   description:
@@ -206,7 +206,7 @@ export const lamport: Scenario = {
   defaultN: 3,
   minN: 2,
   maxN: 32,
-  run(options): ScenarioRun {
+  run(options) {
     const { net, events, history, unfinished } = randomExecution(options)
     const violations: string[] = []
     let ordered = 0
@@ -257,4 +257,4 @@ export const lamport: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario

@@ -6,12 +6,7 @@ describe('make scenario (seed 001)', () => {
     for (let seed = 1; seed <= 50; seed++) {
       const { violations, result } = make.run({ n: 3, seed, crash: [] })
       expect(violations, `seed ${seed}`).toEqual([])
-      const decisions = result.decisions as {
-        target: string
-        physical: string
-        lamport: string
-        truth: string
-      }[]
+      const decisions = result.decisions
       const output = decisions.find((d) => d.target === 'output.o')!
       expect(output).toMatchObject({
         physical: 'up to date',
@@ -30,7 +25,7 @@ describe('make scenario (seed 001)', () => {
 
   it('reproduces the text: output.o stamped 2144, the later output.c stamped earlier', () => {
     const { result } = make.run({ n: 3, seed: 1, crash: [] })
-    const files = result.files as Record<string, { mtime: number }>
+    const { files } = result
     expect(files['output.o']!.mtime).toBe(2144)
     expect(files['output.c']!.mtime).toBeLessThan(2144)
   })

@@ -1,7 +1,7 @@
 import { compareLamport, LamportClock, type LamportTimestamp } from '@sd/clocks'
 import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
-import type { Scenario, ScenarioRun } from '../scenario.js'
+import type { Scenario } from '../scenario.js'
 
 /** Node 1 is the file server, node 2 the machine that compiles, node 3 the machine that edits. */
 const SERVER = 1
@@ -48,7 +48,7 @@ interface Decision {
  * opened output.c after the compile, so its clock is past the compile's) give the right answer.
  * input.c is edited on the compiling machine itself: both orders agree that it needs a rebuild.
  */
-export const make: Scenario = {
+export const make = {
   name: 'make',
   title: "seed 001's make example: a clock that is behind hides an edit; Lamport order finds it",
   description:
@@ -64,7 +64,7 @@ export const make: Scenario = {
   defaultN: 3,
   minN: 3,
   maxN: 3,
-  run({ seed, faults }): ScenarioRun {
+  run({ seed, faults }) {
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 0.5, max: 2 } })
     const files = new Map<string, FileStamp>()
     const decisions: Decision[] = []
@@ -237,4 +237,4 @@ export const make: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario

@@ -10,10 +10,10 @@ describe('total-order scenario', () => {
       const { violations, result, net } = totalOrder.run({ n, seed, crash: [] })
       expect(violations, `seed ${seed}`).toEqual([])
       expect(result.identical, `seed ${seed}`).toBe(true)
-      const sequences = Object.values(result.sequences as Record<string, string[]>)
+      const sequences = Object.values(result.sequences)
       for (const s of sequences) expect(s).toEqual(sequences[0])
       expect(sequences[0]!.length).toBe(result.broadcasts)
-      expect(net.stats.sent).toBe((result.broadcasts as number) * n * (n - 1))
+      expect(net.stats.sent).toBe(result.broadcasts * n * (n - 1))
     }
   })
 

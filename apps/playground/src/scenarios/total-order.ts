@@ -6,7 +6,7 @@ import {
 } from '@sd/clocks'
 import { type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
-import type { Scenario, ScenarioRun, Unfinished } from '../scenario.js'
+import type { Scenario, Unfinished } from '../scenario.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 const stamp = (ts: LamportTimestamp) => `(${ts.time},${String(ts.pid)})`
@@ -17,7 +17,7 @@ const stamp = (ts: LamportTimestamp) => `(${ts.time},${String(ts.pid)})`
  * the same sequence, the (T, pid) order. With `--crash`, the crashed member never acknowledges
  * and delivery stops: the algorithm is not fault tolerant, and the run shows it.
  */
-export const totalOrder: Scenario = {
+export const totalOrder = {
   name: 'total-order',
   title:
     'total-order broadcast (Lamport timestamps + acks): every member delivers the same sequence',
@@ -29,7 +29,7 @@ export const totalOrder: Scenario = {
   defaultN: 3,
   minN: 2,
   maxN: 16,
-  run({ n, seed, crash, faults }): ScenarioRun {
+  run({ n, seed, crash, faults }) {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const live = ids.filter((id) => !crash.includes(id))
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 2, max: 30 }, fifo: false })
@@ -37,8 +37,7 @@ export const totalOrder: Scenario = {
     const events: Record<string, unknown>[] = []
     const labels = new Map<TraceEvent, string>()
     const sent: string[] = []
-    net.onEmit((node, raw, t) => {
-      const event = raw as TotalOrderEvent<string>
+    const onEmit = (node: NodeId, event: TotalOrderEvent<string>, t: number) => {
       const trace = net.trace[net.trace.length - 1]!
       if (event.type === 'broadcast') {
         sent.push(event.payload)
@@ -62,8 +61,8 @@ export const totalOrder: Scenario = {
         })
         labels.set(trace, `#${event.index} ${event.payload} T=${stamp(event.timestamp)}`)
       }
-    })
-    net.launch(ids, () => totalOrderBroadcast<string>())
+    }
+    net.launch(ids, () => totalOrderBroadcast<string>(), { onEmit })
     for (const id of crash) net.crash(id)
     // Two rounds; in each, a random half of the live members broadcast at the same instant.
     let rand = seed >>> 0
@@ -142,4 +141,4 @@ export const totalOrder: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario

@@ -12,12 +12,12 @@ describe('vector scenario', () => {
       const crash = seed % 7 === 0 ? [1] : []
       const { violations, result } = vector.run({ n, seed, crash })
       expect(violations, `seed ${seed}`).toEqual([])
-      const events = result.events as { vector: number[]; predecessors: number }[]
+      const events = result.events
       for (const e of events) {
         expect(e.vector.length).toBe(n)
         expect(e.predecessors).toBe(e.vector.reduce((a, b) => a + b, 0) - 1)
       }
-      for (const c of result.cuts as { consistent: boolean }[]) {
+      for (const c of result.cuts) {
         if (c.consistent) consistent++
         else inconsistent++
       }
@@ -30,7 +30,7 @@ describe('vector scenario', () => {
   it('draws vector timestamps on the diagram', () => {
     const run = vector.run({ n: 3, seed: 2, crash: [] })
     const labels = run.net.trace.map((e) => run.annotate!(e)).filter((l) => l !== undefined)
-    expect(labels.length).toBe((run.result.events as unknown[]).length)
+    expect(labels.length).toBe(run.result.events.length)
     expect(labels.every((l) => /\[\d+,\d+,\d+\]$/.test(l))).toBe(true)
   })
 })

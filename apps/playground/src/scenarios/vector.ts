@@ -1,5 +1,5 @@
 import { concurrentAt, DenseVectorClock, isConsistentDenseCut } from '@sd/clocks'
-import type { Scenario, ScenarioRun } from '../scenario.js'
+import type { Scenario } from '../scenario.js'
 import {
   annotator,
   type ClockedEvent,
@@ -14,7 +14,7 @@ import {
  * condition both ways, the texts' O(1) concurrency test, #(e) = sum - 1, and the consistent-cut
  * test on random frontiers.
  */
-export const vector: Scenario = {
+export const vector = {
   name: 'vector',
   title: 'vector clocks on a random execution: strong clock condition, concurrency, #(e), cuts',
   description:
@@ -24,7 +24,7 @@ export const vector: Scenario = {
   defaultN: 3,
   minN: 2,
   maxN: 32,
-  run(options): ScenarioRun {
+  run(options) {
     const { net, ids, events, history, unfinished } = randomExecution(options)
     const violations: string[] = []
     const clock = (e: ClockedEvent) => DenseVectorClock.from(e.vector, ids.indexOf(e.node))
@@ -105,4 +105,4 @@ export const vector: Scenario = {
       ],
     }
   },
-}
+} satisfies Scenario

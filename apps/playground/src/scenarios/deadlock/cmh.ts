@@ -4,7 +4,7 @@
  * site's, one more waits into the cycle from outside, the probes go round, the youngest of the
  * cycle is aborted and the others finish.
  */
-import type { TraceEvent } from '@sd/transport'
+import { isRecord, type TraceEvent } from '@sd/transport'
 import type { Scenario } from '../../scenario.js'
 import { describeDeadlock } from './describe.js'
 import { detectionOutcome, detectionSummary, judge } from './judge.js'
@@ -43,15 +43,10 @@ function probeHome(trace: readonly TraceEvent[]): (event: TraceEvent) => boolean
   const home = new Set<number>()
   for (const e of trace) {
     if (e.type !== 'send') continue
-    let p = e.msg as {
-      proto?: unknown
-      msg?: unknown
-      type?: unknown
-      initiator?: unknown
-      receiver?: unknown
-    } | null
-    while (typeof p?.proto === 'string' && typeof p.msg === 'object') p = p.msg as typeof p
-    if (p?.type === 'probe' && p.initiator === p.receiver) home.add(e.id)
+    // A composed child's message is wrapped (`{ proto, msg }`): the probe is inside.
+    let p = e.msg
+    while (isRecord(p) && typeof p.proto === 'string' && typeof p.msg === 'object') p = p.msg
+    if (isRecord(p) && p.type === 'probe' && p.initiator === p.receiver) home.add(e.id)
   }
   return (event) => event.type === 'deliver' && home.has(event.id)
 }

@@ -2,17 +2,26 @@
  * Words for the diagram of the deadlock scenarios: probes in the texts' notation, lock messages
  * with who and what, and the manager's events (waits, grants, aborts, deadlocks found).
  */
-import type { ProcessId } from '@sd/deadlock'
-import type { TraceEvent } from '@sd/transport'
+import { arrayOf, isNodeId, isRecord, isUnknown, shape, type TraceEvent } from '@sd/transport'
 import { arrow, ms } from './run.js'
 
-/** A composed child's message or event, unwrapped: `{ proto, msg }` → msg. */
+/**
+ * A composed child's message or event, unwrapped: `{ proto, msg }` → msg; `{}` when it is no
+ * object. The trace is plain JSON: every field below is checked where it is read.
+ */
 function inner(value: unknown, field: 'msg' | 'event' | 'req'): Record<string, unknown> {
-  let v = value as Record<string, unknown>
-  while (typeof v?.proto === 'string' && typeof v[field] === 'object' && v[field] !== null)
-    v = v[field] as Record<string, unknown>
-  return v ?? {}
+  let v = value
+  while (isRecord(v) && typeof v.proto === 'string' && isRecord(v[field])) v = v[field]
+  return isRecord(v) ? v : {}
 }
+
+/** Something named by its `id` (a process reference), or a list of them. */
+const withId = shape({ id: isUnknown })
+const isPath = arrayOf(shape({ ref: withId }))
+const isWaits = arrayOf(shape({ from: withId, to: withId }))
+const isCycle = arrayOf(isNodeId)
+const idOf = (v: unknown) => (isRecord(v) ? v.id : undefined)
+const count = (v: unknown) => (Array.isArray(v) ? v.length : 0)
 
 /**
  * Words for the diagram. Messages: a probe as (initiator, sender, receiver), the texts' notation,
@@ -40,32 +49,35 @@ function describeMessage(m: Record<string, unknown>): string | undefined {
     case 'probe':
       return `(${s(m.initiator)}, ${s(m.sender)}, ${s(m.receiver)})`
     case 'verify': {
-      const path = m.path as Array<{ ref: { id: ProcessId } }>
-      return `${s(path[m.index as number]?.ref.id)} of ${path.map((e) => s(e.ref.id)).join('→')}`
+      const { path, index } = m
+      if (!isPath(path)) return undefined
+      const at = typeof index === 'number' ? path[index] : undefined
+      return `${s(at?.ref.id)} of ${path.map((e) => s(e.ref.id)).join('→')}`
     }
     case 'lock-request':
-      return `${s((m.proc as { id: ProcessId }).id)}: ${s(m.resource)}`
+      return `${s(idOf(m.proc))}: ${s(m.resource)}`
     case 'lock-grant':
     case 'lock-die':
     case 'lock-release':
     case 'wound':
       return `${s(m.process)}: ${s(m.resource)}`
     case 'lock-blocked':
-      return `${s(m.process)} waits for ${s((m.holder as { id: ProcessId }).id)}`
+      return `${s(m.process)} waits for ${s(idOf(m.holder))}`
     case 'abort':
       return s(m.process)
     case 'collect':
       return `round ${s(m.round)}`
     case 'local-waits': {
-      const waits = m.waits as Array<{ from: { id: ProcessId }; to: { id: ProcessId } }>
+      const { waits } = m
+      if (!isWaits(waits)) return undefined
       return waits.length === 0
         ? 'none'
         : waits.map((w) => `${s(w.from.id)}→${s(w.to.id)}`).join(' ')
     }
     case 'confirm':
-      return `${(m.ids as string[]).length} wait(s)`
+      return `${count(m.ids)} wait(s)`
     case 'confirmed':
-      return `${(m.present as string[]).length} still there`
+      return `${count(m.present)} still there`
     default:
       return undefined
   }
@@ -79,9 +91,9 @@ function describeEvent(e: Record<string, unknown>): string | undefined {
     case 'wait-ended':
       return `${s(e.from)} stops waiting for ${s(e.to)} (${s(e.why)})`
     case 'deadlock':
-      return `DEADLOCK ${arrow(e.cycle as ProcessId[])}: victim ${s(e.victim)}`
+      return isCycle(e.cycle) ? `DEADLOCK ${arrow(e.cycle)}: victim ${s(e.victim)}` : undefined
     case 'phantom':
-      return `phantom ${arrow(e.cycle as ProcessId[])}: nobody aborted`
+      return isCycle(e.cycle) ? `phantom ${arrow(e.cycle)}: nobody aborted` : undefined
     case 'started':
       return `${s(e.process)} starts (timestamp ${s(e.timestamp)})`
     case 'granted':
@@ -100,6 +112,7 @@ function describeEvent(e: Record<string, unknown>): string | undefined {
 function describeRequest(r: Record<string, unknown>): string | undefined {
   if (r.type === 'detect') return 'detect now'
   if (r.type !== 'run') return undefined
-  const p = r.process as { id: ProcessId; startAt?: number }
-  return `run ${String(p.id)}${p.startAt ? ` in ${ms(p.startAt)} ms` : ''}`
+  const p = isRecord(r.process) ? r.process : {}
+  const { startAt } = p
+  return `run ${String(p.id)}${typeof startAt === 'number' && startAt ? ` in ${ms(startAt)} ms` : ''}`
 }

@@ -3,8 +3,24 @@
  * who starts when), and reports what the texts look at: who leads, in which term, whether every
  * live node agrees, and the messages by type. Violations come from the trace alone.
  */
-import { agreedLeader, checkElection, type ElectionRequest } from '@sd/election'
-import { type NodeId, type ProtocolFactory, SimNetwork, type TraceEvent } from '@sd/transport'
+import {
+  agreedLeader,
+  checkElection,
+  type ElectionRequest,
+  type ElectionViolation,
+} from '@sd/election'
+import {
+  isFiniteNumber,
+  isNodeId,
+  isRecord,
+  type NodeId,
+  oneOf,
+  type ProtocolFactory,
+  SimNetwork,
+  shape,
+  type TimedEvent,
+  type TraceEvent,
+} from '@sd/transport'
 import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
 import type { ScenarioRun, Unfinished } from '../../scenario.js'
 
@@ -21,6 +37,9 @@ export interface ElectionPlan {
   faults?: readonly PlannedFault[]
 }
 
+/** Emitted events are the protocol's own type, unknown here: a `leader` event is read by its shape. */
+const isLeaderEvent = shape({ type: oneOf('leader'), leader: isNodeId, term: isFiniteNumber })
+
 /** After the last planned fault, time for the nodes to agree again (a few detection timeouts). */
 export const SETTLE_MS = 200
 
@@ -30,9 +49,8 @@ export function runElectionPlan<Msg, Ev>(
   seed: number,
 ): ScenarioRun {
   const net = new SimNetwork({ seed, latency: LATENCY })
-  const events: Array<{ node: NodeId; t: number; event: unknown }> = []
-  net.onEmit((node, event, t) => events.push({ node, t, event }))
-  net.launch(plan.ids, factory)
+  const events: TimedEvent<Ev>[] = []
+  net.launch(plan.ids, factory, { onEmit: (node, event, t) => events.push({ node, t, event }) })
   plan.plan?.(net)
   const faults = plan.faults ?? []
   planFaults(net, faults)
@@ -51,16 +69,15 @@ export function runElectionPlan<Msg, Ev>(
   // Every (leader, term) announced, in the order of its first announcement.
   const history: Array<{ leader: NodeId; term: number }> = []
   for (const { event } of events) {
-    const e = event as { type?: string; leader?: NodeId; term?: number }
-    if (e.type !== 'leader') continue
-    if (!history.some((h) => h.leader === e.leader && h.term === e.term)) {
-      history.push({ leader: e.leader as NodeId, term: e.term as number })
+    if (!isLeaderEvent(event)) continue
+    if (!history.some((h) => h.leader === event.leader && h.term === event.term)) {
+      history.push({ leader: event.leader, term: event.term })
     }
   }
   const messages: Record<string, number> = {}
   for (const entry of net.trace) {
     if (entry.type !== 'send') continue
-    const kind = String((entry.msg as { type?: unknown } | undefined)?.type ?? 'other')
+    const kind = String((isRecord(entry.msg) ? entry.msg.type : undefined) ?? 'other')
     messages[kind] = (messages[kind] ?? 0) + 1
   }
   const violations = verdict.violations.map(describeViolation)
@@ -122,14 +139,13 @@ function views(
     .join(', ')
 }
 
-/** A violation of the election checker in words; kinds it may add later are printed as data. */
-function describeViolation(v: { kind: string } & Record<string, unknown>): string {
-  const ids = (list: unknown) => (list as NodeId[]).map(String).join(' and ')
+/** A violation of the election checker in words; the other kinds are printed as data. */
+function describeViolation(v: ElectionViolation): string {
   switch (v.kind) {
     case 'two-leaders-in-term':
-      return `two leaders in term ${String(v.term)}: ${ids(v.leaders)} (t=${String(v.t)})`
+      return `two leaders in term ${v.term}: ${v.leaders.map(String).join(' and ')} (t=${v.t})`
     case 'term-went-back':
-      return `term went back at ${String(v.node)}: ${String(v.from)} then ${String(v.to)} (t=${String(v.t)})`
+      return `term went back at ${String(v.node)}: ${v.from} then ${v.to} (t=${v.t})`
     default:
       return `${v.kind}: ${JSON.stringify(v)}`
   }
@@ -137,8 +153,8 @@ function describeViolation(v: { kind: string } & Record<string, unknown>): strin
 
 /** Words for the diagram: what an election event means, before its raw JSON. */
 export function describeElectionEvent(entry: TraceEvent): string | undefined {
-  if (entry.type !== 'emit') return undefined
-  const e = entry.event as Record<string, unknown>
+  if (entry.type !== 'emit' || !isRecord(entry.event)) return undefined
+  const e = entry.event
   switch (e.type) {
     case 'leader':
       return `follows ${String(e.leader)} (term ${String(e.term)})`

@@ -6,9 +6,11 @@
 import { checkMutualExclusion, type MutexRequest } from '@sd/mutex'
 import {
   faultsOf,
+  isRecord,
   type NodeId,
   type ProtocolFactory,
   SimNetwork,
+  type TimedEvent,
   type TraceEvent,
 } from '@sd/transport'
 import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
@@ -65,7 +67,7 @@ interface Entry {
   releasedAt: number | undefined
 }
 
-export function runMutexPlan<Msg, Ev>(
+export function runMutexPlan<Msg, Ev extends { type: string }>(
   factory: ProtocolFactory<Msg, MutexRequest, Ev>,
   plan: MutexPlan,
   seed: number,
@@ -73,12 +75,12 @@ export function runMutexPlan<Msg, Ev>(
   const net = new SimNetwork({ seed, latency: LATENCY })
   const waiting = new Map<NodeId, Asked[]>()
   const asked: Asked[] = []
-  const events: Array<{ node: NodeId; t: number; event: unknown }> = []
+  const events: TimedEvent<Ev>[] = []
   const entries: Entry[] = []
   const open = new Map<NodeId, Entry>()
-  net.onEmit((node, event, t) => {
+  const onEmit = (node: NodeId, event: Ev, t: number) => {
     events.push({ node, t, event })
-    const type = (event as { type?: string }).type
+    const { type } = event
     if (type === 'acquired') {
       // A request made before the node's last crash died with it: this entry answers a later one.
       const crashedAt = lastCrash(net.trace, node)
@@ -95,8 +97,8 @@ export function runMutexPlan<Msg, Ev>(
       if (entry) entry.releasedAt = t
       open.delete(node)
     }
-  })
-  net.launch(plan.ids, factory)
+  }
+  net.launch(plan.ids, factory, { onEmit })
   for (const ask of plan.asks) {
     net.at(ask.at, () => {
       if (net.isCrashed(ask.node)) return
@@ -222,13 +224,11 @@ function syncDelays(entries: readonly Entry[]): number[] {
 }
 
 /** The outcome in words: who entered, in which order, with which token. */
-export function entryOrderLine(
-  events: ReadonlyArray<{ node: NodeId; t: number; event: unknown }>,
-): string {
+export function entryOrderLine(events: ReadonlyArray<TimedEvent<{ type: string }>>): string {
   const entered = events.flatMap(({ node, t, event }) => {
-    const e = event as { type?: unknown; token?: unknown; resource?: unknown }
-    if (e.type !== 'acquired') return []
-    const token = typeof e.token === 'number' ? ` (token ${e.token})` : ''
+    if (event.type !== 'acquired') return []
+    const token =
+      'token' in event && typeof event.token === 'number' ? ` (token ${event.token})` : ''
     return [`${String(node)}${token} at t=${t}`]
   })
   if (entered.length === 0) return 'outcome: nobody entered the critical section'
@@ -245,8 +245,8 @@ function round(x: number): number | null {
 
 /** Words for the diagram: what a mutual exclusion event means, before its raw JSON. */
 export function describeMutexEvent(entry: TraceEvent): string | undefined {
-  if (entry.type !== 'emit') return undefined
-  const e = entry.event as Record<string, unknown>
+  if (entry.type !== 'emit' || !isRecord(entry.event)) return undefined
+  const e = entry.event
   switch (e.type) {
     case 'acquired':
       return `enters (token ${String(e.token)}${typeof e.leaseMs === 'number' ? `, lease ${e.leaseMs} ms` : ''})`

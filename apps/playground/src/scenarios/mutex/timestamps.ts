@@ -34,12 +34,12 @@ function plan({ n, seed, crash }: ScenarioOptions): {
   return { ids, asks: asks.filter((a) => !crash.includes(a.node)), example: false }
 }
 
-function timestampScenario(
+function timestampScenario<Msg, Ev extends { type: string }>(
   name: string,
   short: string,
   title: string,
   algorithm: string,
-  make: (initialClock: Record<string, number>) => ProtocolFactory<unknown, MutexRequest, unknown>,
+  make: (initialClock: Record<string, number>) => ProtocolFactory<Msg, MutexRequest, Ev>,
 ): Scenario {
   return {
     name,
@@ -83,8 +83,7 @@ export const mutexRicartAgrawala = timestampScenario(
   'Ricart-Agrawala',
   'Ricart-Agrawala mutual exclusion: Lamport timestamps, deferred replies, 2(n-1) messages per entry',
   'A node that wants the resource multicasts a request stamped with its Lamport clock; every other node answers OK at once unless it holds the resource or wants it with an earlier (T, pid), in which case it defers its answer until it leaves. 2(n-1) messages per entry.',
-  (initialClock) =>
-    ricartAgrawala({ initialClock }) as ProtocolFactory<unknown, MutexRequest, unknown>,
+  (initialClock) => ricartAgrawala({ initialClock }),
 )
 
 export const mutexLamport = timestampScenario(
@@ -92,6 +91,5 @@ export const mutexLamport = timestampScenario(
   "Lamport's algorithm",
   "Lamport's mutual exclusion: request queues ordered by (T, pid), 3(n-1) messages per entry",
   'Every node keeps a queue of requests ordered by Lamport timestamp; a node enters when its request heads its queue and it has heard something later from every other node; its release removes it everywhere. 3(n-1) messages per entry, over FIFO links.',
-  (initialClock) =>
-    lamportMutex({ initialClock }) as ProtocolFactory<unknown, MutexRequest, unknown>,
+  (initialClock) => lamportMutex({ initialClock }),
 )
