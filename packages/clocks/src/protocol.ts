@@ -28,6 +28,8 @@ export interface ClockProtocol<Msg, Req = never, Ev = never> {
   onMessage(from: NodeId, msg: Msg, ctx: ProtocolContext<Msg, Ev>): void
   onTimer?(key: string, ctx: ProtocolContext<Msg, Ev>): void
   onRequest?(req: Req, ctx: ProtocolContext<Msg, Ev>): void
+  /** The node's whole volatile state as canonical plain data (same contract as `Protocol.snapshot` of `@sd/transport`). */
+  snapshot?(): unknown
 }
 
 /** Builds a fresh instance for a node (what `SimNetwork.launch` takes). */

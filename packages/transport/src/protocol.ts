@@ -49,6 +49,14 @@ export interface Protocol<Msg, Req = never, Ev = never> {
   onTimer?(key: string, ctx: Ctx<Msg, Ev>): void
   onRequest?(req: Req, ctx: Ctx<Msg, Ev>): void
   onSignal?(signal: TransportSignal, ctx: Ctx<Msg, Ev>): void
+  /**
+   * The node's whole volatile state as plain data (objects, arrays, strings, finite numbers,
+   * booleans, null; maps and sets as sorted arrays): canonical (equal states give equal
+   * snapshots, whatever the order things were inserted in) and complete (everything that can
+   * change what the node does next; stable storage is read separately). Checkers compare and
+   * hash snapshots to tell states apart; it must not change the state.
+   */
+  snapshot?(): unknown
 }
 
 /** Builds a fresh instance (with fresh volatile state) for a node, e.g. after a restart. */
