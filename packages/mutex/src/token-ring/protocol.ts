@@ -9,6 +9,7 @@ import {
 } from './messages.js'
 import { resolveOptions, type TokenRingOptions } from './options.js'
 import { compareElection, sameMembers, successorOf } from './ring.js'
+import { initialState, snapshotOf, type TokenRingState } from './state.js'
 
 /** What every handler and helper is handed (never kept). */
 export type TokenRingCtx = Ctx<TokenRingMessage, TokenRingEvent>
@@ -40,76 +41,52 @@ export function tokenRing(
 ): ProtocolFactory<TokenRingMessage, MutexRequest, TokenRingEvent> {
   const settings = resolveOptions(options)
   return (self) => {
-    let view: NodeId[] = [self]
-    let lostMs = 0
-    /** The token, when this node holds it and may use it. */
-    let token: TokenState | undefined
-    let inSection = false
-    let entryToken = 0
-    let wants = 0
-    let passSeq = 0
-    let hopSeq = 0
-    /** A pass sent and not yet acknowledged: the token is neither here nor there. */
-    let pending: { to: NodeId; pass: number; state: TokenState; tries: number } | undefined
-    let lastCommit: { to: NodeId; pass: number } | undefined
-    /** A token received and acknowledged, not yet committed by its sender. */
-    let incoming: { from: NodeId; pass: number; state: TokenState; tries: number } | undefined
-    let lastTaken: { from: NodeId; pass: number } | undefined
-    /** Tokens of a generation below this are destroyed on sight. */
-    let floor = 0
-    /** Highest generation of a token this node accepted. */
-    let tokenGen = -1
-    /** Highest election started or forwarded here. */
-    let best: { generation: number; initiator: NodeId } | undefined
-    /** Elections stopped while a token was arriving here, applied if it is committed to us. */
-    let stopped: { generation: number; live: NodeId[] } | undefined
-    let peers: readonly NodeId[] = []
-    let regenPending:
-      | { to: NodeId; hop: number; msg: Omit<RegenMessage, 'hop'>; tries: number }
-      | undefined
+    /** All the volatile state, in one object that `snapshot()` reads whole. */
+    const s: TokenRingState = initialState(self)
 
-    const hasToken = () => token !== undefined || pending !== undefined || incoming !== undefined
+    const hasToken = () =>
+      s.token !== undefined || s.pending !== undefined || s.incoming !== undefined
 
     const adoptView = (members: NodeId[], ctx: TokenRingCtx) => {
-      if (sameMembers(members, view)) return
-      view = [...members]
-      ctx.emit({ type: 'ring-changed', members: [...view] })
+      if (sameMembers(members, s.view)) return
+      s.view = [...members]
+      ctx.emit({ type: 'ring-changed', members: [...s.view] })
     }
 
     const enter = (ctx: TokenRingCtx) => {
-      const t = token!
-      wants--
+      const t = s.token!
+      s.wants--
       t.count++
-      inSection = true
-      entryToken = t.generation * GENERATION_UNIT + t.count
-      ctx.emit({ type: 'acquired', resource: DEFAULT_RESOURCE, token: entryToken })
+      s.inSection = true
+      s.entryToken = t.generation * GENERATION_UNIT + t.count
+      ctx.emit({ type: 'acquired', resource: DEFAULT_RESOURCE, token: s.entryToken })
     }
 
     const sendPass = (ctx: TokenRingCtx) => {
-      const p = pending!
+      const p = s.pending!
       ctx.send(p.to, { type: 'token', pass: p.pass, ...p.state, members: [...p.state.members] })
       ctx.setTimer('ack', settings.ackTimeoutMs)
     }
 
     const passOn = (ctx: TokenRingCtx) => {
-      const state = token!
+      const state = s.token!
       const to = successorOf(state.members, self)
       if (to === undefined) {
-        if (wants > 0) enter(ctx) // alone in the ring: keep the token
+        if (s.wants > 0) enter(ctx) // alone in the ring: keep the token
         return
       }
-      token = undefined
-      pending = { to, pass: ++passSeq, state, tries: 0 }
+      s.token = undefined
+      s.pending = { to, pass: ++s.passSeq, state, tries: 0 }
       sendPass(ctx)
     }
 
     const becomeHolder = (state: TokenState, ctx: TokenRingCtx) => {
-      token = state
-      tokenGen = Math.max(tokenGen, state.generation)
-      floor = Math.max(floor, state.generation)
+      s.token = state
+      s.tokenGen = Math.max(s.tokenGen, state.generation)
+      s.floor = Math.max(s.floor, state.generation)
       adoptView(state.members, ctx)
       ctx.cancelTimer('lost')
-      if (wants > 0) enter(ctx)
+      if (s.wants > 0) enter(ctx)
       else ctx.setTimer('pass', settings.holdMs)
     }
 
@@ -117,21 +94,21 @@ export function tokenRing(
       ctx.emit({ type: 'token-destroyed', generation })
 
     const forwardRegen = (msg: Omit<RegenMessage, 'hop'>, ctx: TokenRingCtx) => {
-      const to = successorOf(view, self)
+      const to = successorOf(s.view, self)
       if (to === undefined) {
         if (msg.initiator === self) onRegen(self, { ...msg, hop: 0 }, ctx)
         return
       }
-      regenPending = { to, hop: ++hopSeq, msg, tries: 0 }
-      ctx.send(to, { ...msg, live: [...msg.live], hop: regenPending.hop })
+      s.regenPending = { to, hop: ++s.hopSeq, msg, tries: 0 }
+      ctx.send(to, { ...msg, live: [...msg.live], hop: s.regenPending.hop })
       ctx.setTimer('regen-ack', settings.ackTimeoutMs)
     }
 
     const startRegen = (ctx: TokenRingCtx) => {
-      const generation = Math.max(floor, tokenGen, best?.generation ?? 0) + 1
-      best = { generation, initiator: self }
-      floor = generation
-      ctx.setTimer('lost', lostMs) // try again if this one fails
+      const generation = Math.max(s.floor, s.tokenGen, s.best?.generation ?? 0) + 1
+      s.best = { generation, initiator: self }
+      s.floor = generation
+      ctx.setTimer('lost', s.lostMs) // try again if this one fails
       forwardRegen({ type: 'regen', generation, initiator: self, live: [self] }, ctx)
     }
 
@@ -147,11 +124,11 @@ export function tokenRing(
     ) => {
       if (m.generation > t.generation) {
         t.generation = m.generation
-        tokenGen = Math.max(tokenGen, m.generation)
-        floor = Math.max(floor, m.generation)
+        s.tokenGen = Math.max(s.tokenGen, m.generation)
+        s.floor = Math.max(s.floor, m.generation)
       }
       const missing = m.live.filter(
-        (id) => !t.members.includes(id) && (id === self || peers.includes(id)),
+        (id) => !t.members.includes(id) && (id === self || s.peers.includes(id)),
       )
       if (missing.length > 0) {
         t.members = sortNodeIds(new Set([...t.members, ...missing]))
@@ -163,30 +140,30 @@ export function tokenRing(
       if (from !== self) ctx.send(from, { type: 'regen-ack', hop: m.hop })
       if (m.initiator === self) {
         // Back home: this node's election went round without meeting the token or a better one.
-        const mine = best !== undefined && compareElection(best, m) === 0
-        if (!mine || hasToken() || m.generation <= tokenGen) return
+        const mine = s.best !== undefined && compareElection(s.best, m) === 0
+        if (!mine || hasToken() || m.generation <= s.tokenGen) return
         const members = sortNodeIds(new Set(m.live))
         ctx.emit({ type: 'token-regenerated', generation: m.generation })
         becomeHolder({ generation: m.generation, count: 0, members }, ctx)
         return
       }
       // A node taken for dead that is running an election is alive: back into the ring it goes.
-      if (!view.includes(m.initiator)) adoptView(sortNodeIds([...view, m.initiator]), ctx)
-      if (token !== undefined) return liftAbove(token, m, ctx)
-      if (incoming !== undefined) {
+      if (!s.view.includes(m.initiator)) adoptView(sortNodeIds([...s.view, m.initiator]), ctx)
+      if (s.token !== undefined) return liftAbove(s.token, m, ctx)
+      if (s.incoming !== undefined) {
         // Arriving here: the same once the sender commits it to us.
-        stopped = {
-          generation: Math.max(stopped?.generation ?? 0, m.generation),
-          live: [...(stopped?.live ?? []), ...m.live],
+        s.stopped = {
+          generation: Math.max(s.stopped?.generation ?? 0, m.generation),
+          live: [...(s.stopped?.live ?? []), ...m.live],
         }
         return
       }
       if (hasToken()) return // being handed over: this election stops
-      if (m.generation <= tokenGen) return // stale: a token of that generation exists
-      if (best !== undefined && compareElection(m, best) <= 0) return // beaten or a duplicate
-      best = { generation: m.generation, initiator: m.initiator }
-      floor = Math.max(floor, m.generation)
-      ctx.setTimer('lost', lostMs) // a regeneration is under way: do not start another
+      if (m.generation <= s.tokenGen) return // stale: a token of that generation exists
+      if (s.best !== undefined && compareElection(m, s.best) <= 0) return // beaten or a duplicate
+      s.best = { generation: m.generation, initiator: m.initiator }
+      s.floor = Math.max(s.floor, m.generation)
+      ctx.setTimer('lost', s.lostMs) // a regeneration is under way: do not start another
       forwardRegen(
         {
           type: 'regen',
@@ -204,33 +181,36 @@ export function tokenRing(
       ctx: TokenRingCtx,
     ) => {
       const ack = () => ctx.send(from, { type: 'ack', pass: m.pass })
-      if (incoming !== undefined && incoming.from === from && incoming.pass === m.pass) return ack()
-      if (lastTaken !== undefined && lastTaken.from === from && lastTaken.pass === m.pass)
+      if (s.incoming !== undefined && s.incoming.from === from && s.incoming.pass === m.pass)
         return ack()
-      lastTaken = { from, pass: m.pass }
+      if (s.lastTaken !== undefined && s.lastTaken.from === from && s.lastTaken.pass === m.pass)
+        return ack()
+      s.lastTaken = { from, pass: m.pass }
       ack() // acknowledged even when destroyed, so the sender stops resending it
       const state: TokenState = {
         generation: m.generation,
         count: m.count,
         members: sortNodeIds(m.members),
       }
-      if (state.generation < floor || hasToken()) return destroy(state.generation, ctx)
-      incoming = { from, pass: m.pass, state, tries: 0 }
+      if (state.generation < s.floor || hasToken()) return destroy(state.generation, ctx)
+      s.incoming = { from, pass: m.pass, state, tries: 0 }
       ctx.cancelTimer('lost')
       ctx.setTimer('commit', settings.ackTimeoutMs)
     }
 
     return {
+      snapshot: () => snapshotOf(s),
+
       start(ctx) {
-        peers = ctx.peers
-        view = sortNodeIds([self, ...ctx.peers])
-        lostMs = settings.lostTokenTimeoutMs(view.length)
+        s.peers = ctx.peers
+        s.view = sortNodeIds([self, ...ctx.peers])
+        s.lostMs = settings.lostTokenTimeoutMs(s.view.length)
         // A restarted node must not create a second token.
         const restarted = ctx.storage.get('started') === true
         if (!restarted) ctx.storage.set('started', true)
-        if (!restarted && view[0] === self) {
-          becomeHolder({ generation: 0, count: 0, members: [...view] }, ctx)
-        } else ctx.setTimer('lost', lostMs)
+        if (!restarted && s.view[0] === self) {
+          becomeHolder({ generation: 0, count: 0, members: [...s.view] }, ctx)
+        } else ctx.setTimer('lost', s.lostMs)
       },
 
       onRequest(req, ctx) {
@@ -246,62 +226,62 @@ export function tokenRing(
           })
         }
         if (req.type === 'acquire') {
-          wants++
-          if (token !== undefined && !inSection) {
+          s.wants++
+          if (s.token !== undefined && !s.inSection) {
             ctx.cancelTimer('pass')
             enter(ctx)
           }
           return
         }
-        if (!inSection)
+        if (!s.inSection)
           return ctx.emit({ type: 'ignored', from: self, reason: 'release outside the section' })
-        inSection = false
-        ctx.emit({ type: 'released', resource: DEFAULT_RESOURCE, token: entryToken })
+        s.inSection = false
+        ctx.emit({ type: 'released', resource: DEFAULT_RESOURCE, token: s.entryToken })
         passOn(ctx)
       },
 
       onTimer(key, ctx) {
         if (key === 'pass') {
-          if (token === undefined || inSection) return
-          if (wants > 0) enter(ctx)
+          if (s.token === undefined || s.inSection) return
+          if (s.wants > 0) enter(ctx)
           else passOn(ctx)
         } else if (key === 'ack') {
-          if (pending === undefined) return
-          if (pending.tries < settings.retries) {
-            pending.tries++
+          if (s.pending === undefined) return
+          if (s.pending.tries < settings.retries) {
+            s.pending.tries++
             return sendPass(ctx)
           }
           // No ACK: the successor crashed. Skip it, and tell the ring through the token.
-          const { state, to } = pending
-          pending = undefined
+          const { state, to } = s.pending
+          s.pending = undefined
           state.members = state.members.filter((m) => m !== to)
-          token = state
+          s.token = state
           adoptView(state.members, ctx)
-          if (wants > 0) enter(ctx)
+          if (s.wants > 0) enter(ctx)
           else passOn(ctx)
         } else if (key === 'commit') {
-          if (incoming === undefined) return
-          if (incoming.tries < settings.retries) {
-            incoming.tries++
-            ctx.send(incoming.from, { type: 'ack', pass: incoming.pass })
+          if (s.incoming === undefined) return
+          if (s.incoming.tries < settings.retries) {
+            s.incoming.tries++
+            ctx.send(s.incoming.from, { type: 'ack', pass: s.incoming.pass })
             return ctx.setTimer('commit', settings.ackTimeoutMs)
           }
           // The sender gave us up (or died before committing): this copy is not ours.
-          destroy(incoming.state.generation, ctx)
-          incoming = undefined
-          stopped = undefined
-          ctx.setTimer('lost', lostMs)
+          destroy(s.incoming.state.generation, ctx)
+          s.incoming = undefined
+          s.stopped = undefined
+          ctx.setTimer('lost', s.lostMs)
         } else if (key === 'regen-ack') {
-          if (regenPending === undefined) return
-          const p = regenPending
+          if (s.regenPending === undefined) return
+          const p = s.regenPending
           if (p.tries < settings.retries) {
             p.tries++
             ctx.send(p.to, { ...p.msg, live: [...p.msg.live], hop: p.hop })
             return ctx.setTimer('regen-ack', settings.ackTimeoutMs)
           }
-          regenPending = undefined
+          s.regenPending = undefined
           adoptView(
-            view.filter((m) => m !== p.to),
+            s.view.filter((m) => m !== p.to),
             ctx,
           )
           forwardRegen(p.msg, ctx)
@@ -321,30 +301,31 @@ export function tokenRing(
           case 'token':
             return onToken(from, m, ctx)
           case 'ack':
-            if (pending !== undefined && pending.to === from && pending.pass === m.pass) {
+            if (s.pending !== undefined && s.pending.to === from && s.pending.pass === m.pass) {
               ctx.cancelTimer('ack')
-              lastCommit = { to: from, pass: m.pass }
-              pending = undefined
+              s.lastCommit = { to: from, pass: m.pass }
+              s.pending = undefined
               ctx.send(from, { type: 'commit', pass: m.pass })
-              ctx.setTimer('lost', lostMs)
+              ctx.setTimer('lost', s.lostMs)
             } else if (
-              lastCommit !== undefined &&
-              lastCommit.to === from &&
-              lastCommit.pass === m.pass
+              s.lastCommit !== undefined &&
+              s.lastCommit.to === from &&
+              s.lastCommit.pass === m.pass
             ) {
               ctx.send(from, { type: 'commit', pass: m.pass }) // our COMMIT was lost
             } else ctx.emit({ type: 'ignored', from, reason: 'ack of a pass given up' })
             return
           case 'commit': {
-            if (incoming === undefined || incoming.from !== from || incoming.pass !== m.pass) return
+            if (s.incoming === undefined || s.incoming.from !== from || s.incoming.pass !== m.pass)
+              return
             ctx.cancelTimer('commit')
-            const { state } = incoming
-            incoming = undefined
-            if (stopped !== undefined) liftAbove(state, stopped, ctx)
-            stopped = undefined
-            if (state.generation < floor) {
+            const { state } = s.incoming
+            s.incoming = undefined
+            if (s.stopped !== undefined) liftAbove(state, s.stopped, ctx)
+            s.stopped = undefined
+            if (state.generation < s.floor) {
               destroy(state.generation, ctx) // a regeneration went by in between
-              return ctx.setTimer('lost', lostMs)
+              return ctx.setTimer('lost', s.lostMs)
             }
             return becomeHolder(state, ctx)
           }
@@ -352,12 +333,12 @@ export function tokenRing(
             return onRegen(from, m, ctx)
           case 'regen-ack':
             if (
-              regenPending !== undefined &&
-              regenPending.to === from &&
-              regenPending.hop === m.hop
+              s.regenPending !== undefined &&
+              s.regenPending.to === from &&
+              s.regenPending.hop === m.hop
             ) {
               ctx.cancelTimer('regen-ack')
-              regenPending = undefined
+              s.regenPending = undefined
             }
             return
         }
