@@ -1,4 +1,5 @@
 import type { NodeId } from '@sd/transport'
+import { nameMap, type Snapshot } from '../snapshot.js'
 import type { CentralizedMessage } from './messages.js'
 import type { Node } from './node.js'
 import type { CentralizedCtx } from './protocol.js'
@@ -38,6 +39,22 @@ export class ClientRole {
     seqBase: number,
   ) {
     this.seq = seqBase
+  }
+
+  /** This role's state as canonical plain data (see `Protocol.snapshot`). */
+  snapshot(): Snapshot {
+    return {
+      seq: this.seq,
+      reported: this.reported,
+      uses: nameMap(this.uses, (u) => ({
+        wanted: u.wanted,
+        state: u.state,
+        seq: u.seq,
+        token: u.token,
+        refusals: u.refusals,
+        leaseUntil: u.leaseUntil,
+      })),
+    }
   }
 
   acquire(name: string, ctx: CentralizedCtx): void {

@@ -1,4 +1,5 @@
 import { type NodeId, readStored, storedShapes } from '@sd/transport'
+import { idMap, nameMap, orNull, type Snapshot } from '../snapshot.js'
 import type { CentralizedMessage, Held } from './messages.js'
 import type { Node } from './node.js'
 import { TOKENS_PER_TERM } from './options.js'
@@ -43,6 +44,21 @@ export class CoordinatorRole {
     ctx.emit({ type: 'recovering', term: node.term })
     const lease = node.settings.lease
     if (lease !== undefined) ctx.setTimer(RECOVERY_TIMER, lease.ms + lease.maxDelayMs)
+  }
+
+  /** This role's state as canonical plain data (see `Protocol.snapshot`). */
+  snapshot(): Snapshot {
+    return {
+      recovering: this.recovering,
+      // Read only while recovering, and then in arrival order (the `recovered` event lists it).
+      heardFrom: this.recovering ? [...this.heardFrom] : [],
+      resources: nameMap(this.resources, (r) => ({
+        holder: orNull(r.holder, (h) => ({ node: h.node, token: h.token, seq: h.seq, at: h.at })),
+        queue: r.queue.map((q) => ({ node: q.node, seq: q.seq, at: q.at })), // FIFO: its order counts
+        seen: idMap(r.seen, (seq) => seq),
+        closed: r.closed,
+      })),
+    }
   }
 
   /** Hands over to another coordinator: forget everything volatile. */

@@ -82,6 +82,7 @@ import {
 } from '@sd/transport'
 import { DEFAULT_RESOURCE } from '../contract.js'
 import { InvalidArgumentError } from '../errors.js'
+import { orNull, type Snapshot } from '../snapshot.js'
 import { ClientRole } from './client.js'
 import { CoordinatorRole } from './coordinator.js'
 import type { CentralizedEvent } from './events.js'
@@ -234,7 +235,27 @@ export function centralized(
       return true
     }
 
+    /** The node's volatile state (term and coordinator are also stored) as canonical plain data. */
+    const snapshot = (): Snapshot => {
+      const role: ClientRole | undefined = client // none before start
+      return {
+        term: node.term,
+        coordinator: node.coordinator,
+        epoch: node.epoch,
+        coordinatorEpoch,
+        // A lease `until` may be Infinity, which JSON has no number for.
+        leaderLease: orNull(leaderLease, (l) => ({
+          term: l.term,
+          until: Number.isFinite(l.until) ? l.until : String(l.until),
+        })),
+        coordinatorRole: orNull(coord, (c) => c.snapshot()),
+        client: orNull(role, (c) => c.snapshot()),
+      }
+    }
+
     return {
+      snapshot,
+
       start(ctx) {
         // Stored values of the wrong shape throw StoredStateError: never read as a default.
         const boots = (readStored(ctx.storage, 'boots', storedShapes.count) ?? 0) + 1
