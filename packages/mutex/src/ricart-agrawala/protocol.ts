@@ -11,6 +11,7 @@ import { announceRequest } from '../lamport/announce.js'
 import { handleLocalRequest } from '../lamport/local-request.js'
 import { admitMessage } from '../lamport/peer-message.js'
 import { fencingToken, nodeClock, rankOf } from '../lamport/timestamp.js'
+import { idSet, nameMap } from '../snapshot.js'
 import type { RicartAgrawalaEvent } from './events.js'
 import { parseMessage, type RicartAgrawalaMessage } from './messages.js'
 import { type RicartAgrawalaOptions, resolveOptions } from './options.js'
@@ -132,6 +133,22 @@ export function ricartAgrawala(
     }
 
     const protocol: Protocol<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> = {
+      snapshot: () => ({
+        clock: clock.time,
+        rank,
+        members: idSet(members),
+        resources: nameMap(resources, (r) => ({
+          state: r.state,
+          time: r.time,
+          oks: idSet(r.oks),
+          answered: idSet(r.answered),
+          // Answered in this order at exit, each OK stamped one later than the one before: two
+          // nodes that deferred the same peers in another order send different stamps.
+          deferred: [...r.deferred].map(([peer, time]) => [peer, time]),
+          queued: r.queued,
+        })),
+      }),
+
       start(ctx) {
         const saved = ctx.storage.get(CLOCK_KEY)
         if (isNonNegInt(saved) && saved > clock.time) clock.restore(saved)
