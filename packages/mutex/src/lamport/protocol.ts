@@ -1,6 +1,7 @@
 import { compareLamport } from '@sd/clocks'
 import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import type { MutexRequest } from '../contract.js'
+import { idMap, nameList } from '../snapshot.js'
 import { announceRequest } from './announce.js'
 import type { LamportMutexEvent } from './events.js'
 import { handleLocalRequest } from './local-request.js'
@@ -112,6 +113,19 @@ export function lamportMutex(
     }
 
     const protocol: Protocol<LamportMutexMessage, MutexRequest, LamportMutexEvent> = {
+      snapshot: () => ({
+        clock: clock.time,
+        rank,
+        lastSeen: idMap(lastSeen, (time) => time),
+        // In creation order: a step that lets several resources in emits `acquired` in this order.
+        resources: nameList(resources, (r) => ({
+          state: r.state,
+          time: r.time,
+          queue: r.queue.snapshot(),
+          queued: r.queued,
+        })),
+      }),
+
       start(ctx) {
         rank = rankOf(self, ctx.peers)
       },

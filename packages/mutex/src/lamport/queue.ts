@@ -4,6 +4,11 @@ import { compareLamport, type LamportTimestamp } from '@sd/clocks'
 export class RequestQueue {
   private readonly entries: LamportTimestamp[] = []
 
+  /** The entries as plain data, in (T, pid) order. */
+  snapshot(): Array<{ time: number; pid: LamportTimestamp['pid'] }> {
+    return this.entries.map((e) => ({ time: e.time, pid: e.pid }))
+  }
+
   get head(): LamportTimestamp | undefined {
     return this.entries[0]
   }
