@@ -34,3 +34,8 @@ export function nameList<V>(map: ReadonlyMap<string, V>, value: (v: V) => Snapsh
 export function orNull<T>(value: T | undefined, shape: (v: T) => Snapshot): Snapshot {
   return value === undefined ? null : shape(value)
 }
+
+/** A message kept to be handled later: plain JSON already (it is built to go on the wire). */
+export function plainCopy(message: object): Snapshot {
+  return JSON.parse(JSON.stringify(message))
+}

@@ -1,5 +1,6 @@
 import { compareLamport } from '@sd/clocks'
 import type { NodeId } from '@sd/transport'
+import { orNull, type Snapshot } from '../snapshot.js'
 import type { Unstamped } from './messages.js'
 import type { MaekawaCtx } from './protocol.js'
 
@@ -28,6 +29,16 @@ export class Arbiter {
   private fence = 0
 
   constructor(private readonly out: Out) {}
+
+  /** The vote's state as plain data; the queue is kept in timestamp order. */
+  snapshot(): Snapshot {
+    return {
+      lock: orNull(this.lock, (l) => ({ req: l.req, by: l.by })),
+      inquired: this.inquired,
+      queue: this.queue.map((q) => ({ req: q.req, by: q.by, failed: q.failed })),
+      fence: this.fence,
+    }
+  }
 
   request(r: RequestRef, ctx: MaekawaCtx): void {
     if (same(this.lock, r) || this.queue.some((q) => same(q, r))) return // a duplicate

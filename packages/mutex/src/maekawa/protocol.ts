@@ -1,6 +1,7 @@
 import { LamportClock } from '@sd/clocks'
 import type { Ctx, NodeId, ProtocolFactory } from '@sd/transport'
 import { DEFAULT_RESOURCE, type MutexRequest, resourceOf } from '../contract.js'
+import { idMap, plainCopy } from '../snapshot.js'
 import { Arbiter } from './arbiter.js'
 import type { MaekawaEvent } from './events.js'
 import { type MaekawaMessage, parseMessage, type Unstamped } from './messages.js'
@@ -121,6 +122,22 @@ export function maekawa(
     }
 
     return {
+      snapshot: () => ({
+        clock: clock.time,
+        // Sent to in this order, each message stamped one later: the order counts.
+        quorum: [...quorum],
+        state,
+        req,
+        fence,
+        queued,
+        gotFailed,
+        votes: idMap(votes, (f) => f),
+        // Given back in this order (each RELINQUISH stamped one later): the order counts.
+        inquiries: [...inquiries],
+        local: local.map(plainCopy), // drained by every handler: empty between steps
+        arbiter: arbiter.snapshot(),
+      }),
+
       start(ctx) {
         quorum = gridQuorum([self, ...ctx.peers], self)
         ctx.emit({ type: 'quorum', members: [...quorum] })
