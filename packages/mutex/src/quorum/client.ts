@@ -1,4 +1,5 @@
 import type { NodeId } from '@sd/transport'
+import { idMap, idSet, nameMap, type Snapshot } from '../snapshot.js'
 import type { QuorumMutexMessage } from './messages.js'
 import type { QuorumMutexSettings } from './options.js'
 import type { QuorumMutexCtx, Send } from './protocol.js'
@@ -43,6 +44,26 @@ export class Client {
     private readonly rank: number,
     private readonly send: Send,
   ) {}
+
+  /** Its state as canonical plain data (see `Protocol.snapshot`). */
+  snapshot(): Snapshot {
+    return {
+      session: this.session,
+      rank: this.rank,
+      lastAttempt: this.lastAttempt,
+      lastTokens: nameMap(this.lastTokens, (t) => t),
+      wants: nameMap(this.wants, (w) => ({
+        waiting: w.waiting,
+        phase: w.phase,
+        attempt: w.attempt,
+        failures: w.failures,
+        // Given back with one and the same RELEASE each: only membership counts.
+        granted: idMap(w.granted, (counter) => counter),
+        denied: idSet(w.denied),
+        token: w.token,
+      })),
+    }
+  }
 
   acquire(resource: string, ctx: QuorumMutexCtx): void {
     const want = this.wants.get(resource)

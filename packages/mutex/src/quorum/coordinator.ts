@@ -1,4 +1,5 @@
 import type { NodeId } from '@sd/transport'
+import { nameMap, type Snapshot } from '../snapshot.js'
 import type { Grant, GrantStore } from './grants.js'
 import type { QuorumMutexMessage } from './messages.js'
 import type { QuorumMutexCtx, Send } from './protocol.js'
@@ -36,6 +37,21 @@ export class Coordinator {
     private readonly reclaimAfterMs: number,
     private readonly send: Send,
   ) {}
+
+  /** Its volatile state as canonical plain data (the grants themselves: `GrantStore.snapshot`). */
+  snapshot(): Snapshot {
+    return {
+      asked: nameMap(this.asked, (a) => ({
+        grant: {
+          client: a.grant.client,
+          session: a.grant.session,
+          attempt: a.grant.attempt,
+          counter: a.grant.counter,
+        },
+        at: a.at,
+      })),
+    }
+  }
 
   onRequest(from: NodeId, msg: Request, ctx: QuorumMutexCtx): void {
     const store = this.store

@@ -5,6 +5,7 @@ import {
   type StableStorage,
   storedShapes,
 } from '@sd/transport'
+import { nameMap, type Snapshot } from '../snapshot.js'
 
 /** Whom a coordinator granted a resource to, and the counter it granted with. */
 export interface Grant {
@@ -22,6 +23,8 @@ export interface GrantStore {
   set(resource: string, holder: Grant | undefined, counter: number, storage: StableStorage): void
   /** Reads everything stored once, so a damaged store is refused when the node starts. */
   check(storage: StableStorage): void
+  /** What it keeps in memory, as canonical plain data (null: all of it is in stable storage). */
+  snapshot(): Snapshot
 }
 
 /** Plain memory, as in the texts: a restart forgets every grant (and the counters). */
@@ -37,6 +40,15 @@ export function volatileGrants(): GrantStore {
       counters.set(resource, counter)
     },
     check() {},
+    snapshot: () => ({
+      holders: nameMap(holders, (g) => ({
+        client: g.client,
+        session: g.session,
+        attempt: g.attempt,
+        counter: g.counter,
+      })),
+      counters: nameMap(counters, (c) => c),
+    }),
   }
 }
 
@@ -79,5 +91,6 @@ export function durableGrants(): GrantStore {
         else if (key.startsWith(COUNTER)) counter(key.slice(COUNTER.length), storage)
       }
     },
+    snapshot: () => null,
   }
 }

@@ -6,6 +6,7 @@ import {
   type ProtocolFactory,
 } from '@sd/transport'
 import { type MutexRequest, resourceOf } from '../contract.js'
+import { orNull, plainCopy } from '../snapshot.js'
 import { Client } from './client.js'
 import { Coordinator } from './coordinator.js'
 import type { QuorumMutexEvent } from './events.js'
@@ -78,6 +79,13 @@ export function quorumMutex(
     }
 
     return {
+      snapshot: () => ({
+        client: orNull(client, (c) => c.snapshot()),
+        coordinator: orNull(coordinator, (c) => c.snapshot()),
+        grants: store.snapshot(),
+        loopback: loopback.map(plainCopy), // drained by every handler: empty between steps
+      }),
+
       start(ctx) {
         const members = new Set<NodeId>([ctx.self, ...ctx.peers])
         const missing = settings.coordinators.filter((id) => !members.has(id))
