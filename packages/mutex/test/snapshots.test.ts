@@ -1,0 +1,199 @@
+/**
+ * Every protocol's `snapshot()` (the contract of `Protocol.snapshot`): plain data, canonical, the
+ * same for the same inputs, read without changing the node, and moved by a change of state.
+ */
+import { createRandom, type NodeId, type ProtocolFactory } from '@sd/transport'
+import { describe, expect, it } from 'vitest'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
+import { centralized } from '../src/centralized/index.js'
+import type { MutexRequest } from '../src/contract.js'
+import { lamportMutex } from '../src/lamport/index.js'
+import { maekawa } from '../src/maekawa/index.js'
+import { quorumMutex } from '../src/quorum/index.js'
+import { ricartAgrawala } from '../src/ricart-agrawala/index.js'
+import { tokenRing } from '../src/token-ring/index.js'
+import { handDriven } from './support/hand-driven.js'
+import { JITTER, namedIds, randomAsks, runMutex } from './support/harness.js'
+import { notPlain, observed, sortedJson, type Taken } from './support/snapshots.js'
+
+const ids = namedIds(4)
+type Factory = ProtocolFactory<never, MutexRequest, { type: string }>
+const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean }> = [
+  { name: 'centralized', factory: () => centralized() },
+  {
+    name: 'centralized (deny, leases)',
+    factory: () => centralized({ whenBusy: 'deny', leaseMs: 40, maxDelayMs: 20 }),
+  },
+  { name: 'token ring', factory: () => tokenRing() },
+  { name: 'ricart-agrawala', factory: () => ricartAgrawala() },
+  { name: 'lamport', factory: () => lamportMutex(), fifo: true },
+  { name: 'maekawa', factory: () => maekawa() },
+  { name: 'quorum', factory: () => quorumMutex({ coordinators: ids }) },
+]
+
+/** A run of `seed` with every node's snapshot after every step, and the run's events. */
+function observedRun(c: (typeof CASES)[number], seed: number, observe = true) {
+  const rnd = createRandom(`snapshots-${seed}`)
+  const asks = randomAsks(ids, () => rnd.next(), 8, 150, 10)
+  const log: Taken[] = []
+  const factory = observe ? observed(c.factory(), log) : c.factory()
+  // The token ring circulates for ever: a bound on virtual time ends every run.
+  const run = runMutex(ids, factory, asks, {
+    seed,
+    net: { ...JITTER, fifo: c.fifo ?? false },
+    until: 600,
+  })
+  return { log, events: run.events, violations: run.violations, granted: run.granted }
+}
+
+describe('snapshot() of every mutex protocol (many seeds)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: plain data, sorted keys change nothing, same inputs give the same snapshots`, () => {
+      let steps = 0
+      forSeeds(seedList(25), (seed) => {
+        const first = observedRun(c, seed)
+        expect(first.violations).toEqual([])
+        expect(first.granted).toBeGreaterThan(0)
+        for (const { node, step, snapshot } of first.log) {
+          const why = notPlain(snapshot)
+          if (why !== undefined) throw new Error(`${String(node)} after ${step}: ${why}`)
+          expect(JSON.parse(JSON.stringify(snapshot))).toEqual(snapshot)
+          expect(JSON.parse(sortedJson(snapshot))).toEqual(snapshot)
+        }
+        steps += first.log.length
+        // A second run from fresh instances with the same inputs: the same states, step by step.
+        const second = observedRun(c, seed)
+        expect(second.log.length).toBe(first.log.length)
+        for (let i = 0; i < first.log.length; i++) {
+          const a = first.log[i]!
+          const b = second.log[i]!
+          if (sortedJson(a) !== sortedJson(b))
+            throw new Error(`step ${i} (${String(a.node)} after ${a.step}) differs between runs`)
+        }
+      })
+      expect(steps).toBeGreaterThan(100)
+    })
+
+    it(`${c.name}: taking snapshots changes nothing the nodes do`, () => {
+      forSeeds(seedList(10), (seed) => {
+        expect(observedRun(c, seed).events).toEqual(observedRun(c, seed, false).events)
+      })
+    })
+  }
+})
+
+describe('snapshot() is canonical: the same state reached in another order', () => {
+  it('ricart-agrawala: OKs from two peers in either order give the same snapshot', () => {
+    const node = (order: NodeId[]) => {
+      const n = handDriven(ricartAgrawala()('a'), 'a', ['b', 'c', 'd'])
+      n.protocol.onRequest?.({ type: 'acquire' }, n.ctx) // request at time 1; waits for 3 OKs
+      for (const from of order)
+        n.protocol.onMessage(from, { type: 'ok', resource: 'default', time: 1, req: 1 }, n.ctx)
+      return n.protocol.snapshot?.()
+    }
+    const bc = node(['b', 'c'])
+    expect(bc).toEqual(node(['c', 'b']))
+    expect(JSON.stringify(bc)).toBe(JSON.stringify(node(['c', 'b'])))
+  })
+
+  it('ricart-agrawala: deferred peers keep their order, since their OKs are stamped in it', () => {
+    const node = (order: NodeId[]) => {
+      const n = handDriven(ricartAgrawala()('a'), 'a', ['b', 'c'])
+      n.protocol.onRequest?.({ type: 'acquire' }, n.ctx)
+      n.protocol.onMessage('b', { type: 'ok', resource: 'default', time: 1, req: 1 }, n.ctx)
+      n.protocol.onMessage('c', { type: 'ok', resource: 'default', time: 1, req: 1 }, n.ctx)
+      for (const from of order) // held: both are deferred
+        n.protocol.onMessage(from, { type: 'request', resource: 'default', time: 1 }, n.ctx)
+      const snapshot = n.protocol.snapshot?.()
+      n.sent.length = 0
+      n.protocol.onRequest?.({ type: 'release' }, n.ctx)
+      return { snapshot, oks: [...n.sent].sort(([a], [b]) => String(a).localeCompare(String(b))) }
+    }
+    const bc = node(['b', 'c'])
+    const cb = node(['c', 'b'])
+    expect(bc.snapshot).not.toEqual(cb.snapshot)
+    // The two states do lead to different steps: b and c get each other's stamps.
+    expect(bc.oks).not.toEqual(cb.oks)
+  })
+
+  it('lamport: two peers queued in either arrival order give the same snapshot', () => {
+    const node = (order: NodeId[]) => {
+      const n = handDriven(lamportMutex()('a'), 'a', ['b', 'c'])
+      for (const from of order)
+        n.protocol.onMessage(from, { type: 'request', resource: 'default', time: 1 }, n.ctx)
+      return n.protocol.snapshot?.()
+    }
+    expect(JSON.stringify(node(['b', 'c']))).toBe(JSON.stringify(node(['c', 'b'])))
+  })
+
+  it('maekawa: votes from the quorum in either order give the same snapshot', () => {
+    const members = namedIds(9) // a 3 x 3 grid: p1's quorum is p1, p2, p3, p4, p7
+    const node = (order: NodeId[]) => {
+      const n = handDriven(maekawa()('p1'), 'p1', members.slice(1))
+      n.protocol.onRequest?.({ type: 'acquire' }, n.ctx) // p1 votes for itself at once
+      const req = 1
+      for (const from of order)
+        n.protocol.onMessage(from, { type: 'locked', req, by: 'p1', fence: 0, time: 5 }, n.ctx)
+      return n.protocol.snapshot?.()
+    }
+    const forward = node(['p2', 'p3', 'p4'])
+    expect(JSON.stringify(forward)).toBe(JSON.stringify(node(['p4', 'p3', 'p2'])))
+    expect(forward).not.toEqual(node(['p2', 'p3'])) // one vote fewer is another state
+  })
+
+  it('quorum: grants from coordinators in either order give the same snapshot', () => {
+    const coordinators = namedIds(5)
+    const node = (order: NodeId[]) => {
+      const n = handDriven(quorumMutex({ coordinators })('p1'), 'p1', coordinators.slice(1))
+      n.protocol.onRequest?.({ type: 'acquire' }, n.ctx)
+      const [, ask] = n.sent.find(([to]) => to === 'p2')!
+      const { session, attempt } = ask as { session: number; attempt: number }
+      for (const from of order)
+        n.protocol.onMessage(
+          from,
+          { type: 'grant', resource: 'default', session, attempt, counter: 1 },
+          n.ctx,
+        )
+      return n.protocol.snapshot?.()
+    }
+    expect(JSON.stringify(node(['p2', 'p3']))).toBe(JSON.stringify(node(['p3', 'p2'])))
+  })
+
+  it('centralized: requests for two resources in either order give the same coordinator snapshot', () => {
+    const node = (order: Array<[NodeId, string]>) => {
+      const n = handDriven(centralized()('a'), 'a', ['b', 'c'])
+      for (const [from, resource] of order)
+        n.protocol.onMessage(from, { type: 'request', term: 0, resource, seq: 1, at: 0 }, n.ctx)
+      return n.protocol.snapshot?.()
+    }
+    const xy = node([
+      ['b', 'x'],
+      ['c', 'y'],
+    ])
+    expect(JSON.stringify(xy)).toBe(
+      JSON.stringify(
+        node([
+          ['c', 'y'],
+          ['b', 'x'],
+        ]),
+      ),
+    )
+  })
+})
+
+describe('snapshot() follows the state', () => {
+  it('token ring: the holder snapshot changes when it enters and again when it leaves', () => {
+    const n = handDriven(tokenRing()('a'), 'a', ['b', 'c'])
+    const idle = n.protocol.snapshot?.() // 'a', the lowest id, holds the new token
+    expect(idle).toMatchObject({ token: { generation: 0, count: 0 }, inSection: false })
+    n.protocol.onRequest?.({ type: 'acquire' }, n.ctx)
+    const inside = n.protocol.snapshot?.()
+    expect(inside).not.toEqual(idle)
+    expect(inside).toMatchObject({ token: { count: 1 }, inSection: true })
+    expect(n.protocol.snapshot?.()).toEqual(inside) // reading it changed nothing
+    n.protocol.onRequest?.({ type: 'release' }, n.ctx)
+    const passed = n.protocol.snapshot?.()
+    expect(passed).not.toEqual(inside)
+    expect(passed).toMatchObject({ token: null, inSection: false, pending: { to: 'b' } })
+  })
+})
