@@ -4,6 +4,13 @@ import { isCount } from '../message-checks.js'
 import type { CausalDelivery } from './events.js'
 import type { CausalMessage } from './messages.js'
 
+/** What `CausalBuffer.snapshot()` returns. */
+export interface CausalBufferSnapshot<P> {
+  members: NodeId[]
+  delivered: number[]
+  held: { from: NodeId; seq: number; clock: number[]; payload: P }[]
+}
+
 /**
  * The pure core of causal broadcast (Birman, Schiper, Stephenson): a message from member s with
  * vector W is delivered when W[s] = V[s] + 1 (the next from s) and W[k] <= V[k] for every other k
@@ -35,6 +42,22 @@ export class CausalBuffer<P> {
   /** A copy of the delivery vector V. */
   get clock(): number[] {
     return [...this.delivered]
+  }
+
+  /**
+   * The buffer's state as canonical plain data: the delivery vector and the held messages, by
+   * sender in member order, then by sequence number (a Map's insertion order is not state).
+   */
+  snapshot(): CausalBufferSnapshot<P> {
+    const held: CausalBufferSnapshot<P>['held'] = []
+    this.held.forEach((queue, s) => {
+      const seqs = [...queue.keys()].sort((a, b) => a - b)
+      for (const seq of seqs) {
+        const m = queue.get(seq)!
+        held.push({ from: this.members[s]!, seq, clock: [...m.clock], payload: m.payload })
+      }
+    })
+    return { members: [...this.members], delivered: [...this.delivered], held }
   }
 
   /** Stamps a new broadcast of ours; the sender delivers its own message at once. */

@@ -1,4 +1,4 @@
-export { CausalBuffer } from './buffer.js'
+export { CausalBuffer, type CausalBufferSnapshot } from './buffer.js'
 export type { CausalDelivery, CausalEvent } from './events.js'
 export type { CausalMessage } from './messages.js'
 export { type CausalBroadcastRequest, causalBroadcast } from './protocol.js'

@@ -72,5 +72,8 @@ export function causalBroadcast<P = unknown>(): ClockProtocol<
       }
       for (const d of delivered) ctx.emit({ type: 'deliver', ...d })
     },
+    snapshot() {
+      return buffer === undefined ? null : buffer.snapshot()
+    },
   }
 }

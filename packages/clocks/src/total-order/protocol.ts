@@ -17,6 +17,9 @@ interface Queued<P> {
   payload: P
 }
 
+const copy = <P>(m: TotalOrderMessage<P>): TotalOrderMessage<P> =>
+  m.type === 'to-ack' ? { ...m, of: { ...m.of } } : { ...m }
+
 /**
  * Totally ordered broadcast with Lamport timestamps and acknowledgements (Lamport 1978): a
  * broadcast is stamped (T, pid) and queued by every member, each of which acknowledges it to all.
@@ -149,6 +152,28 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
         next++
       }
       nextIn.set(from, next)
+    },
+    snapshot() {
+      if (!clock) return null
+      // Maps become arrays sorted by peer (then link): their insertion order is not state, and a
+      // peer whose early map emptied is the same state as one that never had one.
+      const byPeer = <V>(map: Map<NodeId, V>) =>
+        [...map].sort(([a], [b]) => compareNodeIds(a, b)).map(([peer, value]) => ({ peer, value }))
+      return {
+        time: clock.time,
+        peers: [...peers],
+        queue: queue.map((q) => ({ timestamp: { ...q.timestamp }, payload: q.payload })),
+        latest: byPeer(latest).map(({ peer, value }) => ({ peer, timestamp: { ...value } })),
+        nextOut: byPeer(nextOut).map(({ peer, value }) => ({ peer, link: value })),
+        nextIn: byPeer(nextIn).map(({ peer, value }) => ({ peer, link: value })),
+        early: byPeer(early)
+          .filter(({ value }) => value.size > 0)
+          .map(({ peer, value }) => ({
+            peer,
+            messages: [...value.keys()].sort((a, b) => a - b).map((link) => copy(value.get(link)!)),
+          })),
+        delivered,
+      }
     },
   }
 }

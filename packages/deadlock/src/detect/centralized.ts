@@ -1,3 +1,4 @@
+import { compareNodeIds } from '@sd/transport'
 /**
  * Centralized detection: a coordinator collects every site's waits (its lock tables), merges
  * them into one wait-for graph and looks for a cycle. The local graphs are read at different
@@ -34,6 +35,29 @@ export class CentralizedDetector {
   private round = 0
   private collecting: Map<ProcRef['home'], SiteWait[]> | undefined
   private confirming: { cycle: SiteWait[]; asked: number; present: Set<string> } | undefined
+
+  /** The detector's state as canonical plain data: replies by site, present waits sorted. */
+  snapshot() {
+    const copyWait = (w: SiteWait) => ({ ...w, from: { ...w.from }, to: { ...w.to } })
+    const collecting = this.collecting
+    return {
+      round: this.round,
+      collecting:
+        collecting === undefined
+          ? null
+          : [...collecting.keys()]
+              .sort(compareNodeIds)
+              .map((site) => ({ site, waits: collecting.get(site)!.map(copyWait) })),
+      confirming:
+        this.confirming === undefined
+          ? null
+          : {
+              cycle: this.confirming.cycle.map(copyWait),
+              asked: this.confirming.asked,
+              present: [...this.confirming.present].sort(),
+            },
+    }
+  }
 
   constructor(
     private readonly env: SiteEnv,

@@ -28,6 +28,11 @@ export class CmhDetector {
   /** `initiator#computation@process`: probes this site already forwarded. */
   private readonly forwarded = new Set<string>()
 
+  /** The probes forwarded, sorted: the detector's only state. */
+  snapshot() {
+    return { forwarded: [...this.forwarded].sort() }
+  }
+
   constructor(
     private readonly env: SiteEnv,
     private readonly home: HomeSide,

@@ -50,6 +50,30 @@ export class HomeSide {
     private readonly options: HomeOptions,
   ) {}
 
+  /**
+   * The processes as canonical plain data, by id (their spec is read once, into `steps`, when
+   * they are added; held locks by resource).
+   */
+  snapshot() {
+    return [...this.procs.keys()].sort().map((key) => {
+      const p = this.procs.get(key)!
+      return {
+        key,
+        steps: p.steps.map((step) => ({ ...step })),
+        ref: { ...p.ref },
+        state: p.state,
+        next: p.next,
+        held: [...p.held.keys()]
+          .sort()
+          .map((resource) => ({ resource, req: p.held.get(resource)! })),
+        req: p.req,
+        pending: p.pending ?? null,
+        waiting: p.waiting === undefined ? null : { ...p.waiting, holder: { ...p.waiting.holder } },
+        waits: p.waits,
+      }
+    })
+  }
+
   /** Registers a process of this site; it starts after `startAt` (or now). */
   add(spec: ProcessSpec, ctx: ManagerCtx): void {
     if (this.procs.has(String(spec.id))) return

@@ -21,6 +21,23 @@ interface Lock {
 export class LockTable {
   private readonly locks = new Map<string, Lock>()
 
+  /**
+   * The locks as canonical plain data, by resource name; a lock free with nobody queued is the
+   * same state as one never used, and is left out. Queues keep their order (FIFO is state).
+   */
+  snapshot() {
+    const copy = (w: Waiter) => ({ proc: { ...w.proc }, req: w.req })
+    return [...this.locks.keys()]
+      .sort()
+      .map((resource) => ({ resource, lock: this.locks.get(resource)! }))
+      .filter(({ lock }) => lock.holder !== undefined || lock.queue.length > 0)
+      .map(({ resource, lock }) => ({
+        resource,
+        holder: lock.holder === undefined ? null : copy(lock.holder),
+        queue: lock.queue.map(copy),
+      }))
+  }
+
   private lock(resource: string): Lock {
     let lock = this.locks.get(resource)
     if (lock === undefined) {

@@ -93,6 +93,18 @@ export function resourceManager(
     }
 
     return {
+      /**
+       * The site's state as canonical plain data: its processes, its lock tables and its detector.
+       * `local` is always empty between steps, so it is not state.
+       */
+      snapshot() {
+        return {
+          home: home.snapshot(),
+          resources: resourceSide.snapshot(),
+          cmh: cmh === undefined ? null : cmh.snapshot(),
+          central: central === undefined ? null : central.snapshot(),
+        }
+      },
       start(ctx) {
         step(ctx, () => {
           for (const spec of processes) if (spec.home === self) home.add(spec, ctx)

@@ -24,6 +24,17 @@ export class ResourceSide {
    */
   private readonly cancelled = new Map<string, number>()
 
+  /** The resource side's state as canonical plain data (maps by key). */
+  snapshot() {
+    return {
+      table: this.table.snapshot(),
+      notices: this.notices,
+      cancelled: [...this.cancelled.keys()]
+        .sort()
+        .map((process) => ({ process, req: this.cancelled.get(process)! })),
+    }
+  }
+
   constructor(
     private readonly env: SiteEnv,
     private readonly prevention: Prevention | undefined,

@@ -82,6 +82,17 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     this.watch = new LeaderWatch(settings.heartbeat)
   }
 
+  /** The node's volatile state as canonical plain data (the highest term seen is stable storage). */
+  snapshot() {
+    return {
+      leader: this.leader ?? null,
+      leaderTerm: this.leaderTerm,
+      phase: this.phase,
+      resigned: this.resigned,
+      watch: this.watch.snapshot(),
+    }
+  }
+
   /** A (re)started process does not know the leader: it holds an election, and bullies if it is the best. */
   start(ctx: BullyCtx): void {
     this.startElection(ctx)

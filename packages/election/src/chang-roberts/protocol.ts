@@ -1,12 +1,12 @@
 import { type Ctx, type NodeId, type ProtocolFactory, readStored } from '@sd/transport'
 import { compareCandidates, type ElectionRequest } from '../contract.js'
-import { LeaderWatch } from '../detector/heartbeat.js'
-import { ballot, explicitOrder, idOrder, type RingOrder } from '../ring/order.js'
+import { ballot, explicitOrder, idOrder } from '../ring/order.js'
 import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import type { ChangRobertsEvent } from './events.js'
 import { type ChangRobertsMessage, parseMessage } from './messages.js'
 import { type ChangRobertsOptions, resolveOptions } from './options.js'
+import { changRobertsState, snapshotChangRoberts } from './state.js'
 
 type ChangRobertsCtx = Ctx<ChangRobertsMessage, ChangRobertsEvent>
 type Election = Extract<ChangRobertsMessage, { type: 'election' }>
@@ -41,69 +41,56 @@ export function changRoberts(
   const { priority } = settings
   const given = settings.ring === undefined ? undefined : explicitOrder(settings.ring)
   return (self) => {
-    const watch = new LeaderWatch(settings.heartbeat)
-    let order: RingOrder = idOrder(self, [])
-    let electionMs = 0
-    let participant = false
-    /** Resigned: relays the next election without standing in it. */
-    let standAside = false
-    let current: { leader: NodeId; term: number } | undefined
-    /** The term of the last event emitted: events never go back. */
-    let lastTerm = 0
-    /** Leaders this member suspects; the ring passes over them until they are heard from. */
-    const suspected = new Set<NodeId>()
-    /** A leader that resigned: no candidate until the next leader. */
-    let resigned: NodeId | undefined
-    /** The last ELECTION this member sent, and to whom. */
-    let sent: { to: NodeId; msg: Election } | undefined
+    const s = changRobertsState(self, settings.heartbeat)
 
     const better = (a: NodeId, b: NodeId) => compareCandidates(a, b, priority) > 0
 
     const toAll = (msg: ChangRobertsMessage, ctx: ChangRobertsCtx) => {
-      for (const id of order.others()) ctx.send(id, msg)
+      for (const id of s.order.others()) ctx.send(id, msg)
     }
 
     const forward = (msg: ChangRobertsMessage, ctx: ChangRobertsCtx) => {
-      let to = order.after(self)
-      while (to !== self && suspected.has(to)) to = order.after(to)
-      if (msg.type === 'election') sent = { to, msg }
+      let to = s.order.after(self)
+      while (to !== self && s.suspected.has(to)) to = s.order.after(to)
+      if (msg.type === 'election') s.sent = { to, msg }
       if (to !== self) ctx.send(to, msg)
       else if (msg.type === 'election') onElection(msg, ctx) // alone: our own id is back
     }
 
     const accept = (leader: NodeId, term: number, ctx: ChangRobertsCtx) => {
-      standAside = false
-      resigned = undefined
-      lastTerm = term
-      current = { leader, term }
+      s.standAside = false
+      s.resigned = undefined
+      s.lastTerm = term
+      s.current = { leader, term }
       ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) watch.lead(ctx, (ctx) => toAll({ type: 'heartbeat', term }, ctx))
-      else watch.follow(ctx)
+      if (leader === self) s.watch.lead(ctx, (ctx) => toAll({ type: 'heartbeat', term }, ctx))
+      else s.watch.follow(ctx)
     }
 
     const drop = (ctx: ChangRobertsCtx) => {
-      if (current === undefined) return
-      ctx.emit({ type: 'leader-lost', term: current.term })
-      current = undefined
-      watch.stop(ctx)
+      if (s.current === undefined) return
+      ctx.emit({ type: 'leader-lost', term: s.current.term })
+      s.current = undefined
+      s.watch.stop(ctx)
     }
 
     /** A newer leadership, or the one this member stopped trusting (the term names its leader). */
-    const fresh = (term: number) => term > lastTerm || (term === lastTerm && current === undefined)
+    const fresh = (term: number) =>
+      term > s.lastTerm || (term === s.lastTerm && s.current === undefined)
 
     const becomeParticipant = (ctx: ChangRobertsCtx) => {
-      participant = true
-      ctx.setTimer('election', electionMs)
+      s.participant = true
+      ctx.setTimer('election', s.electionMs)
     }
 
     const initiate = (ctx: ChangRobertsCtx) => {
-      if (standAside) return
+      if (s.standAside) return
       becomeParticipant(ctx)
       forward({ type: 'election', candidate: self, max: storedTerm(ctx.storage) }, ctx)
     }
 
     const settle = (ctx: ChangRobertsCtx) => {
-      participant = false
+      s.participant = false
       ctx.cancelTimer('election')
     }
 
@@ -111,8 +98,8 @@ export function changRoberts(
     const learned = (leader: NodeId, term: number, ctx: ChangRobertsCtx) => {
       if (!fresh(term)) return
       observeTerm(ctx.storage, term)
-      if (better(self, leader) && !standAside) {
-        if (!participant) initiate(ctx) // the last election went round without us
+      if (better(self, leader) && !s.standAside) {
+        if (!s.participant) initiate(ctx) // the last election went round without us
         return
       }
       settle(ctx)
@@ -120,22 +107,22 @@ export function changRoberts(
     }
 
     function onElection(m: Election, ctx: ChangRobertsCtx) {
-      suspected.delete(m.candidate) // it was alive when it sent this
+      s.suspected.delete(m.candidate) // it was alive when it sent this
       const max = Math.max(m.max, storedTerm(ctx.storage))
       if (m.candidate === self) {
-        if (standAside) return // sent before we resigned: we are out
+        if (s.standAside) return // sent before we resigned: we are out
         // Our own id came back: nobody on the ring is better.
         settle(ctx)
-        const term = ballot(max, order.rank(self), order.size)
+        const term = ballot(max, s.order.rank(self), s.order.size)
         observeTerm(ctx.storage, term)
         accept(self, term, ctx)
         return forward({ type: 'elected', leader: self, term }, ctx)
       }
-      if (standAside || (m.candidate !== resigned && better(m.candidate, self))) {
+      if (s.standAside || (m.candidate !== s.resigned && better(m.candidate, self))) {
         becomeParticipant(ctx)
         return forward({ type: 'election', candidate: m.candidate, max }, ctx)
       }
-      if (participant) return // swallowed: a better id is on its way
+      if (s.participant) return // swallowed: a better id is on its way
       becomeParticipant(ctx)
       forward({ type: 'election', candidate: self, max }, ctx)
     }
@@ -145,22 +132,24 @@ export function changRoberts(
       ctx: ChangRobertsCtx,
     ) => {
       if (m.leader === self) return // round the ring: done
-      suspected.delete(m.leader)
-      participant = false
+      s.suspected.delete(m.leader)
+      s.participant = false
       ctx.cancelTimer('election')
       observeTerm(ctx.storage, m.term)
       forward(m, ctx)
       if (!fresh(m.term)) return // had it from the heartbeats already
       // A better winner than us: our predecessor passed over us when the ELECTION came by.
-      if (better(self, m.leader) && !standAside) initiate(ctx)
+      if (better(self, m.leader) && !s.standAside) initiate(ctx)
       else accept(m.leader, m.term, ctx)
     }
 
     return {
+      snapshot: () => snapshotChangRoberts(s),
+
       start(ctx) {
-        order = given ? given(self) : idOrder(self, ctx.peers)
-        electionMs = settings.electionTimeoutMs(order.size)
-        lastTerm = storedTerm(ctx.storage)
+        s.order = given ? given(self) : idOrder(self, ctx.peers)
+        s.electionMs = settings.electionTimeoutMs(s.order.size)
+        s.lastTerm = storedTerm(ctx.storage)
         const recovered = readStored(ctx.storage, STARTED_KEY, startedShape) === true
         if (!recovered) ctx.storage.set(STARTED_KEY, true)
         if (recovered || settings.startAll) initiate(ctx)
@@ -170,16 +159,16 @@ export function changRoberts(
         const r: { type?: unknown } = req
         if (r.type === 'start') {
           drop(ctx)
-          if (!participant) initiate(ctx) // a participant's election is already under way
+          if (!s.participant) initiate(ctx) // a participant's election is already under way
           return
         }
         if (r.type === 'resign') {
-          if (current?.leader !== self) {
+          if (s.current?.leader !== self) {
             return ctx.emit({ type: 'ignored', from: self, reason: 'resign: not the leader' })
           }
-          const { term } = current
+          const { term } = s.current
           drop(ctx)
-          standAside = true
+          s.standAside = true
           // Our successor starts the election; we only relay it.
           return toAll({ type: 'resign', term }, ctx)
         }
@@ -189,52 +178,52 @@ export function changRoberts(
       onTimer(key, ctx) {
         if (key === 'election') {
           // Our election died on the way (a crashed member), or nobody started one after a resign.
-          if (participant || current === undefined) {
-            participant = false
+          if (s.participant || s.current === undefined) {
+            s.participant = false
             initiate(ctx)
           }
           return
         }
-        if (watch.onTimer(key, ctx) === 'suspect' && current !== undefined) {
-          const { leader } = current
-          suspected.add(leader)
+        if (s.watch.onTimer(key, ctx) === 'suspect' && s.current !== undefined) {
+          const { leader } = s.current
+          s.suspected.add(leader)
           drop(ctx)
-          if (!participant) initiate(ctx)
+          if (!s.participant) initiate(ctx)
           // Another follower noticed first, and we passed its election to the dead leader: again,
           // round it.
-          else if (sent?.to === leader) forward(sent.msg, ctx)
+          else if (s.sent?.to === leader) forward(s.sent.msg, ctx)
         }
       },
 
       onMessage(from, raw, ctx) {
         const m = parseMessage(raw)
         if (typeof m === 'string') return ctx.emit({ type: 'ignored', from, reason: m })
-        if (from === self || !order.has(from)) {
+        if (from === self || !s.order.has(from)) {
           return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
         }
-        suspected.delete(from)
+        s.suspected.delete(from)
         switch (m.type) {
           case 'election':
             return onElection(m, ctx)
           case 'elected':
             return onElected(m, ctx)
           case 'heartbeat':
-            if (current?.leader === from && current.term === m.term) return watch.heard(ctx)
-            if (m.term < lastTerm && current !== undefined) {
-              return ctx.send(from, { type: 'leader-is', ...current })
+            if (s.current?.leader === from && s.current.term === m.term) return s.watch.heard(ctx)
+            if (m.term < s.lastTerm && s.current !== undefined) {
+              return ctx.send(from, { type: 'leader-is', ...s.current })
             }
             return learned(from, m.term, ctx)
           case 'leader-is':
             return learned(m.leader, m.term, ctx)
           case 'resign':
-            if (m.term < lastTerm) return // an old one
-            if (current?.leader === from && current.term === m.term) drop(ctx)
+            if (m.term < s.lastTerm) return // an old one
+            if (s.current?.leader === from && s.current.term === m.term) drop(ctx)
             // An election under way may carry its id: it dies at the leader, so nobody swallows
             // for it any longer, and a member it reaches now takes it for the worst id.
-            resigned = from
-            participant = false
-            if (order.after(from) === self) initiate(ctx)
-            else ctx.setTimer('election', electionMs)
+            s.resigned = from
+            s.participant = false
+            if (s.order.after(from) === self) initiate(ctx)
+            else ctx.setTimer('election', s.electionMs)
         }
       },
     }

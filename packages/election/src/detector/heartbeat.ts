@@ -95,5 +95,13 @@ export class LeaderWatch {
     return undefined
   }
 
+  /**
+   * What the watch holds, as plain data: whether it is sending heartbeats (its timers are the
+   * runtime's; what the beat sends is the protocol's state, e.g. the term it leads).
+   */
+  snapshot(): { leading: boolean } {
+    return { leading: this.beat !== undefined }
+  }
+
   private beat: ((ctx: Ctx<unknown, unknown>) => void) | undefined
 }

@@ -14,6 +14,7 @@ import {
   PRE_ROUND,
   ROUND,
   shown,
+  snapshotMajority,
   storedVote,
 } from './state.js'
 import {
@@ -74,6 +75,7 @@ export function majorityElection(
   return (self) => {
     const s = new MajorityState(self, settings)
     return {
+      snapshot: () => snapshotMajority(s),
       start(ctx) {
         s.members = [ctx.self, ...ctx.peers]
         s.majority = Math.floor(s.members.length / 2) + 1

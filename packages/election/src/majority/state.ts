@@ -1,4 +1,4 @@
-import { type NodeId, readStored } from '@sd/transport'
+import { type NodeId, readStored, sortNodeIds } from '@sd/transport'
 import { LeaderWatch } from '../detector/heartbeat.js'
 import { shownShape, voteShape } from '../stored.js'
 import type { MajoritySettings } from './options.js'
@@ -70,6 +70,46 @@ export class MajorityState {
     readonly settings: MajoritySettings,
   ) {
     this.watch = new LeaderWatch({ intervalMs: settings.intervalMs, timeoutMs: settings.timeoutMs })
+  }
+}
+
+/**
+ * The state as canonical plain data: sets as ids ascending, maps as `[id, value]` pairs by id,
+ * absent as null. Every field of MajorityState is here (settings and self are configuration).
+ */
+export function snapshotMajority(s: MajorityState) {
+  const byId = (map: Map<NodeId, number>) =>
+    sortNodeIds([...map.keys()]).map((id) => [id, map.get(id)!] as [NodeId, number])
+  return {
+    members: [...s.members],
+    majority: s.majority,
+    role: s.role,
+    leader: s.leader ?? null,
+    leaderTerm: s.leaderTerm,
+    lastLeader: s.lastLeader ?? null,
+    loyalty: s.loyalty === undefined ? null : { ...s.loyalty, to: s.loyalty.to ?? null },
+    round:
+      s.round === undefined
+        ? null
+        : {
+            term: s.round.term,
+            votes: byId(s.round.votes),
+            refusals: sortNodeIds([...s.round.refusals]),
+          },
+    preRound:
+      s.preRound === undefined
+        ? null
+        : {
+            term: s.preRound.term,
+            grants: sortNodeIds([...s.preRound.grants]),
+            refusals: sortNodeIds([...s.preRound.refusals]),
+          },
+    acks: byId(s.acks),
+    leaseExpiry: s.leaseExpiry ?? null,
+    firstBeat: s.firstBeat,
+    askers: s.askers === undefined ? null : { ...s.askers },
+    standDown: s.standDown,
+    watch: s.watch.snapshot(),
   }
 }
 

@@ -1,6 +1,5 @@
 import { type Ctx, type NodeId, type ProtocolFactory, readStored, sortNodeIds } from '@sd/transport'
 import { bestOf, compareCandidates, type ElectionRequest } from '../contract.js'
-import { LeaderWatch } from '../detector/heartbeat.js'
 import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import type { RingEvent } from './events.js'
@@ -12,7 +11,8 @@ import {
   type RingMessage,
 } from './messages.js'
 import { type RingOptions, resolveOptions } from './options.js'
-import { ballot, idOrder, type RingOrder, sortedHas } from './order.js'
+import { ballot, idOrder, sortedHas } from './order.js'
+import { ringState, snapshotRing } from './state.js'
 
 type RingCtx = Ctx<RingMessage, RingEvent>
 
@@ -42,42 +42,21 @@ export function ringElection(
   const settings = resolveOptions(options)
   const { priority } = settings
   return (self) => {
-    const watch = new LeaderWatch(settings.heartbeat)
-    let order: RingOrder = idOrder(self, [])
-    let electionMs = 0
-    /** The leader followed now (undefined while electing or after a suspicion). */
-    let current: { leader: NodeId; term: number } | undefined
-    /** The term of the last event emitted: events never go back. */
-    let lastTerm = 0
-    /** Took part in an election whose COORDINATOR has not come yet. */
-    let electing = false
-    /** The round of this member's own ELECTION still out. */
-    let round: number | undefined
-    /** The last election this member closed for a crashed initiator (duplicates are dropped). */
-    let lastClosed: { initiator: NodeId; round: number } | undefined
-    /** Resigned: not a candidate in the next election. */
-    let standAside = false
-    /** The ring of the last COORDINATOR (ascending); members outside it are skipped. */
-    let members: readonly NodeId[] | undefined
-    /** Successors that did not acknowledge a pass, and members outside `members` heard from. */
-    const dead = new Set<NodeId>()
-    const back = new Set<NodeId>()
-    const passes = new Map<number, { to: NodeId; pass: Pass }>()
-    let hopSeq = 0
+    const s = ringState(self, settings.heartbeat)
 
     const better = (a: NodeId, b: NodeId) => compareCandidates(a, b, priority) > 0
     const skipped = (id: NodeId) =>
-      dead.has(id) || (members !== undefined && !back.has(id) && !sortedHas(members, id))
+      s.dead.has(id) || (s.members !== undefined && !s.back.has(id) && !sortedHas(s.members, id))
 
     const successor = () => {
-      let next = order.after(self)
-      while (next !== self && skipped(next)) next = order.after(next)
+      let next = s.order.after(self)
+      while (next !== self && skipped(next)) next = s.order.after(next)
       return next
     }
 
     const heardFrom = (id: NodeId) => {
-      dead.delete(id)
-      if (members !== undefined && !sortedHas(members, id)) back.add(id)
+      s.dead.delete(id)
+      if (s.members !== undefined && !sortedHas(s.members, id)) s.back.add(id)
     }
 
     const pass = (p: Pass, ctx: RingCtx) => {
@@ -87,54 +66,58 @@ export function ringElection(
         if (p.type === 'election') onElection(p, ctx)
         return
       }
-      const hop = ++hopSeq
-      passes.set(hop, { to, pass: p })
+      const hop = ++s.hopSeq
+      s.passes.set(hop, { to, pass: p })
       ctx.send(to, { ...p, hop })
       ctx.setTimer(`ack:${hop}`, settings.ackTimeoutMs)
     }
 
     const accept = (leader: NodeId, term: number, ctx: RingCtx) => {
-      lastTerm = term
-      current = { leader, term }
-      standAside = false
+      s.lastTerm = term
+      s.current = { leader, term }
+      s.standAside = false
       ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) watch.lead(ctx, (ctx) => ctx.broadcast({ type: 'heartbeat', term }))
-      else watch.follow(ctx)
+      if (leader === self) s.watch.lead(ctx, (ctx) => ctx.broadcast({ type: 'heartbeat', term }))
+      else s.watch.follow(ctx)
     }
 
     const drop = (ctx: RingCtx) => {
-      if (current === undefined) return
-      ctx.emit({ type: 'leader-lost', term: current.term })
-      current = undefined
-      watch.stop(ctx)
+      if (s.current === undefined) return
+      ctx.emit({ type: 'leader-lost', term: s.current.term })
+      s.current = undefined
+      s.watch.stop(ctx)
     }
 
     /**
      * A leadership to follow: one of a newer term, or the one this member stopped trusting (the
      * term names its leader, so it is the same one, proved alive).
      */
-    const fresh = (term: number) => term > lastTerm || (term === lastTerm && current === undefined)
+    const fresh = (term: number) =>
+      term > s.lastTerm || (term === s.lastTerm && s.current === undefined)
 
     const waitForCoordinator = (ctx: RingCtx) => {
-      electing = true
-      ctx.setTimer('election', electionMs)
+      s.electing = true
+      ctx.setTimer('election', s.electionMs)
     }
 
     const initiate = (ctx: RingCtx) => {
-      round = Math.floor(ctx.random() * 2 ** 31)
+      s.round = Math.floor(ctx.random() * 2 ** 31)
       waitForCoordinator(ctx)
-      const out = standAside ? [self] : []
-      pass({ type: 'election', list: [self], out, max: storedTerm(ctx.storage), round }, ctx)
+      const out = s.standAside ? [self] : []
+      pass(
+        { type: 'election', list: [self], out, max: storedTerm(ctx.storage), round: s.round },
+        ctx,
+      )
     }
 
     /** A leader of a term this member never saw, from a heartbeat or an answer to one. */
     const learned = (leader: NodeId, term: number, ctx: RingCtx) => {
       if (!fresh(term)) return
       observeTerm(ctx.storage, term)
-      if (better(self, leader) && !standAside) {
-        if (!electing) initiate(ctx)
+      if (better(self, leader) && !s.standAside) {
+        if (!s.electing) initiate(ctx)
       } else {
-        electing = false
+        s.electing = false
         ctx.cancelTimer('election')
         accept(leader, term, ctx)
       }
@@ -143,12 +126,12 @@ export function ringElection(
     const close = (m: ElectionPass, ctx: RingCtx) => {
       const initiator = m.list[0]!
       if (initiator === self) {
-        if (round !== m.round) return // an older election of ours, or a duplicate
-        round = undefined
+        if (s.round !== m.round) return // an older election of ours, or a duplicate
+        s.round = undefined
       } else {
         // The initiator was skipped: the first member it went through closes it.
-        if (lastClosed?.initiator === initiator && lastClosed.round === m.round) return
-        lastClosed = { initiator, round: m.round }
+        if (s.lastClosed?.initiator === initiator && s.lastClosed.round === m.round) return
+        s.lastClosed = { initiator, round: m.round }
       }
       const candidates = m.out.length > 0 ? m.list.filter((id) => !m.out.includes(id)) : m.list
       const leader = bestOf(candidates.length > 0 ? candidates : m.list, priority)!
@@ -156,7 +139,7 @@ export function ringElection(
       const coordinator: CoordinatorPass = {
         type: 'coordinator',
         leader,
-        term: ballot(seen, order.rank(leader), order.size),
+        term: ballot(seen, s.order.rank(leader), s.order.size),
         members: sortNodeIds(m.list),
         closer: self,
         hops: 0,
@@ -172,7 +155,7 @@ export function ringElection(
         {
           type: 'election',
           list: [...m.list, self],
-          out: standAside ? [...m.out, self] : m.out,
+          out: s.standAside ? [...m.out, self] : m.out,
           max: Math.max(m.max, storedTerm(ctx.storage)),
           round: m.round,
         },
@@ -182,12 +165,12 @@ export function ringElection(
 
     function adopt(m: CoordinatorPass, ctx: RingCtx) {
       observeTerm(ctx.storage, m.term)
-      members = m.members
-      dead.clear()
-      back.clear()
-      electing = false
+      s.members = m.members
+      s.dead.clear()
+      s.back.clear()
+      s.electing = false
       ctx.cancelTimer('election')
-      if (better(self, m.leader) && !sortedHas(m.members, self) && !standAside) {
+      if (better(self, m.leader) && !sortedHas(m.members, self) && !s.standAside) {
         initiate(ctx) // the election went round without us
         return
       }
@@ -195,16 +178,18 @@ export function ringElection(
     }
 
     const onCoordinator = (m: CoordinatorPass, ctx: RingCtx) => {
-      if (m.closer === self || m.hops >= order.size) return // back home, or its closer crashed
+      if (m.closer === self || m.hops >= s.order.size) return // back home, or its closer crashed
       adopt(m, ctx)
       pass({ ...m, hops: m.hops + 1 }, ctx)
     }
 
     return {
+      snapshot: () => snapshotRing(s),
+
       start(ctx) {
-        order = idOrder(self, ctx.peers)
-        electionMs = settings.electionTimeoutMs(order.size)
-        lastTerm = storedTerm(ctx.storage)
+        s.order = idOrder(self, ctx.peers)
+        s.electionMs = settings.electionTimeoutMs(s.order.size)
+        s.lastTerm = storedTerm(ctx.storage)
         // A recovered member starts an election; a fresh group waits for a request.
         if (readStored(ctx.storage, STARTED_KEY, startedShape) === true) initiate(ctx)
         else ctx.storage.set(STARTED_KEY, true)
@@ -217,13 +202,13 @@ export function ringElection(
           return initiate(ctx)
         }
         if (r.type === 'resign') {
-          if (current?.leader !== self) {
+          if (s.current?.leader !== self) {
             return ctx.emit({ type: 'ignored', from: self, reason: 'resign: not the leader' })
           }
-          const { term } = current
+          const { term } = s.current
           drop(ctx)
           ctx.broadcast({ type: 'resign', term })
-          standAside = true
+          s.standAside = true
           return initiate(ctx)
         }
         ctx.emit({ type: 'ignored', from: self, reason: 'unknown request' })
@@ -232,27 +217,27 @@ export function ringElection(
       onTimer(key, ctx) {
         if (key.startsWith('ack:')) {
           const hop = Number(key.slice(4))
-          const p = passes.get(hop)
+          const p = s.passes.get(hop)
           if (p === undefined) return
-          passes.delete(hop)
-          dead.add(p.to)
+          s.passes.delete(hop)
+          s.dead.add(p.to)
           ctx.emit({ type: 'skipped', node: p.to })
           return pass(p.pass, ctx)
         }
         if (key === 'election') {
-          if (electing) initiate(ctx)
+          if (s.electing) initiate(ctx)
           return
         }
-        if (watch.onTimer(key, ctx) === 'suspect') {
+        if (s.watch.onTimer(key, ctx) === 'suspect') {
           drop(ctx)
-          if (!electing) initiate(ctx)
+          if (!s.electing) initiate(ctx)
         }
       },
 
       onMessage(from, raw, ctx) {
         const m = parseMessage(raw)
         if (typeof m === 'string') return ctx.emit({ type: 'ignored', from, reason: m })
-        if (from === self || !order.has(from)) {
+        if (from === self || !s.order.has(from)) {
           return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
         }
         heardFrom(from)
@@ -264,21 +249,21 @@ export function ringElection(
             return p.type === 'election' ? onElection(p, ctx) : onCoordinator(p, ctx)
           }
           case 'ack': {
-            const p = passes.get(m.hop)
+            const p = s.passes.get(m.hop)
             if (p === undefined || p.to !== from) return
-            passes.delete(m.hop)
+            s.passes.delete(m.hop)
             return ctx.cancelTimer(`ack:${m.hop}`)
           }
           case 'heartbeat':
-            if (current?.leader === from && current.term === m.term) return watch.heard(ctx)
-            if (m.term < lastTerm && current !== undefined) {
-              return ctx.send(from, { type: 'leader-is', ...current })
+            if (s.current?.leader === from && s.current.term === m.term) return s.watch.heard(ctx)
+            if (m.term < s.lastTerm && s.current !== undefined) {
+              return ctx.send(from, { type: 'leader-is', ...s.current })
             }
             return learned(from, m.term, ctx)
           case 'leader-is':
             return learned(m.leader, m.term, ctx)
           case 'resign':
-            if (current?.leader !== from || current.term !== m.term) return
+            if (s.current?.leader !== from || s.current.term !== m.term) return
             drop(ctx)
             return waitForCoordinator(ctx) // the resigning leader runs the election
         }

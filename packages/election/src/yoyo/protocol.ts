@@ -175,6 +175,36 @@ export function yoyo(
     }
 
     return {
+      /**
+       * Every variable above as canonical plain data: sets and maps by id, the early messages (a
+       * set, each taken up when its iteration begins) by iteration, sender and content.
+       */
+      snapshot() {
+        const byId = <V>(map: Map<NodeId, V>) =>
+          [...map.keys()].sort(compareNodeIds).map((id) => ({ id, value: map.get(id)! }))
+        const order = (e: { from: NodeId; m: Staged }) => JSON.stringify(e.m)
+        return {
+          graph: [...graph],
+          stage,
+          heard: [...heard].sort(compareNodeIds),
+          ins: [...ins].sort(compareNodeIds),
+          outs: [...outs].sort(compareNodeIds),
+          iteration,
+          isSource,
+          values: byId(values),
+          votes: byId(votes).map(({ id, value }) => ({ id, value: { ...value } })),
+          early: [...early]
+            .sort(
+              (a, b) =>
+                a.m.iteration - b.m.iteration ||
+                compareNodeIds(a.from, b.from) ||
+                (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0),
+            )
+            .map(({ from, m }) => ({ from, m: { ...m } })),
+          known: known === undefined ? null : { ...known },
+        }
+      },
+
       start(ctx) {
         storedTerm(ctx.storage) // a damaged stored term (StoredStateError) stops the node now
         graph = neighborsOf(self, [self, ...ctx.peers], neighbors)

@@ -5,6 +5,7 @@
  * time would be stale by its transit when it arrives.
  */
 import type { Ctx, NodeId, Protocol } from '@sd/transport'
+import { compareNodeIds } from '@sd/transport'
 import { DisciplinedClock } from '../clock/disciplined.js'
 import type { SyncRequest } from '../contract.js'
 import { type Estimate, faultTolerantAverage } from './average.js'
@@ -119,6 +120,24 @@ export function berkeley(options: BerkeleyOptions = {}) {
     }
 
     return {
+      /** The node's state as canonical plain data (estimates by node), its clock included. */
+      snapshot() {
+        return {
+          master,
+          roundNo,
+          polling:
+            polling === undefined
+              ? null
+              : {
+                  round: polling.round,
+                  sentAt: polling.sentAt,
+                  estimates: [...polling.estimates.keys()]
+                    .sort(compareNodeIds)
+                    .map((node) => ({ ...polling!.estimates.get(node)!, node })),
+                },
+          clock: clock.snapshot(),
+        }
+      },
       start(ctx) {
         if (self !== master) return
         if (syncOnStart) startRound(ctx)

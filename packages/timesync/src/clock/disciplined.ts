@@ -60,6 +60,19 @@ export class DisciplinedClock {
   }
 
   /** S at hardware reading `h`: monotone non-decreasing across calls. */
+  /** The clock's state as plain data (the bounds never reached, -Infinity, as null). */
+  snapshot() {
+    const finite = (x: number) => (Number.isFinite(x) ? x : null)
+    return {
+      h0: this.h0,
+      base: this.base,
+      rate: this.rate,
+      until: finite(this.until),
+      initialized: this.initialized,
+      last: finite(this.last),
+    }
+  }
+
   read(h: number): number {
     if (!this.initialized) {
       // Before any correction S is H itself.

@@ -107,6 +107,20 @@ export function cristian(options: CristianOptions) {
     }
 
     return {
+      /** The node's state as canonical plain data (requests held by key), its clock included. */
+      snapshot() {
+        return {
+          seq,
+          sent,
+          sentAt,
+          round:
+            round === undefined
+              ? null
+              : { taken: round.taken, best: round.best === undefined ? null : { ...round.best } },
+          handling: [...handling.keys()].sort().map((key) => ({ key, ...handling.get(key)! })),
+          clock: clock.snapshot(),
+        }
+      },
       start(ctx) {
         if (syncOnStart) startRound(ctx)
         else if (periodMs !== undefined && self !== server) ctx.setTimer('resync', periodMs)

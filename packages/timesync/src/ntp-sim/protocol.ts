@@ -4,6 +4,7 @@
  * same pure code runs on drifting simulated clocks and can be checked against true time.
  */
 import type { Ctx, NodeId, Protocol } from '@sd/transport'
+import { compareNodeIds } from '@sd/transport'
 import { DisciplinedClock } from '../clock/disciplined.js'
 import type { SyncRequest } from '../contract.js'
 import {
@@ -98,6 +99,22 @@ export function ntpSim(options: NtpSimOptions) {
     }
 
     return {
+      /** The node's state as canonical plain data (requests and filters by server), its clock included. */
+      snapshot() {
+        const byServer = <V>(map: Map<NodeId, V>) => [...map.keys()].sort(compareNodeIds)
+        return {
+          outstanding: byServer(outstanding).map((server) => {
+            const r = outstanding.get(server)!
+            return { server, bytes: [...r.bytes], transmit: { ...r.transmit }, t1Ms: r.t1Ms }
+          }),
+          filters: byServer(filters).map((server) => ({
+            server,
+            samples: filters.get(server)!.samples.map((sample) => ({ ...sample })),
+          })),
+          polling,
+          clock: clock.snapshot(),
+        }
+      },
       start(ctx) {
         if (!serving) poll(ctx)
       },

@@ -83,6 +83,14 @@ export function temporalOrder<P = unknown>(options: TemporalOptions) {
     }
 
     return {
+      /** The node's state as plain data: the hold-back queue (kept sorted), its clock included. */
+      snapshot() {
+        return {
+          seq,
+          queue: queue.map(({ from, msg }) => ({ from, msg: { ...msg } })),
+          clock: clock.snapshot(),
+        }
+      },
       onRequest(req, ctx) {
         if (req.type !== 'broadcast') return
         const msg: TemporalMessage<P> = {
