@@ -1,11 +1,11 @@
 import type { NodeId } from '@sd/transport'
 import { runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
+import { recordingSnapshots, text } from '../../../test-support/snapshot-contract.js'
 import { type CausalMessage, causalBroadcast } from '../src/causal-delivery/index.js'
 import type { ClockProtocol, ProtocolContext } from '../src/protocol.js'
 import { type TotalOrderMessage, totalOrderBroadcast } from '../src/total-order/index.js'
 import { seededRandom } from './execution.js'
-import { recordingSnapshots, text } from './snapshot-contract.js'
 
 const SEEDS = Number(process.env.SD_SEEDS ?? 60)
 

@@ -1,9 +1,9 @@
 import { runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
+import { recordingSnapshots, text } from '../../../test-support/snapshot-contract.js'
 import { type ResourceManagerOptions, resourceManager } from '../src/manager/index.js'
 import { LockTable } from '../src/manager/lock-table.js'
-import { recordingSnapshots, text } from './support/snapshot-contract.js'
 import { randomWorkload } from './support/workload.js'
 
 const STRATEGIES: ResourceManagerOptions['strategy'][] = [

@@ -8,6 +8,7 @@ import {
 import { runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
+import { recordingSnapshots, text } from '../../../test-support/snapshot-contract.js'
 import { bully } from '../src/bully/index.js'
 import { changRoberts } from '../src/chang-roberts/index.js'
 import { changRobertsState, snapshotChangRoberts } from '../src/chang-roberts/state.js'
@@ -20,7 +21,6 @@ import { ringElection } from '../src/ring/index.js'
 import { idOrder } from '../src/ring/order.js'
 import { ringState, snapshotRing } from '../src/ring/state.js'
 import { randomConnectedGraph, yoyo } from '../src/yoyo/index.js'
-import { recordingSnapshots, text } from './support/snapshot-contract.js'
 
 /** A context for driving state by hand: timers and sends go nowhere. */
 function stubCtx(self: NodeId, peers: NodeId[]): Ctx<never, never> {

@@ -2,12 +2,12 @@ import type { NodeId, ProtocolFactory } from '@sd/transport'
 import { runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
+import { recordingSnapshots, text } from '../../../test-support/snapshot-contract.js'
 import { berkeley } from '../src/berkeley/protocol.js'
 import { DisciplinedClock } from '../src/clock/disciplined.js'
 import { cristian } from '../src/cristian/protocol.js'
 import { ntpSim } from '../src/ntp-sim/protocol.js'
 import { temporalOrder } from '../src/temporal/protocol.js'
-import { recordingSnapshots, text } from './support/snapshot-contract.js'
 
 const IDS: NodeId[] = [1, 2, 3]
 type Any = ProtocolFactory<unknown, { type: string; payload?: unknown }, unknown>

@@ -1,5 +1,7 @@
 import type { NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 
+export { notPlain } from '../../../../test-support/snapshot-contract.js'
+
 /** One node's snapshot after one handler ran. */
 export interface Taken {
   node: NodeId
@@ -45,29 +47,6 @@ export function observed<Msg, Req, Ev>(
       },
     }
   }
-}
-
-/** Why `value` is not plain JSON data (undefined when it is): names the path of the culprit. */
-export function notPlain(value: unknown, path = '$'): string | undefined {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${path}: ${value}`
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) return `${path}[${i}]: a hole`
-      const why = notPlain(value[i], `${path}[${i}]`)
-      if (why !== undefined) return why
-    }
-    return undefined
-  }
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const [key, v] of Object.entries(value)) {
-      const why = notPlain(v, `${path}.${key}`)
-      if (why !== undefined) return why
-    }
-    return undefined
-  }
-  const kind = typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value
-  return `${path}: ${kind}`
 }
 
 /** JSON with every object's keys sorted: two equal values give the same text. */

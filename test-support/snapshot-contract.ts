@@ -1,8 +1,8 @@
 import type { NodeId } from '@sd/transport'
 
 /**
- * Test helpers for the `snapshot()` contract (plain, canonical, deterministic data). Each package
- * keeps its own copy so its tests need nothing beyond `@sd/transport` as a dev dependency.
+ * Test helpers for the `snapshot()` contract (plain, canonical, deterministic data), shared by the
+ * packages' snapshot tests.
  */
 
 /** Why `value` is not plain data (its path and what is wrong), or undefined when it is. */
