@@ -49,6 +49,14 @@ export interface Protocol<Msg, Req = never, Ev = never> {
   onTimer?(key: string, ctx: Ctx<Msg, Ev>): void
   onRequest?(req: Req, ctx: Ctx<Msg, Ev>): void
   onSignal?(signal: TransportSignal, ctx: Ctx<Msg, Ev>): void
+  /**
+   * The instance's whole volatile state as plain data (objects, arrays, strings, finite numbers,
+   * booleans, null; a Map or Set as a sorted array), for stateful exploration. Canonical: equal
+   * states give equal snapshots, whatever the order things were inserted in. Complete: two
+   * instances with equal snapshots (and equal stable storage, which the runtime reads itself)
+   * behave alike from here on. `checkSnapshots` in `@sd/transport/testing` tests both.
+   */
+  snapshot?(): unknown
 }
 
 /** Builds a fresh instance (with fresh volatile state) for a node, e.g. after a restart. */

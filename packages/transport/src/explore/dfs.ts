@@ -21,7 +21,10 @@ export function exploreExhaustive(
   const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
   const result: ExploreResult = {
+    mode: 'stateless',
     schedules: 0,
+    states: 0,
+    transitions: 0,
     exhausted: true,
     cutByDepth: 0,
     terminalStates: 0,
@@ -46,6 +49,7 @@ export function exploreExhaustive(
       terminal.add(exec.fingerprint())
       return
     }
+    result.states++
     const asleep = new Set(sleep.map((t) => t.id))
     const done: Token[] = []
     const prefix = [...exec.tokens]
@@ -61,6 +65,7 @@ export function exploreExhaustive(
       fresh = undefined
       child.step(token)
       result.steps++
+      result.transitions++
       if (child.violation !== undefined) {
         failed = child
         return
@@ -77,14 +82,21 @@ export function exploreExhaustive(
   if (root.violation !== undefined) failed = root
   else visit(root, [])
   result.terminalStates = terminal.size
-  if (failed !== undefined) {
-    result.exhausted = false
-    const schedule = formatSchedule(failed.tokens)
-    result.counterexample = {
-      message: failed.violation!,
-      schedule,
-      shrunk: shrink(scenario, failed.tokens, options),
-    }
-  }
+  if (failed !== undefined) fail(result, scenario, failed, options)
   return result
+}
+
+/** Reports the execution that broke the invariant, with its schedule shrunk. */
+export function fail(
+  result: ExploreResult,
+  scenario: ExploreScenario,
+  failed: Execution,
+  options: ExploreOptions,
+): void {
+  result.exhausted = false
+  result.counterexample = {
+    message: failed.violation!,
+    schedule: formatSchedule(failed.tokens),
+    shrunk: shrink(scenario, failed.tokens, options),
+  }
 }

@@ -34,7 +34,10 @@ export function explorePct(
   const random = createRandom(`pct/${pct.seed ?? 1}`)
   const terminal = new Set<string>()
   const result: PctResult = {
+    mode: 'stateless',
     schedules: 0,
+    states: 0,
+    transitions: 0,
     exhausted: false,
     cutByDepth: 0,
     terminalStates: 0,
@@ -66,6 +69,8 @@ export function explorePct(
       exec.step(pick)
       steps++
       result.steps++
+      result.states++
+      result.transitions++
       const lowered = changes.get(steps)
       if (lowered !== undefined && pick.owner !== undefined) priority.set(pick.owner, lowered)
     }
