@@ -25,6 +25,7 @@ export function exploreExhaustive(
     schedules: 0,
     states: 0,
     transitions: 0,
+    executions: 1,
     exhausted: true,
     cutByDepth: 0,
     terminalStates: 0,
@@ -34,6 +35,7 @@ export function exploreExhaustive(
 
   const replayPrefix = (tokens: readonly Token[]): Execution => {
     const exec = new Execution(scenario, false)
+    result.executions++
     for (const token of tokens) {
       exec.step(token)
       result.steps++

@@ -150,7 +150,10 @@ function eventsByNode(events: ReadonlyArray<{ node: NodeId; event: unknown }>): 
   for (const { node, event } of events) {
     const key = JSON.stringify(node)
     let list = byNode.get(key)
-    if (list === undefined) byNode.set(key, (list = []))
+    if (list === undefined) {
+      list = []
+      byNode.set(key, list)
+    }
     list.push(event)
   }
   return [...byNode].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -38,6 +38,7 @@ export function explorePct(
     schedules: 0,
     states: 0,
     transitions: 0,
+    executions: 0,
     exhausted: false,
     cutByDepth: 0,
     terminalStates: 0,
@@ -47,6 +48,7 @@ export function explorePct(
   let nodes = 0
   for (let run = 0; run < pct.runs; run++) {
     const exec = new Execution(scenario, false)
+    result.executions++
     const ids = exec.net.nodeIds
     nodes = ids.length
     // Distinct priorities d .. d + n - 1 in random order; change points get d - 1 .. 1.

@@ -46,12 +46,14 @@ export function exploreStateful(
     terminalStates: 0,
     states: 0,
     transitions: 0,
+    executions: 1,
     steps: 0,
   }
   let failed: Execution | undefined
 
   const replayPrefix = (tokens: readonly Token[]): Execution => {
     const exec = new Execution(scenario, false, true)
+    result.executions++
     for (const token of tokens) {
       exec.step(token)
       result.steps++
@@ -87,10 +89,7 @@ export function exploreStateful(
     }
     const asleep = new Set(reduce ? sleep.map(labelOf) : [])
     const todo = toExplore(exec, enabled, asleep)
-    if (todo.length === 0) {
-      result.schedules++ // ends at a state already expanded
-      return
-    }
+    if (todo.length === 0) return // a state already expanded: its futures were explored
     const done: Token[] = []
     const tried = new Set<string>()
     const prefix = [...exec.tokens]

@@ -99,10 +99,13 @@ export interface ExploreResult {
    */
   mode: 'stateful' | 'stateless'
   /**
-   * Schedules explored: paths of the search that ended, each a distinct ordering up to the
-   * reduction. Stateful, a path also ends where it reaches a state already expanded.
+   * Schedules explored to their end (no event left, or the depth bound), each a distinct ordering
+   * up to the reduction. Stateful, a path that reaches a state already expanded stops there and
+   * is not counted.
    */
   schedules: number
+  /** Runs of the scenario from its start: the first, and one replay per backtrack. */
+  executions: number
   /**
    * Nothing within the bounds was left for lack of `maxSchedules`. Stateless: every schedule was
    * run. Stateful: every reachable state (network fingerprint, fault budget used, history) was
