@@ -94,7 +94,7 @@ describe('checkSnapshots', () => {
       seeds: 10,
       inputs: (random) =>
         random.int(0, 1) === 0
-          ? { kind: 'message', from: pick(random, [2, 3]), msg: { type: 'ok' } }
+          ? { kind: 'message', from: pick(random, [2, 3]), msg: { type: 'ok' as const } }
           : {
               kind: 'message',
               from: pick(random, [2, 3]),

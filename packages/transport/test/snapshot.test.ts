@@ -42,7 +42,12 @@ describe('canonicalKey', () => {
 describe('snapshots through compose and withVectorClocks', () => {
   const counter = (): Protocol<number, never, never> => {
     let n = 0
-    return { onMessage: (_f, m) => void (n += m), snapshot: () => ({ n }) }
+    return {
+      onMessage(_f, m) {
+        n += m
+      },
+      snapshot: () => ({ n }),
+    }
   }
   it('compose gives its children’s snapshots by name; none when a child has none', () => {
     const both = compose({ a: counter(), b: counter() })
