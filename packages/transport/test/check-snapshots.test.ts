@@ -92,14 +92,11 @@ describe('checkSnapshots', () => {
   it('passes the explorer’s test protocols', () => {
     const report = checkSnapshots(ricartAgrawala(true), {
       seeds: 10,
-      inputs: (random) =>
-        random.int(0, 1) === 0
-          ? { kind: 'message', from: pick(random, [2, 3]), msg: { type: 'ok' as const } }
-          : {
-              kind: 'message',
-              from: pick(random, [2, 3]),
-              msg: { type: 'request', ts: random.int(0, 3) },
-            },
+      inputs: (random) => {
+        const msg: { type: 'ok' } | { type: 'request'; ts: number } =
+          random.int(0, 1) === 0 ? { type: 'ok' } : { type: 'request', ts: random.int(0, 3) }
+        return { kind: 'message', from: pick(random, [2, 3]), msg }
+      },
     })
     expect(report.comparedPairs).toBeGreaterThan(0)
     checkSnapshots(vectorBroadcast(), {
