@@ -11,28 +11,21 @@ import { InvalidArgumentError } from './errors.js'
  * infinity, a class instance, or a cycle, naming its path (`snapshot.peers[2].lastSeen`).
  */
 export function canonicalKey(value: unknown, root = 'value'): string {
-  const out: string[] = []
-  write(value, root, out, new Set())
-  return out.join('')
+  // The path is kept as a stack and spelled out only for an error: most keys never need it.
+  return write(value, [root], new Set())
 }
 
-function write(value: unknown, path: string, out: string[], open: Set<object>): void {
-  if (value === null) {
-    out.push('null')
-    return
-  }
+function write(value: unknown, path: Array<string | number>, open: Set<object>): string {
+  if (value === null) return 'null'
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value))
-      return
+      return JSON.stringify(value)
     case 'boolean':
-      out.push(value ? 'true' : 'false')
-      return
+      return value ? 'true' : 'false'
     case 'number':
       if (!Number.isFinite(value)) refuse(path, String(value))
       // -0 and 0 behave alike in every comparison a protocol makes: one key.
-      out.push(String(value === 0 ? 0 : value))
-      return
+      return value === 0 ? '0' : String(value)
     case 'object':
       break
     default:
@@ -42,14 +35,14 @@ function write(value: unknown, path: string, out: string[], open: Set<object>): 
   if (open.has(object)) refuse(path, 'a cycle')
   if (Array.isArray(object)) {
     open.add(object)
-    out.push('[')
+    let out = '['
     for (let i = 0; i < object.length; i++) {
-      if (i > 0) out.push(',')
-      write(object[i], `${path}[${i}]`, out, open)
+      path.push(i)
+      out += (i > 0 ? ',' : '') + write(object[i], path, open)
+      path.pop()
     }
-    out.push(']')
     open.delete(object)
-    return
+    return `${out}]`
   }
   const proto = Object.getPrototypeOf(object)
   if (proto !== Object.prototype && proto !== null) {
@@ -57,21 +50,24 @@ function write(value: unknown, path: string, out: string[], open: Set<object>): 
     refuse(path, name ?? `an instance of ${proto?.constructor?.name ?? 'a class'}`)
   }
   open.add(object)
-  out.push('{')
+  let out = '{'
   const keys = Object.keys(object).sort()
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!
-    if (i > 0) out.push(',')
-    out.push(JSON.stringify(key), ':')
-    write((object as Record<string, unknown>)[key], `${path}.${key}`, out, open)
+    path.push(key)
+    out += `${i > 0 ? ',' : ''}${JSON.stringify(key)}:${write((object as Record<string, unknown>)[key], path, open)}`
+    path.pop()
   }
-  out.push('}')
   open.delete(object)
+  return `${out}}`
 }
 
-function refuse(path: string, what: string): never {
+function refuse(path: ReadonlyArray<string | number>, what: string): never {
+  const where = path
+    .map((p, i) => (i === 0 ? p : typeof p === 'number' ? `[${p}]` : `.${p}`))
+    .join('')
   throw new InvalidArgumentError(
-    `${path} is ${what}: a snapshot must be plain data (objects, arrays, strings, finite numbers, booleans, null); turn a Map or Set into a sorted array`,
+    `${where} is ${what}: a snapshot must be plain data (objects, arrays, strings, finite numbers, booleans, null); turn a Map or Set into a sorted array`,
   )
 }
 
