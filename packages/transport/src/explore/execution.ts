@@ -144,6 +144,15 @@ function describe(choice: Choice): string {
   return choice.key // requests and planned actions: named at setup, the same on every path
 }
 
+/** An event as text: canonical when plain; JSON's reading otherwise (an optional field left undefined). */
+function eventText(event: unknown): string {
+  try {
+    return canonicalKey(event)
+  } catch {
+    return JSON.stringify(event) ?? String(event)
+  }
+}
+
 /** The default history: each node's emitted events, in order (what per-node invariants judge). */
 function eventsByNode(events: ReadonlyArray<{ node: NodeId; event: unknown }>): unknown {
   const byNode = new Map<string, unknown[]>()
@@ -154,7 +163,7 @@ function eventsByNode(events: ReadonlyArray<{ node: NodeId; event: unknown }>): 
       list = []
       byNode.set(key, list)
     }
-    list.push(event)
+    list.push(eventText(event))
   }
   return [...byNode].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }

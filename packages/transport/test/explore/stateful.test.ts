@@ -89,6 +89,18 @@ const configurations: Array<[string, ExploreScenario, Parameters<typeof explore>
   ['racy mutex, 3 nodes', mutex(3, false)],
   ['mutex, 3 nodes', mutex(3, true)],
   ['mutex, 3 nodes, one crash', mutex(3, true), { faults: { crash: 1 } }],
+  ['mutex, 2 nodes, one pause', mutex(2, true), { faults: { pause: 1 } }],
+  ['racy mutex, 2 nodes, one duplicate', mutex(2, false), { faults: { duplicate: 1 } }],
+  [
+    'flood, 3 nodes, a loss or a duplicate',
+    once(3, flood(true)),
+    { faults: { loss: 1, duplicate: 1, total: 1 } },
+  ],
+  [
+    'ping-pong, clock step, timers in any order',
+    { setup: launch(ids(3), pingPong(1)), invariant: quiet },
+    { faults: { clockStep: 1 }, timers: 'any-order' },
+  ],
   ['flood, 3 nodes', once(3, flood(true))],
   ['flood, 4 nodes', once(4, flood(true))],
   ['flood without dedupe, 3 nodes', once(3, flood(false)), { depth: 20 }],
