@@ -34,6 +34,7 @@ export function exploreStateful(
   if (root.violation === undefined && root.stateKey() === undefined) return undefined
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
+  const maxStates = options.maxStates ?? 1_000_000
   const reduce = options.reduction ?? true
   const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
@@ -68,6 +69,10 @@ export function exploreStateful(
     const key = exec.stateKey()
     const seen = key === undefined ? undefined : visited.get(key)
     if (key === undefined || seen === undefined || left > seen.left) {
+      if (result.states >= maxStates) {
+        result.exhausted = false
+        return []
+      }
       if (key !== undefined) visited.set(key, { asleep: new Set(asleep), left })
       result.states++
       return enabled.filter(awake)
@@ -95,7 +100,7 @@ export function exploreStateful(
     const prefix = [...exec.tokens]
     let fresh: Execution | undefined = exec
     for (const token of todo) {
-      if (failed !== undefined) return
+      if (failed !== undefined || !result.exhausted) return
       // Two identical messages on one link lead to one state: take one of them.
       if (tried.has(labelOf(token))) continue
       tried.add(labelOf(token))

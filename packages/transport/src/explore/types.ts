@@ -77,6 +77,8 @@ export interface ExploreOptions {
   reduction?: boolean
   /** Stop after this many schedules (then `exhausted` is false). Default 100,000. */
   maxSchedules?: number
+  /** Stateful: stop after expanding this many states (then `exhausted` is false). Default 1,000,000. */
+  maxStates?: number
   /**
    * Stateful exploration (default true): when every node's protocol has `snapshot()`, states
    * already expanded are not expanded again. False forces the stateless search.

@@ -174,5 +174,8 @@ describe('explore, stateful: the same verdicts as stateless, in fewer executions
     expect(capped.exhausted).toBe(false)
     expect(capped.schedules).toBe(3)
     expect(explore(scenario, { depth: 2 }).cutByDepth).toBeGreaterThan(0)
+    const few = explore(scenario, { maxStates: 10 })
+    expect(few.exhausted).toBe(false)
+    expect(few.states).toBe(10)
   })
 })
