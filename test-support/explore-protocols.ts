@@ -1,5 +1,6 @@
 /**
  * Small protocols for the explorer's tests: each correct one beside the bug the texts warn of.
+ * Each has `snapshot()`, so the explorer runs them statefully unless told `stateful: false`.
  */
 import type { Ctx, NodeId, Protocol } from '@sd/transport'
 
@@ -14,6 +15,8 @@ export function pingPong(rounds: number) {
       ctx.emit(`${msg.type}${msg.n} from ${String(from)}`)
       if (msg.type === 'ping') ctx.send(from, { type: 'pong', n: msg.n })
     },
+    // Stateless: what a node does next depends only on what arrives.
+    snapshot: () => null,
   })
 }
 
@@ -48,6 +51,8 @@ export function ricartAgrawala(tieBreak: boolean) {
         if (mineFirst) deferred.push(from)
         else ctx.send(from, { type: 'ok' })
       },
+      // Nobody leaves, so the deferred are never answered: their order is no state.
+      snapshot: () => ({ clock, mine, oks, deferred: [...deferred].sort() }),
     }
   }
 }
@@ -82,6 +87,7 @@ export function changRoberts(n: number, participantFlag: boolean) {
         else if (msg.id === me) ctx.send(next, { type: 'elected', id: me })
         else if (!participantFlag || !participant) forward(ctx, me)
       },
+      snapshot: () => ({ participant }),
     }
   }
 }
@@ -131,6 +137,75 @@ export function causalBroadcast(onArrival: boolean) {
           }
         }
       },
+      // The buffer's order is state: the first deliverable one in it is delivered first.
+      snapshot: () => ({
+        delivered: [...delivered].sort(([a], [b]) => (a < b ? -1 : 1)),
+        buffer: buffer.map(({ from, msg }) => [from, msg]),
+      }),
+    }
+  }
+}
+
+type FloodMsg = { type: 'flood'; value: number }
+
+/**
+ * Flooding: 1 sends a value to every peer; each node, the first time it hears it, emits `got`
+ * and forwards it to every peer but the sender. Without `dedupe` it forwards every copy, so the
+ * value circulates and nodes emit `got` again.
+ */
+export function flood(dedupe: boolean) {
+  return (self: NodeId): Protocol<FloodMsg, never, string> => {
+    let seen = self === 1
+    return {
+      start(ctx) {
+        if (self === 1) ctx.broadcast({ type: 'flood', value: 7 })
+      },
+      onMessage(from, msg, ctx) {
+        if (seen && dedupe) return
+        seen = true
+        ctx.emit(`got ${msg.value}`)
+        for (const peer of ctx.peers) if (peer !== from) ctx.send(peer, msg)
+      },
+      snapshot: () => ({ seen }),
+    }
+  }
+}
+
+type VcMsg = { label: string; vc: Record<string, number> }
+
+/**
+ * Causal broadcast with vector clocks, any number of messages: each request `{ payload }`
+ * broadcasts one, delivered at once by its sender. A message waits until the receiver has
+ * delivered everything its sender had (and the sender's earlier ones); with `onArrival` every
+ * message is delivered as it comes. Emits `deliver <payload>`.
+ */
+export function vectorBroadcast(onArrival = false) {
+  return (self: NodeId): Protocol<VcMsg, { payload: string }, string> => {
+    const me = String(self)
+    const delivered: Record<string, number> = {}
+    let buffer: Array<{ from: string; msg: VcMsg }> = []
+    const count = (k: string) => delivered[k] ?? 0
+    const ready = ({ from, msg }: { from: string; msg: VcMsg }) =>
+      onArrival ||
+      Object.entries(msg.vc).every(([k, v]) => (k === from ? v === count(k) + 1 : v <= count(k)))
+    return {
+      onRequest(req, ctx) {
+        delivered[me] = count(me) + 1
+        ctx.emit(`deliver ${req.payload}`)
+        ctx.broadcast({ label: req.payload, vc: { ...delivered } })
+      },
+      onMessage(from, msg, ctx) {
+        // Kept sorted by sender and its count: the buffer is a set, and its snapshot is canonical.
+        buffer = [...buffer, { from: String(from), msg }].sort((a, b) =>
+          a.from < b.from ? -1 : a.from > b.from ? 1 : a.msg.vc[a.from]! - b.msg.vc[b.from]!,
+        )
+        for (let i = buffer.findIndex(ready); i >= 0; i = buffer.findIndex(ready)) {
+          const [item] = buffer.splice(i, 1)
+          delivered[item!.from] = count(item!.from) + 1
+          ctx.emit(`deliver ${item!.msg.label}`)
+        }
+      },
+      snapshot: () => ({ delivered: { ...delivered }, buffer: [...buffer] }),
     }
   }
 }

@@ -1,3 +1,4 @@
+export { canonicalKey, hashKey, stateHash } from './canonical.js'
 export * from './compose/index.js'
 export { type AsyncDisposableLike, type AsyncDisposeSymbol, asyncDispose } from './dispose.js'
 export * from './errors.js'

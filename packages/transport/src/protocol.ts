@@ -50,11 +50,11 @@ export interface Protocol<Msg, Req = never, Ev = never> {
   onRequest?(req: Req, ctx: Ctx<Msg, Ev>): void
   onSignal?(signal: TransportSignal, ctx: Ctx<Msg, Ev>): void
   /**
-   * The node's whole volatile state as plain data (objects, arrays, strings, finite numbers,
-   * booleans, null; maps and sets as sorted arrays): canonical (equal states give equal
-   * snapshots, whatever the order things were inserted in) and complete (everything that can
-   * change what the node does next; stable storage is read separately). Checkers compare and
-   * hash snapshots to tell states apart; it must not change the state.
+   * The instance's whole volatile state as plain data (objects, arrays, strings, finite numbers,
+   * booleans, null; a Map or Set as a sorted array), for stateful exploration. Canonical: equal
+   * states give equal snapshots, whatever the order things were inserted in. Complete: two
+   * instances with equal snapshots (and equal stable storage, which the runtime reads itself)
+   * behave alike from here on. `checkSnapshots` in `@sd/transport/testing` tests both.
    */
   snapshot?(): unknown
 }

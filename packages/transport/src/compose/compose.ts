@@ -126,6 +126,11 @@ export function compose<C extends ProtocolMap>(
     },
     [PART_LOCATOR]: locator(names, child),
   }
+  // The composition's state is its children's: it keeps none of its own between handlers.
+  if (names.every((name) => typeof child(name)!.snapshot === 'function')) {
+    composed.snapshot = () =>
+      Object.fromEntries(names.map((name) => [name, child(name)!.snapshot!()]))
+  }
   return composed
 }
 

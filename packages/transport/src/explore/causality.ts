@@ -52,6 +52,8 @@ export function withVectorClocks<Msg, Req, Ev>(
         inner.onMessage(from, msg, wrap(ctx))
       },
     }
+    // The clock is state too: it orders what this node emits and sends from here on.
+    if (inner.snapshot) protocol.snapshot = () => ({ vc, inner: inner.snapshot!() })
     if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
     if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
     if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))

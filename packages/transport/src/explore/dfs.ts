@@ -21,7 +21,11 @@ export function exploreExhaustive(
   const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
   const result: ExploreResult = {
+    mode: 'stateless',
     schedules: 0,
+    states: 0,
+    transitions: 0,
+    executions: 1,
     exhausted: true,
     cutByDepth: 0,
     terminalStates: 0,
@@ -31,6 +35,7 @@ export function exploreExhaustive(
 
   const replayPrefix = (tokens: readonly Token[]): Execution => {
     const exec = new Execution(scenario, false)
+    result.executions++
     for (const token of tokens) {
       exec.step(token)
       result.steps++
@@ -46,6 +51,7 @@ export function exploreExhaustive(
       terminal.add(exec.fingerprint())
       return
     }
+    result.states++
     const asleep = new Set(sleep.map((t) => t.id))
     const done: Token[] = []
     const prefix = [...exec.tokens]
@@ -61,6 +67,7 @@ export function exploreExhaustive(
       fresh = undefined
       child.step(token)
       result.steps++
+      result.transitions++
       if (child.violation !== undefined) {
         failed = child
         return
@@ -77,14 +84,21 @@ export function exploreExhaustive(
   if (root.violation !== undefined) failed = root
   else visit(root, [])
   result.terminalStates = terminal.size
-  if (failed !== undefined) {
-    result.exhausted = false
-    const schedule = formatSchedule(failed.tokens)
-    result.counterexample = {
-      message: failed.violation!,
-      schedule,
-      shrunk: shrink(scenario, failed.tokens, options),
-    }
-  }
+  if (failed !== undefined) fail(result, scenario, failed, options)
   return result
+}
+
+/** Reports the execution that broke the invariant, with its schedule shrunk. */
+export function fail(
+  result: ExploreResult,
+  scenario: ExploreScenario,
+  failed: Execution,
+  options: ExploreOptions,
+): void {
+  result.exhausted = false
+  result.counterexample = {
+    message: failed.violation!,
+    schedule: formatSchedule(failed.tokens),
+    shrunk: shrink(scenario, failed.tokens, options),
+  }
 }

@@ -3,7 +3,10 @@
  * then one token at a time, the invariant checked after each. Re-running the same tokens gives
  * the same execution (the simulator is deterministic), which is what makes the explorer stateless.
  */
+
+import { canonicalKey, stateHash } from '../canonical.js'
 import type { NodeId } from '../ids.js'
+import type { Choice } from '../sim/control.js'
 import { SimNetwork } from '../sim/network.js'
 import { apply, clockStepToken, crashToken, pauseToken, type Token, tokenOf } from './token.js'
 import type { ExploreOptions, ExploreScenario } from './types.js'
@@ -21,9 +24,11 @@ export class Execution {
   /** Set when the invariant broke. */
   violation: string | undefined
 
+  /** @param labels name tokens apart from the path (`Token.label`), for stateful exploration */
   constructor(
     private readonly scenario: ExploreScenario,
     trace: boolean,
+    private readonly labels = false,
   ) {
     this.net = new SimNetwork({ seed: scenario.seed ?? 1, trace, fifo: scenario.fifo ?? true })
     this.net.onEmit((node, event, t) => this.events.push({ node, t, event }))
@@ -42,11 +47,17 @@ export class Execution {
     const out: Token[] = []
     for (const choice of this.net.choices(options.timers ?? 'in-order')) {
       if (choice.t > until && choice.kind !== 'deliver') continue
-      out.push(tokenOf(choice))
+      const what = this.labels ? describe(choice) : undefined
+      const push = (how: Token['how']) => {
+        const token = tokenOf(choice, how)
+        if (what !== undefined) token.label = `${how} ${what}`
+        out.push(token)
+      }
+      push('happen')
       if (choice.kind !== 'deliver') continue
-      if (budget && this.used.loss < (faults.loss ?? 0)) out.push(tokenOf(choice, 'drop'))
+      if (budget && this.used.loss < (faults.loss ?? 0)) push('drop')
       if (budget && this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
-        out.push(tokenOf(choice, 'duplicate'))
+        push('duplicate')
     }
     if (budget && this.used.crash < (faults.crash ?? 0)) {
       for (const node of options.crashable ?? this.net.nodeIds)
@@ -63,6 +74,18 @@ export class Execution {
           out.push(clockStepToken(node, options.clockStepMs ?? DEFAULT_CLOCK_STEP_MS))
     }
     return out
+  }
+
+  /**
+   * The state's hash: the network's fingerprint, the fault budget used, and what the invariant
+   * remembers of the past (`scenario.history`, by default each node's emitted events in order).
+   * Undefined when the network has no fingerprint (a protocol without `snapshot()`).
+   */
+  stateKey(): string | undefined {
+    const net = this.net.fingerprint()
+    if (net === undefined) return undefined
+    const history = this.scenario.history ?? eventsByNode
+    return stateHash([net, this.used, history(this.events)], 'state')
   }
 
   /** Carries out `token`; false if it no longer applies. Checks the invariant after it. */
@@ -108,4 +131,39 @@ export class Execution {
     if (this.violation !== undefined) return
     this.violation = this.scenario.invariant({ net: this.net, events: this.events })
   }
+}
+
+/** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */
+function describe(choice: Choice): string {
+  if (choice.kind === 'deliver') {
+    const copy = choice.key.endsWith('+d') ? ' copy' : ''
+    const msg = canonicalKey(choice.msg, `message ${choice.key}`)
+    return `${String(choice.from)}>${String(choice.to)}${copy} ${msg}`
+  }
+  if (choice.kind === 'timer') return `timer ${String(choice.owner)} ${choice.label} @${choice.t}`
+  return choice.key // requests and planned actions: named at setup, the same on every path
+}
+
+/** An event as text: canonical when plain; JSON's reading otherwise (an optional field left undefined). */
+function eventText(event: unknown): string {
+  try {
+    return canonicalKey(event)
+  } catch {
+    return JSON.stringify(event) ?? String(event)
+  }
+}
+
+/** The default history: each node's emitted events, in order (what per-node invariants judge). */
+function eventsByNode(events: ReadonlyArray<{ node: NodeId; event: unknown }>): unknown {
+  const byNode = new Map<string, unknown[]>()
+  for (const { node, event } of events) {
+    const key = JSON.stringify(node)
+    let list = byNode.get(key)
+    if (list === undefined) {
+      list = []
+      byNode.set(key, list)
+    }
+    list.push(eventText(event))
+  }
+  return [...byNode].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }

@@ -5,6 +5,7 @@
 import { InvalidArgumentError } from '../errors.js'
 import { exploreExhaustive } from './dfs.js'
 import { explorePct, type PctOptions, type PctResult } from './pct.js'
+import { exploreStateful } from './stateful.js'
 import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
 
 export {
@@ -24,13 +25,19 @@ export type {
 } from './types.js'
 export type { PctOptions, PctResult }
 
-/** Every schedule within the bounds, depth first, with the reduction unless turned off. */
+/**
+ * Every schedule within the bounds, depth first, with the reduction unless turned off: stateful
+ * (each state expanded once) when every node's protocol has `snapshot()`, stateless otherwise or
+ * with `stateful: false`. `result.mode` says which ran.
+ */
 export function explore<Ev>(
   scenario: ExploreScenario<Ev>,
   options: ExploreOptions = {},
 ): ExploreResult {
   checkFaultSettings(options)
-  return exploreExhaustive(scenario, options)
+  const stateful =
+    options.stateful === false ? undefined : exploreStateful(scenario as ExploreScenario, options)
+  return stateful ?? exploreExhaustive(scenario as ExploreScenario, options)
 }
 
 /** PCT runs, for spaces too large to exhaust. */

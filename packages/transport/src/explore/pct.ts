@@ -34,7 +34,11 @@ export function explorePct(
   const random = createRandom(`pct/${pct.seed ?? 1}`)
   const terminal = new Set<string>()
   const result: PctResult = {
+    mode: 'stateless',
     schedules: 0,
+    states: 0,
+    transitions: 0,
+    executions: 0,
     exhausted: false,
     cutByDepth: 0,
     terminalStates: 0,
@@ -44,6 +48,7 @@ export function explorePct(
   let nodes = 0
   for (let run = 0; run < pct.runs; run++) {
     const exec = new Execution(scenario, false)
+    result.executions++
     const ids = exec.net.nodeIds
     nodes = ids.length
     // Distinct priorities d .. d + n - 1 in random order; change points get d - 1 .. 1.
@@ -66,6 +71,8 @@ export function explorePct(
       exec.step(pick)
       steps++
       result.steps++
+      result.states++
+      result.transitions++
       const lowered = changes.get(steps)
       if (lowered !== undefined && pick.owner !== undefined) priority.set(pick.owner, lowered)
     }

@@ -16,6 +16,11 @@ export interface Token {
   /** The node it touches (for independence); undefined: may touch anything. */
   owner: NodeId | undefined
   kind: Choice['kind'] | 'crash' | 'pause' | 'clock-step'
+  /**
+   * What it does, named apart from the path that led here (stateful exploration compares sleep
+   * sets of one state reached by different paths, where `m:1>2#3` may name another message).
+   */
+  label?: string
 }
 
 export function tokenOf(choice: Choice, how: Token['how'] = 'happen'): Token {

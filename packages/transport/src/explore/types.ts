@@ -31,6 +31,14 @@ export interface ExploreScenario<Ev = unknown> {
    * settings are ignored: the explorer decides orderings and injects faults itself.
    */
   fifo?: boolean
+  /**
+   * What the invariant remembers of the events so far, as plain data: stateful exploration
+   * merges two paths only when their network states and histories are equal. Default: each
+   * node's emitted events in order (sound for an invariant that judges each node's own events
+   * or causality, as the reduction already asks). An invariant that only looks at `net` can
+   * return null here and merge more; one that counts entries can return the counts.
+   */
+  history?(events: ReadonlyArray<TimedEvent<Ev>>): unknown
 }
 
 /** Bounds and modes of an exploration. */
@@ -69,6 +77,13 @@ export interface ExploreOptions {
   reduction?: boolean
   /** Stop after this many schedules (then `exhausted` is false). Default 100,000. */
   maxSchedules?: number
+  /** Stateful: stop after expanding this many states (then `exhausted` is false). Default 1,000,000. */
+  maxStates?: number
+  /**
+   * Stateful exploration (default true): when every node's protocol has `snapshot()`, states
+   * already expanded are not expanded again. False forces the stateless search.
+   */
+  stateful?: boolean
 }
 
 export interface Counterexample {
@@ -80,13 +95,37 @@ export interface Counterexample {
 }
 
 export interface ExploreResult {
-  /** Complete schedules explored (each a distinct ordering up to the reduction). */
+  /**
+   * Which search ran: `stateful` when every node had `snapshot()` (and `stateful` was not
+   * turned off), `stateless` otherwise.
+   */
+  mode: 'stateful' | 'stateless'
+  /**
+   * Schedules explored to their end (no event left, or the depth bound), each a distinct ordering
+   * up to the reduction. Stateful, a path that reaches a state already expanded stops there and
+   * is not counted.
+   */
   schedules: number
-  /** Every schedule within the bounds was explored (none left for lack of `maxSchedules`). */
+  /** Runs of the scenario from its start: the first, and one replay per backtrack. */
+  executions: number
+  /**
+   * Nothing within the bounds was left for lack of `maxSchedules`. Stateless: every schedule was
+   * run. Stateful: every reachable state (network fingerprint, fault budget used, history) was
+   * expanded with every choice the reduction keeps; schedules through states met before were
+   * not run again, and their futures are the ones already explored (up to a hash collision, about
+   * n² / 2^65 for n states).
+   */
   exhausted: boolean
+  /** States expanded: distinct ones when stateful; stateless, every visit counts. */
+  states: number
+  /** Choices taken out of expanded states (edges of the search; replays not counted). */
+  transitions: number
   /** Schedules stopped by the depth bound with events still pending. */
   cutByDepth: number
-  /** Distinct terminal states, told apart by each node's emitted events and who crashed. */
+  /**
+   * Distinct terminal states, told apart by each node's emitted events and who crashed. Stateful
+   * with a `history` that forgets events, terminal states that differ only in events merge.
+   */
   terminalStates: number
   /** Steps executed in all, re-executions included. */
   steps: number

@@ -141,15 +141,19 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       const old = pending.get(key)
       if (old !== undefined) timers.cancel(old)
       observer?.onTimerSet?.(self, key, ms)
-      const handle: TimerHandle = timers.schedule(ms, () => {
-        // A scheduler may still fire a timer that was replaced or cancelled (one held while its
-        // node was paused): only the timer now set under `key` counts.
-        if (pending.get(key) !== handle) return
-        pending.delete(key)
-        if (stopped) return
-        observer?.onTimerFire?.(self, key)
-        step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
-      })
+      const handle: TimerHandle = timers.schedule(
+        ms,
+        () => {
+          // A scheduler may still fire a timer that was replaced or cancelled (one held while its
+          // node was paused): only the timer now set under `key` counts.
+          if (pending.get(key) !== handle) return
+          pending.delete(key)
+          if (stopped) return
+          observer?.onTimerFire?.(self, key)
+          step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
+        },
+        key,
+      )
       pending.set(key, handle)
     },
     cancelTimer(key) {

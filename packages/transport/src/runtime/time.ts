@@ -7,7 +7,8 @@ export type TimerHandle = unknown
 
 /** Where timers live: real (setTimeout) or virtual (the simulator). */
 export interface TimerScheduler {
-  schedule(ms: number, fire: () => void): TimerHandle
+  /** `key` is the protocol's name for the timer (the simulator's state fingerprint shows it). */
+  schedule(ms: number, fire: () => void, key?: string): TimerHandle
   cancel(handle: TimerHandle): void
 }
 

@@ -14,6 +14,8 @@ export interface Choice {
   owner: NodeId | undefined
   /** When virtual time would have it happen. */
   t: number
+  /** A timer's key as the protocol set it. */
+  label?: string
   from?: NodeId
   to?: NodeId
   msg?: unknown
@@ -64,6 +66,7 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
         kind: e.timer ? 'timer' : e.owner === undefined ? 'action' : 'request',
         owner: e.owner,
         t: e.t,
+        ...(e.timer ? { label: e.label } : {}),
       })
     }
   }

@@ -1,4 +1,5 @@
 export type { Choice } from './control.js'
+export type { NodeFingerprint, SimFingerprint } from './fingerprint.js'
 export * from './latency.js'
 export type { LinkSettings } from './links.js'
 export * from './network.js'

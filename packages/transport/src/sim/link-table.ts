@@ -46,6 +46,15 @@ export class LinkTable {
     return this.states.get(from)?.get(to)
   }
 
+  /** Whether some link loses or duplicates messages at random (the network's PRNG decides). */
+  randomFaults(): boolean {
+    const random = (l: ResolvedLink) => l.loss > 0 || l.duplicate > 0
+    if (random(this.defaultLink)) return true
+    for (const row of this.overrides.values())
+      for (const l of row.values()) if (random(l)) return true
+    return false
+  }
+
   /** Changes every link that has no per-link settings. */
   setDefault(settings: LinkSettings): void {
     this.defaultLink = resolveLink(this.defaultLink.settings, settings, 'default link')

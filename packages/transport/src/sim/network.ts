@@ -1,6 +1,7 @@
 // One file, over 450 lines: SimNetwork is the simulator's public class, and its methods are its API
 // (nodes, faults, scheduling, running, trace). The parts are beside it: sim-wire (messages),
 // control (choices/take), realtime, sim-storage, trace-recorder, link-table, sim-node.
+import { canonicalKey } from '../canonical.js'
 import { partLocatorOf } from '../compose/parts.js'
 import {
   InvalidArgumentError,
@@ -17,6 +18,7 @@ import type { JsonValue } from '../storage/json.js'
 import type { Transport, Unsubscribe } from '../transport.js'
 import { type Choice, type ControlContext, choicesOf, takeChoice } from './control.js'
 import { EventQueue } from './event-queue.js'
+import { fingerprintOf, type SimFingerprint } from './fingerprint.js'
 import { LinkTable } from './link-table.js'
 import type { LinkSettings } from './links.js'
 import { type ClockSettings, NodeClock } from './node-clock.js'
@@ -142,6 +144,8 @@ export class SimNetwork {
       timersSet: 0,
       requests: 0,
       factory: undefined,
+      protocol: undefined,
+      draws: 0,
       handle: undefined,
       timers: new Set(),
       paused: false,
@@ -338,6 +342,7 @@ export class SimNetwork {
     }
     node.handle?.stop()
     node.handle = undefined
+    node.protocol = undefined
     for (const timer of node.timers) timer.cancelled = true
     node.timers.clear()
     this.recorder.record({ t: this.time, type: 'crash', node: id })
@@ -432,6 +437,25 @@ export class SimNetwork {
     when: 'now' | 'due' = 'now',
   ): boolean {
     return takeChoice(this.control, key, how, when)
+  }
+
+  /**
+   * The global state as plain data, for stateful exploration: each node's `snapshot()` and
+   * storage, who is crashed or paused, pending timers and planned calls, messages in flight per
+   * link, virtual time (see `SimFingerprint`). Undefined when some running node has no
+   * `snapshot()`, or links lose or duplicate at random.
+   */
+  fingerprint(): SimFingerprint | undefined {
+    return fingerprintOf(
+      {
+        nodes: this.nodes,
+        queue: this.queue,
+        links: this.links,
+        partitioned: this.wire.partitioned,
+        time: this.time,
+      },
+      canonicalKey,
+    )
   }
 
   // ---- running -----------------------------------------------------------------------------
@@ -601,7 +625,7 @@ export class SimNetwork {
   private startProtocol(node: SimNode): void {
     const factory = node.factory!
     const scheduler: TimerScheduler = {
-      schedule: (ms, fire) => {
+      schedule: (ms, fire, label) => {
         const key = `t:${String(node.id)}#${++node.timersSet}`
         const timer = this.schedule(
           this.time + node.clock.toTrue(ms),
@@ -614,6 +638,7 @@ export class SimNetwork {
             fire()
           },
         )
+        timer.label = label
         node.timers.add(timer)
         return timer
       },
@@ -625,7 +650,10 @@ export class SimNetwork {
     }
     this.recorder.record({ t: this.time, type: 'start', node: node.id })
     const protocol = factory(node.id)
+    node.protocol = protocol
+    node.draws = 0
     node.locator = partLocatorOf(protocol)
+    const random = createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next
     node.storage.input = undefined
     node.handle = runProtocol(protocol, {
       transport: node.transport,
@@ -633,7 +661,10 @@ export class SimNetwork {
       clock: { now: () => node.clock.read(this.time) },
       monotonic: { now: () => node.clock.monotonic(this.time) },
       timers: scheduler,
-      random: createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next,
+      random: () => {
+        node.draws++
+        return random()
+      },
       storage: node.storage.backend(),
       observer: {
         ...this.recorder.observer(),

@@ -1,6 +1,6 @@
 import type { PartLocator } from '../compose/parts.js'
 import type { NodeId } from '../ids.js'
-import type { ProtocolFactory } from '../protocol.js'
+import type { Protocol, ProtocolFactory } from '../protocol.js'
 import type { ProtocolHandle } from '../runtime/driver.js'
 import type { Scheduled } from './event-queue.js'
 import type { NodeClock } from './node-clock.js'
@@ -22,6 +22,10 @@ export interface SimNode {
   timersSet: number
   requests: number
   factory: ProtocolFactory<unknown, unknown, unknown> | undefined
+  /** The running instance (its `snapshot` is the node's volatile state). */
+  protocol: Protocol<unknown, unknown, unknown> | undefined
+  /** Numbers this incarnation drew from `ctx.random`: where its seeded stream stands. */
+  draws: number
   handle: ProtocolHandle<unknown, unknown> | undefined
   /** Timers of the current incarnation, cancelled on crash. */
   timers: Set<CallEvent>
@@ -55,4 +59,6 @@ export interface CallEvent extends Scheduled {
   /** The node whose state it touches (a timer's, a request's), or undefined for a plan action. */
   owner: NodeId | undefined
   timer: boolean
+  /** A timer's key as the protocol set it. */
+  label?: string
 }

@@ -1,3 +1,4 @@
+export * from './check-snapshots.js'
 export * from './compliance.js'
 export * from './of-type.js'
 export * from './run-in-sim.js'

@@ -1,0 +1,133 @@
+/**
+ * Depth-first exploration with a visited set: a state (the network's fingerprint, the fault
+ * budget used, the invariant's history) is expanded once, however many schedules lead to it.
+ * Protocols cannot be restored from a snapshot, so backtracking still replays the prefix; what
+ * is saved is every subtree below a state met before.
+ *
+ * Sleep sets and a visited set do not combine naively (Godefroid, 1996, ch. 6): a state first
+ * expanded with sleep set S left S unexplored. A later visit with sleep set S' is skipped only
+ * when S ⊆ S'; otherwise it explores the choices in S \ S' and the state keeps S ∩ S'. A visit
+ * with more depth left than the first expands again. Sleep sets are compared by `Token.label`,
+ * which names a choice by what it does: `m:1>2#3` may name another message on another path.
+ */
+
+import { fail } from './dfs.js'
+import { Execution } from './execution.js'
+import { independent, type Token } from './token.js'
+import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
+
+interface Seen {
+  /** Labels of the choices not yet explored from this state. */
+  asleep: Set<string>
+  /** The depth that was left below it. */
+  left: number
+}
+
+const labelOf = (t: Token) => t.label ?? t.id
+
+/** Stateful exploration, or undefined when the scenario's state cannot be fingerprinted. */
+export function exploreStateful(
+  scenario: ExploreScenario,
+  options: ExploreOptions = {},
+): ExploreResult | undefined {
+  const root = new Execution(scenario, false, true)
+  if (root.violation === undefined && root.stateKey() === undefined) return undefined
+  const depth = options.depth ?? 100
+  const maxSchedules = options.maxSchedules ?? 100_000
+  const maxStates = options.maxStates ?? 1_000_000
+  const reduce = options.reduction ?? true
+  const timers = options.timers ?? 'in-order'
+  const terminal = new Set<string>()
+  const visited = new Map<string, Seen>()
+  const result: ExploreResult = {
+    mode: 'stateful',
+    schedules: 0,
+    exhausted: true,
+    cutByDepth: 0,
+    terminalStates: 0,
+    states: 0,
+    transitions: 0,
+    executions: 1,
+    steps: 0,
+  }
+  let failed: Execution | undefined
+
+  const replayPrefix = (tokens: readonly Token[]): Execution => {
+    const exec = new Execution(scenario, false, true)
+    result.executions++
+    for (const token of tokens) {
+      exec.step(token)
+      result.steps++
+    }
+    return exec
+  }
+
+  /** The choices to explore from `exec`'s state, given its sleep set; records the visit. */
+  const toExplore = (exec: Execution, enabled: Token[], asleep: Set<string>): Token[] => {
+    const left = depth - exec.tokens.length
+    const awake = (t: Token) => !asleep.has(labelOf(t))
+    const key = exec.stateKey()
+    const seen = key === undefined ? undefined : visited.get(key)
+    if (key === undefined || seen === undefined || left > seen.left) {
+      if (result.states >= maxStates) {
+        result.exhausted = false
+        return []
+      }
+      if (key !== undefined) visited.set(key, { asleep: new Set(asleep), left })
+      result.states++
+      return enabled.filter(awake)
+    }
+    // Met before with at least as much depth left: only what that visit left asleep, and this
+    // one does not, is still to explore.
+    const todo = enabled.filter((t) => seen.asleep.has(labelOf(t)) && awake(t))
+    for (const label of seen.asleep) if (!asleep.has(label)) seen.asleep.delete(label)
+    return todo
+  }
+
+  const visit = (exec: Execution, sleep: Token[]): void => {
+    const enabled = exec.options(options)
+    if (enabled.length === 0 || exec.tokens.length >= depth) {
+      result.schedules++
+      if (enabled.length > 0) result.cutByDepth++
+      terminal.add(exec.fingerprint())
+      return
+    }
+    const asleep = new Set(reduce ? sleep.map(labelOf) : [])
+    const todo = toExplore(exec, enabled, asleep)
+    if (todo.length === 0) return // a state already expanded: its futures were explored
+    const done: Token[] = []
+    const tried = new Set<string>()
+    const prefix = [...exec.tokens]
+    let fresh: Execution | undefined = exec
+    for (const token of todo) {
+      if (failed !== undefined || !result.exhausted) return
+      // Two identical messages on one link lead to one state: take one of them.
+      if (tried.has(labelOf(token))) continue
+      tried.add(labelOf(token))
+      if (result.schedules >= maxSchedules) {
+        result.exhausted = false
+        return
+      }
+      const child = fresh ?? replayPrefix(prefix)
+      fresh = undefined
+      child.step(token)
+      result.steps++
+      result.transitions++
+      if (child.violation !== undefined) {
+        failed = child
+        return
+      }
+      const childSleep = reduce
+        ? [...sleep, ...done].filter((s) => independent(s, token, timers))
+        : []
+      visit(child, childSleep)
+      done.push(token)
+    }
+  }
+
+  if (root.violation !== undefined) failed = root
+  else visit(root, [])
+  result.terminalStates = terminal.size
+  if (failed !== undefined) fail(result, scenario, failed, options)
+  return result
+}

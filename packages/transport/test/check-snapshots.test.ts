@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest'
+import { ricartAgrawala, vectorBroadcast } from '../../../test-support/explore-protocols.js'
+import type { NodeId, Protocol } from '../src/index.js'
+import { checkSnapshots } from '../src/testing/index.js'
+
+type Cmd = 'inc' | 'toggle' | 'ask'
+
+/** Counts `inc`s and tells on `ask`; `hideCount` leaves the count out of its snapshot. */
+const counter = (hideCount: boolean) => (): Protocol<Cmd, never, number> => {
+  let count = 0
+  let on = false
+  return {
+    onMessage(_from, cmd, ctx) {
+      if (cmd === 'inc') count++
+      else if (cmd === 'toggle') on = !on
+      else if (on) ctx.emit(count)
+    },
+    snapshot: () => (hideCount ? { on } : { on, count }),
+  }
+}
+
+/** Remembers who said hello; `sorted: false` snapshots its Set in insertion order. */
+const greeted = (sorted: boolean) => (): Protocol<'hello' | 'count', never, number> => {
+  const seen = new Set<NodeId>()
+  return {
+    onMessage(from, msg, ctx) {
+      if (msg === 'hello') seen.add(from)
+      else ctx.emit(seen.size)
+    },
+    snapshot: () => (sorted ? [...seen].sort() : [...seen]),
+  }
+}
+
+const pick = <T>(random: { int(a: number, b: number): number }, items: readonly T[]): T =>
+  items[random.int(0, items.length - 1)]!
+
+describe('checkSnapshots', () => {
+  it('passes complete, canonical snapshots', () => {
+    const commands = ['inc', 'toggle', 'ask'] as const
+    const report = checkSnapshots(counter(false), {
+      seeds: 20,
+      inputs: (random) => ({ kind: 'message', from: 2, msg: pick(random, commands) }),
+    })
+    expect(report.states).toBeGreaterThan(100)
+    expect(report.comparedPairs).toBeGreaterThan(10)
+    checkSnapshots(greeted(true), {
+      seeds: 20,
+      inputs: (random) => ({
+        kind: 'message',
+        from: pick(random, [2, 3]),
+        msg: pick(random, ['hello', 'count'] as const),
+      }),
+    })
+  })
+
+  it('catches state left out of the snapshot, naming the seed', () => {
+    expect(() =>
+      checkSnapshots(counter(true), {
+        seeds: 20,
+        inputs: (random) => ({
+          kind: 'message',
+          from: 2,
+          msg: pick(random, ['inc', 'toggle', 'ask'] as const),
+        }),
+      }),
+    ).toThrow(/checkSnapshots, seed \d+: snapshot\(\) is incomplete/)
+  })
+
+  it('catches a snapshot in insertion order', () => {
+    expect(() =>
+      checkSnapshots(greeted(false), {
+        seeds: 20,
+        inputs: (random) => ({
+          kind: 'message',
+          from: pick(random, [2, 3]),
+          msg: pick(random, ['hello', 'count'] as const),
+        }),
+      }),
+    ).toThrow(/seed \d+: snapshot\(\) is not canonical/)
+  })
+
+  it('catches a snapshot that is not plain data', () => {
+    const mapped = (): Protocol<string> => {
+      const seen = new Map<string, number>()
+      return { onMessage: (_f, m) => void seen.set(m, 1), snapshot: () => ({ seen }) }
+    }
+    expect(() =>
+      checkSnapshots(mapped, { seeds: 1, inputs: () => ({ kind: 'message', from: 2, msg: 'x' }) }),
+    ).toThrow(/seed 1, after start: snapshot\.seen is a Map/)
+  })
+
+  it('passes the explorer’s test protocols', () => {
+    const report = checkSnapshots(ricartAgrawala(true), {
+      seeds: 10,
+      inputs: (random) => {
+        const msg: { type: 'ok' } | { type: 'request'; ts: number } =
+          random.int(0, 1) === 0 ? { type: 'ok' } : { type: 'request', ts: random.int(0, 3) }
+        return { kind: 'message', from: pick(random, [2, 3]), msg }
+      },
+    })
+    expect(report.comparedPairs).toBeGreaterThan(0)
+    checkSnapshots(vectorBroadcast(), {
+      seeds: 10,
+      inputs: (random) =>
+        random.int(0, 2) === 0
+          ? { kind: 'request', req: { payload: pick(random, ['x', 'y']) } }
+          : {
+              kind: 'message',
+              from: pick(random, [2, 3]),
+              msg: { label: 'm', vc: { '2': random.int(0, 2), '3': random.int(0, 2) } },
+            },
+    })
+  })
+})
