@@ -44,6 +44,8 @@ describe('Chang-Roberts in every ordering (exhaustive, FIFO links as the ring as
     expect(result.counterexample).toBeUndefined()
     expect(result.exhausted).toBe(true)
     expect(result.cutByDepth).toBe(0)
-    expect(result.schedules).toBeGreaterThan(10)
+    // The protocol has a snapshot: explored statefully, every state once.
+    expect(result.mode).toBe('stateful')
+    expect(result.states).toBeGreaterThan(10)
   })
 })
