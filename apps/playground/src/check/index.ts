@@ -3,6 +3,8 @@ import { cmhCheck } from './deadlock.js'
 import { changRobertsCheck } from './election.js'
 import { ricartAgrawalaCheck } from './mutex.js'
 import { mutexElectionCheck } from './mutex-election.js'
+import { lamportMutexCheck, maekawaCheck } from './mutex-quorums.js'
+import { tokenRingCheck } from './mutex-token-ring.js'
 import type { CheckSpec } from './spec.js'
 import { cristianCheck } from './timesync.js'
 import { floodCheck } from './transport.js'
@@ -13,6 +15,9 @@ export const checks: readonly CheckSpec[] = [
   totalOrderCheck,
   floodCheck,
   ricartAgrawalaCheck,
+  lamportMutexCheck,
+  maekawaCheck,
+  tokenRingCheck,
   mutexElectionCheck,
   changRobertsCheck,
   cristianCheck,

@@ -1,6 +1,6 @@
 /** Check spec for the mutex package: Ricart-Agrawala, judged by happens-before. */
 import { type MutexRequest, ricartAgrawala } from '@sd/mutex'
-import type { NodeId, ProtocolFactory, TimedEvent } from '@sd/transport'
+import type { NodeId, ProtocolFactory, SimNetwork, TimedEvent } from '@sd/transport'
 import {
   atOrBefore,
   type Clock,
@@ -10,7 +10,7 @@ import {
 } from '@sd/transport/explore'
 import type { CheckSpec } from './spec.js'
 
-type MutexEv = { type: string; token?: number }
+export type MutexEv = { type: string; token?: number }
 interface Entry {
   node: NodeId
   token: number
@@ -60,6 +60,25 @@ export function mutualExclusion(list: readonly Entry[]): string | undefined {
 
 const HOLD_MS = 1
 
+/** How a mutex scenario departs from "every node asks once at the start, nothing bounded". */
+export interface MutexScenarioOptions {
+  /**
+   * Virtual time bound (protocols with periodic timers never go quiet): the end is reached when no
+   * message is in flight and no timer is due by then. Default: the end is when nothing is left.
+   */
+  until?: number
+  /** The nodes that ask (default all), each once. */
+  askers?: readonly NodeId[]
+  /** Node ids (default 1..n). */
+  ids?: readonly NodeId[]
+  /** Extra plans on the network (faults at set times, a coordinator change). */
+  plan?: (net: SimNetwork) => void
+  /** Nodes the plan takes down on purpose: their requests are not owed at the end. */
+  planned?: readonly NodeId[]
+  /** Judge liveness at the end when nothing failed (default true). */
+  liveness?: boolean
+}
+
 /**
  * `n` nodes running `factory` (a mutex of the package's contract), each asking once at the start
  * and releasing HOLD_MS after it enters, judged by `mutualExclusion` and, at the end, liveness.
@@ -67,8 +86,15 @@ const HOLD_MS = 1
 export function mutexScenario<Msg>(
   factory: ProtocolFactory<Msg, MutexRequest, MutexEv>,
   n: number,
+  options: MutexScenarioOptions = {},
 ): ExploreScenario<WithClock<MutexEv>> {
-  const nodes = Array.from({ length: n }, (_, i): NodeId => i + 1)
+  const nodes = options.ids ?? Array.from({ length: n }, (_, i): NodeId => i + 1)
+  const askers = options.askers ?? nodes
+  const { until } = options
+  const atEnd = (net: SimNetwork) =>
+    until === undefined
+      ? net.choices().length === 0
+      : !net.choices().some((c) => c.kind === 'deliver' || c.t <= until)
   return {
     setup(net) {
       net.launch(nodes, withVectorClocks(factory), {
@@ -77,17 +103,23 @@ export function mutexScenario<Msg>(
             net.request<MutexRequest>(node, { type: 'release' }, t + HOLD_MS)
         },
       })
-      for (const id of nodes) net.request<MutexRequest>(id, { type: 'acquire' })
+      for (const id of askers) net.request<MutexRequest>(id, { type: 'acquire' })
+      options.plan?.(net)
     },
     invariant({ net, events }) {
       const list = entries(events)
       const broken = mutualExclusion(list)
-      if (broken !== undefined || net.choices().length > 0) return broken
-      const faulty = net.stats.dropped.loss > 0 || nodes.some((id) => net.isCrashed(id))
+      if (broken !== undefined || options.liveness === false || !atEnd(net)) return broken
+      const planned = options.planned ?? []
+      const faulty =
+        net.stats.dropped.loss > 0 || nodes.some((id) => net.isCrashed(id) && !planned.includes(id))
       if (faulty) return undefined
-      for (const id of nodes) {
+      for (const id of askers.filter((a) => !planned.includes(a))) {
         const mine = list.filter((e) => e.node === id)
-        if (mine.length !== 1 || mine[0]!.released === undefined)
+        // A section entered so late that its release is due past the bound need not be over.
+        const enteredAt = events.find((e) => e.node === id && e.event.event.type === 'acquired')?.t
+        const releaseLate = until !== undefined && (enteredAt ?? 0) + HOLD_MS > until
+        if (mine.length !== 1 || (mine[0]!.released === undefined && !releaseLate))
           return `node ${String(id)} entered ${mine.length} time(s) and ${mine[0]?.released ? 'left' : 'did not leave'}, though it asked once and nothing failed`
       }
       return undefined

@@ -1,0 +1,75 @@
+import { type MutexRequest, type TokenRingMessage, tokenRing } from '@sd/mutex'
+import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
+import { explore } from '@sd/transport/explore'
+import { describe, expect, it } from 'vitest'
+import { main } from '../cli.js'
+import { type MutexEv, mutexScenario } from './mutex.js'
+import { tokenRingCheck } from './mutex-token-ring.js'
+
+function sd(...argv: string[]) {
+  const out: string[] = []
+  const code = main(argv, { out: (t) => out.push(t), err: (t) => out.push(t) })
+  return { code, out: out.join('\n') }
+}
+
+/** name: whether its default run is exhausted (false: bounded by maxSchedules). */
+const SPECS = { 'mutex-token-ring': true, 'mutex-lamport': false, 'mutex-maekawa': false }
+
+describe('sd check: the mutex specs run their defaults with no violation', () => {
+  for (const [name, exhausted] of Object.entries(SPECS))
+    it(name, () => {
+      const { code, out } = sd('check', name, '--json')
+      expect(code, out).toBe(0)
+      const result = JSON.parse(out)
+      expect(result).toMatchObject({ scenario: name, exhausted, violations: [], cutByDepth: 0 })
+      expect(result.schedules).toBeGreaterThan(1)
+    })
+
+  it('the token ring spec injects its one loss by default', () => {
+    expect(tokenRingCheck.defaults.faults).toEqual({ loss: 1 })
+  })
+})
+
+/**
+ * The token ring with a defect: every pass of the token (and its commit) also goes to the node
+ * after the successor, so two nodes may hold a usable token at once.
+ */
+const passesTwice: ProtocolFactory<TokenRingMessage, MutexRequest, MutexEv> = (self: NodeId) => {
+  const inner = tokenRing({ holdMs: 2, ackTimeoutMs: 5, lostTokenTimeoutMs: 10_000 })(self)
+  const wrap = (ctx: Ctx<TokenRingMessage, MutexEv>): Ctx<TokenRingMessage, MutexEv> => ({
+    ...ctx,
+    get peers() {
+      return ctx.peers
+    },
+    now: () => ctx.now(),
+    monotonic: () => ctx.monotonic(),
+    send(to, msg) {
+      ctx.send(to, msg)
+      const other = ctx.peers.find((p) => p !== to && p !== self)
+      if ((msg.type === 'token' || msg.type === 'commit') && other !== undefined)
+        ctx.send(other, msg)
+    },
+    broadcast: (msg) => ctx.broadcast(msg),
+    setTimer: (key, ms) => ctx.setTimer(key, ms),
+    cancelTimer: (key) => ctx.cancelTimer(key),
+    random: () => ctx.random(),
+    emit: (event) => ctx.emit(event),
+  })
+  const protocol: Protocol<TokenRingMessage, MutexRequest, MutexEv> = {
+    onMessage: (from, msg, ctx) => inner.onMessage(from, msg, wrap(ctx)),
+  }
+  if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
+  if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
+  if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
+  return protocol
+}
+
+describe('sd check mutex-token-ring: a ring that passes the token twice is caught', () => {
+  it('two sections overlap (or a token does not rise) within the default bounds', () => {
+    const scenario = mutexScenario(passesTwice, 3, { until: 6, liveness: false })
+    const result = explore(scenario, tokenRingCheck.defaults)
+    expect(result.counterexample?.message).toMatch(
+      /in the critical section at once|with a token not larger/,
+    )
+  })
+})
