@@ -95,6 +95,10 @@ export function runCheck(args: readonly string[], io: Io): number {
           faults,
           maxSchedules: options.maxSchedules ?? 100_000,
         },
+        search: result.mode,
+        states: result.states,
+        transitions: result.transitions,
+        executions: result.executions,
         schedules: result.schedules,
         exhausted: result.exhausted,
         cutByDepth: result.cutByDepth,
@@ -154,7 +158,12 @@ function describe(
     : result.exhausted
       ? 'exhausted within the bounds'
       : 'NOT exhausted (schedule limit, or stopped at the counterexample)'
+  const search =
+    result.mode === 'stateful'
+      ? `search: stateful (every protocol has a snapshot: each global state expanded once): ${result.states} states, ${result.transitions} transitions, ${result.executions} executions`
+      : 'search: stateless (a protocol without a snapshot: schedules replayed, sleep sets only)'
   return [
+    ...(pct ? [] : [search]),
     `schedules: ${result.schedules} (${exhausted}); cut by the depth bound ${options.depth ?? 100}: ${result.cutByDepth}`,
     `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected at most: ${faults}`,
   ].join('\n')
