@@ -88,6 +88,14 @@ export class Execution {
     return stateHash([net, this.used, history(this.events)], 'state')
   }
 
+  /**
+   * What weak fairness owes something to, bounds aside: each message at the head of its link (any
+   * message on a link that reorders), each timer, request and planned action pending.
+   */
+  pendingTasks(): string[] {
+    return this.net.choices('any-order').map(describe)
+  }
+
   /** Carries out `token`; false if it no longer applies. Checks the invariant after it. */
   step(token: Token): boolean {
     if (!apply(this.net, token, this.nodesById)) return false

@@ -22,6 +22,10 @@ export type {
   ExploreResult,
   ExploreScenario,
   ExploreState,
+  Lasso,
+  LivenessGoal,
+  LivenessResult,
+  LivenessVerdict,
 } from './types.js'
 export type { PctOptions, PctResult }
 
@@ -37,6 +41,10 @@ export function explore<Ev>(
   checkFaultSettings(options)
   const stateful =
     options.stateful === false ? undefined : exploreStateful(scenario as ExploreScenario, options)
+  if (stateful === undefined && scenario.liveness !== undefined)
+    throw new InvalidArgumentError(
+      'explore: liveness needs the stateful search: every protocol with snapshot(), and stateful not false',
+    )
   return stateful ?? exploreExhaustive(scenario as ExploreScenario, options)
 }
 

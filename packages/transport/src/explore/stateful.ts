@@ -13,8 +13,17 @@
 
 import { fail } from './dfs.js'
 import { Execution } from './execution.js'
+import { lassoSchedules } from './lasso.js'
+import { findLasso } from './liveness.js'
+import { StateGraph } from './state-graph.js'
 import { independent, type Token } from './token.js'
-import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
+import type {
+  ExploreOptions,
+  ExploreResult,
+  ExploreScenario,
+  LivenessGoal,
+  LivenessResult,
+} from './types.js'
 
 interface Seen {
   /** Labels of the choices not yet explored from this state. */
@@ -35,7 +44,16 @@ export function exploreStateful(
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
   const maxStates = options.maxStates ?? 1_000_000
-  const reduce = options.reduction ?? true
+  const goals: ReadonlyArray<LivenessGoal> =
+    scenario.liveness === undefined
+      ? []
+      : 'holds' in scenario.liveness
+        ? [scenario.liveness]
+        : scenario.liveness
+  // Liveness needs the whole graph: sleep sets prune edges a cycle or its fairness may need.
+  const graph = goals.length > 0 ? new StateGraph(goals) : undefined
+  const reduce = graph === undefined && (options.reduction ?? true)
+  let capped = false
   const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
   const visited = new Map<string, Seen>()
@@ -63,16 +81,23 @@ export function exploreStateful(
   }
 
   /** The choices to explore from `exec`'s state, given its sleep set; records the visit. */
-  const toExplore = (exec: Execution, enabled: Token[], asleep: Set<string>): Token[] => {
+  const toExplore = (
+    exec: Execution,
+    key: string | undefined,
+    node: number | undefined,
+    enabled: Token[],
+    asleep: Set<string>,
+  ): Token[] => {
     const left = depth - exec.tokens.length
     const awake = (t: Token) => !asleep.has(labelOf(t))
-    const key = exec.stateKey()
     const seen = key === undefined ? undefined : visited.get(key)
     if (key === undefined || seen === undefined || left > seen.left) {
       if (result.states >= maxStates) {
         result.exhausted = false
+        if (node !== undefined && !graph!.expanded[node]) graph!.ends[node] = 'bound'
         return []
       }
+      if (node !== undefined) graph!.expanded[node] = true
       if (key !== undefined) visited.set(key, { asleep: new Set(asleep), left })
       result.states++
       return enabled.filter(awake)
@@ -84,16 +109,20 @@ export function exploreStateful(
     return todo
   }
 
-  const visit = (exec: Execution, sleep: Token[]): void => {
+  const visit = (exec: Execution, sleep: Token[], key: string | undefined): void => {
+    const node = graph !== undefined && key !== undefined ? graph.state(key, exec) : undefined
     const enabled = exec.options(options)
     if (enabled.length === 0 || exec.tokens.length >= depth) {
       result.schedules++
       if (enabled.length > 0) result.cutByDepth++
       terminal.add(exec.fingerprint())
+      // A deadlock only when nothing is pending at all, bounds aside.
+      if (node !== undefined)
+        graph!.ends[node] = exec.pendingTasks().length === 0 ? 'deadlock' : 'bound'
       return
     }
     const asleep = new Set(reduce ? sleep.map(labelOf) : [])
-    const todo = toExplore(exec, enabled, asleep)
+    const todo = toExplore(exec, key, node, enabled, asleep)
     if (todo.length === 0) return // a state already expanded: its futures were explored
     const done: Token[] = []
     const tried = new Set<string>()
@@ -106,6 +135,7 @@ export function exploreStateful(
       tried.add(labelOf(token))
       if (result.schedules >= maxSchedules) {
         result.exhausted = false
+        capped = true
         return
       }
       const child = fresh ?? replayPrefix(prefix)
@@ -120,14 +150,35 @@ export function exploreStateful(
       const childSleep = reduce
         ? [...sleep, ...done].filter((s) => independent(s, token, timers))
         : []
-      visit(child, childSleep)
+      const childKey = child.stateKey()
+      if (node !== undefined && childKey !== undefined)
+        graph!.edge(node, labelOf(token), graph!.state(childKey, child))
+      visit(child, childSleep, childKey)
       done.push(token)
     }
   }
 
+  const rootKey = root.stateKey()
   if (root.violation !== undefined) failed = root
-  else visit(root, [])
+  else visit(root, [], rootKey)
   result.terminalStates = terminal.size
+  if (graph !== undefined && rootKey !== undefined) {
+    const start = graph.state(rootKey, root)
+    result.liveness = goals.map((goal, i): LivenessResult => {
+      const { lasso, unreached } = findLasso(graph, start, i)
+      if (lasso !== undefined) {
+        const found = lassoSchedules(scenario, options, graph, lasso, goal.name)
+        return { name: goal.name, verdict: 'lasso', lasso: found, unreached }
+      }
+      const verdict =
+        failed !== undefined || capped
+          ? 'search incomplete'
+          : unreached > 0
+            ? 'not reached within the bound'
+            : 'holds'
+      return { name: goal.name, verdict, unreached }
+    })
+  }
   if (failed !== undefined) fail(result, scenario, failed, options)
   return result
 }

@@ -39,6 +39,53 @@ export interface ExploreScenario<Ev = unknown> {
    * return null here and merge more; one that counts entries can return the counts.
    */
   history?(events: ReadonlyArray<TimedEvent<Ev>>): unknown
+  /**
+   * Goals every fair run must reach (◇goal), checked on the stateful search's state graph: see
+   * the README, "Liveness". `holds` reads the state like the invariant does; `history` must keep
+   * what it reads of the events.
+   */
+  liveness?: LivenessGoal<Ev> | ReadonlyArray<LivenessGoal<Ev>>
+}
+
+/** A goal such as "every request of a live node has been served". */
+export interface LivenessGoal<Ev = unknown> {
+  name: string
+  holds(state: ExploreState<Ev>): boolean
+}
+
+/**
+ * A run that never reaches the goal: `prefix`, then `loop` forever (every state of both fails the
+ * goal). An empty loop is a terminal state: nothing left to happen at all.
+ */
+export interface Lasso {
+  message: string
+  kind: 'deadlock' | 'cycle'
+  /** Schedules as `replay` takes them (`replay(s, lasso.schedule, { maxSteps: 0 })`). */
+  prefix: string
+  /** The loop's first turn, from where the prefix ends back to that state. */
+  loop: string
+  /** The prefix, then the loop twice (the second turn's event names differ from the first's). */
+  schedule: string
+}
+
+/**
+ * `lasso`: a fair run that never reaches the goal. `not reached within the bound`: no lasso, but
+ * some run stopped at `until`, `depth` or `maxStates` with the goal not reached. `search
+ * incomplete`: neither, and the search stopped early (`maxSchedules`, a broken invariant).
+ * `holds`: every fair run within the bounds reaches the goal.
+ */
+export type LivenessVerdict =
+  | 'holds'
+  | 'lasso'
+  | 'not reached within the bound'
+  | 'search incomplete'
+
+export interface LivenessResult {
+  name: string
+  verdict: LivenessVerdict
+  lasso?: Lasso
+  /** States where a run stopped at a bound with the goal not reached. */
+  unreached: number
 }
 
 /** Bounds and modes of an exploration. */
@@ -130,4 +177,6 @@ export interface ExploreResult {
   /** Steps executed in all, re-executions included. */
   steps: number
   counterexample?: Counterexample
+  /** One per liveness goal of the scenario, in its order (stateful only). */
+  liveness?: LivenessResult[]
 }
