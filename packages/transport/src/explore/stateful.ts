@@ -9,6 +9,9 @@
  * when S ⊆ S'; otherwise it explores the choices in S \ S' and the state keeps S ∩ S'. A visit
  * with more depth left than the first expands again. Sleep sets are compared by `Token.label`,
  * which names a choice by what it does: `m:1>2#3` may name another message on another path.
+ *
+ * With liveness goals, the search also records the state graph (`StateGraph`), without the
+ * reduction, and `findLasso` looks for a run that never reaches each goal once it is done.
  */
 
 import { fail } from './dfs.js'
