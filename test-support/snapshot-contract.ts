@@ -1,4 +1,6 @@
 import type { NodeId } from '@sd/transport'
+import { expect } from 'vitest'
+import { forSeeds } from './seeds.js'
 
 /**
  * Test helpers for the `snapshot()` contract (plain, canonical, deterministic data), shared by the
@@ -93,4 +95,23 @@ function scribble(value: unknown): void {
     for (const v of Object.values(value)) scribble(v)
     ;(value as Record<string, unknown>).scribbled = true
   }
+}
+
+/**
+ * Over `seeds`, a recorded run (`recordingSnapshots` around a seeded simulation) must have plain,
+ * unshared snapshots after every step, give the same snapshots when run again with the same seed,
+ * and move some node's state (a run in which nothing changes checks nothing).
+ */
+export function expectSoundSnapshots(
+  seeds: readonly number[],
+  run: (seed: number) => { log: Map<NodeId, string[]>; problems: string[] },
+): void {
+  forSeeds(seeds, (seed) => {
+    const first = run(seed)
+    expect(first.problems, `seed ${seed}`).toEqual([])
+    const second = run(seed)
+    expect([...second.log], `seed ${seed}: same inputs, same snapshots`).toEqual([...first.log])
+    const moved = [...first.log.values()].some((snaps) => new Set(snaps).size > 1)
+    expect(moved, `seed ${seed}: some node's state changed`).toBe(true)
+  })
 }

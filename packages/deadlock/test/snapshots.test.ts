@@ -1,7 +1,11 @@
 import { runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
-import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import { recordingSnapshots, text } from '../../../test-support/snapshot-contract.js'
+import { seedList } from '../../../test-support/seeds.js'
+import {
+  expectSoundSnapshots,
+  recordingSnapshots,
+  text,
+} from '../../../test-support/snapshot-contract.js'
 import { type ResourceManagerOptions, resourceManager } from '../src/manager/index.js'
 import { LockTable } from '../src/manager/lock-table.js'
 import { randomWorkload } from './support/workload.js'
@@ -30,14 +34,7 @@ describe.each(STRATEGIES.map((s) => [s.kind === 'prevention' ? s.rule : s.kind, 
     }
 
     it('are plain, unshared and deterministic after every step, over many seeds', () => {
-      forSeeds(seedList(25), (seed) => {
-        const first = run(seed)
-        expect(first.problems, `seed ${seed}`).toEqual([])
-        const second = run(seed)
-        expect([...second.log], `seed ${seed}: same inputs, same snapshots`).toEqual([...first.log])
-        const moved = [...first.log.values()].some((snaps) => new Set(snaps).size > 1)
-        expect(moved, `seed ${seed}`).toBe(true)
-      })
+      expectSoundSnapshots(seedList(25), run)
     })
   },
 )
