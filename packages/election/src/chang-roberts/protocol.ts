@@ -1,6 +1,7 @@
 import { type Ctx, type NodeId, type ProtocolFactory, readStored } from '@sd/transport'
 import { compareCandidates, type ElectionRequest } from '../contract.js'
 import { ballot, explicitOrder, idOrder } from '../ring/order.js'
+import { dropLeader, followLeader, isFresh } from '../ring-leadership.js'
 import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import type { ChangRobertsEvent } from './events.js'
@@ -58,25 +59,11 @@ export function changRoberts(
     }
 
     const accept = (leader: NodeId, term: number, ctx: ChangRobertsCtx) => {
-      s.standAside = false
       s.resigned = undefined
-      s.lastTerm = term
-      s.current = { leader, term }
-      ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) s.watch.lead(ctx, (ctx) => toAll({ type: 'heartbeat', term }, ctx))
-      else s.watch.follow(ctx)
+      followLeader(s, self, leader, term, ctx, (ctx) => toAll({ type: 'heartbeat', term }, ctx))
     }
-
-    const drop = (ctx: ChangRobertsCtx) => {
-      if (s.current === undefined) return
-      ctx.emit({ type: 'leader-lost', term: s.current.term })
-      s.current = undefined
-      s.watch.stop(ctx)
-    }
-
-    /** A newer leadership, or the one this member stopped trusting (the term names its leader). */
-    const fresh = (term: number) =>
-      term > s.lastTerm || (term === s.lastTerm && s.current === undefined)
+    const drop = (ctx: ChangRobertsCtx) => dropLeader(s, ctx)
+    const fresh = (term: number) => isFresh(s, term)
 
     const becomeParticipant = (ctx: ChangRobertsCtx) => {
       s.participant = true

@@ -1,5 +1,6 @@
 import { type Ctx, type NodeId, type ProtocolFactory, readStored, sortNodeIds } from '@sd/transport'
 import { bestOf, compareCandidates, type ElectionRequest } from '../contract.js'
+import { dropLeader, followLeader, isFresh } from '../ring-leadership.js'
 import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import type { RingEvent } from './events.js'
@@ -72,28 +73,10 @@ export function ringElection(
       ctx.setTimer(`ack:${hop}`, settings.ackTimeoutMs)
     }
 
-    const accept = (leader: NodeId, term: number, ctx: RingCtx) => {
-      s.lastTerm = term
-      s.current = { leader, term }
-      s.standAside = false
-      ctx.emit({ type: 'leader', leader, term })
-      if (leader === self) s.watch.lead(ctx, (ctx) => ctx.broadcast({ type: 'heartbeat', term }))
-      else s.watch.follow(ctx)
-    }
-
-    const drop = (ctx: RingCtx) => {
-      if (s.current === undefined) return
-      ctx.emit({ type: 'leader-lost', term: s.current.term })
-      s.current = undefined
-      s.watch.stop(ctx)
-    }
-
-    /**
-     * A leadership to follow: one of a newer term, or the one this member stopped trusting (the
-     * term names its leader, so it is the same one, proved alive).
-     */
-    const fresh = (term: number) =>
-      term > s.lastTerm || (term === s.lastTerm && s.current === undefined)
+    const accept = (leader: NodeId, term: number, ctx: RingCtx) =>
+      followLeader(s, self, leader, term, ctx, (ctx) => ctx.broadcast({ type: 'heartbeat', term }))
+    const drop = (ctx: RingCtx) => dropLeader(s, ctx)
+    const fresh = (term: number) => isFresh(s, term)
 
     const waitForCoordinator = (ctx: RingCtx) => {
       s.electing = true
