@@ -1,6 +1,8 @@
+import { berkeleyCheck } from './berkeley.js'
 import { causalOrderCheck, totalOrderCheck } from './clocks.js'
 import { cmhCheck } from './deadlock.js'
 import { changRobertsCheck } from './election.js'
+import { bullyCheck } from './election-faults.js'
 import { ricartAgrawalaCheck } from './mutex.js'
 import { mutexElectionCheck } from './mutex-election.js'
 import { lamportMutexCheck, maekawaCheck } from './mutex-quorums.js'
@@ -20,7 +22,9 @@ export const checks: readonly CheckSpec[] = [
   tokenRingCheck,
   mutexElectionCheck,
   changRobertsCheck,
+  bullyCheck,
   cristianCheck,
+  berkeleyCheck,
   cmhCheck,
 ]
 
