@@ -4,13 +4,7 @@
  * side), and at the end every live node follows the expected leader.
  */
 import { checkElection, type ElectionRequest, type ElectionViolation } from '@sd/election'
-import {
-  faultsOf,
-  type NodeId,
-  type ProtocolFactory,
-  type SimNetwork,
-  type TimedEvent,
-} from '@sd/transport'
+import type { FaultEvent, NodeId, ProtocolFactory, SimNetwork, TimedEvent } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
 
 export interface ElectionScenarioOptions {
@@ -21,8 +15,27 @@ export interface ElectionScenarioOptions {
   until?: number
   /** Who every live node must follow at the end (undefined: agreement is not judged). */
   winner?: (net: SimNetwork) => NodeId | undefined
+  /**
+   * Faults planned at set times (crash, restart, partition, heal), and judged by checkElection:
+   * the explorer keeps no trace, so the faults are recorded here as they happen.
+   */
+  faults?: readonly FaultEvent[]
   /** Judge "no leader on a minority side" with this grace (majority election only). */
   minorityGraceMs?: number
+}
+
+/** The faults that have happened in each explored network, in order. */
+const happened = new WeakMap<SimNetwork, FaultEvent[]>()
+
+function planFault(net: SimNetwork, fault: FaultEvent): void {
+  net.at(fault.t, () => {
+    if (fault.type === 'crash') net.crash(fault.node)
+    else if (fault.type === 'restart') net.restart(fault.node)
+    else if (fault.type === 'partition') net.partition(...fault.groups.map((g) => [...g]))
+    else if (fault.type === 'heal') net.heal()
+    else throw new Error(`electionScenario plans no ${fault.type}`)
+    happened.get(net)?.push(fault)
+  })
 }
 
 /** A violation of checkElection in words. */
@@ -51,14 +64,22 @@ export function electionScenario<Msg, Ev>(
   return {
     setup(net) {
       net.launch(ids, factory)
+      happened.set(net, [])
+      for (const fault of options.faults ?? []) planFault(net, fault)
       options.plan?.(net)
     },
     invariant({ net, events }) {
       const all = events as ReadonlyArray<TimedEvent<Ev>>
+      const faults = happened.get(net) ?? []
       const verdict =
-        options.minorityGraceMs === undefined
+        options.faults === undefined
           ? checkElection(all)
-          : checkElection(all, faultsOf(net.trace), { minorityGraceMs: options.minorityGraceMs })
+          : checkElection(all, faults, {
+              members: ids,
+              ...(options.minorityGraceMs === undefined
+                ? {}
+                : { minorityGraceMs: options.minorityGraceMs }),
+            })
       const broken = verdict.violations[0]
       if (broken !== undefined) return describeElection(broken)
       const winner = options.winner?.(net)

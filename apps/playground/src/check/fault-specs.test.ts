@@ -1,4 +1,4 @@
-import { type BullyMessage, bully } from '@sd/election'
+import { type BullyMessage, bully, type MajorityEvent, majorityElection } from '@sd/election'
 import { type BerkeleyMessage, berkeley } from '@sd/timesync'
 import type { Ctx, Protocol, ProtocolFactory } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { main } from '../cli.js'
 import { BERKELEY, berkeleyCheck, berkeleyScenario } from './berkeley.js'
 import { BULLY, bullyCheck, bullyScenario } from './election-faults.js'
+import { MAJORITY_HEARTBEAT, majorityCheck, majorityScenario } from './election-majority.js'
 import { defaultsAt } from './spec.js'
 
 function sd(...argv: string[]) {
@@ -15,12 +16,24 @@ function sd(...argv: string[]) {
 }
 
 /** name: whether its default run is exhausted (false: bounded by maxSchedules). */
-const SPECS = { 'election-bully': false, 'deadlock-cmh': false, berkeley: true }
+const SPECS = {
+  'election-bully': false,
+  'election-ring': false,
+  'election-yoyo': true,
+  'deadlock-cmh': false,
+  berkeley: true,
+}
 
 describe('sd check: the fault specs run their defaults with no violation', () => {
   it('every spec is registered under the name of a playground scenario', () => {
     const list = sd('list').out
     for (const name of Object.keys(SPECS)) expect(list).toContain(name)
+  })
+
+  it('election-majority (no scenario of its own: the check runs the package alone)', () => {
+    const { code, out } = sd('check', 'election-majority', '--json')
+    expect(code, out).toBe(0)
+    expect(JSON.parse(out)).toMatchObject({ exhausted: false, violations: [], cutByDepth: 0 })
   })
 
   for (const [name, exhausted] of Object.entries(SPECS))
@@ -30,7 +43,8 @@ describe('sd check: the fault specs run their defaults with no violation', () =>
       const result = JSON.parse(out)
       expect(result).toMatchObject({ scenario: name, exhausted, violations: [], cutByDepth: 0 })
       expect(result.search).toBe('stateful')
-      expect(result.schedules).toBeGreaterThan(1)
+      // Stateful: schedules count only runs taken to their end; YoYo's all end alike.
+      expect(result.states).toBeGreaterThan(50)
     })
 
   it('deadlock-cmh runs at n = 4 by default, bounded there only', () => {
@@ -43,27 +57,51 @@ describe('sd check: the fault specs run their defaults with no violation', () =>
   })
 })
 
+/** `factory` with the events it emits filtered by `keep` (a defect, for the specs to catch). */
+function filteringEmits<Msg, Req, Ev>(
+  factory: ProtocolFactory<Msg, Req, Ev>,
+  keep: (event: Ev) => boolean,
+): ProtocolFactory<Msg, Req, Ev> {
+  return wrapping(factory, (ctx) => ({
+    send: (to, msg) => ctx.send(to, msg),
+    broadcast: (msg) => ctx.broadcast(msg),
+    emit: (event) => {
+      if (keep(event)) ctx.emit(event)
+    },
+  }))
+}
+
 /** `factory` with every message it sends rewritten by `rewrite` (a defect, for the specs to catch). */
 function rewritingSends<Msg, Req, Ev>(
   factory: ProtocolFactory<Msg, Req, Ev>,
   rewrite: (msg: Msg) => Msg,
 ): ProtocolFactory<Msg, Req, Ev> {
+  return wrapping(factory, (ctx) => ({
+    send: (to, msg) => ctx.send(to, rewrite(msg)),
+    broadcast: (msg) => ctx.broadcast(rewrite(msg)),
+    emit: (event) => ctx.emit(event),
+  }))
+}
+
+/** `factory` whose context's send, broadcast and emit are replaced by `change`'s. */
+function wrapping<Msg, Req, Ev>(
+  factory: ProtocolFactory<Msg, Req, Ev>,
+  change: (ctx: Ctx<Msg, Ev>) => Pick<Ctx<Msg, Ev>, 'send' | 'broadcast' | 'emit'>,
+): ProtocolFactory<Msg, Req, Ev> {
   return (self) => {
     const inner = factory(self)
     const wrap = (ctx: Ctx<Msg, Ev>): Ctx<Msg, Ev> => ({
-      ...ctx,
+      self: ctx.self,
       get peers() {
         return ctx.peers
       },
       now: () => ctx.now(),
       monotonic: () => ctx.monotonic(),
-      send: (to, msg) => ctx.send(to, rewrite(msg)),
-      broadcast: (msg) => ctx.broadcast(rewrite(msg)),
       setTimer: (key, ms) => ctx.setTimer(key, ms),
       cancelTimer: (key) => ctx.cancelTimer(key),
       random: () => ctx.random(),
-      emit: (event) => ctx.emit(event),
       storage: ctx.storage,
+      ...change(ctx),
     })
     const protocol: Protocol<Msg, Req, Ev> = {
       onMessage: (from, msg, ctx) => inner.onMessage(from, msg, wrap(ctx)),
@@ -71,6 +109,7 @@ function rewritingSends<Msg, Req, Ev>(
     if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
     if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
     if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
+    if (inner.snapshot) protocol.snapshot = () => inner.snapshot!()
     return protocol
   }
 }
@@ -86,6 +125,15 @@ describe('the fault specs catch broken variants', () => {
     expect(result.counterexample?.message).toMatch(
       /has two leaders|went back|ends (following|without a leader)/,
     )
+  })
+
+  it('election-majority: a leader that never steps down when it loses its majority (no stepped-down, no leader-lost)', () => {
+    const broken = filteringEmits(
+      majorityElection({ heartbeat: MAJORITY_HEARTBEAT }),
+      (event: MajorityEvent) => event.type !== 'leader-lost' && event.type !== 'stepped-down',
+    )
+    const result = explore(majorityScenario(broken), defaultsAt(majorityCheck, 3))
+    expect(result.counterexample?.message).toMatch(/still led term|both led/)
   })
 
   it('berkeley: a master that reports no error bound with its adjustments', () => {

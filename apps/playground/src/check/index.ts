@@ -3,6 +3,8 @@ import { causalOrderCheck, totalOrderCheck } from './clocks.js'
 import { cmhCheck } from './deadlock.js'
 import { changRobertsCheck } from './election.js'
 import { bullyCheck } from './election-faults.js'
+import { majorityCheck } from './election-majority.js'
+import { ringCheck, yoyoCheck } from './election-more.js'
 import { ricartAgrawalaCheck } from './mutex.js'
 import { mutexElectionCheck } from './mutex-election.js'
 import { lamportMutexCheck, maekawaCheck } from './mutex-quorums.js'
@@ -23,6 +25,9 @@ export const checks: readonly CheckSpec[] = [
   mutexElectionCheck,
   changRobertsCheck,
   bullyCheck,
+  ringCheck,
+  yoyoCheck,
+  majorityCheck,
   cristianCheck,
   berkeleyCheck,
   cmhCheck,
