@@ -22,6 +22,7 @@ const SPECS = {
   'election-yoyo': true,
   'deadlock-cmh': false,
   berkeley: true,
+  'mutex-quorum': false,
 }
 
 describe('sd check: the fault specs run their defaults with no violation', () => {
@@ -46,6 +47,12 @@ describe('sd check: the fault specs run their defaults with no violation', () =>
       // Stateful: schedules count only runs taken to their end; YoYo's all end alike.
       expect(result.states).toBeGreaterThan(50)
     })
+
+  it('mutex-centralized-failover (no scenario of its own: the check runs the package alone)', () => {
+    const { code, out } = sd('check', 'mutex-centralized-failover', '--json')
+    expect(code, out).toBe(0)
+    expect(JSON.parse(out)).toMatchObject({ exhausted: false, violations: [], cutByDepth: 0 })
+  })
 
   it('deadlock-cmh runs at n = 4 by default, bounded there only', () => {
     expect(sd('check', 'deadlock-cmh', '--help').out).toContain('(default 4)')

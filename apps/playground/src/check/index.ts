@@ -8,6 +8,7 @@ import { ringCheck, yoyoCheck } from './election-more.js'
 import { ricartAgrawalaCheck } from './mutex.js'
 import { mutexElectionCheck } from './mutex-election.js'
 import { lamportMutexCheck, maekawaCheck } from './mutex-quorums.js'
+import { failoverCheck, quorumCheck } from './mutex-restarts.js'
 import { tokenRingCheck } from './mutex-token-ring.js'
 import type { CheckSpec } from './spec.js'
 import { cristianCheck } from './timesync.js'
@@ -21,8 +22,10 @@ export const checks: readonly CheckSpec[] = [
   ricartAgrawalaCheck,
   lamportMutexCheck,
   maekawaCheck,
+  quorumCheck,
   tokenRingCheck,
   mutexElectionCheck,
+  failoverCheck,
   changRobertsCheck,
   bullyCheck,
   ringCheck,
