@@ -19,6 +19,7 @@ export const majorityCheck: CheckSpec = {
   defaultN: 3,
   minN: 3,
   maxN: 3,
+  // Bounded: 100 schedules (about 4,900 states; heartbeats every 10 ms make the space far larger).
   defaults: { depth: 300, until: UNTIL_MS, maxSchedules: 100 },
   build() {
     return majorityScenario(majorityElection({ heartbeat: MAJORITY_HEARTBEAT }))

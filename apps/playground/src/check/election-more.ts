@@ -18,7 +18,7 @@ export const ringCheck: CheckSpec = {
   defaultN: 4,
   minN: 3,
   maxN: 5,
-  // Bounded at n = 4: 150 schedules (about 2,500 states; 500 schedules reach about 7,800).
+  // Bounded at n = 4: 150 schedules (about 600 states; 500 schedules reach about 7,800).
   defaults: { depth: 200, until: RING_UNTIL, maxSchedules: 150 },
   build(n) {
     const ids = idsOf(n)

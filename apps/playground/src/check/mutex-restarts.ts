@@ -91,7 +91,7 @@ export const quorumCheck: CheckSpec = {
   defaultN: 3,
   minN: 3,
   maxN: 3,
-  // Bounded: 150 schedules (about 7,000 states; 300 schedules reach about 13,000).
+  // Bounded: 150 schedules (about 6,600 states; 300 schedules reach about 13,000).
   defaults: { depth: 200, until: QUORUM_UNTIL, maxSchedules: 150 },
   build() {
     return quorumScenario(quorumMutex(QUORUM))
@@ -109,7 +109,7 @@ export const failoverCheck: CheckSpec = {
   defaultN: 3,
   minN: 3,
   maxN: 3,
-  // Bounded: 150 schedules (about 5,500 states; 300 schedules reach about 11,000).
+  // Bounded: 150 schedules (about 4,300 states; 300 schedules reach about 11,000).
   defaults: { depth: 200, until: FAILOVER_UNTIL, maxSchedules: 150 },
   build() {
     return failoverScenario(centralized(FAILOVER))
