@@ -1,4 +1,5 @@
 import { type BullyMessage, bully, type MajorityEvent, majorityElection } from '@sd/election'
+import { quorumMutex } from '@sd/mutex'
 import { type BerkeleyMessage, berkeley } from '@sd/timesync'
 import type { Ctx, Protocol, ProtocolFactory } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
@@ -7,6 +8,7 @@ import { main } from '../cli.js'
 import { BERKELEY, berkeleyCheck, berkeleyScenario } from './berkeley.js'
 import { BULLY, bullyCheck, bullyScenario } from './election-faults.js'
 import { MAJORITY_HEARTBEAT, majorityCheck, majorityScenario } from './election-majority.js'
+import { QUORUM, quorumCheck, quorumScenario } from './mutex-restarts.js'
 import { defaultsAt } from './spec.js'
 
 function sd(...argv: string[]) {
@@ -22,7 +24,7 @@ const SPECS = {
   'election-yoyo': true,
   'deadlock-cmh': false,
   berkeley: true,
-  'mutex-quorum': false,
+  'mutex-quorum': true,
 }
 
 describe('sd check: the fault specs run their defaults with no violation', () => {
@@ -141,6 +143,14 @@ describe('the fault specs catch broken variants', () => {
     )
     const result = explore(majorityScenario(broken), defaultsAt(majorityCheck, 3))
     expect(result.counterexample?.message).toMatch(/still led term|both led/)
+  })
+
+  it('mutex-quorum: coordinators that keep their grants in memory only (a restart forgets them)', () => {
+    const result = explore(
+      quorumScenario(quorumMutex({ ...QUORUM, durableGrants: false })),
+      defaultsAt(quorumCheck, 3),
+    )
+    expect(result.counterexample?.message).toMatch(/acquired .* while 1 held it/)
   })
 
   it('berkeley: a master that reports no error bound with its adjustments', () => {
