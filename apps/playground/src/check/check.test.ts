@@ -6,6 +6,7 @@ import { main } from '../cli.js'
 import { checks } from './index.js'
 import { mutexScenario, ricartAgrawalaCheck } from './mutex.js'
 import { mutexElectionCheck, mutexElectionScenario } from './mutex-election.js'
+import { defaultsAt } from './spec.js'
 
 function sd(...argv: string[]) {
   const out: string[] = []
@@ -14,14 +15,11 @@ function sd(...argv: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') }
 }
 
-/** The specs this file adds, one per package besides clocks (whose specs have their own runs). */
-const SPECS = [
-  'flood',
-  'mutex-ricart-agrawala',
-  'election-chang-roberts',
-  'cristian',
-  'deadlock-cmh',
-]
+/**
+ * The specs this file adds, one per package besides clocks (whose specs have their own runs);
+ * deadlock-cmh, bounded at its default n = 4, is run in fault-specs.test.ts.
+ */
+const SPECS = ['flood', 'mutex-ricart-agrawala', 'election-chang-roberts', 'cristian']
 
 describe('sd check: one spec per package exhausts its default bounds with no violation', () => {
   it('every spec is registered, under the name of a playground scenario', () => {
@@ -83,7 +81,7 @@ describe('sd check: usage errors exit 2', () => {
     ['check', 'flood', '--n', '1'],
     ['check', 'flood', '--n', '99'],
     ['check', 'cristian', '--n', 'three'],
-    ['check', 'deadlock-cmh', '--n', '3'],
+    ['check', 'deadlock-cmh', '--n', '5'],
     ['check', 'flood', '--faults', '9'],
     ['check', 'flood', '--bogus'],
   ])
@@ -136,7 +134,7 @@ const racyMutex: ProtocolFactory<RaceMsg, MutexRequest, unknown> = (self: NodeId
 describe('sd check: a broken mutex is caught, and its counterexample replays', () => {
   it('the racy mutex at n = 3: two sections overlap; the shrunk schedule breaks it again', () => {
     const scenario = mutexScenario(racyMutex, 3)
-    const result = explore(scenario, ricartAgrawalaCheck.defaults)
+    const result = explore(scenario, defaultsAt(ricartAgrawalaCheck, ricartAgrawalaCheck.defaultN))
     expect(result.counterexample).toBeDefined()
     const { message, schedule, shrunk } = result.counterexample!
     expect(message).toMatch(/in the critical section at once/)
@@ -154,13 +152,15 @@ describe('sd check mutex-centralized: the lock led by the majority election, its
     expect(code, out).toBe(0)
     const result = JSON.parse(out)
     expect(result).toMatchObject({ scenario: 'mutex-centralized', n: 3, violations: [] })
-    expect(result.schedules).toBe(mutexElectionCheck.defaults.maxSchedules)
+    expect(result.schedules).toBe(
+      defaultsAt(mutexElectionCheck, mutexElectionCheck.defaultN).maxSchedules,
+    )
     expect(result.cutByDepth).toBe(0)
   })
 
   it('with only `leader` wired (before issue 19): the deposed leader grants itself; the counterexample replays', () => {
     const scenario = mutexElectionScenario('leader-only')
-    const result = explore(scenario, mutexElectionCheck.defaults)
+    const result = explore(scenario, defaultsAt(mutexElectionCheck, mutexElectionCheck.defaultN))
     const { message, schedule, shrunk } = result.counterexample!
     expect(message).toMatch(/3 acquired default \(token \d+\) while 1 held it since t=70/)
     expect(replay(scenario, schedule).violation).toBe(message)

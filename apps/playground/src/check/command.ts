@@ -15,7 +15,7 @@ import { renderDiagram } from '../diagram.js'
 import { checkTraceTarget, writeTraceFile } from '../trace-file.js'
 import { UsageError } from '../usage.js'
 import { type CheckSpec, checks } from './index.js'
-import { whatAt } from './spec.js'
+import { defaultsAt, whatAt } from './spec.js'
 import { CHECK_USAGE, checkSpecHelp } from './usage.js'
 
 interface Io {
@@ -60,7 +60,7 @@ export function runCheck(args: readonly string[], io: Io): number {
   const n = values.n === undefined ? spec.defaultN : integer('--n', values.n, spec.minN, spec.maxN)
   const faults = values.faults === undefined ? 0 : integer('--faults', values.faults, 0, 5)
   const options: ExploreOptions = {
-    ...spec.defaults,
+    ...defaultsAt(spec, n),
     ...(values.depth === undefined ? {} : { depth: integer('--depth', values.depth, 1, 10_000) }),
     ...(values['max-schedules'] === undefined
       ? {}

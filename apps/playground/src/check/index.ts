@@ -1,9 +1,14 @@
+import { berkeleyCheck } from './berkeley.js'
 import { causalOrderCheck, totalOrderCheck } from './clocks.js'
 import { cmhCheck } from './deadlock.js'
 import { changRobertsCheck } from './election.js'
+import { bullyCheck } from './election-faults.js'
+import { majorityCheck } from './election-majority.js'
+import { ringCheck, yoyoCheck } from './election-more.js'
 import { ricartAgrawalaCheck } from './mutex.js'
 import { mutexElectionCheck } from './mutex-election.js'
 import { lamportMutexCheck, maekawaCheck } from './mutex-quorums.js'
+import { failoverCheck, quorumCheck } from './mutex-restarts.js'
 import { tokenRingCheck } from './mutex-token-ring.js'
 import type { CheckSpec } from './spec.js'
 import { cristianCheck } from './timesync.js'
@@ -17,10 +22,17 @@ export const checks: readonly CheckSpec[] = [
   ricartAgrawalaCheck,
   lamportMutexCheck,
   maekawaCheck,
+  quorumCheck,
   tokenRingCheck,
   mutexElectionCheck,
+  failoverCheck,
   changRobertsCheck,
+  bullyCheck,
+  ringCheck,
+  yoyoCheck,
+  majorityCheck,
   cristianCheck,
+  berkeleyCheck,
   cmhCheck,
 ]
 

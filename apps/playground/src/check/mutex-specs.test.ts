@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { main } from '../cli.js'
 import { type MutexEv, mutexScenario } from './mutex.js'
 import { tokenRingCheck } from './mutex-token-ring.js'
+import { defaultsAt } from './spec.js'
 
 function sd(...argv: string[]) {
   const out: string[] = []
@@ -26,7 +27,7 @@ describe('sd check: the mutex specs run their defaults with no violation', () =>
     })
 
   it('the token ring spec injects its one loss by default', () => {
-    expect(tokenRingCheck.defaults.faults).toEqual({ loss: 1 })
+    expect(defaultsAt(tokenRingCheck, tokenRingCheck.defaultN).faults).toEqual({ loss: 1 })
   })
 })
 
@@ -67,7 +68,7 @@ const passesTwice: ProtocolFactory<TokenRingMessage, MutexRequest, MutexEv> = (s
 describe('sd check mutex-token-ring: a ring that passes the token twice is caught', () => {
   it('two sections overlap (or a token does not rise) within the default bounds', () => {
     const scenario = mutexScenario(passesTwice, 3, { until: 6, liveness: false })
-    const result = explore(scenario, tokenRingCheck.defaults)
+    const result = explore(scenario, defaultsAt(tokenRingCheck, tokenRingCheck.defaultN))
     expect(result.counterexample?.message).toMatch(
       /in the critical section at once|with a token not larger/,
     )

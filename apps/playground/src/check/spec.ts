@@ -12,12 +12,20 @@ export interface CheckSpec {
   defaultN: number
   minN: number
   maxN: number
-  /** Bounds that exhaust the default configuration (the command's flags override them). */
-  defaults: ExploreOptions
+  /**
+   * The default run's bounds (the command's flags override them); a function when they depend on
+   * --n (a size exhausted at n = 3 may need a schedule bound at n = 4).
+   */
+  defaults: ExploreOptions | ((n: number) => ExploreOptions)
   build(n: number): ExploreScenario
 }
 
 /** `spec.what` for a run of n nodes. */
 export function whatAt(spec: CheckSpec, n: number): string {
   return typeof spec.what === 'string' ? spec.what : spec.what(n)
+}
+
+/** `spec.defaults` for a run of n nodes. */
+export function defaultsAt(spec: CheckSpec, n: number): ExploreOptions {
+  return typeof spec.defaults === 'function' ? spec.defaults(n) : spec.defaults
 }

@@ -16,11 +16,11 @@ const EPSILON = 1e-9
 const clockOf = (id: NodeId) =>
   id === 2 ? { offset: -37, drift: -MAX_DRIFT } : { offset: 52, drift: MAX_DRIFT }
 
-/** A violation of checkClockSync in the words of this check. */
-function describe(v: ClockSyncViolation): string {
+/** A violation of checkClockSync in the words of these checks. */
+export function describeClockSync(v: ClockSyncViolation): string {
   switch (v.kind) {
     case 'outside-bound':
-      return `node ${String(v.node)} set its clock ${v.errorMs.toFixed(9)} ms off the server's, beyond its bound ${v.errorBoundMs.toFixed(9)} ms`
+      return `node ${String(v.node)} set its clock ${v.errorMs.toFixed(9)} ms off the reference, beyond its bound ${v.errorBoundMs.toFixed(9)} ms`
     case 'malformed-adjusted':
       return `node ${String(v.node)} emitted an adjusted event without its numbers at ${v.t}`
     case 'outcome-count':
@@ -74,7 +74,7 @@ export const cristianCheck: CheckSpec = {
           epsilonMs: EPSILON,
           ...(over ? { expectOutcome: clients, rounds: 1 } : {}),
         })
-        return verdict.ok ? undefined : describe(verdict.violations[0]!)
+        return verdict.ok ? undefined : describeClockSync(verdict.violations[0]!)
       },
     }
   },

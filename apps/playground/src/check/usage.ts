@@ -1,7 +1,7 @@
 /** `sd check --help` and `sd check <scenario> --help`. */
 import { wrapToWidth } from '../width.js'
 import { checks } from './index.js'
-import { type CheckSpec, whatAt } from './spec.js'
+import { type CheckSpec, defaultsAt, whatAt } from './spec.js'
 
 /** The explorer's own bounds when a spec sets none (as `describe` reports them). */
 const DEPTH = 100
@@ -36,7 +36,7 @@ export function checkSpecHelp(spec: CheckSpec): string {
     spec.minN === spec.maxN
       ? `--n: ${spec.minN} nodes only`
       : `--n: ${spec.minN}..${spec.maxN} (default ${spec.defaultN})`
-  const depth = spec.defaults.depth ?? DEPTH
+  const depth = defaultsAt(spec, spec.defaultN).depth ?? DEPTH
   return [
     `sd check ${spec.scenario} (n=${spec.defaultN}):`,
     ...wrapToWidth(whatAt(spec, spec.defaultN), 100),
