@@ -1,19 +1,6 @@
-import { arrayOf, isFiniteNumber, isNonNegInt, isRecord, shape } from '@sd/transport'
+import { arrayOf, isFiniteNumber, isNonNegInt, shape } from '@sd/transport'
 import { assert, describe, expect, it } from 'vitest'
-import { main } from '../cli.js'
-
-/** A run's --json output, and its `result` (checked to be an object: the fields are read as unknown). */
-function json(args: string[]): {
-  code: number
-  out: Record<string, unknown>
-  result: Record<string, unknown>
-} {
-  let text = ''
-  const code = main(['run', ...args, '--json'], { out: (t) => (text += t), err: () => {} })
-  const out: unknown = JSON.parse(text)
-  if (!isRecord(out) || !isRecord(out.result)) throw new Error(`not a run's JSON: ${text}`)
-  return { code, out, result: out.result }
-}
+import { runJson as json } from './run-json.js'
 
 const isChangRobertsResult = shape({
   leader: isNonNegInt,

@@ -1,19 +1,5 @@
-import { isRecord } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
-import { main } from '../cli.js'
-
-/** A run's --json output, and its `result` (checked to be an object: the fields are read as unknown). */
-function json(args: string[]): {
-  code: number
-  out: Record<string, unknown>
-  result: Record<string, unknown>
-} {
-  let text = ''
-  const code = main(['run', ...args, '--json'], { out: (t) => (text += t), err: () => {} })
-  const out: unknown = JSON.parse(text)
-  if (!isRecord(out) || !isRecord(out.result)) throw new Error(`not a run's JSON: ${text}`)
-  return { code, out, result: out.result }
-}
+import { runJson as json } from './run-json.js'
 
 describe('mutual exclusion scenarios', () => {
   it("mutex-ricart-agrawala replays the texts' example: 41 and 34, P2 enters first, 2(n-1) messages", () => {
