@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  causalBroadcast,
-  changRoberts,
-  pingPong,
-  ricartAgrawala,
-} from '../../../../test-support/explore-protocols.js'
+import { changRoberts, pingPong } from '../../../../test-support/explore-protocols.js'
 import {
   atOrBefore,
   type ExploreScenario,
@@ -15,34 +10,9 @@ import {
   withVectorClocks,
 } from '../../src/explore/index.js'
 import type { NodeId } from '../../src/index.js'
+import { causal, emitted, launch, mutex as mutexOf } from './support/scenarios.js'
 
-const launch =
-  (
-    ids: NodeId[],
-    factory: Parameters<ExploreScenario['setup']>[0]['launch'] extends (
-      a: never,
-      f: infer F,
-    ) => unknown
-      ? F
-      : never,
-  ) =>
-  (net: Parameters<ExploreScenario['setup']>[0]) => {
-    net.launch(ids, factory as never)
-  }
-
-/** Each node's emitted strings. */
-const emitted = (events: ReadonlyArray<{ node: NodeId; event: unknown }>, node: NodeId) =>
-  events.filter((e) => e.node === node).map((e) => String(e.event))
-
-const mutex = (tieBreak: boolean): ExploreScenario => ({
-  setup: launch([1, 2, 3], ricartAgrawala(tieBreak)),
-  invariant: ({ events }) => {
-    const inside = events.filter((e) => e.event === 'enter').map((e) => e.node)
-    return inside.length > 1
-      ? `${inside.join(' and ')} are both in the critical section`
-      : undefined
-  },
-})
+const mutex = (tieBreak: boolean) => mutexOf(3, tieBreak)
 
 // Links that reorder: on a FIFO ring every node has one ordered input, so all orderings are one.
 const ring = (flag: boolean): ExploreScenario => ({
@@ -52,19 +22,6 @@ const ring = (flag: boolean): ExploreScenario => ({
     for (const node of [1, 2, 3]) {
       const leaders = emitted(events, node).filter((e) => e.startsWith('leader'))
       if (leaders.length > 1) return `node ${node} was told of a leader ${leaders.length} times`
-    }
-    return undefined
-  },
-})
-
-const causal = (onArrival: boolean): ExploreScenario => ({
-  setup: launch([1, 2, 3], causalBroadcast(onArrival)),
-  invariant: ({ events }) => {
-    for (const node of [1, 2, 3]) {
-      const seen = emitted(events, node)
-      const a = seen.indexOf('deliver a')
-      const b = seen.indexOf('deliver b')
-      if (b >= 0 && (a < 0 || a > b)) return `node ${node} delivered b before a, which caused it`
     }
     return undefined
   },

@@ -1,33 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import {
-  causalBroadcast,
   changRoberts,
   flood,
   pingPong,
-  ricartAgrawala,
   vectorBroadcast,
 } from '../../../../test-support/explore-protocols.js'
 import { type ExploreScenario, explore, replay } from '../../src/explore/index.js'
-import type { NodeId, ProtocolFactory, SimNetwork } from '../../src/index.js'
+import { type AnyFactory, causal, emitted, ids, launch, mutex } from './support/scenarios.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: any test protocol
-type AnyFactory = ProtocolFactory<any, any, string>
-
-const launch = (ids: NodeId[], factory: AnyFactory) => (net: SimNetwork) => {
-  net.launch(ids, factory)
-}
-const ids = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => i + 1)
-const emitted = (events: ReadonlyArray<{ node: NodeId; event: unknown }>, node: NodeId) =>
-  events.filter((e) => e.node === node).map((e) => String(e.event))
 const quiet = () => undefined
-
-const mutex = (n: number, tieBreak: boolean): ExploreScenario => ({
-  setup: launch(ids(n), ricartAgrawala(tieBreak)),
-  invariant: ({ events }) => {
-    const inside = events.filter((e) => e.event === 'enter').map((e) => e.node)
-    return inside.length > 1 ? `${inside.join(' and ')} are both inside` : undefined
-  },
-})
 
 const once = (n: number, factory: AnyFactory, fifo = true): ExploreScenario => ({
   fifo,
@@ -36,19 +17,6 @@ const once = (n: number, factory: AnyFactory, fifo = true): ExploreScenario => (
     for (const node of ids(n)) {
       const got = emitted(events, node).filter((e) => e.startsWith('got') || e.startsWith('leader'))
       if (got.length > 1) return `node ${node} heard it ${got.length} times`
-    }
-    return undefined
-  },
-})
-
-const causal = (onArrival: boolean): ExploreScenario => ({
-  setup: launch([1, 2, 3], causalBroadcast(onArrival)),
-  invariant: ({ events }) => {
-    for (const node of [1, 2, 3]) {
-      const seen = emitted(events, node)
-      const a = seen.indexOf('deliver a')
-      const b = seen.indexOf('deliver b')
-      if (b >= 0 && (a < 0 || a > b)) return `node ${node} delivered b before a`
     }
     return undefined
   },
