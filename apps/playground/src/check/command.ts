@@ -70,6 +70,8 @@ export function runCheck(args: readonly string[], io: Io): number {
       : { faults: { loss: faults, duplicate: faults, crash: faults, total: faults } }),
   }
   const scenario = spec.build(n)
+  // Wall time only to report a rate (states per second); nothing is decided by it.
+  const started = performance.now()
   const result: ExploreResult =
     values.pct === undefined
       ? explore(scenario, options)
@@ -78,6 +80,7 @@ export function runCheck(args: readonly string[], io: Io): number {
           { runs: integer('--pct', values.pct, 1, 1_000_000), d: 3 },
           options,
         )
+  const elapsedMs = Math.round(performance.now() - started)
   const violations = result.counterexample ? [result.counterexample.message] : []
   const replayed = result.counterexample
     ? replay(scenario, result.counterexample.shrunk)
@@ -99,6 +102,8 @@ export function runCheck(args: readonly string[], io: Io): number {
         states: result.states,
         transitions: result.transitions,
         executions: result.executions,
+        elapsedMs,
+        statesPerSecond: statesPerSecond(result, elapsedMs),
         schedules: result.schedules,
         exhausted: result.exhausted,
         cutByDepth: result.cutByDepth,
@@ -111,7 +116,7 @@ export function runCheck(args: readonly string[], io: Io): number {
     return violations.length > 0 ? 1 : 0
   }
   io.out(`check ${spec.scenario} (n=${n}): ${whatAt(spec, n)}`)
-  io.out(describe(result, options, faults, values.pct !== undefined))
+  io.out(describe(result, options, faults, values.pct !== undefined, elapsedMs))
   if (!result.counterexample) {
     io.out('invariant held in every schedule explored')
     // Only a counterexample has a run to replay and write.
@@ -152,6 +157,7 @@ function describe(
   options: ExploreOptions,
   faults: number,
   pct: boolean,
+  elapsedMs: number,
 ): string {
   const exhausted = pct
     ? 'random (PCT) runs: not exhaustive'
@@ -160,13 +166,20 @@ function describe(
       : 'NOT exhausted (schedule limit, or stopped at the counterexample)'
   const search =
     result.mode === 'stateful'
-      ? `search: stateful (every protocol has a snapshot: each global state expanded once): ${result.states} states, ${result.transitions} transitions, ${result.executions} executions`
+      ? `search: stateful (every protocol has a snapshot: each global state expanded once): ${result.states} states, ${result.transitions} transitions, ${result.executions} executions in ${(elapsedMs / 1000).toFixed(1)} s (${statesPerSecond(result, elapsedMs)} states/s)`
       : 'search: stateless (a protocol without a snapshot: schedules replayed, sleep sets only)'
   return [
     ...(pct ? [] : [search]),
     `schedules: ${result.schedules} (${exhausted}); cut by the depth bound ${options.depth ?? 100}: ${result.cutByDepth}`,
     `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected at most: ${faults}`,
   ].join('\n')
+}
+
+/** States expanded per second of wall time (stateful search; 0 for the stateless one). */
+function statesPerSecond(result: ExploreResult, elapsedMs: number): number {
+  return result.mode === 'stateful'
+    ? Math.round((result.states / Math.max(elapsedMs, 1)) * 1000)
+    : 0
 }
 
 export type { CheckSpec }

@@ -26,6 +26,19 @@ describe('sd check: the mutex specs run their defaults with no violation', () =>
       expect(result.schedules).toBeGreaterThan(1)
     })
 
+  it('reports the stateful search: its states, transitions, and states per second', () => {
+    const { out } = sd('check', 'mutex-maekawa', '--json')
+    const result = JSON.parse(out)
+    expect(result.search).toBe('stateful')
+    expect(result.states).toBeGreaterThan(100)
+    // Every state but the first was reached by a transition.
+    expect(result.transitions).toBeGreaterThanOrEqual(result.states - 1)
+    expect(result.statesPerSecond).toBeGreaterThan(0)
+    const text = sd('check', 'mutex-maekawa').out
+    expect(text).toContain('search: stateful')
+    expect(text).toMatch(/\(\d+ states\/s\)/)
+  })
+
   it('the token ring spec injects its one loss by default', () => {
     expect(defaultsAt(tokenRingCheck, tokenRingCheck.defaultN).faults).toEqual({ loss: 1 })
   })
