@@ -3,9 +3,11 @@
  * (one leader per term, terms never go back; with the faults and a grace, no leader on a minority
  * side), and at the end every live node follows the expected leader.
  */
+
 import { checkElection, type ElectionRequest, type ElectionViolation } from '@sd/election'
 import type { FaultEvent, NodeId, ProtocolFactory, SimNetwork, TimedEvent } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
+import { atEnd } from './spec.js'
 
 export interface ElectionScenarioOptions {
   ids: readonly NodeId[]
@@ -57,10 +59,6 @@ export function electionScenario<Msg, Ev>(
   options: ElectionScenarioOptions,
 ): ExploreScenario<Ev> {
   const { ids, until } = options
-  const atEnd = (net: SimNetwork) =>
-    until === undefined
-      ? net.choices().length === 0
-      : !net.choices().some((c) => c.kind === 'deliver' || c.t <= until)
   return {
     setup(net) {
       net.launch(ids, factory)
@@ -83,7 +81,7 @@ export function electionScenario<Msg, Ev>(
       const broken = verdict.violations[0]
       if (broken !== undefined) return describeElection(broken)
       const winner = options.winner?.(net)
-      if (winner === undefined || !atEnd(net)) return undefined
+      if (winner === undefined || !atEnd(net, until)) return undefined
       for (const id of ids.filter((i) => !net.isCrashed(i))) {
         const view = verdict.final.get(id)
         if (view?.leader !== winner)

@@ -8,7 +8,7 @@ import {
   type WithClock,
   withVectorClocks,
 } from '@sd/transport/explore'
-import type { CheckSpec } from './spec.js'
+import { atEnd, type CheckSpec } from './spec.js'
 
 export type MutexEv = { type: string; token?: number }
 interface Entry {
@@ -91,10 +91,6 @@ export function mutexScenario<Msg>(
   const nodes = options.ids ?? Array.from({ length: n }, (_, i): NodeId => i + 1)
   const askers = options.askers ?? nodes
   const { until } = options
-  const atEnd = (net: SimNetwork) =>
-    until === undefined
-      ? net.choices().length === 0
-      : !net.choices().some((c) => c.kind === 'deliver' || c.t <= until)
   return {
     setup(net) {
       net.launch(nodes, withVectorClocks(factory), {
@@ -109,7 +105,7 @@ export function mutexScenario<Msg>(
     invariant({ net, events }) {
       const list = entries(events)
       const broken = mutualExclusion(list)
-      if (broken !== undefined || options.liveness === false || !atEnd(net)) return broken
+      if (broken !== undefined || options.liveness === false || !atEnd(net, until)) return broken
       const planned = options.planned ?? []
       const faulty =
         net.stats.dropped.loss > 0 || nodes.some((id) => net.isCrashed(id) && !planned.includes(id))

@@ -1,3 +1,4 @@
+import type { SimNetwork } from '@sd/transport'
 import type { ExploreOptions, ExploreScenario } from '@sd/transport/explore'
 
 /** How `sd check <scenario>` explores a scenario: a small configuration and its invariant. */
@@ -28,4 +29,14 @@ export function whatAt(spec: CheckSpec, n: number): string {
 /** `spec.defaults` for a run of n nodes. */
 export function defaultsAt(spec: CheckSpec, n: number): ExploreOptions {
   return typeof spec.defaults === 'function' ? spec.defaults(n) : spec.defaults
+}
+
+/**
+ * The end of an explored run: nothing left to do, or with a time bound, no message in flight and
+ * no timer due by then (a later timer is past what the spec explores).
+ */
+export function atEnd(net: SimNetwork, until: number | undefined): boolean {
+  return until === undefined
+    ? net.choices().length === 0
+    : !net.choices().some((c) => c.kind === 'deliver' || c.t <= until)
 }
