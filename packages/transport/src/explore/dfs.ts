@@ -14,14 +14,17 @@ import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
 export function exploreExhaustive(
   scenario: ExploreScenario,
   options: ExploreOptions = {},
+  /** Sees each terminal state's fingerprint (tests compare the sets across reductions). */
+  onTerminal?: (fingerprint: string) => void,
 ): ExploreResult {
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
-  const reduce = options.reduction ?? true
+  const reduce = (options.reduction ?? true) !== false
   const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
   const result: ExploreResult = {
     mode: 'stateless',
+    reduction: reduce ? 'sleep' : 'none',
     schedules: 0,
     states: 0,
     transitions: 0,
@@ -48,7 +51,9 @@ export function exploreExhaustive(
     if (options_.length === 0 || exec.tokens.length >= depth) {
       result.schedules++
       if (options_.length > 0) result.cutByDepth++
-      terminal.add(exec.fingerprint())
+      const fingerprint = exec.fingerprint()
+      terminal.add(fingerprint)
+      onTerminal?.(fingerprint)
       return
     }
     result.states++

@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError } from '../errors.js'
 import { exploreExhaustive } from './dfs.js'
+import { exploreDpor } from './dpor.js'
 import { explorePct, type PctOptions, type PctResult } from './pct.js'
 import { exploreStateful } from './stateful.js'
 import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
@@ -16,6 +17,7 @@ export {
   withVectorClocks,
 } from './causality.js'
 export { type Replay, replay } from './replay.js'
+export type { SymmetryInfo } from './symmetry.js'
 export type {
   Counterexample,
   ExploreOptions,
@@ -45,7 +47,11 @@ export function explore<Ev>(
     throw new InvalidArgumentError(
       'explore: liveness needs the stateful search: every protocol with snapshot(), and stateful not false',
     )
-  return stateful ?? exploreExhaustive(scenario as ExploreScenario, options)
+  if (stateful !== undefined) return stateful
+  const reduction = options.reduction ?? true
+  return reduction === true || reduction === 'dpor'
+    ? exploreDpor(scenario as ExploreScenario, options)
+    : exploreExhaustive(scenario as ExploreScenario, options)
 }
 
 /** PCT runs, for spaces too large to exhaust. */

@@ -35,6 +35,7 @@ export function explorePct(
   const terminal = new Set<string>()
   const result: PctResult = {
     mode: 'stateless',
+    reduction: 'none',
     schedules: 0,
     states: 0,
     transitions: 0,

@@ -1,6 +1,7 @@
 import type { NodeId } from '../ids.js'
 import type { SimNetwork } from '../sim/network.js'
 import type { TimedEvent } from '../sim/trace.js'
+import type { SymmetryInfo } from './symmetry.js'
 
 /** What an invariant sees: the network after a step, and every event emitted so far. */
 export interface ExploreState<Ev = unknown> {
@@ -45,6 +46,26 @@ export interface ExploreScenario<Ev = unknown> {
    * what it reads of the events.
    */
   liveness?: LivenessGoal<Ev> | ReadonlyArray<LivenessGoal<Ev>>
+  /**
+   * Nodes that are interchangeable: `true` for all, or groups (`[['b', 'c', 'd']]`). The stateful
+   * search then expands one state per orbit: a state and its image under any permutation of ids
+   * within the groups count as one (each state is relabelled n! ways per group of n: fine for
+   * n ≤ 5, refused above 6). Sound only when nothing depends on which id of a group a node has:
+   * the protocol (no tie-break by id, as Ricart-Agrawala's; no `ctx.random`, seeded per node),
+   * the setup (the same requests on each, no planned action naming one), the invariant and the
+   * options (`crashable` and the like take a group whole). Declaring an asymmetric protocol
+   * symmetric is a user error the explorer cannot see: it merges states that differ and may miss
+   * violations. Ignored by the stateless search. See the README, "Symmetry".
+   */
+  symmetric?: boolean | ReadonlyArray<ReadonlyArray<NodeId>>
+  /**
+   * Renames the node ids in the protocol's own data, for `symmetric`: called on each node's
+   * snapshot and storage, each message in flight, each emitted event, timer keys and the value of
+   * `history`; returns the data with every id in it passed through `rename` (as values, object
+   * keys, inside text) and everything else as is. Without it, strings equal to a string id are
+   * renamed (values and object keys), numbers never: a group with a number id needs this hook.
+   */
+  relabel?(data: unknown, rename: (id: NodeId) => NodeId): unknown
 }
 
 /** A goal such as "every request of a live node has been served". */
@@ -120,8 +141,14 @@ export interface ExploreOptions {
   until?: number
   /** See `SimNetwork.choices`. Default 'in-order'. */
   timers?: 'in-order' | 'any-order'
-  /** Sleep-set partial-order reduction (default true). */
-  reduction?: boolean
+  /**
+   * Partial-order reduction: orderings that differ only by swapping independent choices (at
+   * different nodes, neither a fault nor, with timers in order, a timer) are explored once.
+   * `'dpor'`: source-set DPOR with sleep sets (stateless search only; the stateful search then
+   * uses sleep sets); `'sleep'`: sleep sets alone; `true` (the default): `'dpor'` when stateless,
+   * `'sleep'` when stateful; `false`: every ordering. `result.reduction` says which ran.
+   */
+  reduction?: boolean | 'dpor' | 'sleep'
   /** Stop after this many schedules (then `exhausted` is false). Default 100,000. */
   maxSchedules?: number
   /** Stateful: stop after expanding this many states (then `exhausted` is false). Default 1,000,000. */
@@ -147,6 +174,8 @@ export interface ExploreResult {
    * turned off), `stateless` otherwise.
    */
   mode: 'stateful' | 'stateless'
+  /** The partial-order reduction that ran (see `ExploreOptions.reduction`). */
+  reduction: 'dpor' | 'sleep' | 'none'
   /**
    * Schedules explored to their end (no event left, or the depth bound), each a distinct ordering
    * up to the reduction. Stateful, a path that reaches a state already expanded stops there and
@@ -177,6 +206,12 @@ export interface ExploreResult {
   /** Steps executed in all, re-executions included. */
   steps: number
   counterexample?: Counterexample
+  /**
+   * The symmetry reduction, when the scenario declared `symmetric` and the search was stateful:
+   * its groups, the relabellings tried per state, and how many concrete states merged into
+   * another's orbit.
+   */
+  symmetry?: SymmetryInfo
   /** One per liveness goal of the scenario, in its order (stateful only). */
   liveness?: LivenessResult[]
 }

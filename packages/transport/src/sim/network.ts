@@ -425,6 +425,17 @@ export class SimNetwork {
   }
 
   /**
+   * Keys of every pending event, messages behind a FIFO link's head included (what `choices`
+   * holds back), sorted: the explorer's source-set reduction reads which event created which.
+   */
+  pendingKeys(): string[] {
+    return this.queue
+      .live()
+      .map((e) => e.key)
+      .sort()
+  }
+
+  /**
    * Makes the event `key` (from `choices`) happen now: a delivery at the present virtual time (or,
    * with `when: 'due'`, at its sampled arrival if that is later), a timer or planned action at its
    * own time if that is later. `drop` loses a message instead
