@@ -19,6 +19,7 @@ import { Execution } from './execution.js'
 import { lassoSchedules } from './lasso.js'
 import { findLasso } from './liveness.js'
 import { StateGraph } from './state-graph.js'
+import { Symmetry } from './symmetry.js'
 import { independent, type Token } from './token.js'
 import type {
   ExploreOptions,
@@ -37,6 +38,11 @@ interface Seen {
 
 const labelOf = (t: Token) => t.label ?? t.id
 
+interface State {
+  key: string | undefined
+  label: (t: Token) => string
+}
+
 /** Stateful exploration, or undefined when the scenario's state cannot be fingerprinted. */
 export function exploreStateful(
   scenario: ExploreScenario,
@@ -44,6 +50,10 @@ export function exploreStateful(
 ): ExploreResult | undefined {
   const root = new Execution(scenario, false, true)
   if (root.violation === undefined && root.stateKey() === undefined) return undefined
+  const symmetry = Symmetry.of(scenario, root.net.nodeIds, options)
+  /** A state's key, and its choices' labels in the naming the key stands for. */
+  const stateOf = (exec: Execution): State =>
+    symmetry?.key(exec) ?? { key: exec.stateKey(), label: labelOf }
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
   const maxStates = options.maxStates ?? 1_000_000
@@ -55,13 +65,14 @@ export function exploreStateful(
         : scenario.liveness
   // Liveness needs the whole graph: sleep sets prune edges a cycle or its fairness may need.
   const graph = goals.length > 0 ? new StateGraph(goals) : undefined
-  const reduce = graph === undefined && (options.reduction ?? true)
+  const reduce = graph === undefined && (options.reduction ?? true) !== false
   let capped = false
   const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
   const visited = new Map<string, Seen>()
   const result: ExploreResult = {
     mode: 'stateful',
+    reduction: reduce ? 'sleep' : 'none',
     schedules: 0,
     exhausted: true,
     cutByDepth: 0,
@@ -90,9 +101,10 @@ export function exploreStateful(
     node: number | undefined,
     enabled: Token[],
     asleep: Set<string>,
+    label: (t: Token) => string,
   ): Token[] => {
     const left = depth - exec.tokens.length
-    const awake = (t: Token) => !asleep.has(labelOf(t))
+    const awake = (t: Token) => !asleep.has(label(t))
     const seen = key === undefined ? undefined : visited.get(key)
     if (key === undefined || seen === undefined || left > seen.left) {
       if (result.states >= maxStates) {
@@ -107,12 +119,12 @@ export function exploreStateful(
     }
     // Met before with at least as much depth left: only what that visit left asleep, and this
     // one does not, is still to explore.
-    const todo = enabled.filter((t) => seen.asleep.has(labelOf(t)) && awake(t))
+    const todo = enabled.filter((t) => seen.asleep.has(label(t)) && awake(t))
     for (const label of seen.asleep) if (!asleep.has(label)) seen.asleep.delete(label)
     return todo
   }
 
-  const visit = (exec: Execution, sleep: Token[], key: string | undefined): void => {
+  const visit = (exec: Execution, sleep: Token[], { key, label }: State): void => {
     const node = graph !== undefined && key !== undefined ? graph.state(key, exec) : undefined
     const enabled = exec.options(options)
     if (enabled.length === 0 || exec.tokens.length >= depth) {
@@ -124,8 +136,8 @@ export function exploreStateful(
         graph!.ends[node] = exec.pendingTasks().length === 0 ? 'deadlock' : 'bound'
       return
     }
-    const asleep = new Set(reduce ? sleep.map(labelOf) : [])
-    const todo = toExplore(exec, key, node, enabled, asleep)
+    const asleep = new Set(reduce ? sleep.map(label) : [])
+    const todo = toExplore(exec, key, node, enabled, asleep, label)
     if (todo.length === 0) return // a state already expanded: its futures were explored
     const done: Token[] = []
     const tried = new Set<string>()
@@ -134,8 +146,8 @@ export function exploreStateful(
     for (const token of todo) {
       if (failed !== undefined || !result.exhausted) return
       // Two identical messages on one link lead to one state: take one of them.
-      if (tried.has(labelOf(token))) continue
-      tried.add(labelOf(token))
+      if (tried.has(label(token))) continue
+      tried.add(label(token))
       if (result.schedules >= maxSchedules) {
         result.exhausted = false
         capped = true
@@ -153,18 +165,20 @@ export function exploreStateful(
       const childSleep = reduce
         ? [...sleep, ...done].filter((s) => independent(s, token, timers))
         : []
-      const childKey = child.stateKey()
-      if (node !== undefined && childKey !== undefined)
-        graph!.edge(node, labelOf(token), graph!.state(childKey, child))
-      visit(child, childSleep, childKey)
+      const childState = stateOf(child)
+      if (node !== undefined && childState.key !== undefined)
+        graph!.edge(node, labelOf(token), graph!.state(childState.key, child))
+      visit(child, childSleep, childState)
       done.push(token)
     }
   }
 
-  const rootKey = root.stateKey()
+  const rootState = stateOf(root)
+  const rootKey = rootState.key
   if (root.violation !== undefined) failed = root
-  else visit(root, [], rootKey)
+  else visit(root, [], rootState)
   result.terminalStates = terminal.size
+  if (symmetry !== undefined) result.symmetry = symmetry.info
   if (graph !== undefined && rootKey !== undefined) {
     const start = graph.state(rootKey, root)
     result.liveness = goals.map((goal, i): LivenessResult => {
