@@ -99,6 +99,7 @@ export function runCheck(args: readonly string[], io: Io): number {
           maxSchedules: options.maxSchedules ?? 100_000,
         },
         search: result.mode,
+        reduction: result.reduction,
         states: result.states,
         transitions: result.transitions,
         executions: result.executions,
@@ -166,13 +167,20 @@ function describe(
       : 'NOT exhausted (schedule limit, or stopped at the counterexample)'
   const search =
     result.mode === 'stateful'
-      ? `search: stateful (every protocol has a snapshot: each global state expanded once): ${result.states} states, ${result.transitions} transitions, ${result.executions} executions in ${(elapsedMs / 1000).toFixed(1)} s (${statesPerSecond(result, elapsedMs)} states/s)`
-      : 'search: stateless (a protocol without a snapshot: schedules replayed, sleep sets only)'
+      ? `search: stateful (every protocol has a snapshot: each global state expanded once; ${REDUCTIONS[result.reduction]}): ${result.states} states, ${result.transitions} transitions, ${result.executions} executions in ${(elapsedMs / 1000).toFixed(1)} s (${statesPerSecond(result, elapsedMs)} states/s)`
+      : `search: stateless (a protocol without a snapshot: schedules replayed; ${REDUCTIONS[result.reduction]}): ${result.states} states, ${result.executions} executions`
   return [
     ...(pct ? [] : [search]),
     `schedules: ${result.schedules} (${exhausted}); cut by the depth bound ${options.depth ?? 100}: ${result.cutByDepth}`,
     `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected at most: ${faults}`,
   ].join('\n')
+}
+
+/** How `describe` names the partial-order reduction that ran. */
+const REDUCTIONS: Record<ExploreResult['reduction'], string> = {
+  dpor: 'source-set DPOR with sleep sets',
+  sleep: 'sleep sets',
+  none: 'no reduction',
 }
 
 /** States expanded per second of wall time (stateful search; 0 for the stateless one). */

@@ -3,7 +3,9 @@
  * start, so any protocol code works without hashing its state. Sleep sets (Godefroid) prune
  * orderings that differ only by swapping independent choices: after exploring choice a, a
  * sibling b explores with a asleep as long as the choices made since are independent of a. That
- * keeps one ordering of every equivalence class, hence every terminal state.
+ * keeps one ordering of every equivalence class, hence every terminal state, and visits every
+ * state within the bounds. `reduction: 'sleep'` (or false) runs this; the stateless default is
+ * source-set DPOR (`dpor.ts`), which starts fewer orderings only to find them asleep.
  */
 
 import { Execution } from './execution.js'
