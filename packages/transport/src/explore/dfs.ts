@@ -22,7 +22,6 @@ export function exploreExhaustive(
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
   const reduce = (options.reduction ?? true) !== false
-  const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
   const result: ExploreResult = {
     mode: 'stateless',
@@ -79,9 +78,7 @@ export function exploreExhaustive(
         failed = child
         return
       }
-      const childSleep = reduce
-        ? [...sleep, ...done].filter((s) => independent(s, token, timers))
-        : []
+      const childSleep = reduce ? [...sleep, ...done].filter((s) => independent(s, token)) : []
       visit(child, childSleep)
       done.push(token)
     }

@@ -10,7 +10,7 @@
  *
  * Each choice (a token: a delivery, a timer, a fault) is its own "process" with one event.
  * Happens-before of the executed run: event i precedes j when they are dependent (`independent`
- * says no: same node, a fault, a timer, request or action; unsure means dependent) or i created
+ * says no: same node, a fault, a timer, request or action: unsure means dependent) or i created
  * j's event (sent the message, set the timer, made the duplicate: read from the keys pending
  * before and after i; on a FIFO link, the delivery before it), closed transitively. Choices
  * that take another away (a fault spending the budget, a crash, a cancelled timer) conflict with
@@ -49,9 +49,7 @@ export function exploreDpor(
 ): ExploreResult {
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
-  // Timers, requests and planned actions move virtual time, which any node may read: dependent
-  // on everything even with timers in any order (sleep sets alone take them as independent).
-  const dependent = (a: Token, b: Token) => !independent(a, b, 'in-order')
+  const dependent = (a: Token, b: Token) => !independent(a, b)
   const terminal = new Set<string>()
   const result: ExploreResult = {
     mode: 'stateless',

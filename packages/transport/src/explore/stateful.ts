@@ -67,7 +67,6 @@ export function exploreStateful(
   const graph = goals.length > 0 ? new StateGraph(goals) : undefined
   const reduce = graph === undefined && (options.reduction ?? true) !== false
   let capped = false
-  const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
   const visited = new Map<string, Seen>()
   const result: ExploreResult = {
@@ -162,9 +161,7 @@ export function exploreStateful(
         failed = child
         return
       }
-      const childSleep = reduce
-        ? [...sleep, ...done].filter((s) => independent(s, token, timers))
-        : []
+      const childSleep = reduce ? [...sleep, ...done].filter((s) => independent(s, token)) : []
       const childState = stateOf(child)
       if (node !== undefined && childState.key !== undefined)
         graph!.edge(node, labelOf(token), graph!.state(childState.key, child))

@@ -61,15 +61,16 @@ function nodeAndAmount(
 }
 
 /**
- * Whether two choices commute: both touch one known node each, different nodes, and neither is
- * a fault (faults share a budget) nor, with timers in order, a timer or request (those move
- * virtual time, on which every other timer's turn depends).
+ * Whether two choices commute: both deliveries (a delivery happens at the present virtual time),
+ * to different nodes, neither a fault (faults share a budget). A timer, request or planned action
+ * moves virtual time to its own, which every node reads (`ctx.now()`, the due time of a timer it
+ * sets), and with timers in order decides every other timer's turn: dependent on everything, in
+ * either timers mode.
  */
-export function independent(a: Token, b: Token, timers: 'in-order' | 'any-order'): boolean {
+export function independent(a: Token, b: Token): boolean {
   if (a.owner === undefined || b.owner === undefined || a.owner === b.owner) return false
   if (a.how !== 'happen' || b.how !== 'happen') return false
-  if (timers === 'in-order' && (a.kind !== 'deliver' || b.kind !== 'deliver')) return false
-  return true
+  return a.kind === 'deliver' && b.kind === 'deliver'
 }
 
 /** Carries out a token on the network; false if its event is no longer pending. */

@@ -142,8 +142,8 @@ export interface ExploreOptions {
   /** See `SimNetwork.choices`. Default 'in-order'. */
   timers?: 'in-order' | 'any-order'
   /**
-   * Partial-order reduction: orderings that differ only by swapping independent choices (at
-   * different nodes, neither a fault nor, with timers in order, a timer) are explored once.
+   * Partial-order reduction: orderings that differ only by swapping independent choices
+   * (deliveries to different nodes) are explored once.
    * `'dpor'`: source-set DPOR with sleep sets (stateless search only; the stateful search then
    * uses sleep sets); `'sleep'`: sleep sets alone; `true` (the default): `'dpor'` when stateless,
    * `'sleep'` when stateful; `false`: every ordering. `result.reduction` says which ran.
