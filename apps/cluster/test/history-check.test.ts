@@ -30,7 +30,6 @@ const recorded = readHistoryFile(fixture)
 const dir = mkdtempSync(join(tmpdir(), 'sd-history-check-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const idOf = (o: Operation) => `${o.node} ${o.pid} ${o.op}`
 const grants = () =>
   recorded
     .filter((o) => o.f === 'acquire' && o.outcome === 'ok')
