@@ -133,15 +133,31 @@ function check(argv: string[]): number {
   return violations.length === 0 ? 0 : 1
 }
 
-/** `check-history FILE [--json]`: a `--history` file judged for linearizability, per model. */
+/**
+ * `check-history FILE [--json] [--trace TRACE [--out FILE]]`: a `--history` file judged for
+ * linearizability, per model; with the run's trace, on its clock, and written into a copy of it.
+ */
 function checkHistoryCommand(argv: string[]): number {
-  const json = argv.includes('--json')
-  const files = argv.filter((a) => a !== '--json')
-  if (files.length !== 1 || files[0]!.startsWith('--')) {
-    process.stderr.write('usage: pnpm cluster -- check-history HISTORY.jsonl [--json]\n')
+  const rest = [...argv]
+  const take = (flag: string) => {
+    const i = rest.indexOf(flag)
+    return i < 0 ? undefined : rest.splice(i, 2)[1]
+  }
+  const json = rest.includes('--json')
+  const trace = take('--trace')
+  const out = take('--out')
+  const files = rest.filter((a) => a !== '--json')
+  if (
+    files.length !== 1 ||
+    files[0]!.startsWith('--') ||
+    (out !== undefined && trace === undefined)
+  ) {
+    process.stderr.write(
+      'usage: pnpm cluster -- check-history HISTORY.jsonl [--json] [--trace TRACE.json [--out FILE]]\n',
+    )
     return 2
   }
-  const r = checkHistoryFile(files[0]!, json)
+  const r = checkHistoryFile(files[0]!, json, trace === undefined ? undefined : { trace, out })
   ;(r.code === 2 ? process.stderr : process.stdout).write(r.text)
   return r.code
 }
