@@ -164,6 +164,56 @@ describe('a real short run', () => {
     expect(
       file.filter((x) => x.f === 'acquire' && x.outcome === 'ok' && x.leaseUntil === undefined),
     ).toEqual([])
+
+    // A second holder injected into the recorded file, judged back into the trace on its clock.
+    const grants = file
+      .filter((x) => x.f === 'acquire' && x.outcome === 'ok')
+      .sort((a, b) => a.completedAt! - b.completedAt!)
+    const [first, next] = [grants[2]!, grants[3]!]
+    const edited = join(dir, 'two-holders.history.jsonl')
+    const moved = {
+      ...next,
+      invokedAt: first.completedAt! + 0.1,
+      completedAt: first.completedAt! + 0.2,
+    }
+    writeFileSync(edited, file.map((x) => `${JSON.stringify(x === next ? moved : x)}\n`).join(''))
+    const out = join(dir, 'two-holders.trace.json')
+    const r = checkHistoryFile(edited, false, { trace, out })
+    expect(r.code).toBe(1)
+    expect(r.text).toContain("ms on the trace's clock")
+    const judged = JSON.parse(readFileSync(out, 'utf8')) as {
+      historyCheck: HistoryCheckDocument
+      events: unknown[]
+    }
+    expect(judged.events).toHaveLength((doc as unknown as { events: unknown[] }).events.length)
+    const twoHolders = judged.historyCheck.models.find((m) => m.model === 'lock')!
+    expect(twoHolders.verdict).toBe('not-linearizable')
+    // Two grants, the moved one among them (which other one the shrinking keeps may vary).
+    expect(twoHolders.counterexample).toHaveLength(2)
+    expect(twoHolders.counterexample!.map((o) => o.label).join('\n')).toContain(
+      `token ${next.token}`,
+    )
+    // On the trace's clock: the first grant's `acquired` entry, just before its completion.
+    const acquiredAt = (
+      judged.events as Array<{
+        type: string
+        node?: string
+        t: number
+        event?: { proto: string; event: { type: string; token?: number } }
+      }>
+    ).find(
+      (e) =>
+        e.type === 'emit' &&
+        e.node === first.node &&
+        e.event?.event.type === 'acquired' &&
+        e.event.event.token === first.token,
+    )!.t
+    // The moved grant was invoked 0.1 ms after the first grant completed, which follows its entry.
+    const movedAt = twoHolders.counterexample!.find((o) =>
+      o.label.includes(`token ${next.token}`),
+    )!.invokedAt
+    expect(movedAt - acquiredAt).toBeGreaterThanOrEqual(0.1)
+    expect(movedAt - acquiredAt).toBeLessThan(1000)
     console.log(
       `real run: ${file.length} operations; ${s.linearizability.map((v) => `${v.model} ${v.operations} ops in ${v.checkMs} ms`).join(', ')}`,
     )
