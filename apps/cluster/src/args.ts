@@ -119,7 +119,7 @@ Judge a trace written with --trace again, with the global checks alone:
   pnpm cluster -- check FILE
 Judge a history written with --history for linearizability (register, lock), and with the
 run's trace write that trace with the verdicts for the visualizer:
-  pnpm cluster -- check-history FILE [--json] [--trace TRACE --out FILE]`
+  pnpm --silent cluster -- check-history FILE [--json] [--trace TRACE --out FILE]`
 
 const integer = (name: string, text: string | undefined, min: number, max: number): number => {
   if (text === undefined || !/^-?\d+$/.test(text)) {
