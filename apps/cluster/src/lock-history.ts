@@ -93,7 +93,7 @@ export function lockHistory(history: readonly Operation[]): LockOperation[] {
 }
 
 /** The lock model the cluster's histories are judged by: stray releases ignored (see above). */
-export const holdingLockModel = (): Model<LockState, LockInput, LockOutput> =>
+export const clusterLockModel = (): Model<LockState, LockInput, LockOutput> =>
   lockModel({ strayRelease: 'ignore' })
 
 /** Whether the run's lock behaved as one lock with leases, in one order that fits real time. */
@@ -101,5 +101,5 @@ export function checkLockHistory(
   history: readonly Operation[],
   options: CheckOptions = {},
 ): CheckResult<LockInput, LockOutput> {
-  return checkHistory(holdingLockModel(), lockHistory(history), options)
+  return checkHistory(clusterLockModel(), lockHistory(history), options)
 }

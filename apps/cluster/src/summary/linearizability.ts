@@ -14,7 +14,7 @@ import {
 } from '@sd/transport/history'
 import type { Operation } from '../history.js'
 import { fencedRegisterModel, registerHistory } from '../linearizable.js'
-import { holdingLockModel, lockHistory } from '../lock-history.js'
+import { clusterLockModel, lockHistory } from '../lock-history.js'
 
 /** Search steps per model at most: far beyond what a run's mostly sequential history takes. */
 export const HISTORY_MAX_STEPS = 2_000_000
@@ -77,7 +77,7 @@ export function judgeHistories(
   }
   const lock: Judged<unknown, unknown> = {
     model: 'lock',
-    checker: holdingLockModel() as Model<unknown, unknown, unknown>,
+    checker: clusterLockModel() as Model<unknown, unknown, unknown>,
     operations: lockHistory(history) as HistoryOperation<unknown, unknown>[],
   }
   return [register, lock].map((j) => judge(j, maxSteps, nodeOf))
