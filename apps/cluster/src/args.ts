@@ -104,7 +104,8 @@ Options:
   --loopback        loopback ports, no namespaces
   --json            print only the summary, as one JSON object (progress goes to stderr)
   --plain           plain lines instead of the refreshing table (the default when not a TTY)
-  --trace FILE      write a trace of the run (sd-trace format) for a viewer
+  --trace FILE      write a trace of the run (sd-trace format) for a viewer, with the
+                    history's linearizability verdicts (historyCheck)
   --seed N          seed for the clock skews (default: random)
   --keep            keep the run directory (node state files, counter file)
   --help            this text
@@ -115,7 +116,10 @@ cluster could not run.
 The Jepsen-style test (fresh clusters, a random nemesis, every run judged; see jepsen --help):
   pnpm cluster -- jepsen --rounds 10 --seconds 30 --nemesis all
 Judge a trace written with --trace again, with the global checks alone:
-  pnpm cluster -- check FILE`
+  pnpm cluster -- check FILE
+Judge a history written with --history for linearizability (register, lock), and with the
+run's trace write that trace with the verdicts for the visualizer:
+  pnpm --silent cluster -- check-history FILE [--json] [--trace TRACE --out FILE]`
 
 const integer = (name: string, text: string | undefined, min: number, max: number): number => {
   if (text === undefined || !/^-?\d+$/.test(text)) {

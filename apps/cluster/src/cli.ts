@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import type { TraceDocument } from '@sd/transport'
 import { parseArgs, USAGE, UsageError } from './args.js'
+import { checkHistoryFile } from './check-history.js'
 import { judgeTrace } from './checks.js'
 import {
   formatJepsen,
@@ -26,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
   const args = argv.filter((a) => a !== '--')
   if (args[0] === 'jepsen') return jepsen(args.slice(1))
   if (args[0] === 'check') return check(args.slice(1))
+  if (args[0] === 'check-history') return checkHistoryCommand(args.slice(1))
   let options: ReturnType<typeof parseArgs>
   try {
     options = parseArgs(argv)
@@ -129,6 +131,35 @@ function check(argv: string[]): number {
       : `${file}: ${violations.length} violation(s)\n${violations.map((v) => `  - ${v}`).join('\n')}\n`,
   )
   return violations.length === 0 ? 0 : 1
+}
+
+/**
+ * `check-history FILE [--json] [--trace TRACE [--out FILE]]`: a `--history` file judged for
+ * linearizability, per model; with the run's trace, on its clock, and written into a copy of it.
+ */
+function checkHistoryCommand(argv: string[]): number {
+  const rest = [...argv]
+  const take = (flag: string) => {
+    const i = rest.indexOf(flag)
+    return i < 0 ? undefined : rest.splice(i, 2)[1]
+  }
+  const json = rest.includes('--json')
+  const trace = take('--trace')
+  const out = take('--out')
+  const files = rest.filter((a) => a !== '--json')
+  if (
+    files.length !== 1 ||
+    files[0]!.startsWith('--') ||
+    (out !== undefined && trace === undefined)
+  ) {
+    process.stderr.write(
+      'usage: pnpm cluster -- check-history HISTORY.jsonl [--json] [--trace TRACE.json [--out FILE]]\n',
+    )
+    return 2
+  }
+  const r = checkHistoryFile(files[0]!, json, trace === undefined ? undefined : { trace, out })
+  ;(r.code === 2 ? process.stderr : process.stdout).write(r.text)
+  return r.code
 }
 
 process.exitCode = await main(process.argv.slice(2))

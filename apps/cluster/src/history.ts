@@ -21,6 +21,11 @@ export interface Operation {
   value?: number
   invokedAt: number
   completedAt?: number
+  /**
+   * An ok acquire's lease end as its holder last knew it (machine ms), from the lock's events
+   * (lock-history.ts): its `acquired`, `lease-renewed` and `lease-lost`.
+   */
+  leaseUntil?: number
   outcome: 'ok' | 'fail' | 'info'
 }
 

@@ -15,6 +15,7 @@ import type { TraceDocument } from '@sd/transport'
 import { type ChaosKind, type Options, parseArgs, parseChaos, UsageError } from './args.js'
 import { judgeTrace } from './checks.js'
 import { type RunIo, runCluster } from './run.js'
+import { describeOperation } from './summary/linearizability.js'
 import type { Summary } from './summary.js'
 
 export const JEPSEN_USAGE = `pnpm cluster -- jepsen [options]
@@ -105,6 +106,8 @@ export interface RoundReport {
   faults: Partial<Record<ChaosKind, number>>
   failovers: number
   lockRecoveries: number
+  /** The history judged per model (register, lock), with a failing model's sub-history. */
+  linearizability: Summary['linearizability']
   violations: string[]
   errors: string[]
   /** With --out: what judging the trace file again found (it must agree). */
@@ -145,6 +148,7 @@ export function roundReport(
     faults,
     failovers: s.failovers.length,
     lockRecoveries: s.lockRecoveryMs.length,
+    linearizability: s.linearizability,
     violations: s.violations,
     errors: s.errors,
     ...(traceViolations === undefined ? {} : { traceViolations }),
@@ -172,7 +176,7 @@ export function formatRound(r: RoundReport): string {
   const verdict = r.ok
     ? 'ok'
     : `${r.violations.length + (r.traceViolations?.length ?? 0)} violation(s), ${r.errors.length} error(s)`
-  return `round ${r.round} (seed ${r.seed}, ${r.mode}): ${verdict}; ${r.operations.total} operations (${r.operations.ok} ok, ${r.operations.fail} failed, ${r.operations.info} indeterminate), counter ${r.counter} = ${r.acknowledged} acknowledged, ${r.fencingRejections} fenced; faults: ${faults || 'none'}; ${r.failovers} failovers, ${r.lockRecoveries} lock recoveries`
+  return `round ${r.round} (seed ${r.seed}, ${r.mode}): ${verdict}; ${r.operations.total} operations (${r.operations.ok} ok, ${r.operations.fail} failed, ${r.operations.info} indeterminate), counter ${r.counter} = ${r.acknowledged} acknowledged, ${r.fencingRejections} fenced; faults: ${faults || 'none'}; ${r.failovers} failovers, ${r.lockRecoveries} lock recoveries; ${r.linearizability.map((v) => `${v.model} ${v.verdict}`).join(', ')}`
 }
 
 /** Runs the rounds one after the other; each cleans up after itself (runCluster). */
@@ -202,6 +206,8 @@ export async function runJepsen(o: JepsenOptions, io: RunIo): Promise<JepsenRepo
     rounds.push(report)
     io.line(formatRound(report))
     for (const v of report.violations) io.line(`  - ${v}`)
+    for (const v of report.linearizability)
+      for (const o of v.counterexample ?? []) io.line(`    ${v.model}: ${describeOperation(o)}`)
     for (const v of report.traceViolations ?? []) io.line(`  - (judged from the trace file) ${v}`)
     for (const e of report.errors) io.line(`  error: ${e}`)
   }

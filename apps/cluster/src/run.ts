@@ -5,7 +5,7 @@
  * end (also on Ctrl-C, SIGTERM, or a failure of its own, from exit handlers), and every namespace
  * it made is deleted.
  */
-import { rmSync, writeFileSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FaultEvent } from '@sd/transport'
 import type { Options } from './args.js'
@@ -25,6 +25,8 @@ import {
 } from './cluster-state.js'
 import { installExitHandlers } from './exit-handlers.js'
 import { createLoopbackHosts, createNetnsHosts, type Hosts, netnsUnavailable } from './hosts.js'
+import { withLeases } from './lock-history.js'
+import { writeRunFiles } from './run-files.js'
 import { deleteStaleRunDirs, makeRunDir } from './rundir.js'
 import { FencedStore, readStoreFile } from './store.js'
 import {
@@ -232,15 +234,7 @@ class ClusterRun {
 
     const record = this.record(endedAt, drops, clocks)
     const summary = summarize(record)
-    if (this.o.history) {
-      const lines = record.history.map((op) => JSON.stringify(op))
-      writeFileSync(this.o.history, lines.length > 0 ? `${lines.join('\n')}\n` : '')
-      this.io.line(`history written to ${this.o.history}`)
-    }
-    if (this.trace && this.o.trace) {
-      writeFileSync(this.o.trace, JSON.stringify(this.trace.document(record.nodes)))
-      this.io.line(`trace written to ${this.o.trace}`)
-    }
+    writeRunFiles(this.o, record, summary, this.trace, (text) => this.io.line(text))
     return summary
   }
 
@@ -261,7 +255,7 @@ class ClusterRun {
       events: this.events,
       faults: this.faults,
       faultEvents: this.faultEvents,
-      history: [...this.workload!.operations.values()],
+      history: withLeases([...this.workload!.operations.values()], this.events),
       boots: this.boots,
       store: readStoreFile(join(this.dir!, 'counter.json')),
       anomalies: this.workload!.store.anomalies,

@@ -24,6 +24,11 @@ import type { StoreState } from './store.js'
 import { restartChecks } from './summary/durable.js'
 import { globalChecks } from './summary/global.js'
 import { electedTermsOf, failoversOf, leadershipsOf, leadersOf } from './summary/leaders.js'
+import {
+  judgeHistories,
+  linearizabilityViolations,
+  type ModelVerdict,
+} from './summary/linearizability.js'
 import { registerViolations } from './summary/register.js'
 import { lockRecoveryMs, tokenChecks } from './summary/tokens.js'
 
@@ -134,6 +139,11 @@ export interface Summary {
   entries: number
   /** The workload's operations as the nodes saw them (history.ts). */
   operations: HistoryCounts
+  /**
+   * The history judged for linearizability, per model (`register`, `lock`), with the minimal
+   * failing sub-history of a model that fails (summary/linearizability.ts).
+   */
+  linearizability: ModelVerdict[]
   chaos: Array<{
     kind: ChaosKind
     atMs?: number
@@ -165,12 +175,14 @@ export function summarize(run: RunRecord): Summary {
   const failovers = failoversOf(run, leaderships, rel)
   const tokens = tokenChecks(run, electedTerms)
   const durable = restartChecks(run, rel)
+  const linearizability = judgeHistories(run.history, run.origin)
   // In the order the checks were always reported: global, tokens, register, durable state.
   const violations = [
     ...globalChecks(run),
     ...tokens.violations,
     ...registerViolations(run),
     ...durable.violations,
+    ...linearizabilityViolations(linearizability),
   ]
   const ok = violations.length === 0 && run.errors.length === 0
   return {
@@ -190,6 +202,7 @@ export function summarize(run: RunRecord): Summary {
     lockRecoveryMs: lockRecoveryMs(run),
     entries: tokens.entries,
     operations: countHistory(run.history),
+    linearizability,
     chaos: run.faults.map((f) => ({
       kind: f.kind,
       ...(f.t === undefined ? {} : { atMs: rel(f.t) }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { countHistory, historyViolations, type Operation } from '../src/history.js'
-import { parseJepsenArgs, roundReport, totalsOf } from '../src/jepsen.js'
+import { formatRound, parseJepsenArgs, roundReport, totalsOf } from '../src/jepsen.js'
 import type { Summary } from '../src/summary.js'
 
 const op = (f: Operation['f'], outcome: Operation['outcome'], value?: number): Operation => ({
@@ -87,10 +87,15 @@ describe('jepsen arguments and report', () => {
       ],
       failovers: [{}],
       lockRecoveryMs: [1500],
+      linearizability: [
+        { model: 'register', verdict: 'linearizable', operations: 1, steps: 1, checkMs: 0.1 },
+        { model: 'lock', verdict: 'unknown', operations: 0, steps: 0, checkMs: 0 },
+      ],
       violations: [],
       errors: [],
     } as unknown as Summary
     const a = roundReport(1, 7, summary, [])
+    expect(formatRound(a)).toMatch(/; register linearizable, lock unknown$/)
     const b = roundReport(2, 8, summary, ['lock: two holders'])
     expect(a).toMatchObject({ ok: true, faults: { 'kill-leader': 1 }, failovers: 1 })
     expect(b.ok).toBe(false)

@@ -65,6 +65,11 @@ describe.skipIf(unavailable !== undefined)('the Jepsen-style test, short form', 
         [],
       )
       expect(r.errors, `round ${r.round} (seed ${r.seed})`).toEqual([])
+      // The history, through kills, pauses, partitions and clock steps, per model.
+      expect(r.linearizability.map((v) => [v.model, v.verdict])).toEqual([
+        ['register', 'linearizable'],
+        ['lock', 'linearizable'],
+      ])
       expect(r.mode).toBe('netns')
       expect(r.counter).toBe(r.acknowledged)
       // A write the counter acknowledged can lack its completion in the history (its node was
@@ -93,6 +98,10 @@ describe.skipIf(unavailable !== undefined)('the Jepsen-style test, short form', 
       if (op.outcome === 'info') expect(op.completedAt).toBeUndefined()
       else expect(op.completedAt!).toBeGreaterThanOrEqual(op.invokedAt)
     }
+    // And judged again from the file by `check-history`.
+    const judged = runCliSync(['check-history', join(out, 'round-1.history.jsonl')])
+    expect(judged.stdout).toContain('lock: linearizable')
+    expect(judged.status).toBe(0)
     // The trace file is judged the same way by `check`.
     const again = runCliSync(['check', join(out, 'round-2.trace.json')])
     expect(again.stdout).toContain('every global check held')

@@ -43,6 +43,12 @@ function expectSafeRun(s: Summary, nodes: number): void {
   expect(s.failoverMs.length).toBeGreaterThanOrEqual(1)
   expect(s.terms).toBeGreaterThanOrEqual(2)
   expect(s.ok).toBe(true)
+  // The recorded history, judged per model: the register's reads and writes, the lock's holdings.
+  expect(s.linearizability.map((v) => [v.model, v.verdict])).toEqual([
+    ['register', 'linearizable'],
+    ['lock', 'linearizable'],
+  ])
+  for (const v of s.linearizability) expect(v.operations).toBeGreaterThan(0)
   // Sends are reported before they leave, so a killed node's last sends are counted too.
   expect(s.messages.delivered).toBeLessThanOrEqual(s.messages.sent)
 }

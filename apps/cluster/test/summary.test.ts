@@ -272,6 +272,38 @@ describe('summarize', () => {
     expect(s.ok).toBe(false)
   })
 
+  it('the history judged per model: linearizable, or a violation with its minimal sub-history', () => {
+    const clean = summarize(baseRun())
+    expect(clean.linearizability.map((v) => [v.model, v.verdict, v.operations])).toEqual([
+      ['register', 'linearizable', 3],
+      ['lock', 'linearizable', 0],
+    ])
+    expect(formatSummary(clean)).toContain(
+      '  register history   linearizable (3 operations, checked in',
+    )
+    // n2 reads 0 after n1's write of 1 completed: a stale read.
+    const stale: Operation = {
+      ...{ node: 'n2', pid: 1, op: 9, f: 'read', token: T + 2, value: 0 },
+      ...{ invokedAt: T0 + 40, completedAt: T0 + 42, outcome: 'ok' },
+    }
+    const run = baseRun()
+    const s = summarize({ ...run, history: [...run.history, stale] })
+    const [register] = s.linearizability
+    expect(register!.verdict).toBe('not-linearizable')
+    expect(register!.counterexample!.map((o) => [o.node, o.invokedAt, o.completedAt])).toEqual([
+      ['n1', 20, 30],
+      ['n2', 40, 42],
+    ])
+    expect(s.ok).toBe(false)
+    expect(s.violations).toEqual([
+      expect.stringMatching(/^the register history is not linearizable: .*stuck at n2#1 read/),
+    ])
+    const text = formatSummary(s)
+    expect(text).toContain('register history   NOT linearizable: ')
+    expect(text).toContain('      [20, 30] n1#1 write(1) with token 4294967297 -> 1')
+    expect(text).toContain('      [40, 42] n2#1 read with token 4294967298 -> 0')
+  })
+
   it('an interrupted run is summed up as partial, until the interrupt', () => {
     const full = summarize(baseRun())
     expect(full.partial).toBeUndefined()

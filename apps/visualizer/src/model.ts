@@ -147,6 +147,29 @@ export interface TimelineItem {
   after?: number
 }
 
+/**
+ * One operation of a history that is not linearizable, as the trace's `historyCheck` carries it
+ * (the cluster writes it): drawn as an interval on its process line.
+ */
+export interface HistoryOperation {
+  process: ProcessId
+  /** Who invoked it (the cluster's `node#pid`). */
+  client: string
+  /** Invocation and completion (ms on the trace's clock); no completion: pending to the end. */
+  from: number
+  to?: number
+  label: string
+}
+
+/** A model's verdict on the run's history; `operations` is its failing sub-history, if any. */
+export interface HistoryVerdict {
+  model: string
+  verdict: 'linearizable' | 'not-linearizable' | 'unknown'
+  message?: string
+  minimal?: boolean
+  operations: HistoryOperation[]
+}
+
 export interface Diagram {
   format: 'sd-trace' | 'shiviz'
   /** A line under the title: seed, counts. */
@@ -172,6 +195,8 @@ export interface Diagram {
   skipped: number
   /** Whether the vector clocks were read from the input (ShiViz) or computed from the messages. */
   clocksFrom: 'input' | 'messages'
+  /** The trace's `historyCheck`: the run's history judged per model (absent without one). */
+  histories?: HistoryVerdict[]
 }
 
 export class InputError extends Error {

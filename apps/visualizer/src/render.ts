@@ -3,6 +3,7 @@ import type { LaneSegment } from './annotations.js'
 import { arrowLabel, markLabel } from './annotations.js'
 import type { Tick } from './axis.js'
 import { drawFaults, type Faults } from './bands.js'
+import { drawHistories } from './history-view.js'
 import { LabelSpace } from './label-space.js'
 import type { Layout } from './layout.js'
 import { STEP } from './layout.js'
@@ -373,6 +374,9 @@ export function renderDiagram(
     el('title', {}, g).textContent = `message #${dup.messageId} duplicated by the network`
     drawing.duplicates.set(dup, g)
   }
+
+  // A non-linearizable history's operations, over the marks (the trace's `historyCheck`).
+  drawHistories(d, lay, el('g', { class: 'histories' }, svg))
 
   // Process names on top of everything, in a column the page keeps in sight when scrolled.
   const labels = el('g', { class: 'labels' })

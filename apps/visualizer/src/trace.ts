@@ -4,6 +4,7 @@ import type { Diagram, VizMessage } from './model.js'
 import { type Build, newBuild } from './trace-build.js'
 import { checkDocument, type Entry, timeOrder } from './trace-entries.js'
 import { readHeal, readLoss, readMark, readNodeEvent, readPartition } from './trace-faults.js'
+import { historyTitle, readHistoryCheck } from './trace-history.js'
 import { arrowsOf, readDeliver, readDrop, readDuplicate, readSend } from './trace-messages.js'
 import { formatTime } from './units.js'
 
@@ -24,13 +25,14 @@ export function traceToDiagram(doc: unknown): Diagram {
     const e = raw[index]!
     readerOf(e.type)(b, index, e)
   }
+  const histories = readHistoryCheck(doc)
   const messages = arrowsOf(b)
   assignClocks(b.events, b.processes, (d) =>
     d.messageId ? b.sends.get(d.messageId)?.send : undefined,
   )
   return {
     format: 'sd-trace',
-    title: titleOf(b, messages, raw, seed),
+    title: titleOf(b, messages, raw, seed) + historyTitle(histories),
     processes: b.processes,
     events: b.events,
     messages,
@@ -46,6 +48,7 @@ export function traceToDiagram(doc: unknown): Diagram {
     messageTypes: [...new Set([...b.types, ...messages.map((m) => m.type)])].sort(),
     skipped: b.skipped,
     clocksFrom: 'messages',
+    ...(histories === undefined ? {} : { histories }),
   }
 }
 

@@ -45,6 +45,7 @@ export {
   MutexAbortedError,
   MutexTimeoutError,
 } from './errors.js'
+export { lockHistoryFromTrace } from './history.js'
 export * from './lamport/index.js'
 export * from './maekawa/index.js'
 export * from './quorum/index.js'

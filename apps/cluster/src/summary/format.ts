@@ -1,5 +1,6 @@
 /** The summary in words, for the terminal. */
 import type { Summary } from '../summary.js'
+import { describeOperation } from './linearizability.js'
 
 export function formatSummary(s: Summary): string {
   const lines: string[] = []
@@ -19,6 +20,22 @@ export function formatSummary(s: Summary): string {
   lines.push(
     `  operations         ${ops.total}: ${ops.ok} ok, ${ops.fail} failed, ${ops.info} indeterminate (${ops.okByKind.acquire} acquires, ${ops.okByKind.read} reads, ${ops.okByKind.write} writes, ${ops.okByKind.release} releases ok)`,
   )
+  for (const v of s.linearizability) {
+    const what =
+      v.verdict === 'linearizable'
+        ? 'linearizable'
+        : v.verdict === 'unknown'
+          ? `unknown: ${v.message}`
+          : `NOT linearizable: ${v.message}`
+    lines.push(
+      `  ${`${v.model} history`.padEnd(18)} ${what} (${v.operations} operations, checked in ${v.checkMs} ms)`,
+    )
+    if (v.counterexample === undefined) continue
+    lines.push(
+      `    ${v.minimal ? 'minimal failing sub-history (drop any one operation and it passes)' : 'failing sub-history'}, ms on the run's clock:`,
+    )
+    for (const o of v.counterexample) lines.push(`      ${describeOperation(o)}`)
+  }
   lines.push(
     `  terms              ${s.terms} with a leader (highest ${s.maxTerm}): ${s.leaders.map((l) => `${l.term}:${l.leader}`).join(' ')}`,
   )

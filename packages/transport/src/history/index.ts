@@ -21,6 +21,7 @@ export {
   type LockClient,
   type LockGrant,
   type LockInput,
+  type LockModelOptions,
   type LockOutput,
   type LockState,
   lockModel,

@@ -174,4 +174,26 @@ describe('the lock with leases', () => {
     // Without the release, b's grant overlaps a's lease.
     expect(checkHistory(lock, [history[0]!, history[2]!]).verdict).toBe('not-linearizable')
   })
+
+  it('with stray releases ignored, two holders shrink to their grants, not to a lone release', () => {
+    // a's lease ends at 5, c holds from 7 and a releases late; b is granted while c holds.
+    const history = [
+      acquire('a', 0, 1, 1, 5),
+      acquire('c', 6, 7, 2, 100),
+      release('a', 8, 9, 1),
+      acquire('b', 10, 11, 3, 200),
+    ]
+    const strict = checkHistory(lock, history)
+    const lenient = checkHistory(lockModel({ strayRelease: 'ignore' }), history)
+    expect(strict.verdict).toBe('not-linearizable')
+    expect(lenient.verdict).toBe('not-linearizable')
+    if (strict.verdict !== 'not-linearizable' || lenient.verdict !== 'not-linearizable') return
+    // Strict: without a's acquire, a's release is of a token never granted: it fails alone.
+    expect(strict.counterexample).toEqual([history[2]])
+    expect(lenient.counterexample).toEqual([history[1], history[3]])
+    expect(
+      checkHistory(lockModel({ strayRelease: 'ignore' }), [release('a', 0, 1, 9)]).verdict,
+    ).toBe('linearizable')
+    expect(() => lockModel({ strayRelease: 'maybe' as 'fail' })).toThrow(/strayRelease/)
+  })
 })

@@ -8,6 +8,7 @@
  * free then or the previous lease had ended by then. A pending acquire is taken to have granted
  * nothing anyone relied on (its client never learned its token); that can only accept more.
  */
+import { InvalidArgumentError } from '../../errors.js'
 import { partitionBy } from '../check.js'
 import { combineHashes, hashValue } from '../hash.js'
 import type { Model } from '../types.js'
@@ -36,7 +37,22 @@ export interface LockState {
 
 const FREE: LockState = { holder: undefined, token: 0, leaseEnd: 0, lastToken: 0 }
 
-export function lockModel(): Model<LockState, LockInput, LockOutput> {
+export interface LockModelOptions {
+  /**
+   * A release of a token above every token granted so far (its acquire is not in the history):
+   * `'fail'` (the default: a token never granted cannot be released) or `'ignore'` (a no-op). With
+   * `'ignore'` a failing history shrinks to the grants that overlap, not to a lone release whose
+   * acquire was dropped; use it for histories whose releases come from their holders.
+   */
+  strayRelease?: 'fail' | 'ignore'
+}
+
+export function lockModel(options: LockModelOptions = {}): Model<LockState, LockInput, LockOutput> {
+  const ignoreStray = options.strayRelease === 'ignore'
+  if (options.strayRelease !== undefined && !ignoreStray && options.strayRelease !== 'fail')
+    throw new InvalidArgumentError(
+      `lockModel: strayRelease must be 'fail' or 'ignore', got ${String(options.strayRelease)}`,
+    )
   return {
     name: 'lock',
     init: () => FREE,
@@ -51,8 +67,8 @@ export function lockModel(): Model<LockState, LockInput, LockOutput> {
       if (state.holder === input.client && state.token === input.token)
         return { ok: true, state: { ...state, holder: undefined } }
       // The release of a holding already ended (expired, or released) changes nothing; a token
-      // never granted cannot be released.
-      return { ok: input.token <= state.lastToken, state }
+      // never granted cannot be released (unless stray releases are ignored).
+      return { ok: ignoreStray || input.token <= state.lastToken, state }
     },
     equal: (a, b) =>
       a.holder === b.holder &&
