@@ -13,6 +13,22 @@ export const cmhCheck: CheckSpec = {
   // Exhausted at n = 2 and 3 (60 and about 4,100 states); bounded at n = 4 by 100 schedules (the
   // space is far larger: 300 schedules reach about 13,000 states).
   defaults: (n) => ({ depth: 120, reduction: false, ...(n === 4 ? { maxSchedules: 100 } : {}) }),
+  liveness(n) {
+    const processes = ringWorkload(n, { startAt: (i) => (i - 1) * WORK_MS }).processes
+    return [
+      {
+        name: 'every process finishes or is aborted (no deadlock is left standing)',
+        holds: ({ events }) =>
+          processes.every((p) =>
+            (events as readonly TimedDeadlockEvent[]).some(
+              (e) =>
+                (e.event.type === 'finished' || e.event.type === 'aborted') &&
+                e.event.process === p.id,
+            ),
+          ),
+      },
+    ]
+  },
   build(n) {
     const workload = ringWorkload(n, { startAt: (i) => (i - 1) * WORK_MS })
     return {
