@@ -24,6 +24,7 @@ import {
   describe,
   figuresOf,
   statesPerSecond,
+  type Timed,
 } from './figures.js'
 import { type CheckSpec, checks } from './index.js'
 import { livenessFailed, livenessLines, replayCommand } from './liveness.js'
@@ -99,7 +100,9 @@ export function runCheck(args: readonly string[], io: Io): number {
       ? explore(scenario, options)
       : explorePctRuns(scenario, { runs: pct, d: 3 }, options)
   const elapsedMs = Math.round(performance.now() - started)
-  const compared = values.compare ? compareStateless(safety, options) : undefined
+  const compared = values.compare
+    ? compareSearches(safety, options, goals.length === 0 ? { result, elapsedMs } : undefined)
+    : undefined
   const violations = result.counterexample ? [result.counterexample.message] : []
   const lasso = result.liveness?.find((goal) => goal.lasso !== undefined)?.lasso
   // The counterexample replayed (shrunk, then virtual-time order), else a lasso exactly.
@@ -121,6 +124,7 @@ export function runCheck(args: readonly string[], io: Io): number {
         bounds: {
           depth: options.depth ?? 100,
           faults,
+          ...(options.faults === undefined ? {} : { faultBudget: options.faults }),
           maxSchedules: options.maxSchedules ?? 100_000,
           ...(options.until === undefined ? {} : { until: options.until }),
         },
@@ -136,14 +140,14 @@ export function runCheck(args: readonly string[], io: Io): number {
             ? { ...goal, replay: replayCommand(spec.scenario, n, goal.lasso.schedule) }
             : goal,
         ),
-        ...(compared ? { compare: comparisonJson(result, compared) } : {}),
+        ...(compared ? { compare: comparisonJson(compared) } : {}),
       }),
     )
     return failed ? 1 : 0
   }
   io.out(`check ${spec.scenario} (n=${n}): ${whatAt(spec, n)}`)
-  io.out(describe({ result, options, faults, pct: pct !== undefined, elapsedMs, reduction }))
-  if (compared) for (const line of comparisonLines(result, compared)) io.out(line)
+  io.out(describe({ result, options, pct: pct !== undefined, elapsedMs, reduction }))
+  if (compared) for (const line of comparisonLines(compared)) io.out(line)
   if (result.liveness !== undefined)
     for (const line of livenessLines(result.liveness, spec.scenario, n)) io.out(line)
   if (!result.counterexample) {
@@ -183,11 +187,25 @@ function diagramOf(replayed: Replay, io: Io): string {
   })
 }
 
-/** --compare: the stateless sleep-set search on the same safety scenario and bounds. */
-function compareStateless(scenario: ExploreScenario, options: ExploreOptions): Comparison {
-  const started = performance.now()
-  const result = explore(scenario, { ...options, stateful: false })
-  return { result, elapsedMs: Math.round(performance.now() - started) }
+/**
+ * --compare: the safety scenario searched stateful and stateless on the same bounds; the run
+ * itself stands for one side when it was that search without liveness goals.
+ */
+function compareSearches(
+  scenario: ExploreScenario,
+  options: ExploreOptions,
+  run: Timed | undefined,
+): Comparison {
+  const timed = (stateful: boolean): Timed => {
+    const started = performance.now()
+    const result = explore(scenario, { ...options, stateful })
+    return { result, elapsedMs: Math.round(performance.now() - started) }
+  }
+  const stateful = run?.result.mode === 'stateful' ? run : timed(true)
+  return {
+    stateful: stateful.result.mode === 'stateful' ? stateful : undefined,
+    stateless: run?.result.mode === 'stateless' ? run : timed(false),
+  }
 }
 
 /**

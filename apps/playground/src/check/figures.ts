@@ -49,14 +49,13 @@ export function exhaustedText(result: ExploreResult, pct: boolean): string {
 export interface RunFigures {
   result: ExploreResult
   options: ExploreOptions
-  faults: number
   pct: boolean
   elapsedMs: number
   /** Whether the sleep-set reduction was on (liveness goals turn it off). */
   reduction: boolean
 }
 
-export function describe({ result, options, faults, pct, elapsedMs, reduction }: RunFigures) {
+export function describe({ result, options, pct, elapsedMs, reduction }: RunFigures) {
   const time = `${(elapsedMs / 1000).toFixed(1)} s`
   const sleep = reduction ? 'sleep sets on' : 'sleep sets off'
   const search =
@@ -67,43 +66,82 @@ export function describe({ result, options, faults, pct, elapsedMs, reduction }:
   return [
     ...(pct ? [] : [search]),
     `schedules: ${result.schedules} (${exhaustedText(result, pct)}); cut by the depth bound ${options.depth ?? 100}: ${result.cutByDepth}`,
-    `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected at most: ${faults}`,
+    `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected per schedule at most: ${faultBudget(options)}`,
     ...(others.length === 0
       ? []
       : [`also: ${others.map(([key, value]) => `${key} ${String(value)}`).join(', ')}`]),
   ].join('\n')
 }
 
-/** The stateless sleep-set search on the same spec and bounds, beside the run (--compare). */
-export interface Comparison {
+/** The explorer's fault budget in words: the spec's own (a token ring's one loss) or --faults. */
+function faultBudget(options: ExploreOptions): string {
+  const kinds = Object.entries(options.faults ?? {}).filter(
+    ([kind, count]) => kind !== 'total' && (count ?? 0) > 0,
+  )
+  if (kinds.length === 0) return '0'
+  const total = options.faults?.total
+  const each = kinds.map(([kind, count]) => `${kind} ${count}`).join(', ')
+  return total === undefined ? each : `${each}; ${total} in all`
+}
+
+/** A search's result and its wall time. */
+export interface Timed {
   result: ExploreResult
   elapsedMs: number
 }
 
-/** `a / b` to one decimal, or "n/a" when b is 0. */
+/**
+ * --compare: the safety search (no liveness goals, sleep sets as the spec says) run both ways on
+ * the same spec and bounds, stateful (undefined when a protocol has no snapshot) and stateless.
+ */
+export interface Comparison {
+  stateful: Timed | undefined
+  stateless: Timed
+}
+
+/** `a / b` to one decimal, or null when b is 0. */
 function ratio(a: number, b: number): number | null {
   return b === 0 ? null : Math.round((a / b) * 10) / 10
 }
 
-export function comparisonJson(run: ExploreResult, other: Comparison) {
+const side = ({ result, elapsedMs }: Timed) => ({ ...figuresOf(result), elapsedMs })
+
+export function comparisonJson({ stateful, stateless }: Comparison) {
   return {
-    search: other.result.mode,
-    ...figuresOf(other.result),
-    elapsedMs: other.elapsedMs,
-    // How many times the work of the run the stateless search did (null: nothing to divide by).
-    ratio: {
-      transitions: ratio(other.result.transitions, run.transitions),
-      steps: ratio(other.result.steps, run.steps),
-    },
+    stateless: side(stateless),
+    ...(stateful === undefined
+      ? {}
+      : {
+          stateful: side(stateful),
+          // How many times the stateful search's work the stateless one did (null: 0 to divide by).
+          ratio: {
+            transitions: ratio(stateless.result.transitions, stateful.result.transitions),
+            steps: ratio(stateless.result.steps, stateful.result.steps),
+          },
+        }),
   }
 }
 
-export function comparisonLines(run: ExploreResult, other: Comparison): string[] {
-  const c = other.result
-  const { ratio: r } = comparisonJson(run, other)
+function sideLine(name: string, { result, elapsedMs }: Timed): string {
+  const states = result.mode === 'stateful' ? `${result.states} states, ` : ''
+  return `compare: ${name}: ${states}${result.schedules} schedules, ${result.transitions} transitions, ${result.steps} steps executed in ${(elapsedMs / 1000).toFixed(1)} s; ${result.exhausted ? 'exhausted' : 'NOT exhausted'}`
+}
+
+export function comparisonLines(comparison: Comparison): string[] {
+  const { stateful, stateless } = comparison
+  const lines = ['compare: the safety search (no liveness goals), same bounds, both ways:']
+  if (stateful === undefined)
+    return [
+      ...lines,
+      'compare: stateful: none (a protocol has no snapshot)',
+      sideLine('stateless', stateless),
+    ]
+  const r = comparisonJson(comparison).ratio!
   const times = (x: number | null) => (x === null ? 'n/a' : `${x}x`)
   return [
-    `compare: stateless sleep-set search, same bounds: ${c.schedules} schedules (${exhaustedText(c, false)}), ${c.transitions} transitions, ${c.steps} steps executed, in ${(other.elapsedMs / 1000).toFixed(1)} s`,
-    `compare: stateless / this run: transitions ${times(r.transitions)}, steps executed ${times(r.steps)}${run.mode === 'stateless' ? ' (this run was stateless too)' : ''}`,
+    ...lines,
+    sideLine('stateful', stateful),
+    sideLine('stateless', stateless),
+    `compare: stateless / stateful: transitions ${times(r.transitions)}, steps executed ${times(r.steps)}${stateless.result.exhausted || !stateful.result.exhausted ? '' : ' (at least: the stateless search stopped at its bound)'}`,
   ]
 }

@@ -39,7 +39,7 @@ export function everyAskerServed(
   excuse: Excuse,
 ): LivenessGoal {
   return {
-    name: `every request is served: ${askers.map(String).join(', ')} each enter and leave${excuse === 'nothing' ? '' : ` (unless ${excuse === 'crash' ? 'a node crashed' : 'a message was lost or a node crashed'})`}`,
+    name: `every request is served: ${askers.map(String).join(', ')} ${askers.length === 1 ? 'enters and leaves' : 'each enter and leave'}${excuse === 'nothing' ? '' : ` (unless ${excuse === 'crash' ? 'a node crashed' : 'a message was lost or a node crashed'})`}`,
     holds: (state) =>
       excused(state.net, nodes, excuse) ||
       askers.every(
@@ -91,10 +91,8 @@ export function everyBroadcastDelivered(
 /** Clock synchronization: every node of `owed` adjusted its clock or reported the sync failed. */
 export function everyClientSettled(owed: readonly NodeId[]): LivenessGoal {
   return {
-    name: `every client settles: ${owed.map(String).join(', ')} each adjust or report sync-failed`,
+    name: `every client settles: ${owed.map(String).join(', ')} ${owed.length === 1 ? 'adjusts or reports' : 'each adjust or report'} sync-failed`,
     holds: (state) =>
-      owed.every(
-        (id) => emitted(state, id, 'adjusted') + emitted(state, id, 'sync-failed') >= 1,
-      ),
+      owed.every((id) => emitted(state, id, 'adjusted') + emitted(state, id, 'sync-failed') >= 1),
   }
 }

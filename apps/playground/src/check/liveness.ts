@@ -23,7 +23,7 @@ export function livenessLines(
   scenario: string,
   n: number,
 ): string[] {
-  const lines = ['liveness (fair runs, on the stateful search\'s state graph):']
+  const lines = ["liveness (fair runs, on the stateful search's state graph):"]
   for (const goal of results) {
     const verdict = goal.verdict === 'lasso' ? 'LASSO' : goal.verdict
     const unreached = goal.unreached > 0 ? `; ${goal.unreached} states stopped at a bound` : ''

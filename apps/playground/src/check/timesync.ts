@@ -48,9 +48,7 @@ export const cristianCheck: CheckSpec = {
   minN: 2,
   maxN: 3,
   defaults: { depth: 80 },
-  liveness: (n) => [
-    everyClientSettled(Array.from({ length: n - 1 }, (_, i): NodeId => i + 2)),
-  ],
+  liveness: (n) => [everyClientSettled(Array.from({ length: n - 1 }, (_, i): NodeId => i + 2))],
   build(n) {
     const nodes = Array.from({ length: n }, (_, i): NodeId => i + 1)
     const clients = nodes.filter((id) => id !== SERVER)
