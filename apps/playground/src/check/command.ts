@@ -45,7 +45,12 @@ function integer(flag: string, text: string, min: number, max: number): number {
   return value
 }
 
-export function runCheck(args: readonly string[], io: Io): number {
+/** `registry`: the specs to choose from (the tests add broken variants); default every spec. */
+export function runCheck(
+  args: readonly string[],
+  io: Io,
+  registry: readonly CheckSpec[] = checks,
+): number {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -65,13 +70,13 @@ export function runCheck(args: readonly string[], io: Io): number {
     },
   })
   if (values.help) {
-    const spec = positionals.length === 1 ? find(positionals[0]!) : undefined
+    const spec = positionals.length === 1 ? find(positionals[0]!, registry) : undefined
     io.out(spec ? checkSpecHelp(spec) : CHECK_USAGE)
     return 0
   }
-  const names = checks.map((c) => c.scenario).join(', ')
+  const names = registry.map((c) => c.scenario).join(', ')
   if (positionals.length !== 1) throw new UsageError(`check takes one scenario (one of ${names})`)
-  const spec = find(positionals[0]!)
+  const spec = find(positionals[0]!, registry)
   if (values.trace !== undefined) checkTraceTarget(values.trace)
   const n = values.n === undefined ? spec.defaultN : integer('--n', values.n, spec.minN, spec.maxN)
   const faults = values.faults === undefined ? 0 : integer('--faults', values.faults, 0, 5)
@@ -252,11 +257,11 @@ function replaySchedule(
   return replayed.violation === undefined && replayed.skipped.length === 0 ? 0 : 1
 }
 
-function find(name: string): CheckSpec {
-  const spec = checks.find((c) => c.scenario === name)
+function find(name: string, registry: readonly CheckSpec[]): CheckSpec {
+  const spec = registry.find((c) => c.scenario === name)
   if (spec === undefined)
     throw new UsageError(
-      `sd check knows ${checks.map((c) => c.scenario).join(', ')}; ${JSON.stringify(name)} is not one of them`,
+      `sd check knows ${registry.map((c) => c.scenario).join(', ')}; ${JSON.stringify(name)} is not one of them`,
     )
   return spec
 }

@@ -25,14 +25,18 @@ export const tokenRingCheck: CheckSpec = {
   defaults: { depth: 120, until: TOKEN_RING_UNTIL_MS, faults: { loss: 1 } },
   liveness: (n) => [everyAskerServed(idsOf(n), idsOf(n), 'crash')],
   build(n) {
-    return mutexScenario(
-      tokenRing({
-        holdMs: HOLD_MS,
-        ackTimeoutMs: ACK_TIMEOUT_MS,
-        lostTokenTimeoutMs: LOST_TOKEN_MS,
-      }),
-      n,
-      { until: TOKEN_RING_UNTIL_MS, liveness: false },
-    )
+    return tokenRingScenario(n, tokenRing(TOKEN_RING))
   },
+}
+
+/** The spec's token ring settings. */
+export const TOKEN_RING = {
+  holdMs: HOLD_MS,
+  ackTimeoutMs: ACK_TIMEOUT_MS,
+  lostTokenTimeoutMs: LOST_TOKEN_MS,
+}
+
+/** The spec's scenario around any token-ring-shaped factory (the tests pass broken ones). */
+export function tokenRingScenario(n: number, factory: ReturnType<typeof tokenRing>) {
+  return mutexScenario(factory, n, { until: TOKEN_RING_UNTIL_MS, liveness: false })
 }
