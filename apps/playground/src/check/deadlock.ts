@@ -69,7 +69,7 @@ export function deadlockScenario(
 }
 
 /** Liveness: every process finishes, or (detection) is aborted as a victim. */
-function settles(n: number, prevention: boolean): LivenessGoal {
+export function settles(n: number, prevention: boolean): LivenessGoal {
   const processes = workloadOf(n).processes
   const done = prevention ? ['finished'] : ['finished', 'aborted']
   return {
@@ -111,8 +111,8 @@ export const centralizedDetectionCheck: CheckSpec = {
   defaultN: 3,
   minN: 2,
   maxN: 3,
-  // Bounded: 200 schedules (about 3,300 states).
-  defaults: { depth: 150, reduction: false, until: CENTRAL_UNTIL_MS, maxSchedules: 200 },
+  // Exhausted at n = 3 (about 7,500 states).
+  defaults: { depth: 150, reduction: false, until: CENTRAL_UNTIL_MS },
   liveness: (n) => [settles(n, false)],
   build(n) {
     return deadlockScenario(n, centralizedDetection(true), {

@@ -38,42 +38,50 @@ export const ntpCheck: CheckSpec = {
   maxN: 5,
   defaults: { depth: 100, until: NTP_UNTIL_MS },
   liveness: (n) => [everyClientSettled(clientsOf(n))],
-  build(n): ExploreScenario<NtpSimEvent> {
-    const clients = clientsOf(n)
-    return {
-      setup(net) {
-        for (const id of NTP_SERVERS)
-          net.addNode(id, { offset: id === FALSETICKER ? FALSE_MS : 0, drift: 0 })
-        clients.forEach((id, i) => net.addNode(id, CLIENT_CLOCKS[i]!))
-        net.launch(
-          [...NTP_SERVERS, ...clients],
-          ntpSim({ servers: NTP_SERVERS, pollMs: POLL_MS, replyTimeoutMs: REPLY_TIMEOUT_MS }),
-        )
-      },
-      invariant({ events }) {
-        // Marzullo's promise: a falseticker is told apart when most of the servers heard keep
-        // true time. A client that heard only it (the others' replies held past the timeout)
-        // trusts it, rightly by the algorithm's lights: its corrections are not judged then.
-        const misled = new Set<NodeId>()
-        const judged: Array<TimedEvent<NtpSimEvent>> = []
-        for (const e of events) {
-          const { node, event } = e
-          if (event.type === 'ntp-selection') {
-            const heard = [...event.truechimers, ...event.falsetickers]
-            const trueHeard = heard.filter((id) => id !== FALSETICKER).length
-            const trusted = event.truechimers.includes(FALSETICKER)
-            if (trusted && trueHeard > heard.length - trueHeard)
-              return `node ${String(node)} counts the falseticker ${String(FALSETICKER)} among its truechimers, though ${trueHeard} of the ${heard.length} servers it heard keep true time`
-            if (trusted) misled.add(node)
-            else misled.delete(node)
-          }
-          if (!(event.type === 'adjusted' && misled.has(node))) judged.push(e)
-        }
-        const verdict = checkClockSync(judged, { referenceAt: (_s, t) => t, epsilonMs: EPSILON })
-        return verdict.ok ? undefined : describeClockSync(verdict.violations[0]!)
-      },
-    }
+  build(n) {
+    return ntpScenario(
+      n,
+      ntpSim({ servers: NTP_SERVERS, pollMs: POLL_MS, replyTimeoutMs: REPLY_TIMEOUT_MS }),
+    )
   },
+}
+
+/** The NTP spec's scenario around any ntpSim-shaped factory (the tests pass broken ones). */
+export function ntpScenario(
+  n: number,
+  factory: ReturnType<typeof ntpSim>,
+): ExploreScenario<NtpSimEvent> {
+  const clients = clientsOf(n)
+  return {
+    setup(net) {
+      for (const id of NTP_SERVERS)
+        net.addNode(id, { offset: id === FALSETICKER ? FALSE_MS : 0, drift: 0 })
+      for (const [i, id] of clients.entries()) net.addNode(id, CLIENT_CLOCKS[i]!)
+      net.launch([...NTP_SERVERS, ...clients], (self: NodeId) => factory(self))
+    },
+    invariant({ events }) {
+      // Marzullo's promise: a falseticker is told apart when most of the servers heard keep
+      // true time. A client that heard only it (the others' replies held past the timeout)
+      // trusts it, rightly by the algorithm's lights: its corrections are not judged then.
+      const misled = new Set<NodeId>()
+      const judged: Array<TimedEvent<NtpSimEvent>> = []
+      for (const e of events) {
+        const { node, event } = e
+        if (event.type === 'ntp-selection') {
+          const heard = [...event.truechimers, ...event.falsetickers]
+          const trueHeard = heard.filter((id) => id !== FALSETICKER).length
+          const trusted = event.truechimers.includes(FALSETICKER)
+          if (trusted && trueHeard > heard.length - trueHeard)
+            return `node ${String(node)} counts the falseticker ${String(FALSETICKER)} among its truechimers, though ${trueHeard} of the ${heard.length} servers it heard keep true time`
+          if (trusted) misled.add(node)
+          else misled.delete(node)
+        }
+        if (!(event.type === 'adjusted' && misled.has(node))) judged.push(e)
+      }
+      const verdict = checkClockSync(judged, { referenceAt: (_s, t) => t, epsilonMs: EPSILON })
+      return verdict.ok ? undefined : describeClockSync(verdict.violations[0]!)
+    },
+  }
 }
 
 const HOLD_BACK_MS = 5
@@ -103,32 +111,38 @@ export const temporalOrderCheck: CheckSpec = {
         ),
     },
   ],
-  build(n): ExploreScenario<TemporalEvent<string>> {
-    const members = Array.from({ length: n }, (_, i): NodeId => i + 1)
-    return {
-      setup(net) {
-        net.launch(members, (self: NodeId) =>
-          temporalOrder<string>({ holdBackMs: HOLD_BACK_MS })(self),
-        )
-        net.request(1, { type: 'broadcast', payload: 'a' })
-        net.request(2, { type: 'broadcast', payload: 'b' }, SECOND_AT_MS)
-      },
-      invariant({ events }) {
-        for (const id of members) {
-          const mine = deliveries(events, id)
-          const timely = mine.filter((d) => !d.late)
-          for (const d of mine) {
-            if (!d.late && d.atMs < d.ts + HOLD_BACK_MS - EPSILON)
-              return `node ${String(id)} delivered ${d.payload} at ${d.atMs} ms, before its timestamp ${d.ts} + Δ`
-            if (d.late && d.atMs <= d.ts + HOLD_BACK_MS)
-              return `node ${String(id)} marked ${d.payload} late at ${d.atMs} ms, within its hold-back`
-          }
-          for (const [i, d] of timely.entries())
-            if (i > 0 && after(timely[i - 1]!, d))
-              return `node ${String(id)} delivered ${timely[i - 1]!.payload} before ${d.payload}, out of timestamp order`
-        }
-        return undefined
-      },
-    }
+  build(n) {
+    return temporalScenario(n, HOLD_BACK_MS)
   },
+}
+
+/** The spec's scenario, the members holding back `holdBackMs` (the tests pass 0), judged by Δ. */
+export function temporalScenario(
+  n: number,
+  holdBackMs: number,
+): ExploreScenario<TemporalEvent<string>> {
+  const members = Array.from({ length: n }, (_, i): NodeId => i + 1)
+  return {
+    setup(net) {
+      net.launch(members, (self: NodeId) => temporalOrder<string>({ holdBackMs })(self))
+      net.request(1, { type: 'broadcast', payload: 'a' })
+      net.request(2, { type: 'broadcast', payload: 'b' }, SECOND_AT_MS)
+    },
+    invariant({ events }) {
+      for (const id of members) {
+        const mine = deliveries(events, id)
+        const timely = mine.filter((d) => !d.late)
+        for (const d of mine) {
+          if (!d.late && d.atMs < d.ts + HOLD_BACK_MS - EPSILON)
+            return `node ${String(id)} delivered ${d.payload} at ${d.atMs} ms, before its timestamp ${d.ts} + Δ`
+          if (d.late && d.atMs <= d.ts + HOLD_BACK_MS)
+            return `node ${String(id)} marked ${d.payload} late at ${d.atMs} ms, within its hold-back`
+        }
+        for (const [i, d] of timely.entries())
+          if (i > 0 && after(timely[i - 1]!, d))
+            return `node ${String(id)} delivered ${timely[i - 1]!.payload} before ${d.payload}, out of timestamp order`
+      }
+      return undefined
+    },
+  }
 }
