@@ -249,7 +249,9 @@ function replaySchedule(
       io.out(`skipped (not pending when their turn came): ${replayed.skipped.join(' ')}`)
     io.out(replayed.violation ? `VIOLATION: ${replayed.violation}` : 'invariant held')
     for (const goal of goals)
-      io.out(`liveness ${goal.name}: ${goal.holds ? 'reached' : 'not reached'} at the end`)
+      io.out(
+        `liveness: ${goal.name}: ${goal.holds ? 'reached' : 'not reached'} at the end of the replay`,
+      )
     io.out('')
     io.out(diagramOf(replayed, io))
     if (values.trace !== undefined) io.out(`trace of the replay written to ${values.trace}`)

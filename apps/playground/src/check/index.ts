@@ -1,6 +1,7 @@
 import { berkeleyCheck } from './berkeley.js'
 import { causalOrderCheck, totalOrderCheck } from './clocks.js'
 import { centralizedDetectionCheck, cmhCheck, waitDieCheck, woundWaitCheck } from './deadlock.js'
+import { cmhGraphCheck } from './deadlock-graph.js'
 import { changRobertsCheck } from './election.js'
 import { bullyCheck } from './election-faults.js'
 import { majorityCheck } from './election-majority.js'
@@ -37,6 +38,7 @@ export const checks: readonly CheckSpec[] = [
   ntpCheck,
   temporalOrderCheck,
   cmhCheck,
+  cmhGraphCheck,
   centralizedDetectionCheck,
   waitDieCheck,
   woundWaitCheck,

@@ -37,6 +37,20 @@ describe('sd check: the specs of the remaining algorithms exhaust their defaults
     })
 })
 
+describe('sd check deadlock-cmh-graph: the algorithm alone on a fixed graph (stateless)', () => {
+  it('exhausted at n = 3; bounded at its default n = 5, no violation, no liveness goal', () => {
+    expect(JSON.parse(sd('check', 'deadlock-cmh-graph', '--n', '3', '--json').out)).toMatchObject({
+      search: 'stateless',
+      exhausted: true,
+      violations: [],
+      liveness: [],
+    })
+    const { code, out } = sd('check', 'deadlock-cmh-graph', '--json')
+    expect(code, out).toBe(0)
+    expect(JSON.parse(out)).toMatchObject({ n: 5, exhausted: false, schedules: 1000 })
+  })
+})
+
 describe('the remaining specs catch broken variants', () => {
   it('deadlock: the manager with no strategy leaves the cycle standing: a deadlock lasso that replays', () => {
     const scenario = deadlockScenario(3, { kind: 'none' }, { endJudged: false })
