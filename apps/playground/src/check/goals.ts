@@ -63,7 +63,7 @@ export function oneAgreedLeader(
     holds: ({ net, events }) => {
       if (options.from !== undefined && net.now < options.from) return false
       const live = ids.filter((id) => !net.isCrashed(id))
-      const verdict = checkElection(events as ReadonlyArray<TimedEvent<never>>)
+      const verdict = checkElection(events)
       const agreed = agreedLeader(verdict, live)
       return (
         agreed !== undefined && (options.winner === undefined || agreed.leader === options.winner)
