@@ -4,7 +4,7 @@
  * network (who crashed, what was lost), both part of the stateful search's state.
  */
 import { agreedLeader, checkElection } from '@sd/election'
-import type { NodeId, SimNetwork, TimedEvent } from '@sd/transport'
+import type { NodeId, SimNetwork } from '@sd/transport'
 import type { ExploreState, LivenessGoal } from '@sd/transport/explore'
 
 /**
