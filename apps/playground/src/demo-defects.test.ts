@@ -108,7 +108,9 @@ describe('sd check is as helpful as sd run', () => {
     const file = join(dir, 'clean.json')
     const clean = sd('check', 'election-chang-roberts', '--trace', file)
     expect(clean.code).toBe(0)
-    expect(clean.out).toContain(`trace: nothing written to ${file} (no counterexample to replay)`)
+    expect(clean.out).toContain(
+      `trace: nothing written to ${file} (no counterexample or lasso to replay)`,
+    )
     expect(existsSync(file)).toBe(false)
   })
 })

@@ -5,6 +5,7 @@
 import { type BerkeleyEvent, berkeley, checkClockSync } from '@sd/timesync'
 import type { NodeId, TimedEvent } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
+import { everyClientSettled } from './goals.js'
 import type { CheckSpec } from './spec.js'
 import { describeClockSync } from './timesync.js'
 
@@ -32,6 +33,7 @@ export const berkeleyCheck: CheckSpec = {
   maxN: 4,
   // Exhausted at n = 4 (about 320 states; 51 at n = 3).
   defaults: { depth: 80 },
+  liveness: () => [everyClientSettled([MASTER])],
   build(n) {
     return berkeleyScenario(n, berkeley(BERKELEY))
   },

@@ -7,6 +7,7 @@ import {
 } from '@sd/clocks'
 import type { NodeId, TimedEvent } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
+import { everyBroadcastDelivered } from './goals.js'
 import type { CheckSpec } from './spec.js'
 
 type Ev = CausalEvent<string> | TotalOrderEvent<string>
@@ -21,6 +22,7 @@ export const causalOrderCheck: CheckSpec = {
   minN: 2,
   maxN: 4,
   defaults: { depth: 60 },
+  liveness: (n) => [everyBroadcastDelivered(ids(n), n)],
   build(n): ExploreScenario<CausalEvent<string>> {
     const members = ids(n)
     return {
@@ -58,6 +60,7 @@ export const totalOrderCheck: CheckSpec = {
   minN: 2,
   maxN: 3,
   defaults: { depth: 80, maxSchedules: 500_000 },
+  liveness: (n) => [everyBroadcastDelivered(ids(n), 2)],
   build(n): ExploreScenario<TotalOrderEvent<string>> {
     const members = ids(n)
     return {

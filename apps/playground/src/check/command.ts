@@ -4,17 +4,30 @@
  * exhausted within the bounds, and the first counterexample with its diagram.
  */
 import { parseArgs } from 'node:util'
+import { emitsOf } from '@sd/transport'
 import {
   type ExploreOptions,
   type ExploreResult,
+  type ExploreScenario,
   explore,
   explorePctRuns,
+  type Replay,
   replay,
 } from '@sd/transport/explore'
 import { renderDiagram } from '../diagram.js'
 import { checkTraceTarget, writeTraceFile } from '../trace-file.js'
 import { UsageError } from '../usage.js'
+import {
+  type Comparison,
+  comparisonJson,
+  comparisonLines,
+  describe,
+  figuresOf,
+  statesPerSecond,
+  type Timed,
+} from './figures.js'
 import { type CheckSpec, checks } from './index.js'
+import { livenessFailed, livenessLines, replayCommand } from './liveness.js'
 import { defaultsAt, whatAt } from './spec.js'
 import { CHECK_USAGE, checkSpecHelp } from './usage.js'
 
@@ -32,7 +45,12 @@ function integer(flag: string, text: string, min: number, max: number): number {
   return value
 }
 
-export function runCheck(args: readonly string[], io: Io): number {
+/** `registry`: the specs to choose from (the tests add broken variants); default every spec. */
+export function runCheck(
+  args: readonly string[],
+  io: Io,
+  registry: readonly CheckSpec[] = checks,
+): number {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -43,22 +61,28 @@ export function runCheck(args: readonly string[], io: Io): number {
       faults: { type: 'string' },
       'max-schedules': { type: 'string' },
       pct: { type: 'string' },
+      compare: { type: 'boolean' },
+      'no-liveness': { type: 'boolean' },
+      replay: { type: 'string' },
       json: { type: 'boolean' },
       trace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
   if (values.help) {
-    const spec = positionals.length === 1 ? find(positionals[0]!) : undefined
+    const spec = positionals.length === 1 ? find(positionals[0]!, registry) : undefined
     io.out(spec ? checkSpecHelp(spec) : CHECK_USAGE)
     return 0
   }
-  const names = checks.map((c) => c.scenario).join(', ')
+  const names = registry.map((c) => c.scenario).join(', ')
   if (positionals.length !== 1) throw new UsageError(`check takes one scenario (one of ${names})`)
-  const spec = find(positionals[0]!)
+  const spec = find(positionals[0]!, registry)
   if (values.trace !== undefined) checkTraceTarget(values.trace)
   const n = values.n === undefined ? spec.defaultN : integer('--n', values.n, spec.minN, spec.maxN)
   const faults = values.faults === undefined ? 0 : integer('--faults', values.faults, 0, 5)
+  const pct = values.pct === undefined ? undefined : integer('--pct', values.pct, 1, 1_000_000)
+  if (pct !== undefined && values.compare)
+    throw new UsageError('--compare compares two exhaustive searches: not with --pct')
   const options: ExploreOptions = {
     ...defaultsAt(spec, n),
     ...(values.depth === undefined ? {} : { depth: integer('--depth', values.depth, 1, 10_000) }),
@@ -69,61 +93,82 @@ export function runCheck(args: readonly string[], io: Io): number {
       ? {}
       : { faults: { loss: faults, duplicate: faults, crash: faults, total: faults } }),
   }
-  const scenario = spec.build(n)
+  const safety = spec.build(n)
+  if (values.replay !== undefined) return replaySchedule(spec, n, safety, values, io)
+  // Liveness needs the stateful search and PCT runs do not check it; --no-liveness skips it.
+  const goals = pct === undefined && !values['no-liveness'] ? (spec.liveness?.(n) ?? []) : []
+  const scenario: ExploreScenario = goals.length > 0 ? { ...safety, liveness: goals } : safety
   // Wall time only to report a rate (states per second); nothing is decided by it.
   const started = performance.now()
   const result: ExploreResult =
-    values.pct === undefined
+    pct === undefined
       ? explore(scenario, options)
-      : explorePctRuns(
-          scenario,
-          { runs: integer('--pct', values.pct, 1, 1_000_000), d: 3 },
-          options,
-        )
+      : explorePctRuns(scenario, { runs: pct, d: 3 }, options)
   const elapsedMs = Math.round(performance.now() - started)
+  const compared = values.compare
+    ? compareSearches(safety, options, goals.length === 0 ? { result, elapsedMs } : undefined)
+    : undefined
   const violations = result.counterexample ? [result.counterexample.message] : []
+  const lasso = result.liveness?.find((goal) => goal.lasso !== undefined)?.lasso
+  // The counterexample replayed (shrunk, then virtual-time order), else a lasso exactly.
   const replayed = result.counterexample
     ? replay(scenario, result.counterexample.shrunk)
-    : undefined
+    : lasso
+      ? replay(scenario, lasso.schedule, { maxSteps: 0 })
+      : undefined
   if (values.trace !== undefined && replayed)
     writeTraceFile(values.trace, JSON.stringify(replayed.net.traceDocument()))
+  const failed = violations.length > 0 || livenessFailed(result.liveness)
   if (values.json) {
     io.out(
       JSON.stringify({
         scenario: spec.scenario,
         n,
-        mode: values.pct === undefined ? 'exhaustive' : 'pct',
+        mode: pct === undefined ? 'exhaustive' : 'pct',
         bounds: {
           depth: options.depth ?? 100,
           faults,
+          ...(options.faults === undefined ? {} : { faultBudget: options.faults }),
           maxSchedules: options.maxSchedules ?? 100_000,
+          ...(options.until === undefined ? {} : { until: options.until }),
         },
         search: result.mode,
         reduction: result.reduction,
-        states: result.states,
-        transitions: result.transitions,
-        executions: result.executions,
+        ...figuresOf(result),
         elapsedMs,
         statesPerSecond: statesPerSecond(result, elapsedMs),
-        schedules: result.schedules,
-        exhausted: result.exhausted,
-        cutByDepth: result.cutByDepth,
-        terminalStates: result.terminalStates,
-        steps: result.steps,
         violations,
         ...(result.counterexample ? { counterexample: result.counterexample } : {}),
+        liveness: (result.liveness ?? []).map((goal) =>
+          goal.lasso
+            ? { ...goal, replay: replayCommand(spec.scenario, n, goal.lasso.schedule) }
+            : goal,
+        ),
+        ...(compared ? { compare: comparisonJson(compared) } : {}),
       }),
     )
-    return violations.length > 0 ? 1 : 0
+    return failed ? 1 : 0
   }
   io.out(`check ${spec.scenario} (n=${n}): ${whatAt(spec, n)}`)
-  io.out(describe(result, options, faults, values.pct !== undefined, elapsedMs))
+  io.out(describe({ result, options, pct: pct !== undefined, elapsedMs }))
+  if (compared) for (const line of comparisonLines(compared)) io.out(line)
+  if (result.liveness !== undefined)
+    for (const line of livenessLines(result.liveness, spec.scenario, n)) io.out(line)
   if (!result.counterexample) {
     io.out('invariant held in every schedule explored')
-    // Only a counterexample has a run to replay and write.
+    if (lasso && replayed) {
+      io.out('')
+      io.out('the first lasso replayed (its prefix, then its loop twice):')
+      io.out(diagramOf(replayed, io))
+    }
+    // Only a counterexample or a lasso has a run to replay and write.
     if (values.trace !== undefined)
-      io.out(`trace: nothing written to ${values.trace} (no counterexample to replay)`)
-    return 0
+      io.out(
+        replayed
+          ? `trace of the replayed lasso written to ${values.trace}`
+          : `trace: nothing written to ${values.trace} (no counterexample or lasso to replay)`,
+      )
+    return failed ? 1 : 0
   }
   io.out(`VIOLATION: ${result.counterexample.message}`)
   io.out(`schedule: ${result.counterexample.schedule}`)
@@ -132,62 +177,94 @@ export function runCheck(args: readonly string[], io: Io): number {
     `replay:   the shrunk schedule, then virtual-time order${replayed?.violation ? '' : ' (did not break it again!)'}`,
   )
   io.out('')
-  io.out(
-    renderDiagram(replayed!.net.trace, {
-      nodes: replayed!.net.nodeIds,
-      width: io.columns ?? 100,
-      maxRows: 80,
-    }),
-  )
+  io.out(diagramOf(replayed!, io))
   if (values.trace !== undefined)
     io.out(`trace of the replayed counterexample written to ${values.trace}`)
   return 1
 }
 
-function find(name: string): CheckSpec {
-  const spec = checks.find((c) => c.scenario === name)
+function diagramOf(replayed: Replay, io: Io): string {
+  return renderDiagram(replayed.net.trace, {
+    nodes: replayed.net.nodeIds,
+    width: io.columns ?? 100,
+    maxRows: 80,
+  })
+}
+
+/**
+ * --compare: the safety scenario searched stateful and stateless on the same bounds; the run
+ * itself stands for one side when it was that search without liveness goals.
+ */
+function compareSearches(
+  scenario: ExploreScenario,
+  options: ExploreOptions,
+  run: Timed | undefined,
+): Comparison {
+  const timed = (stateful: boolean): Timed => {
+    const started = performance.now()
+    const result = explore(scenario, { ...options, stateful })
+    return { result, elapsedMs: Math.round(performance.now() - started) }
+  }
+  const stateful = run?.result.mode === 'stateful' ? run : timed(true)
+  return {
+    stateful: stateful.result.mode === 'stateful' ? stateful : undefined,
+    stateless: run?.result.mode === 'stateless' ? run : timed(false),
+  }
+}
+
+/**
+ * --replay SCHEDULE: that schedule exactly (a counterexample's, a lasso's), nothing after it;
+ * prints whether the invariant broke, each liveness goal at the end, and the diagram.
+ */
+function replaySchedule(
+  spec: CheckSpec,
+  n: number,
+  scenario: ExploreScenario,
+  values: { json?: boolean | undefined; trace?: string | undefined; replay?: string | undefined },
+  io: Io,
+): number {
+  const replayed = replay(scenario, values.replay!, { maxSteps: 0 })
+  const state = { net: replayed.net, events: emitsOf(replayed.net.trace) }
+  const goals = (spec.liveness?.(n) ?? []).map((goal) => ({
+    name: goal.name,
+    holds: goal.holds(state),
+  }))
+  if (values.trace !== undefined)
+    writeTraceFile(values.trace, JSON.stringify(replayed.net.traceDocument()))
+  if (values.json) {
+    io.out(
+      JSON.stringify({
+        scenario: spec.scenario,
+        n,
+        replay: values.replay,
+        skipped: replayed.skipped,
+        violations: replayed.violation === undefined ? [] : [replayed.violation],
+        liveness: goals,
+      }),
+    )
+  } else {
+    io.out(`replay of ${spec.scenario} (n=${n}): the schedule exactly, nothing after it`)
+    if (replayed.skipped.length > 0)
+      io.out(`skipped (not pending when their turn came): ${replayed.skipped.join(' ')}`)
+    io.out(replayed.violation ? `VIOLATION: ${replayed.violation}` : 'invariant held')
+    for (const goal of goals)
+      io.out(
+        `liveness: ${goal.name}: ${goal.holds ? 'reached' : 'not reached'} at the end of the replay`,
+      )
+    io.out('')
+    io.out(diagramOf(replayed, io))
+    if (values.trace !== undefined) io.out(`trace of the replay written to ${values.trace}`)
+  }
+  return replayed.violation === undefined && replayed.skipped.length === 0 ? 0 : 1
+}
+
+function find(name: string, registry: readonly CheckSpec[]): CheckSpec {
+  const spec = registry.find((c) => c.scenario === name)
   if (spec === undefined)
     throw new UsageError(
-      `sd check knows ${checks.map((c) => c.scenario).join(', ')}; ${JSON.stringify(name)} is not one of them`,
+      `sd check knows ${registry.map((c) => c.scenario).join(', ')}; ${JSON.stringify(name)} is not one of them`,
     )
   return spec
-}
-
-function describe(
-  result: ExploreResult,
-  options: ExploreOptions,
-  faults: number,
-  pct: boolean,
-  elapsedMs: number,
-): string {
-  const exhausted = pct
-    ? 'random (PCT) runs: not exhaustive'
-    : result.exhausted
-      ? 'exhausted within the bounds'
-      : 'NOT exhausted (schedule limit, or stopped at the counterexample)'
-  const search =
-    result.mode === 'stateful'
-      ? `search: stateful (every protocol has a snapshot: each global state expanded once; ${REDUCTIONS[result.reduction]}): ${result.states} states, ${result.transitions} transitions, ${result.executions} executions in ${(elapsedMs / 1000).toFixed(1)} s (${statesPerSecond(result, elapsedMs)} states/s)`
-      : `search: stateless (a protocol without a snapshot: schedules replayed; ${REDUCTIONS[result.reduction]}): ${result.states} states, ${result.executions} executions`
-  return [
-    ...(pct ? [] : [search]),
-    `schedules: ${result.schedules} (${exhausted}); cut by the depth bound ${options.depth ?? 100}: ${result.cutByDepth}`,
-    `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected at most: ${faults}`,
-  ].join('\n')
-}
-
-/** How `describe` names the partial-order reduction that ran. */
-const REDUCTIONS: Record<ExploreResult['reduction'], string> = {
-  dpor: 'source-set DPOR with sleep sets',
-  sleep: 'sleep sets',
-  none: 'no reduction',
-}
-
-/** States expanded per second of wall time (stateful search; 0 for the stateless one). */
-function statesPerSecond(result: ExploreResult, elapsedMs: number): number {
-  return result.mode === 'stateful'
-    ? Math.round((result.states / Math.max(elapsedMs, 1)) * 1000)
-    : 0
 }
 
 export type { CheckSpec }

@@ -2,6 +2,7 @@
 import { bully, type ElectionRequest } from '@sd/election'
 import type { NodeId } from '@sd/transport'
 import { electionScenario } from './election-run.js'
+import { oneAgreedLeader } from './goals.js'
 import type { CheckSpec } from './spec.js'
 
 /** Heartbeats this slow never fire within the bound: elections are started by plan, not by silence. */
@@ -24,6 +25,7 @@ export const bullyCheck: CheckSpec = {
   // Bounded at n = 3: 300 schedules (about 16,000 states; a million states do not exhaust it). --n 2
   // is exhausted (about 1,200 states).
   defaults: { depth: 200, until: BULLY_UNTIL, maxSchedules: 300 },
+  liveness: (n) => [oneAgreedLeader(idsOf(n), { winner: n, from: BULLY_RETURN_AT })],
   build(n) {
     return bullyScenario(n, bully({ heartbeat: QUIET, ...BULLY }))
   },

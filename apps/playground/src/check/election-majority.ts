@@ -5,6 +5,7 @@
 import { majorityElection } from '@sd/election'
 import type { NodeId } from '@sd/transport'
 import { electionScenario } from './election-run.js'
+import { oneAgreedLeader } from './goals.js'
 import type { CheckSpec } from './spec.js'
 
 export const MAJORITY_HEARTBEAT = { intervalMs: 10, timeoutMs: 30 }
@@ -21,6 +22,7 @@ export const majorityCheck: CheckSpec = {
   maxN: 3,
   // Bounded: 100 schedules (about 4,900 states; heartbeats every 10 ms make the space far larger).
   defaults: { depth: 300, until: UNTIL_MS, maxSchedules: 100 },
+  liveness: () => [oneAgreedLeader([1, 2, 3], { from: HEAL_AT })],
   build() {
     return majorityScenario(majorityElection({ heartbeat: MAJORITY_HEARTBEAT }))
   },

@@ -2,6 +2,7 @@
 import { type ElectionRequest, graphOf, ringElection, yoyo } from '@sd/election'
 import type { NodeId } from '@sd/transport'
 import { electionScenario } from './election-run.js'
+import { oneAgreedLeader } from './goals.js'
 import type { CheckSpec } from './spec.js'
 
 /** Heartbeats this slow never fire within the bound: elections are started by plan. */
@@ -20,6 +21,7 @@ export const ringCheck: CheckSpec = {
   maxN: 5,
   // Bounded at n = 4: 150 schedules (about 600 states; 500 schedules reach about 7,800).
   defaults: { depth: 200, until: RING_UNTIL, maxSchedules: 150 },
+  liveness: (n) => [oneAgreedLeader(idsOf(n), { winner: n - 1 })],
   build(n) {
     const ids = idsOf(n)
     const down = ids[n - 1]!
@@ -57,6 +59,7 @@ export const yoyoCheck: CheckSpec = {
   maxN: 5,
   // Exhausted at n = 5 (about 1,800 states; 512 at n = 4).
   defaults: { depth: 200 },
+  liveness: (n) => [oneAgreedLeader(idsOf(n), { winner: 1 })],
   build(n) {
     const ids = idsOf(n)
     const graph = graphOf(

@@ -2,6 +2,7 @@
 import { type ChangRobertsEvent, changRoberts } from '@sd/election'
 import type { NodeId, TimedEvent } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
+import { oneAgreedLeader } from './goals.js'
 import type { CheckSpec } from './spec.js'
 
 /** Heartbeats and the election timeout are this long: no timer is due within UNTIL_MS. */
@@ -25,6 +26,7 @@ export const changRobertsCheck: CheckSpec = {
   minN: 2,
   maxN: 5,
   defaults: { depth: 80, until: UNTIL_MS },
+  liveness: (n) => [oneAgreedLeader(ringOf(n), { winner: n })],
   build(n): ExploreScenario<ChangRobertsEvent> {
     const ring = ringOf(n)
     const max = Math.max(...ring.map(Number))

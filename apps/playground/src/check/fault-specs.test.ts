@@ -1,5 +1,5 @@
 import { type BullyMessage, bully, type MajorityEvent, majorityElection } from '@sd/election'
-import { quorumMutex } from '@sd/mutex'
+import { centralized, quorumMutex } from '@sd/mutex'
 import { type BerkeleyMessage, berkeley } from '@sd/timesync'
 import type { Ctx, Protocol, ProtocolFactory } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
@@ -8,7 +8,14 @@ import { main } from '../cli.js'
 import { BERKELEY, berkeleyCheck, berkeleyScenario } from './berkeley.js'
 import { BULLY, bullyCheck, bullyScenario } from './election-faults.js'
 import { MAJORITY_HEARTBEAT, majorityCheck, majorityScenario } from './election-majority.js'
-import { QUORUM, quorumCheck, quorumScenario } from './mutex-restarts.js'
+import {
+  FAILOVER,
+  failoverCheck,
+  failoverScenario,
+  QUORUM,
+  quorumCheck,
+  quorumScenario,
+} from './mutex-restarts.js'
 import { defaultsAt } from './spec.js'
 
 function sd(...argv: string[]) {
@@ -92,10 +99,25 @@ function rewritingSends<Msg, Req, Ev>(
   }))
 }
 
+/** `factory` whose timers are set for `ms(key, asked)` instead (a defect, for the specs to catch). */
+function wrappingTimers<Msg, Req, Ev>(
+  factory: ProtocolFactory<Msg, Req, Ev>,
+  ms: (key: string, asked: number) => number,
+): ProtocolFactory<Msg, Req, Ev> {
+  return wrapping(factory, (ctx) => ({
+    send: (to, msg) => ctx.send(to, msg),
+    broadcast: (msg) => ctx.broadcast(msg),
+    emit: (event) => ctx.emit(event),
+    setTimer: (key, asked) => ctx.setTimer(key, ms(key, asked)),
+  }))
+}
+
 /** `factory` whose context's send, broadcast and emit are replaced by `change`'s. */
 function wrapping<Msg, Req, Ev>(
   factory: ProtocolFactory<Msg, Req, Ev>,
-  change: (ctx: Ctx<Msg, Ev>) => Pick<Ctx<Msg, Ev>, 'send' | 'broadcast' | 'emit'>,
+  change: (
+    ctx: Ctx<Msg, Ev>,
+  ) => Pick<Ctx<Msg, Ev>, 'send' | 'broadcast' | 'emit'> & Partial<Pick<Ctx<Msg, Ev>, 'setTimer'>>,
 ): ProtocolFactory<Msg, Req, Ev> {
   return (self) => {
     const inner = factory(self)
@@ -151,6 +173,14 @@ describe('the fault specs catch broken variants', () => {
       defaultsAt(quorumCheck, 3),
     )
     expect(result.counterexample?.message).toMatch(/acquired .* while 1 held it/)
+  })
+
+  it('mutex-centralized-failover: a new coordinator that ends its recovery at once grants while node 3 holds', () => {
+    // Its recovery timer (wait out every lease of the old coordinator) set to 0 ms: it grants
+    // before node 3's SYNC tells it who holds the lock.
+    const broken = wrappingTimers(centralized(FAILOVER), (key, ms) => (key === 'recovery' ? 0 : ms))
+    const result = explore(failoverScenario(broken), defaultsAt(failoverCheck, 3))
+    expect(result.counterexample?.message).toMatch(/2 acquired default .* while 3 held it/)
   })
 
   it('berkeley: a master that reports no error bound with its adjustments', () => {

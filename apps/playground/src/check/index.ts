@@ -1,6 +1,7 @@
 import { berkeleyCheck } from './berkeley.js'
 import { causalOrderCheck, totalOrderCheck } from './clocks.js'
-import { cmhCheck } from './deadlock.js'
+import { centralizedDetectionCheck, cmhCheck, waitDieCheck, woundWaitCheck } from './deadlock.js'
+import { cmhGraphCheck } from './deadlock-graph.js'
 import { changRobertsCheck } from './election.js'
 import { bullyCheck } from './election-faults.js'
 import { majorityCheck } from './election-majority.js'
@@ -12,6 +13,7 @@ import { failoverCheck, quorumCheck } from './mutex-restarts.js'
 import { tokenRingCheck } from './mutex-token-ring.js'
 import type { CheckSpec } from './spec.js'
 import { cristianCheck } from './timesync.js'
+import { ntpCheck, temporalOrderCheck } from './timesync-more.js'
 import { floodCheck } from './transport.js'
 
 /** The scenarios `sd check` can explore, one or more per package. */
@@ -33,7 +35,13 @@ export const checks: readonly CheckSpec[] = [
   majorityCheck,
   cristianCheck,
   berkeleyCheck,
+  ntpCheck,
+  temporalOrderCheck,
   cmhCheck,
+  cmhGraphCheck,
+  centralizedDetectionCheck,
+  waitDieCheck,
+  woundWaitCheck,
 ]
 
 export type { CheckSpec }

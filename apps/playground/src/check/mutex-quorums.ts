@@ -1,6 +1,7 @@
 /** Check specs for Lamport's mutex and Maekawa (@sd/mutex): reliable links, every node asks once. */
 import { lamportMutex, maekawa } from '@sd/mutex'
-import { mutexScenario } from './mutex.js'
+import { everyAskerServed } from './goals.js'
+import { idsOf, mutexScenario } from './mutex.js'
 import type { CheckSpec } from './spec.js'
 
 const SAFETY =
@@ -14,6 +15,7 @@ export const lamportMutexCheck: CheckSpec = {
   maxN: 3,
   // Bounded at n = 3: 2,000 schedules (a million states, statefully, do not exhaust it; --n 2 does).
   defaults: { depth: 100, maxSchedules: 2_000 },
+  liveness: (n) => [everyAskerServed(idsOf(n), idsOf(n), 'loss-or-crash')],
   build(n) {
     return mutexScenario(lamportMutex(), n)
   },
@@ -28,6 +30,7 @@ export const maekawaCheck: CheckSpec = {
   maxN: 4,
   // Exhausted at n = 3 by the stateful search (about 3,000 states); stateless, about 33,000 schedules.
   defaults: { depth: 120, maxSchedules: 2_000 },
+  liveness: (n) => [everyAskerServed(idsOf(n), idsOf(n), 'loss-or-crash')],
   build(n) {
     return mutexScenario(maekawa(), n)
   },

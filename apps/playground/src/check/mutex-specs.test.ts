@@ -3,8 +3,8 @@ import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
 import { main } from '../cli.js'
-import { type MutexEv, mutexScenario } from './mutex.js'
-import { tokenRingCheck } from './mutex-token-ring.js'
+import type { MutexEv } from './mutex.js'
+import { tokenRingCheck, tokenRingScenario } from './mutex-token-ring.js'
 import { defaultsAt } from './spec.js'
 
 function sd(...argv: string[]) {
@@ -80,7 +80,7 @@ const passesTwice: ProtocolFactory<TokenRingMessage, MutexRequest, MutexEv> = (s
 
 describe('sd check mutex-token-ring: a ring that passes the token twice is caught', () => {
   it('two sections overlap (or a token does not rise) within the default bounds', () => {
-    const scenario = mutexScenario(passesTwice, 3, { until: 6, liveness: false })
+    const scenario = tokenRingScenario(3, passesTwice)
     const result = explore(scenario, defaultsAt(tokenRingCheck, tokenRingCheck.defaultN))
     expect(result.counterexample?.message).toMatch(
       /in the critical section at once|with a token not larger/,

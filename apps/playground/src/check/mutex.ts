@@ -8,6 +8,7 @@ import {
   type WithClock,
   withVectorClocks,
 } from '@sd/transport/explore'
+import { everyAskerServed } from './goals.js'
 import { atEnd, type CheckSpec } from './spec.js'
 
 export type MutexEv = { type: string; token?: number }
@@ -59,6 +60,9 @@ export function mutualExclusion(list: readonly Entry[]): string | undefined {
 }
 
 const HOLD_MS = 1
+
+/** Nodes 1..n. */
+export const idsOf = (n: number): NodeId[] => Array.from({ length: n }, (_, i): NodeId => i + 1)
 
 /** How a mutex scenario departs from "every node asks once at the start, nothing bounded". */
 export interface MutexScenarioOptions {
@@ -130,6 +134,7 @@ export const ricartAgrawalaCheck: CheckSpec = {
   minN: 2,
   maxN: 3,
   defaults: { depth: 80, timers: 'any-order' },
+  liveness: (n) => [everyAskerServed(idsOf(n), idsOf(n), 'loss-or-crash')],
   build(n) {
     return mutexScenario(ricartAgrawala(), n)
   },

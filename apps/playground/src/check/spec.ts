@@ -1,5 +1,5 @@
 import type { SimNetwork } from '@sd/transport'
-import type { ExploreOptions, ExploreScenario } from '@sd/transport/explore'
+import type { ExploreOptions, ExploreScenario, LivenessGoal } from '@sd/transport/explore'
 
 /** How `sd check <scenario>` explores a scenario: a small configuration and its invariant. */
 export interface CheckSpec {
@@ -19,6 +19,14 @@ export interface CheckSpec {
    */
   defaults: ExploreOptions | ((n: number) => ExploreOptions)
   build(n: number): ExploreScenario
+  /**
+   * Goals every fair run must reach (◇goal), checked on the stateful search's state graph (see
+   * the transport README, "Liveness"); `sd check` adds them to `build(n)`'s scenario unless
+   * --no-liveness or --pct. They turn the sleep-set reduction off, so the bounds must fit the
+   * whole graph. `holds` reads the state as the invariant does (the default history keeps each
+   * node's events).
+   */
+  liveness?(n: number): ReadonlyArray<LivenessGoal>
 }
 
 /** `spec.what` for a run of n nodes. */

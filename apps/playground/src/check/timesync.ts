@@ -1,6 +1,7 @@
 /** Check spec for the timesync package: Cristian's algorithm. */
 import { type ClockSyncViolation, checkClockSync, cristian } from '@sd/timesync'
 import type { NodeId } from '@sd/transport'
+import { everyClientSettled } from './goals.js'
 import type { CheckSpec } from './spec.js'
 
 const SERVER: NodeId = 1
@@ -47,6 +48,7 @@ export const cristianCheck: CheckSpec = {
   minN: 2,
   maxN: 3,
   defaults: { depth: 80 },
+  liveness: (n) => [everyClientSettled(Array.from({ length: n - 1 }, (_, i): NodeId => i + 2))],
   build(n) {
     const nodes = Array.from({ length: n }, (_, i): NodeId => i + 1)
     const clients = nodes.filter((id) => id !== SERVER)

@@ -12,7 +12,9 @@ export const CHECK_USAGE = [
   '',
   'Explores every ordering of messages and timers of a small configuration of the scenario in the',
   'simulator (or random PCT runs with --pct), checks its invariant after every step, and prints the',
-  'first counterexample, shrunk, with its diagram.',
+  "first counterexample, shrunk, with its diagram. The scenario's liveness goals are checked on the",
+  "stateful search's state graph: each is holds, a lasso (a fair run that never reaches it: its",
+  'prefix and loop, and how to replay it), not reached within the bound, or search incomplete.',
   '',
   ...wrapToWidth(`scenarios: ${checks.map((c) => c.scenario).join(', ')}`, 100),
   '',
@@ -22,12 +24,17 @@ export const CHECK_USAGE = [
   '  --faults K          inject up to K faults per schedule (loss, duplicate, crash), 0..5 (default 0)',
   `  --max-schedules M   stop after M schedules, 1..100000000 (default ${MAX_SCHEDULES})`,
   '  --pct RUNS          RUNS random PCT runs (depth 3) instead of the exhaustive search',
+  '  --no-liveness       check the invariant only (with the sleep sets that liveness turns off)',
+  '  --compare           also run the safety search stateful and stateless on the same bounds, and',
+  '                      print both and their ratio (the stateless one may take far longer)',
+  "  --replay SCHEDULE   replay SCHEDULE (a counterexample's or a lasso's) exactly, and draw it",
   '  --json              print one JSON object instead of the text',
-  '  --trace FILE        write the trace of the replayed counterexample to FILE (none without one)',
+  '  --trace FILE        write the trace of the replayed counterexample (or lasso) to FILE',
   '  --help              this text; with a scenario, also what its check explores',
   '',
-  'exit codes: 0 the invariant held in every schedule explored, 1 a counterexample was found (or',
-  'the run failed), 2 bad arguments',
+  'exit codes: 0 the invariant held in every schedule explored and no liveness goal has a lasso,',
+  '1 a counterexample or a lasso was found (or the run failed; --replay: the invariant broke or a',
+  'step was not pending), 2 bad arguments',
 ].join('\n')
 
 /** The usage, after what `spec` explores and its --n range. */
@@ -43,6 +50,9 @@ export function checkSpecHelp(spec: CheckSpec): string {
     '',
     n,
     `--depth: default ${depth}`,
+    ...(spec.liveness === undefined
+      ? ['liveness: no goals (safety only)']
+      : spec.liveness(spec.defaultN).flatMap((goal) => wrapToWidth(`liveness: ${goal.name}`, 100))),
     '',
     CHECK_USAGE,
   ].join('\n')
