@@ -27,6 +27,7 @@ import {
   type Timed,
 } from './figures.js'
 import { type CheckSpec, checks } from './index.js'
+import { markedLassoTrace } from './lasso-marks.js'
 import { livenessFailed, livenessLines, replayCommand } from './liveness.js'
 import { defaultsAt, whatAt } from './spec.js'
 import { CHECK_USAGE, checkSpecHelp } from './usage.js'
@@ -63,6 +64,7 @@ export function runCheck(
       pct: { type: 'string' },
       compare: { type: 'boolean' },
       'no-liveness': { type: 'boolean' },
+      symmetry: { type: 'boolean' },
       replay: { type: 'string' },
       json: { type: 'boolean' },
       trace: { type: 'string' },
@@ -93,10 +95,19 @@ export function runCheck(
       ? {}
       : { faults: { loss: faults, duplicate: faults, crash: faults, total: faults } }),
   }
-  const safety = spec.build(n)
+  if (values.symmetry && spec.symmetry === undefined)
+    throw new UsageError(
+      `--symmetry: ${spec.scenario} declares no interchangeable nodes (its protocol or check tells them apart)`,
+    )
+  if (values.symmetry && pct !== undefined)
+    throw new UsageError('--symmetry reduces the stateful search: not with --pct')
+  const symmetric = values.symmetry === true
+  const safety = symmetric ? { ...spec.build(n), ...spec.symmetry!(n) } : spec.build(n)
   if (values.replay !== undefined) return replaySchedule(spec, n, safety, values, io)
-  // Liveness needs the stateful search and PCT runs do not check it; --no-liveness skips it.
-  const goals = pct === undefined && !values['no-liveness'] ? (spec.liveness?.(n) ?? []) : []
+  // Liveness needs the stateful search and PCT runs do not check it; --no-liveness skips it, and
+  // so does --symmetry (the explorer finds no lassos in a symmetry-reduced graph).
+  const goals =
+    pct === undefined && !values['no-liveness'] && !symmetric ? (spec.liveness?.(n) ?? []) : []
   const scenario: ExploreScenario = goals.length > 0 ? { ...safety, liveness: goals } : safety
   // Wall time only to report a rate (states per second); nothing is decided by it.
   const started = performance.now()
@@ -116,8 +127,12 @@ export function runCheck(
     : lasso
       ? replay(scenario, lasso.schedule, { maxSteps: 0 })
       : undefined
-  if (values.trace !== undefined && replayed)
-    writeTraceFile(values.trace, JSON.stringify(replayed.net.traceDocument()))
+  // A lasso's trace marks where its loop begins and where each turn ends.
+  const document =
+    !result.counterexample && lasso
+      ? markedLassoTrace(scenario, lasso)
+      : replayed?.net.traceDocument()
+  if (values.trace !== undefined && document) writeTraceFile(values.trace, JSON.stringify(document))
   const failed = violations.length > 0 || livenessFailed(result.liveness)
   if (values.json) {
     io.out(
@@ -134,6 +149,7 @@ export function runCheck(
         },
         search: result.mode,
         reduction: result.reduction,
+        ...(result.symmetry ? { symmetry: result.symmetry } : {}),
         ...figuresOf(result),
         elapsedMs,
         statesPerSecond: statesPerSecond(result, elapsedMs),
@@ -154,12 +170,14 @@ export function runCheck(
   if (compared) for (const line of comparisonLines(compared)) io.out(line)
   if (result.liveness !== undefined)
     for (const line of livenessLines(result.liveness, spec.scenario, n)) io.out(line)
+  else if (symmetric && spec.liveness !== undefined)
+    io.out('liveness: not checked with --symmetry (run without it for the goals)')
   if (!result.counterexample) {
     io.out('invariant held in every schedule explored')
     if (lasso && replayed) {
       io.out('')
-      io.out('the first lasso replayed (its prefix, then its loop twice):')
-      io.out(diagramOf(replayed, io))
+      io.out('the first lasso replayed (its prefix, then its loop twice, marked):')
+      io.out(diagramOf(replayed, io, document?.events))
     }
     // Only a counterexample or a lasso has a run to replay and write.
     if (values.trace !== undefined)
@@ -183,8 +201,8 @@ export function runCheck(
   return 1
 }
 
-function diagramOf(replayed: Replay, io: Io): string {
-  return renderDiagram(replayed.net.trace, {
+function diagramOf(replayed: Replay, io: Io, events = replayed.net.trace): string {
+  return renderDiagram(events, {
     nodes: replayed.net.nodeIds,
     width: io.columns ?? 100,
     maxRows: 80,

@@ -67,9 +67,12 @@ export function describe({ result, options, pct, elapsedMs }: RunFigures) {
     result.mode === 'stateful'
       ? `search: stateful (each global state expanded once; ${sleep}): ${result.states} states, ${result.transitions} transitions, ${result.executions} executions in ${time} (${statesPerSecond(result, elapsedMs)} states/s)`
       : `search: stateless (a protocol without a snapshot: schedules replayed; ${sleep}): ${result.states} states visited, ${result.transitions} transitions, ${result.executions} executions in ${time}`
+  const symmetry = result.symmetry
+    ? `; symmetry: ${result.symmetry.groups.map((g) => `{${g.map(String).join(', ')}}`).join(' ')} interchangeable, ${result.symmetry.permutations} relabellings a state, ${result.symmetry.merged} states merged`
+    : ''
   const others = Object.entries(figuresOf(result)).filter(([key]) => !WORDED.has(key))
   return [
-    ...(pct ? [] : [search]),
+    ...(pct ? [] : [search + symmetry]),
     `schedules: ${result.schedules} (${exhaustedText(result, pct)}); cut by the depth bound ${options.depth ?? 100}: ${result.cutByDepth}`,
     `distinct terminal states: ${result.terminalStates}; steps executed: ${result.steps}; faults injected per schedule at most: ${faultBudget(options)}`,
     ...(others.length === 0

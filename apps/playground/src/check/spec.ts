@@ -27,6 +27,13 @@ export interface CheckSpec {
    * node's events).
    */
   liveness?(n: number): ReadonlyArray<LivenessGoal>
+  /**
+   * The nodes `build(n)`'s scenario may treat as interchangeable, with the hook renaming ids in
+   * the protocol's data, for `--symmetry` (the explorer's symmetry reduction; see the transport
+   * README, "Symmetry"). Only where it is sound: no tie-break by id, no randomness, a setup and
+   * an invariant that treat the nodes alike.
+   */
+  symmetry?(n: number): Pick<ExploreScenario, 'symmetric' | 'relabel'>
 }
 
 /** `spec.what` for a run of n nodes. */

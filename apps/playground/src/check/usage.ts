@@ -25,6 +25,8 @@ export const CHECK_USAGE = [
   `  --max-schedules M   stop after M schedules, 1..100000000 (default ${MAX_SCHEDULES})`,
   '  --pct RUNS          RUNS random PCT runs (depth 3) instead of the exhaustive search',
   '  --no-liveness       check the invariant only (with the sleep sets that liveness turns off)',
+  '  --symmetry          merge states that differ only by renaming interchangeable nodes (specs that',
+  '                      declare them: causal-order); prints the groups and states merged; no liveness',
   '  --compare           also run the safety search stateful and stateless on the same bounds, and',
   '                      print both and their ratio (the stateless one may take far longer)',
   "  --replay SCHEDULE   replay SCHEDULE (a counterexample's or a lasso's) exactly, and draw it",
