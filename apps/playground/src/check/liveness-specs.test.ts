@@ -1,10 +1,14 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { tokenRing as ring } from '@sd/mutex'
-import type { Ctx, Protocol, ProtocolFactory } from '@sd/transport'
+import type { Ctx, Protocol, ProtocolFactory, TraceDocument } from '@sd/transport'
 import { explore, replay } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
 import { main } from '../cli.js'
 import { runCheck } from './command.js'
 import { checks } from './index.js'
+import { DEADLOCK } from './lasso-marks.js'
 import { TOKEN_RING, tokenRingCheck, tokenRingScenario } from './mutex-token-ring.js'
 import type { CheckSpec } from './spec.js'
 
@@ -148,6 +152,20 @@ describe('sd check mutex-token-ring: a ring that neither resends nor regenerates
     const replayed = JSON.parse(out)
     expect(replayed).toMatchObject({ skipped: [], violations: [] })
     expect(replayed.liveness[0].holds).toBe(false)
+  })
+
+  it('--trace: the replayed deadlock carries one mark, at its end', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sd-token-ring-lasso-'))
+    try {
+      const file = join(dir, 'lasso.json')
+      const { code } = sdWith([noResendCheck], 'mutex-token-ring-no-resend', '--trace', file)
+      expect(code).toBe(1)
+      const { events } = JSON.parse(readFileSync(file, 'utf8')) as TraceDocument
+      const marks = events.flatMap((e, i) => (e.type === 'mark' ? [{ i, label: e.label }] : []))
+      expect(marks).toEqual([{ i: events.length - 1, label: DEADLOCK }])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('--json gives the lasso, its verdict and its replay command', () => {
