@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { lassoLoopBand } from './lasso-band.js'
 import type { Layout } from './layout.js'
 import type { Diagram, DownBand, PartitionBand } from './model.js'
 import { el } from './svg.js'
@@ -6,8 +7,9 @@ import { el } from './svg.js'
 /**
  * The faults as bands, and the marks across all lines: a crashed process (crash → restart) and a
  * paused one (pause → resume) as a band on its line; a partition (→ heal) and packet loss
- * (`loss` n% → 0) as a band across all lines; a `mark` entry as a labelled vertical line. Each
- * carries `data-band` (`down`, `paused`, `partition`, `loss`) or `data-mark-line`. While stepping
+ * (`loss` n% → 0) as a band across all lines; a liveness lasso's loop (its marks, see
+ * lasso-band.ts) as a band across all lines; a `mark` entry as a labelled vertical line. Each
+ * carries `data-band` (`down`, `paused`, `partition`, `loss`, `loop`) or `data-mark-line`. While stepping
  * through time an open band grows to *now* (`showFaultsAt`).
  */
 
@@ -70,6 +72,16 @@ export function drawFaults(
     el('title', {}, rect).textContent =
       `the network drops ${l.percent}% of the packets${l.toSeq === undefined ? '' : ' until the next loss entry'}`
     faults.bands.push({ fromSeq: l.fromSeq, toSeq: l.toSeq, el: g, rect, label })
+  }
+  const loop = lassoLoopBand(d.marks)
+  if (loop !== undefined) {
+    const g = el('g', { class: 'lasso-loop', 'data-band': 'loop' }, parent)
+    const rect = el('rect', { ...span(loop.fromSeq, loop.toSeq), y: top, height: bottom - top }, g)
+    el('title', {}, rect).textContent =
+      `a fair cycle a liveness goal never leaves, replayed ${loop.turns} time${loop.turns === 1 ? '' : 's'}: it repeats forever`
+    const label = el('text', { x: lay.x[loop.fromSeq]! + 4, y: top + 24, class: 'loop-label' }, g)
+    label.textContent = `lasso loop ×${loop.turns}`
+    faults.bands.push({ fromSeq: loop.fromSeq, toSeq: loop.toSeq, el: g, rect, label })
   }
   for (const b of d.down) {
     const y = lay.y.get(b.process)!
