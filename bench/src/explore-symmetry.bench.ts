@@ -8,7 +8,7 @@
  * alone, at least that much when the baseline stopped at its bound). Bounds keep every run under
  * a minute on a shared machine: a space larger than MAX_STATES is reported as not exhausted.
  */
-import { causalBroadcast } from '@sd/clocks'
+import { causalBroadcast, causalRelabel } from '@sd/clocks'
 import type { NodeId } from '@sd/transport'
 import {
   type ExploreOptions,
@@ -16,7 +16,6 @@ import {
   type ExploreScenario,
   explore,
 } from '@sd/transport/explore'
-import { causalRelabel } from './lib/causal-relabel.js'
 import type { BenchResult } from './lib/result.js'
 
 const log = (line: string) => console.error(`  explore-symmetry: ${line}`)
@@ -61,7 +60,7 @@ const figures = ({ result: r, ms }: Explored) => ({
 function measure(each: number): BenchResult {
   const scenario = causal(each)
   const symmetric = run(
-    { ...scenario, symmetric: true, relabel: causalRelabel(MEMBERS) },
+    { ...scenario, symmetric: true, relabel: causalRelabel(MEMBERS, renameSender) },
     { stateful: true, maxSchedules: Number.MAX_SAFE_INTEGER },
   )
   const plain = run(scenario, { stateful: true, maxSchedules: Number.MAX_SAFE_INTEGER })
@@ -113,4 +112,10 @@ function measure(each: number): BenchResult {
 export default async function exploreSymmetryBench(): Promise<BenchResult[]> {
   // One broadcast each: small enough that every search exhausts, so the factors are exact.
   return [measure(1), measure(2)]
+}
+
+/** Payloads name their sender (`m<id>.<j>`): renamed with it. */
+function renameSender(payload: unknown, rename: (id: NodeId) => NodeId): unknown {
+  const match = typeof payload === 'string' ? /^m(\d+)(\..*)$/.exec(payload) : null
+  return match === null ? payload : `m${String(rename(Number(match[1])))}${match[2]}`
 }

@@ -3,12 +3,12 @@ import {
   type CausalBroadcastRequest,
   type CausalEvent,
   causalBroadcast,
+  causalRelabel,
   type TotalOrderEvent,
   totalOrderBroadcast,
 } from '@sd/clocks'
 import type { NodeId, Protocol, TimedEvent } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
-import { causalRelabel } from './causal-relabel.js'
 import { everyBroadcastDelivered } from './goals.js'
 import type { CheckSpec } from './spec.js'
 
@@ -74,7 +74,7 @@ export function causalScenario(
  * compare, and leaves the buffer in the same state, so the verdict is the same.
  */
 export function causalSymmetry(n: number): Pick<ExploreScenario, 'symmetric' | 'relabel'> {
-  return { symmetric: true, relabel: causalRelabel(ids(n)) }
+  return { symmetric: true, relabel: causalRelabel(ids(n), renameSender) }
 }
 
 export const causalOrderCheck: CheckSpec = {
@@ -116,4 +116,10 @@ export const totalOrderCheck: CheckSpec = {
       },
     }
   },
+}
+
+/** The check's payloads name their sender (`m<id>` or `m<id>.<j>`): renamed with it. */
+function renameSender(payload: unknown, rename: (id: NodeId) => NodeId): unknown {
+  const match = typeof payload === 'string' ? /^m(\d+)(\..*)?$/.exec(payload) : null
+  return match === null ? payload : `m${String(rename(Number(match[1])))}${match[2] ?? ''}`
 }

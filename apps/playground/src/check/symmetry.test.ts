@@ -2,7 +2,6 @@ import type { CausalBroadcastRequest, CausalEvent } from '@sd/clocks'
 import type { Protocol } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
-import { causalRelabel } from './causal-relabel.js'
 import { causalOrderCheck, causalScenario, causalSymmetry } from './clocks.js'
 import { runCheck } from './command.js'
 import { checks } from './index.js'
@@ -119,7 +118,7 @@ describe('sd check --symmetry: the causal broadcast members are interchangeable'
 
   it('the relabel hook permutes the vectors and renames senders and payloads', () => {
     const swap = (id: string | number) => (id === 1 ? 2 : id === 2 ? 1 : id)
-    const relabel = causalRelabel([1, 2, 3])
+    const relabel = causalSymmetry(3).relabel!
     expect(relabel({ type: 'causal', clock: [2, 0, 1], payload: 'm1.2' }, swap)).toEqual({
       type: 'causal',
       clock: [0, 2, 1],
