@@ -15,7 +15,7 @@
  */
 
 import { fail } from './dfs.js'
-import { Execution } from './execution.js'
+import { Execution, type ExecutionCheckpoint } from './execution.js'
 import { lassoSchedules } from './lasso.js'
 import { findLasso } from './liveness.js'
 import { StateGraph } from './state-graph.js'
@@ -69,9 +69,22 @@ export function exploreStateful(
     states: 0,
     transitions: 0,
     executions: 1,
+    restores: 0,
     steps: 0,
   }
   let failed: Execution | undefined
+
+  /** Goes back to `exec`'s state at `saved`, or replays its prefix when it could not be saved. */
+  const backtrack = (
+    exec: Execution,
+    saved: ExecutionCheckpoint | undefined,
+    prefix: readonly Token[],
+  ): Execution => {
+    if (saved === undefined) return replayPrefix(prefix)
+    exec.load(saved)
+    result.restores = (result.restores ?? 0) + 1
+    return exec
+  }
 
   const replayPrefix = (tokens: readonly Token[]): Execution => {
     const exec = new Execution(scenario, false, true)
@@ -130,6 +143,8 @@ export function exploreStateful(
     const done: Token[] = []
     const tried = new Set<string>()
     const prefix = [...exec.tokens]
+    // Saved once, only when a second choice will need to come back here.
+    const saved = todo.length > 1 ? exec.save() : undefined
     let fresh: Execution | undefined = exec
     for (const token of todo) {
       if (failed !== undefined || !result.exhausted) return
@@ -141,7 +156,7 @@ export function exploreStateful(
         capped = true
         return
       }
-      const child = fresh ?? replayPrefix(prefix)
+      const child = fresh ?? backtrack(exec, saved, prefix)
       fresh = undefined
       child.step(token)
       result.steps++
