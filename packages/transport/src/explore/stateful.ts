@@ -35,6 +35,14 @@ interface Seen {
   left: number
 }
 
+/**
+ * A visited state: the depth left below it alone when nothing was left asleep (most states, and
+ * millions of them: a number costs no allocation), else `Seen`.
+ */
+type Visit = number | Seen
+
+const NOTHING_ASLEEP: ReadonlySet<string> = new Set()
+
 const labelOf = (t: Token) => t.label ?? t.id
 
 /** Stateful exploration, or undefined when the scenario's state cannot be fingerprinted. */
@@ -59,7 +67,7 @@ export function exploreStateful(
   let capped = false
   const timers = options.timers ?? 'in-order'
   const terminal = new Set<string>()
-  const visited = new Map<string, Seen>()
+  const visited = new Map<string, Visit>()
   const result: ExploreResult = {
     mode: 'stateful',
     schedules: 0,
@@ -106,22 +114,27 @@ export function exploreStateful(
   ): Token[] => {
     const left = depth - exec.tokens.length
     const awake = (t: Token) => !asleep.has(labelOf(t))
-    const seen = key === undefined ? undefined : visited.get(key)
-    if (key === undefined || seen === undefined || left > seen.left) {
+    const visit = key === undefined ? undefined : visited.get(key)
+    const seenLeft = typeof visit === 'number' ? visit : visit?.left
+    if (key === undefined || visit === undefined || left > seenLeft!) {
       if (result.states >= maxStates) {
         result.exhausted = false
         if (node !== undefined && !graph!.expanded[node]) graph!.ends[node] = 'bound'
         return []
       }
       if (node !== undefined) graph!.expanded[node] = true
-      if (key !== undefined) visited.set(key, { asleep: new Set(asleep), left })
+      if (key !== undefined)
+        visited.set(key, asleep.size === 0 ? left : { asleep: new Set(asleep), left })
       result.states++
       return enabled.filter(awake)
     }
     // Met before with at least as much depth left: only what that visit left asleep, and this
     // one does not, is still to explore.
-    const todo = enabled.filter((t) => seen.asleep.has(labelOf(t)) && awake(t))
-    for (const label of seen.asleep) if (!asleep.has(label)) seen.asleep.delete(label)
+    const seenAsleep = typeof visit === 'number' ? NOTHING_ASLEEP : visit.asleep
+    if (seenAsleep.size === 0) return []
+    const todo = enabled.filter((t) => seenAsleep.has(labelOf(t)) && awake(t))
+    const still = [...seenAsleep].filter((label) => asleep.has(label))
+    visited.set(key, still.length === 0 ? seenLeft! : { asleep: new Set(still), left: seenLeft! })
     return todo
   }
 
