@@ -21,7 +21,8 @@ export class Execution {
   readonly net: SimNetwork
   readonly events: Array<{ node: NodeId; t: number; event: unknown }> = []
   readonly tokens: Token[] = []
-  readonly used = { loss: 0, duplicate: 0, crash: 0, pause: 0, clockStep: 0 }
+  // Keys in canonical order: the state key written of it need not sort them.
+  readonly used = { clockStep: 0, crash: 0, duplicate: 0, loss: 0, pause: 0 }
   private readonly nodesById = new Map<string, NodeId>()
   /** Set when the invariant broke. */
   violation: string | undefined

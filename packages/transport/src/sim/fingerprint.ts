@@ -100,6 +100,28 @@ export function nodeText(
   )
 }
 
+/**
+ * Whether two entries of one node are equal, the first without a backlog: field by field, its
+ * state and storage by their cached texts (see `SimNetwork.keyFingerprint`).
+ */
+export function sameEntry(a: NodeFingerprint, b: NodeFingerprint): boolean {
+  return (
+    b.backlog.length === 0 &&
+    a.state === b.state &&
+    a.storage === b.storage &&
+    a.crashed === b.crashed &&
+    a.paused === b.paused &&
+    a.incarnation === b.incarnation &&
+    a.draws === b.draws &&
+    a.wall === b.wall &&
+    a.monotonic === b.monotonic &&
+    a.drift === b.drift &&
+    a.resolution === b.resolution &&
+    a.group === b.group &&
+    a.crashPlanned === b.crashPlanned
+  )
+}
+
 /** A finite number as `canonicalKey` writes it (the simulator's own numbers are finite). */
 const number = (n: number) => (n === 0 ? '0' : String(n))
 
@@ -170,7 +192,8 @@ export function fingerprintOf(
   }
   const callKeys = calls.map((c) => ({ c, k: canonical(c, 'call') }))
   callKeys.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
-  return { time: source.time, nodes, links, calls: callKeys.map(({ c }) => c) }
+  // Keys in canonical order: a key written of it need not sort them.
+  return { calls: callKeys.map(({ c }) => c), links, nodes, time: source.time }
 }
 
 /** A timer by the protocol's key, a request or planned action by its stable key; with its time. */

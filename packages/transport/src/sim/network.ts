@@ -30,6 +30,7 @@ import {
   fingerprintOf,
   nodeText,
   type SimFingerprint,
+  sameEntry,
 } from './fingerprint.js'
 import { LinkTable } from './link-table.js'
 import type { LinkSettings } from './links.js'
@@ -196,6 +197,7 @@ export class SimNetwork {
       backlog: [],
       locator: undefined,
       stateText: undefined,
+      entryText: undefined,
     }
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
     this.nodes.set(id, node)
@@ -528,9 +530,16 @@ export class SimNetwork {
 
   private readonly cachedParts: FingerprintParts = {
     state: (node) => this.stateText(node),
-    storage: (node) => new CanonicalText(node.storage.canonicalText(canonicalKey)),
+    storage: (node) => node.storage.canonicalText(canonicalKey),
     message: (event) => new CanonicalText(messageText(event.msg)),
-    node: (entry) => new CanonicalText(nodeText(entry, canonicalKey)),
+    node: (entry) => {
+      const node = this.nodes.get(entry.id)!
+      const last = node.entryText
+      if (last !== undefined && sameEntry(last.entry, entry)) return last.text
+      const text = new CanonicalText(nodeText(entry, canonicalKey))
+      node.entryText = entry.backlog.length === 0 ? { entry, text } : undefined
+      return text
+    },
   }
 
   /** A running node's snapshot as canonical text, cached until one of its handlers runs. */

@@ -4,6 +4,7 @@ import type { NodeId } from '../ids.js'
 import type { Protocol, ProtocolFactory } from '../protocol.js'
 import type { ProtocolHandle } from '../runtime/driver.js'
 import type { Scheduled } from './event-queue.js'
+import type { NodeFingerprint } from './fingerprint.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
@@ -43,6 +44,8 @@ export interface SimNode {
   locator: PartLocator | undefined
   /** The canonical text of the running instance's snapshot, until a handler of it runs. */
   stateText: CanonicalText | undefined
+  /** Its last fingerprint entry and that entry's text: the same entry has the same text. */
+  entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
 }
 
 export type SimEvent = DeliverEvent | CallEvent

@@ -1,3 +1,4 @@
+import { CanonicalText } from '../canonical.js'
 import type { NodeId } from '../ids.js'
 import type { ProtocolInput } from '../protocol.js'
 import type { JsonValue } from '../storage/json.js'
@@ -24,7 +25,7 @@ export class PlannedCrash extends Error {}
 export class SimStorage {
   private readonly disk = new Map<string, JsonValue>()
   /** `entries()` as canonical text, until the disk changes. */
-  private text: string | undefined
+  private text: CanonicalText | undefined
   /** A planned crash at the commit of a step that matches. */
   crashPlan: ((step: CommitStep) => boolean) | undefined
   /** What the running handler is handling (for `crashBeforeCommit`). */
@@ -79,8 +80,10 @@ export class SimStorage {
   }
 
   /** `canonical(entries())`, cached until the disk changes (fingerprints ask it state after state). */
-  canonicalText(canonical: (value: unknown, path: string) => string): string {
-    this.text ??= canonical(this.entries(), `storage of node ${JSON.stringify(this.node)}`)
+  canonicalText(canonical: (value: unknown, path: string) => string): CanonicalText {
+    this.text ??= new CanonicalText(
+      canonical(this.entries(), `storage of node ${JSON.stringify(this.node)}`),
+    )
     return this.text
   }
 
@@ -93,7 +96,7 @@ export class SimStorage {
 /** See `SimStorage.save` (committed values are frozen copies: shared, not copied). */
 export interface SimStorageState {
   disk: Array<[string, JsonValue]>
-  text: string | undefined
+  text: CanonicalText | undefined
   crashPlan: ((step: CommitStep) => boolean) | undefined
   input: ProtocolInput | undefined
 }
