@@ -1,7 +1,8 @@
 // One file, over 450 lines: SimNetwork is the simulator's public class, and its methods are its API
-// (nodes, faults, scheduling, running, trace). The parts are beside it: sim-wire (messages),
-// control (choices/take), realtime, sim-storage, trace-recorder, link-table, sim-node.
-import { CanonicalText, canonicalKey } from '../canonical.js'
+// (nodes, faults, scheduling, checkpoints, running, trace). The parts are beside it: sim-wire
+// (messages), control (choices/take), checkpoint, key-parts (fingerprints for keys), realtime,
+// sim-storage, trace-recorder, link-table, sim-node.
+import { canonicalKey } from '../canonical.js'
 import { partLocatorOf } from '../compose/parts.js'
 import {
   InvalidArgumentError,
@@ -25,16 +26,10 @@ import {
 } from './checkpoint.js'
 import { type Choice, type ControlContext, choicesOf, takeChoice } from './control.js'
 import { EventQueue } from './event-queue.js'
-import {
-  type FingerprintParts,
-  fingerprintOf,
-  nodeText,
-  type SimFingerprint,
-  sameEntry,
-} from './fingerprint.js'
+import { fingerprintOf, type SimFingerprint } from './fingerprint.js'
+import { cachedParts, stateText } from './key-parts.js'
 import { LinkTable } from './link-table.js'
 import type { LinkSettings } from './links.js'
-import { messageText } from './message-text.js'
 import { type ClockSettings, NodeClock } from './node-clock.js'
 import type {
   EmitListener,
@@ -132,7 +127,7 @@ export class SimNetwork {
           net.planned = n
         },
       },
-      stateText: (node) => this.stateText(node).text,
+      stateText: (node) => stateText(node).text,
       resume: (node, state, timers) => this.startProtocol(node, { state, timers }),
     }
     this.loop = {
@@ -525,30 +520,10 @@ export class SimNetwork {
    * as of `fingerprint()` at a fraction of the cost.
    */
   keyFingerprint(): SimFingerprint | undefined {
-    return fingerprintOf(this.sourceOfFingerprint(), canonicalKey, this.cachedParts)
+    return fingerprintOf(this.sourceOfFingerprint(), canonicalKey, this.keyParts)
   }
 
-  private readonly cachedParts: FingerprintParts = {
-    state: (node) => this.stateText(node),
-    storage: (node) => node.storage.canonicalText(canonicalKey),
-    message: (event) => new CanonicalText(messageText(event.msg)),
-    node: (entry) => {
-      const node = this.nodes.get(entry.id)!
-      const last = node.entryText
-      if (last !== undefined && sameEntry(last.entry, entry)) return last.text
-      const text = new CanonicalText(nodeText(entry, canonicalKey))
-      node.entryText = entry.backlog.length === 0 ? { entry, text } : undefined
-      return text
-    },
-  }
-
-  /** A running node's snapshot as canonical text, cached until one of its handlers runs. */
-  private stateText(node: SimNode): CanonicalText {
-    node.stateText ??= new CanonicalText(
-      canonicalKey(node.protocol!.snapshot!(), `snapshot of node ${JSON.stringify(node.id)}`),
-    )
-    return node.stateText
-  }
+  private readonly keyParts = cachedParts(this.nodes)
 
   private sourceOfFingerprint() {
     this.sortedIds ??= this.nodeIds
