@@ -47,6 +47,8 @@ export interface SimCheckpoint {
   readonly random: readonly number[]
   readonly traceLength: number
   readonly nodes: SavedNode[]
+  /** Each saved timer event and the one it copies (what a kept instance's runtime holds). */
+  readonly originals: ReadonlyMap<SimEvent, SimEvent>
 }
 
 interface SavedNode {
@@ -65,8 +67,22 @@ interface SavedNode {
   timerKeys: string[]
   clock: readonly number[]
   storage: SimStorageState
-  /** A running instance: its snapshot as JSON and its pending timers (saved copies). */
-  running: { state: string; timers: CallEvent[] } | undefined
+  /**
+   * A running instance: its snapshot as JSON and its pending timers (saved copies); the instance
+   * itself with its handlers begun and timers armed, kept when none of its handlers ran since.
+   */
+  running:
+    | {
+        state: string
+        timers: CallEvent[]
+        /** Per timer: what waits is a copy of the runtime's (see `saveCheckpoint`). */
+        taken: boolean[]
+        handle: ProtocolHandle<unknown, unknown>
+        protocol: SimNode['protocol']
+        inputs: number
+        armed: Array<[string, CallEvent]>
+      }
+    | undefined
 }
 
 /** Whether every node can be saved: running with `snapshot` and `restore`, or crashed. */
@@ -109,11 +125,24 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
     if (!node.crashed) {
       // The timers the runtime has pending (a replaced or fired one is not), where they wait.
       const timers: CallEvent[] = []
+      const taken: boolean[] = []
       for (const armed of node.armed.values()) {
         const e = waiting.get(armed.key)
-        if (e !== undefined) timers.push(copy(e) as CallEvent)
+        if (e === undefined) continue
+        timers.push(copy(e) as CallEvent)
+        // Taken while its node was paused: what waits is a copy, and cancelling the timer
+        // cancels the runtime's own (gone from the queue), not the copy, which fires for nothing.
+        taken.push(e !== armed)
       }
-      saved = { state: ctx.stateText(node), timers }
+      saved = {
+        state: ctx.stateText(node),
+        timers,
+        taken,
+        handle: node.handle!,
+        protocol: node.protocol,
+        inputs: node.inputs,
+        armed: [...node.armed],
+      }
     }
     nodes.push({
       node,
@@ -143,8 +172,22 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
     random: ctx.random.save(),
     traceLength: ctx.recorder.events.length,
     nodes,
+    originals: timerOriginals(copies),
   }
 }
+
+function timerOriginals(copies: ReadonlyMap<SimEvent, SimEvent>): Map<SimEvent, SimEvent> {
+  const originals = new Map<SimEvent, SimEvent>()
+  for (const [original, c] of copies) if (c.kind === 'call' && c.timer) originals.set(c, original)
+  return originals
+}
+
+/** Whether the node's instance is still the one saved, no handler of it run since. */
+const untouched = (node: SimNode, s: SavedNode) =>
+  s.running !== undefined &&
+  !node.crashed &&
+  node.handle === s.running.handle &&
+  node.inputs === s.running.inputs
 
 /** Puts the network back as `cp` saved it (`cp` itself is left as it is: it can be loaded again). */
 export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void {
@@ -156,8 +199,22 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
   ctx.random.load(cp.random)
   ctx.recorder.truncate(cp.traceLength)
   const rearmed = new Map<SimEvent, SimEvent>()
+  const kept = new Set<SimNode>()
   for (const s of cp.nodes) {
     const node = s.node
+    if (untouched(node, s)) {
+      // Its instance, runtime and timers are as saved: only the network around it goes back.
+      kept.add(node)
+      node.timers.clear()
+      node.armed = new Map(s.running!.armed)
+      node.clock.load(s.clock)
+      node.storage.load(s.storage)
+      node.paused = s.paused
+      node.group = s.group
+      node.timersSet = s.timersSet
+      node.requests = s.requests
+      continue
+    }
     // The instance of now goes: its subscription and timers with it.
     node.handle?.stop()
     node.handle = undefined
@@ -178,14 +235,27 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
     if (s.running !== undefined) {
       const fresh = ctx.resume(node, JSON.parse(s.running.state), s.running.timers)
       s.running.timers.forEach((old, i) => {
-        rearmed.set(old, fresh[i]!)
+        const handle = fresh[i]!
+        if (!s.running!.taken[i]) rearmed.set(old, handle)
+        else {
+          handle.cancelled = true
+          rearmed.set(old, { ...old, run: handle.run })
+        }
       })
       node.storage.load(s.storage) // starting cleared what the running handler was handling
       // Restored, it has the snapshot it was saved with (what `checkSnapshots` checks).
       node.stateText = new CanonicalText(s.running.state)
     }
   }
-  const revive = (e: SimEvent): SimEvent => rearmed.get(e) ?? { ...e }
+  const revive = (e: SimEvent): SimEvent => {
+    const fresh = rearmed.get(e)
+    if (fresh !== undefined) return fresh
+    // A kept runtime holds its timers by identity: the same objects go back, as they were.
+    const original = cp.originals.get(e)
+    if (original !== undefined && kept.has((e as CallEvent).node!))
+      return Object.assign(original, e)
+    return { ...e }
+  }
   const queue = cp.queue.map(revive)
   for (const s of cp.nodes) s.node.backlog = s.backlog.map(revive)
   for (const s of cp.nodes) {

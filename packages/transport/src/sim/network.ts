@@ -188,6 +188,7 @@ export class SimNetwork {
       handle: undefined,
       timers: new Set(),
       armed: new Map(),
+      inputs: 0,
       paused: false,
       backlog: [],
       locator: undefined,
@@ -775,6 +776,7 @@ export class SimNetwork {
         ...this.recorder.observer(),
         onInput: (_id, input) => {
           node.storage.input = input
+          node.inputs++
           node.stateText = undefined // the handler may change the state
         },
       },

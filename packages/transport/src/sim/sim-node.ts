@@ -36,6 +36,8 @@ export interface SimNode {
    * cancelled, fired (a checkpoint re-arms these; a timer taken early leaves `timers` yet waits).
    */
   armed: Map<string, CallEvent>
+  /** Handlers its runtimes began so far: none since a checkpoint means its instance is as saved. */
+  inputs: number
   /** Paused: the node runs no handler; what comes for it waits in `backlog`. */
   paused: boolean
   /** Deliveries, timers and requests that came due while the node was paused, in order. */

@@ -65,7 +65,35 @@ const live = (factory: AnyFactory, goal: string): ExploreScenario => ({
 // biome-ignore lint/suspicious/noExplicitAny: a test protocol with requests
 const bouncing: ProtocolFactory<any, any, string> = bounce(10)
 
+/** 1 pings 2 twice, each time with a timer it cancels when the pong comes (or gives up). */
+const patient: AnyFactory = (self) => ({
+  start(ctx) {
+    if (self !== 1) return
+    for (const n of [1, 2]) {
+      ctx.send(2, { n })
+      ctx.setTimer(`give-up ${n}`, 50)
+    }
+  },
+  onMessage(from, msg: { n: number }, ctx) {
+    if (self === 2) ctx.send(from, msg)
+    else {
+      ctx.cancelTimer(`give-up ${msg.n}`)
+      ctx.emit(`pong ${msg.n}`)
+    }
+  },
+  onTimer(key, ctx) {
+    ctx.emit(key)
+  },
+  snapshot: () => null,
+  restore: () => undefined,
+})
+
 const cases: Array<[string, ExploreScenario, ExploreOptions?]> = [
+  [
+    'timers cancelled, a pause',
+    { setup: launch(ids(2), patient), invariant: quiet },
+    { faults: { pause: 1, loss: 1 }, pauseMs: 60, timers: 'any-order' },
+  ],
   ['the mutex, 3 nodes', mutex(3, true)],
   ['the racy mutex: a counterexample', mutex(3, false)],
   ['the mutex, one crash', mutex(3, true), { faults: { crash: 1 } }],
