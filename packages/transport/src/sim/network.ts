@@ -505,9 +505,9 @@ export class SimNetwork {
   }
 
   /**
-   * Puts this network back as `checkpoint()` saved it: every running protocol instance is
-   * replaced by a fresh one from its factory, restored from its snapshot (its `start` not run),
-   * with the same timers pending. The trace, if kept, loses what came after. A checkpoint can be
+   * Puts this network back as `checkpoint()` saved it: every running protocol instance that ran a
+   * handler since is replaced by a fresh one from its factory, restored from its snapshot (its
+   * `start` not run), with the same timers pending; the others are kept as they are. The trace, if kept, loses what came after. A checkpoint can be
    * restored any number of times. Cancelled events are not kept, so `pending`, which counts them
    * until they are skipped, may come out lower.
    */
