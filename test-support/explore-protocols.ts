@@ -1,6 +1,7 @@
 /**
  * Small protocols for the explorer's tests: each correct one beside the bug the texts warn of.
- * Each has `snapshot()`, so the explorer runs them statefully unless told `stateful: false`.
+ * Each has `snapshot()`, so the explorer runs them statefully unless told `stateful: false`, and
+ * `restore()`, so it branches from saved states instead of replaying.
  */
 import type { Ctx, NodeId, Protocol } from '@sd/transport'
 
@@ -17,6 +18,7 @@ export function pingPong(rounds: number) {
     },
     // Stateless: what a node does next depends only on what arrives.
     snapshot: () => null,
+    restore: () => undefined,
   })
 }
 
@@ -53,6 +55,11 @@ export function ricartAgrawala(tieBreak: boolean) {
       },
       // Nobody leaves, so the deferred are never answered: their order is no state.
       snapshot: () => ({ clock, mine, oks, deferred: [...deferred].sort() }),
+      restore(snapshot) {
+        const s = snapshot as { clock: number; mine: number; oks: number; deferred: NodeId[] }
+        ;({ clock, mine, oks } = s)
+        deferred.splice(0, deferred.length, ...s.deferred)
+      },
     }
   }
 }
@@ -88,6 +95,9 @@ export function changRoberts(n: number, participantFlag: boolean) {
         else if (!participantFlag || !participant) forward(ctx, me)
       },
       snapshot: () => ({ participant }),
+      restore(snapshot) {
+        participant = (snapshot as { participant: boolean }).participant
+      },
     }
   }
 }
@@ -142,6 +152,12 @@ export function causalBroadcast(onArrival: boolean) {
         delivered: [...delivered].sort(([a], [b]) => (a < b ? -1 : 1)),
         buffer: buffer.map(({ from, msg }) => [from, msg]),
       }),
+      restore(snapshot) {
+        const s = snapshot as { delivered: Array<[string, number]>; buffer: Array<[NodeId, CbMsg]> }
+        delivered.clear()
+        for (const [k, v] of s.delivered) delivered.set(k, v)
+        buffer.splice(0, buffer.length, ...s.buffer.map(([from, msg]) => ({ from, msg })))
+      },
     }
   }
 }
@@ -167,6 +183,9 @@ export function flood(dedupe: boolean) {
         for (const peer of ctx.peers) if (peer !== from) ctx.send(peer, msg)
       },
       snapshot: () => ({ seen }),
+      restore(snapshot) {
+        seen = (snapshot as { seen: boolean }).seen
+      },
     }
   }
 }
@@ -206,6 +225,11 @@ export function vectorBroadcast(onArrival = false) {
         }
       },
       snapshot: () => ({ delivered: { ...delivered }, buffer: [...buffer] }),
+      restore(snapshot) {
+        const s = snapshot as { delivered: Record<string, number>; buffer: typeof buffer }
+        Object.assign(delivered, s.delivered)
+        buffer = s.buffer
+      },
     }
   }
 }

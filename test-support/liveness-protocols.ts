@@ -1,6 +1,6 @@
 /**
  * Small protocols for the explorer's liveness tests: runs that reach their goal, and runs that
- * deadlock or livelock. Each has `snapshot()` (liveness needs the stateful search).
+ * deadlock or livelock. Each has `snapshot()` (liveness needs the stateful search) and `restore()`.
  */
 import type { Ctx, NodeId, Protocol } from '@sd/transport'
 
@@ -40,6 +40,9 @@ export function tokenRing(n: number, askers: readonly NodeId[], regenerateMs?: n
         ctx.setTimer('check', regenerateMs!)
       },
       snapshot: () => ({ entered, seen }),
+      restore(snapshot) {
+        ;({ entered, seen } = snapshot as { entered: boolean; seen: boolean })
+      },
     }
   }
 }
@@ -66,6 +69,7 @@ export function bounce(serveAfterMs?: number) {
       ctx.emit('served')
     },
     snapshot: () => null,
+    restore: () => undefined,
   })
 }
 
@@ -109,6 +113,15 @@ export function ricartAgrawalaReleasing() {
       },
       // Answered all at once on leaving, to different peers: their order is no state.
       snapshot: () => ({ clock, mine, oks, requesting, deferred: [...deferred].sort() }),
+      restore(snapshot) {
+        ;({ clock, mine, oks, requesting, deferred } = snapshot as {
+          clock: number
+          mine: number
+          oks: number
+          requesting: boolean
+          deferred: NodeId[]
+        })
+      },
     }
   }
 }

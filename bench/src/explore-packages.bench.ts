@@ -1,11 +1,14 @@
 /**
- * The stateful explorer on the packages' own protocols (every one has `snapshot()`), beside the
- * stateless search of the same scenario in the same run: the 3-node causal broadcast of
+ * The stateful explorer on the packages' own protocols (every one has `snapshot()` and
+ * `restore()`, so it branches from saved states instead of replaying), beside the stateless
+ * sleep-set search of the same scenario in the same run: the 3-node causal broadcast of
  * @sd/clocks with two broadcasts each (what stateless search could not exhaust), and the mutexes
  * of @sd/mutex (Ricart-Agrawala at n = 3 and 4, Lamport's at n = 4) with every node asking once
- * and releasing 1 ms after it enters. States, states per second, exhausted or not; the stateless
- * baseline is bounded (20,000 schedules), so its figure is how far it got in that many. The
- * stateful search stops at 250,000 states: a space that large is reported as not exhausted.
+ * and releasing 1 ms after it enters. Stateful: states, transitions, states per second,
+ * exhausted or not, time, restores and replays. Stateless: schedules per second; it is bounded
+ * (20,000 schedules), so its figure is how far it got in that many. The reduction factor is the
+ * baseline's steps over the stateful states (a lower bound when the baseline was not exhausted).
+ * The stateful search stops at 3,000,000 states: a space that large is reported as not exhausted.
  */
 import { causalBroadcast } from '@sd/clocks'
 import { lamportMutex, type MutexRequest, ricartAgrawala } from '@sd/mutex'
@@ -16,7 +19,7 @@ import type { BenchResult } from './lib/result.js'
 const log = (line: string) => console.error(`  explore: ${line}`)
 const ids = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => i + 1)
 /** The stateful search stops here; a space this large is reported as not exhausted. */
-const MAX_STATES = 250_000
+const MAX_STATES = 3_000_000
 /** The stateless baseline's bound, in schedules: how far it gets is its figure. */
 const BASELINE_SCHEDULES = 20_000
 
@@ -74,8 +77,12 @@ function measure(name: string, params: Record<string, unknown>, scenario: Explor
   const stateless = run(scenario, false, budget)
   const b = stateless.result
   const statesPerS = (s.states / stateful.ms) * 1000
+  const schedulesPerS = (b.schedules / stateless.ms) * 1000
+  // Steps the stateless search took (complete schedules) over the states the stateful one
+  // expanded: a lower bound when the baseline stopped at its bound.
+  const reduction = b.steps / s.states
   log(
-    `${name}: stateful ${s.states} states, ${s.executions} executions in ${stateful.ms.toFixed(0)} ms (${statesPerS.toFixed(0)} states/s), exhausted: ${s.exhausted}; stateless ${b.schedules} schedules in ${stateless.ms.toFixed(0)} ms, exhausted: ${b.exhausted}`,
+    `${name}: stateful ${s.states} states, ${s.transitions} transitions, ${s.restores ?? 0} restores, ${s.executions} executions in ${stateful.ms.toFixed(0)} ms (${statesPerS.toFixed(0)} states/s), exhausted: ${s.exhausted}; stateless ${b.schedules} schedules, ${b.steps} steps in ${stateless.ms.toFixed(0)} ms (${schedulesPerS.toFixed(0)} schedules/s), exhausted: ${b.exhausted}; stateless steps / stateful states ${reduction.toFixed(1)}${b.exhausted ? '' : ' (at least)'}`,
   )
   return {
     name: `explore.${name}.stateful`,
@@ -86,15 +93,23 @@ function measure(name: string, params: Record<string, unknown>, scenario: Explor
       exhausted: s.exhausted,
       states: s.states,
       transitions: s.transitions,
+      restores: s.restores ?? 0,
       executions: s.executions,
       steps: s.steps,
       ms: Math.round(stateful.ms),
+      maxStates: MAX_STATES,
       stateless: {
         exhausted: b.exhausted,
         schedules: b.schedules,
+        schedulesPerS: Math.round(schedulesPerS),
         steps: b.steps,
         ms: Math.round(stateless.ms),
         maxSchedules: budget,
+      },
+      reduction: {
+        factor: Math.round(reduction * 10) / 10,
+        of: 'stateless steps / stateful states',
+        lowerBound: !b.exhausted,
       },
     },
   } satisfies BenchResult

@@ -30,6 +30,8 @@ export interface ClockProtocol<Msg, Req = never, Ev = never> {
   onRequest?(req: Req, ctx: ProtocolContext<Msg, Ev>): void
   /** The node's whole volatile state as canonical plain data (same contract as `Protocol.snapshot` of `@sd/transport`). */
   snapshot?(): unknown
+  /** Takes on a state `snapshot()` gave, in a fresh instance (same contract as `Protocol.restore` of `@sd/transport`). */
+  restore?(snapshot: unknown): void
 }
 
 /** Builds a fresh instance for a node (what `SimNetwork.launch` takes). */

@@ -11,8 +11,70 @@ import { InvalidArgumentError } from './errors.js'
  * infinity, a class instance, or a cycle, naming its path (`snapshot.peers[2].lastSeen`).
  */
 export function canonicalKey(value: unknown, root = 'value'): string {
-  // The path is kept as a stack and spelled out only for an error: most keys never need it.
-  return write(value, [root], new Set())
+  try {
+    return writeFast(value, 0)
+  } catch (error) {
+    if (error !== REFUSED) throw error
+    // Written again, slowly, to say where: the path and the cycle check cost on every key.
+    return write(value, [root], new Set())
+  }
+}
+
+/**
+ * Canonical text written already (a part of a key that is cached): `canonicalKey` puts it in as
+ * it is. Only the simulator's fingerprint makes these; a snapshot never holds one.
+ */
+export class CanonicalText {
+  constructor(readonly text: string) {}
+}
+
+function ascending(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false
+  return true
+}
+
+/** Thrown by `writeFast` for anything `write` refuses (or a nesting this deep: a cycle?). */
+const REFUSED = Symbol('refused')
+const MAX_DEPTH = 200
+
+function writeFast(value: unknown, depth: number): string {
+  if (value === null) return 'null'
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value)
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'number':
+      if (!Number.isFinite(value)) throw REFUSED
+      return value === 0 ? '0' : String(value)
+    case 'object':
+      break
+    default:
+      throw REFUSED
+  }
+  if (depth > MAX_DEPTH) throw REFUSED
+  if (Array.isArray(value)) {
+    const n = value.length
+    if (n === 0) return '[]'
+    let out = `[${writeFast(value[0], depth + 1)}`
+    for (let i = 1; i < n; i++) out += `,${writeFast(value[i], depth + 1)}`
+    return `${out}]`
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) {
+    if (value instanceof CanonicalText) return value.text
+    throw REFUSED
+  }
+  const keys = Object.keys(value)
+  // Objects are mostly built with their keys in order already: sorting allocates.
+  if (!ascending(keys)) keys.sort()
+  let out = '{'
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (i > 0) out += ','
+    out += `${JSON.stringify(key)}:${writeFast((value as Record<string, unknown>)[key], depth + 1)}`
+  }
+  return `${out}}`
 }
 
 function write(value: unknown, path: Array<string | number>, open: Set<object>): string {
@@ -45,6 +107,7 @@ function write(value: unknown, path: Array<string | number>, open: Set<object>):
     return `${out}]`
   }
   const proto = Object.getPrototypeOf(object)
+  if (object instanceof CanonicalText) return object.text
   if (proto !== Object.prototype && proto !== null) {
     const name = object instanceof Map ? 'a Map' : object instanceof Set ? 'a Set' : undefined
     refuse(path, name ?? `an instance of ${proto?.constructor?.name ?? 'a class'}`)

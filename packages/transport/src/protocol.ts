@@ -57,6 +57,14 @@ export interface Protocol<Msg, Req = never, Ev = never> {
    * behave alike from here on. `checkSnapshots` in `@sd/transport/testing` tests both.
    */
   snapshot?(): unknown
+  /**
+   * Makes this instance, fresh from the factory and not started, take on a state `snapshot()`
+   * gave (a copy: it may keep it). It must then behave alike the instance that took the snapshot,
+   * on the same inputs (with the same stable storage); `start` is not called on it. Optional: with
+   * it, the explorer branches from a saved state instead of replaying the schedule that led
+   * there. `checkSnapshots` in `@sd/transport/testing` tests it too.
+   */
+  restore?(snapshot: unknown): void
 }
 
 /** Builds a fresh instance (with fresh volatile state) for a node, e.g. after a restart. */

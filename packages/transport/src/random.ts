@@ -16,8 +16,15 @@ export function seedToInt(seed: number | string): number {
   return h >>> 0
 }
 
+/** A `Random` whose position can be saved and gone back to (the simulator's checkpoints). */
+export interface SeekableRandom extends Random {
+  /** Where the stream stands: `load` of it draws the same numbers from there again. */
+  save(): readonly number[]
+  load(state: readonly number[]): void
+}
+
 /** sfc32, seeded through splitmix32: fast, small state, good enough for simulation. */
-export function createRandom(seed: number | string): Random {
+export function createRandom(seed: number | string): SeekableRandom {
   let s = seedToInt(seed)
   const split = () => {
     s = (s + 0x9e3779b9) | 0
@@ -43,5 +50,9 @@ export function createRandom(seed: number | string): Random {
   return {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    save: () => [a, b, c, d],
+    load: (state) => {
+      ;[a, b, c, d] = state as [number, number, number, number]
+    },
   }
 }

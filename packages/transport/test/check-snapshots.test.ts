@@ -111,4 +111,43 @@ describe('checkSnapshots', () => {
             },
     })
   })
+
+  describe('with restore()', () => {
+    type Shape = { on: boolean; count: number }
+    /** The counter, restorable; `forget` leaves the count out of what restore() sets. */
+    const restorable = (forget: boolean) => (): Protocol<Cmd, never, number> => {
+      let count = 0
+      let on = false
+      return {
+        onMessage(_from, cmd, ctx) {
+          if (cmd === 'inc') count++
+          else if (cmd === 'toggle') on = !on
+          else if (on) ctx.emit(count)
+        },
+        snapshot: () => ({ on, count }),
+        restore(snapshot) {
+          const s = snapshot as Shape
+          on = s.on
+          if (!forget) count = s.count
+        },
+      }
+    }
+    const inputs = (random: { int(a: number, b: number): number }) => ({
+      kind: 'message' as const,
+      from: 2,
+      msg: pick(random, ['inc', 'toggle', 'ask'] as const),
+    })
+
+    it('restores every state reached into a fresh instance and runs both on', () => {
+      const report = checkSnapshots(restorable(false), { seeds: 10, inputs })
+      expect(report.restored).toBe(report.states)
+      expect(checkSnapshots(counter(false), { seeds: 2, inputs }).restored).toBe(0)
+    })
+
+    it('catches a restore() that leaves state out, naming the seed', () => {
+      expect(() => checkSnapshots(restorable(true), { seeds: 10, inputs })).toThrow(
+        /seed \d+: restore\(\) does not give an instance that behaves alike/,
+      )
+    })
+  })
 })

@@ -34,6 +34,19 @@ export class CausalBuffer<P> {
     this.held = this.members.map(() => new Map())
   }
 
+  /** A buffer in the state `snapshot()` gave (of a buffer of `self`). */
+  static fromSnapshot<P>(self: NodeId, snapshot: CausalBufferSnapshot<P>): CausalBuffer<P> {
+    const buffer = new CausalBuffer<P>(self, snapshot.members)
+    snapshot.delivered.forEach((n, s) => {
+      buffer.delivered[s] = n
+    })
+    for (const { from, seq, clock, payload } of snapshot.held) {
+      buffer.held[buffer.members.indexOf(from)]!.set(seq, { type: 'causal', clock, payload })
+      buffer.heldCount++
+    }
+    return buffer
+  }
+
   /** How many messages wait in the buffer. */
   get pending(): number {
     return this.heldCount

@@ -1,6 +1,6 @@
 import { InvalidClockArgumentError } from '../errors.js'
 import type { ClockProtocol, ProtocolContext } from '../protocol.js'
-import { CausalBuffer } from './buffer.js'
+import { CausalBuffer, type CausalBufferSnapshot } from './buffer.js'
 import type { CausalDelivery, CausalEvent } from './events.js'
 import { type CausalMessage, parseMessage } from './messages.js'
 
@@ -24,8 +24,13 @@ export function causalBroadcast<P = unknown>(): ClockProtocol<
   CausalEvent<P>
 > {
   let buffer: CausalBuffer<P> | undefined
+  /** A state given to `restore`, built into a buffer once the node's id is known. */
+  let restored: CausalBufferSnapshot<P> | undefined
   const init = (ctx: CausalCtx<P>) => {
-    buffer ??= new CausalBuffer<P>(ctx.self, ctx.peers)
+    buffer ??=
+      restored === undefined
+        ? new CausalBuffer<P>(ctx.self, ctx.peers)
+        : CausalBuffer.fromSnapshot(ctx.self, restored)
     return buffer
   }
   return {
@@ -73,7 +78,11 @@ export function causalBroadcast<P = unknown>(): ClockProtocol<
       for (const d of delivered) ctx.emit({ type: 'deliver', ...d })
     },
     snapshot() {
-      return buffer === undefined ? null : buffer.snapshot()
+      return buffer === undefined ? (restored ?? null) : buffer.snapshot()
+    },
+    restore(snapshot) {
+      buffer = undefined
+      restored = snapshot === null ? undefined : (snapshot as CausalBufferSnapshot<P>)
     },
   }
 }

@@ -25,6 +25,16 @@ interface Resource {
   queued: number
 }
 
+/** What `snapshot()` gives and `restore()` takes. */
+interface LamportMutexSnapshot {
+  clock: number
+  rank: number
+  lastSeen: Array<[NodeId, number]>
+  resources: Array<
+    [string, Omit<Resource, 'queue'> & { queue: Array<{ time: number; pid: NodeId }> }]
+  >
+}
+
 /**
  * Lamport's mutual exclusion (1978): a request is broadcast and queued by everyone, each receiver
  * acknowledges it with a timestamped REPLY; a node enters when its request heads its own queue
@@ -125,6 +135,20 @@ export function lamportMutex(
           queued: r.queued,
         })),
       }),
+
+      restore(snapshot) {
+        const s = snapshot as LamportMutexSnapshot
+        clock.restore(s.clock)
+        rank = s.rank
+        lastSeen.clear()
+        for (const [peer, time] of s.lastSeen) lastSeen.set(peer, time)
+        resources.clear()
+        for (const [name, r] of s.resources) {
+          const queue = new RequestQueue()
+          for (const entry of r.queue) queue.add(entry)
+          resources.set(name, { state: r.state, time: r.time, queue, queued: r.queued })
+        }
+      },
 
       start(ctx) {
         rank = rankOf(self, ctx.peers)

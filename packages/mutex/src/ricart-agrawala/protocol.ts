@@ -34,6 +34,23 @@ interface Resource {
   queued: number
 }
 
+/** What `snapshot()` gives and `restore()` takes. */
+interface RicartAgrawalaSnapshot {
+  clock: number
+  rank: number
+  members: NodeId[]
+  resources: Array<
+    [
+      string,
+      Omit<Resource, 'oks' | 'answered' | 'deferred'> & {
+        oks: NodeId[]
+        answered: NodeId[]
+        deferred: Array<[NodeId, number]>
+      },
+    ]
+  >
+}
+
 const TIMER_PREFIX = 'answer:'
 /** Stable storage key of the Lamport clock. */
 const CLOCK_KEY = 'lamport-clock'
@@ -148,6 +165,24 @@ export function ricartAgrawala(
           queued: r.queued,
         })),
       }),
+
+      restore(snapshot) {
+        const s = snapshot as RicartAgrawalaSnapshot
+        clock.restore(s.clock)
+        rank = s.rank
+        members = new Set(s.members)
+        resources.clear()
+        for (const [name, r] of s.resources) {
+          resources.set(name, {
+            state: r.state,
+            time: r.time,
+            oks: new Set(r.oks),
+            answered: new Set(r.answered),
+            deferred: new Map(r.deferred),
+            queued: r.queued,
+          })
+        }
+      },
 
       start(ctx) {
         const saved = ctx.storage.get(CLOCK_KEY)

@@ -6,7 +6,9 @@
 
 import { canonicalKey, stateHash } from '../canonical.js'
 import type { NodeId } from '../ids.js'
+import type { SimCheckpoint } from '../sim/checkpoint.js'
 import type { Choice } from '../sim/control.js'
+import { messageText } from '../sim/message-text.js'
 import { SimNetwork } from '../sim/network.js'
 import { apply, clockStepToken, crashToken, pauseToken, type Token, tokenOf } from './token.js'
 import type { ExploreOptions, ExploreScenario } from './types.js'
@@ -19,7 +21,8 @@ export class Execution {
   readonly net: SimNetwork
   readonly events: Array<{ node: NodeId; t: number; event: unknown }> = []
   readonly tokens: Token[] = []
-  readonly used = { loss: 0, duplicate: 0, crash: 0, pause: 0, clockStep: 0 }
+  // Keys in canonical order: the state key written of it need not sort them.
+  readonly used = { clockStep: 0, crash: 0, duplicate: 0, loss: 0, pause: 0 }
   private readonly nodesById = new Map<string, NodeId>()
   /** Set when the invariant broke. */
   violation: string | undefined
@@ -82,7 +85,7 @@ export class Execution {
    * Undefined when the network has no fingerprint (a protocol without `snapshot()`).
    */
   stateKey(): string | undefined {
-    const net = this.net.fingerprint()
+    const net = this.net.keyFingerprint()
     if (net === undefined) return undefined
     const history = this.scenario.history ?? eventsByNode
     return stateHash([net, this.used, history(this.events)], 'state')
@@ -94,6 +97,26 @@ export class Execution {
    */
   pendingTasks(): string[] {
     return this.net.choices('any-order').map(describe)
+  }
+
+  /**
+   * This execution's state, to come back to with `load` instead of replaying its tokens;
+   * undefined when some running protocol has no `restore` (see `SimNetwork.checkpoint`).
+   */
+  save(): ExecutionCheckpoint | undefined {
+    if (this.violation !== undefined) return undefined
+    const net = this.net.checkpoint()
+    if (net === undefined) return undefined
+    return { net, events: this.events.length, tokens: this.tokens.length, used: { ...this.used } }
+  }
+
+  /** Goes back to a state `save` gave (of this execution, on this path: it only truncates). */
+  load(saved: ExecutionCheckpoint): void {
+    this.net.restoreCheckpoint(saved.net)
+    this.events.length = saved.events
+    this.tokens.length = saved.tokens
+    Object.assign(this.used, saved.used)
+    this.violation = undefined
   }
 
   /** Carries out `token`; false if it no longer applies. Checks the invariant after it. */
@@ -141,11 +164,19 @@ export class Execution {
   }
 }
 
+/** See `Execution.save`. */
+export interface ExecutionCheckpoint {
+  readonly net: SimCheckpoint
+  readonly events: number
+  readonly tokens: number
+  readonly used: Execution['used']
+}
+
 /** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */
 function describe(choice: Choice): string {
   if (choice.kind === 'deliver') {
     const copy = choice.key.endsWith('+d') ? ' copy' : ''
-    const msg = canonicalKey(choice.msg, `message ${choice.key}`)
+    const msg = messageText(choice.msg)
     return `${String(choice.from)}>${String(choice.to)}${copy} ${msg}`
   }
   if (choice.kind === 'timer') return `timer ${String(choice.owner)} ${choice.label} @${choice.t}`

@@ -15,7 +15,7 @@
  */
 
 import { fail } from './dfs.js'
-import { Execution } from './execution.js'
+import { Execution, type ExecutionCheckpoint } from './execution.js'
 import { lassoSchedules } from './lasso.js'
 import { findLasso } from './liveness.js'
 import { StateGraph } from './state-graph.js'
@@ -35,6 +35,14 @@ interface Seen {
   /** The depth that was left below it. */
   left: number
 }
+
+/**
+ * A visited state: the depth left below it alone when nothing was left asleep (most states, and
+ * millions of them: a number costs no allocation), else `Seen`.
+ */
+type Visit = number | Seen
+
+const NOTHING_ASLEEP: ReadonlySet<string> = new Set()
 
 const labelOf = (t: Token) => t.label ?? t.id
 
@@ -68,7 +76,7 @@ export function exploreStateful(
   const reduce = graph === undefined && (options.reduction ?? true) !== false
   let capped = false
   const terminal = new Set<string>()
-  const visited = new Map<string, Seen>()
+  const visited = new Map<string, Visit>()
   const result: ExploreResult = {
     mode: 'stateful',
     reduction: reduce ? 'sleep' : 'none',
@@ -79,9 +87,22 @@ export function exploreStateful(
     states: 0,
     transitions: 0,
     executions: 1,
+    restores: 0,
     steps: 0,
   }
   let failed: Execution | undefined
+
+  /** Goes back to `exec`'s state at `saved`, or replays its prefix when it could not be saved. */
+  const backtrack = (
+    exec: Execution,
+    saved: ExecutionCheckpoint | undefined,
+    prefix: readonly Token[],
+  ): Execution => {
+    if (saved === undefined) return replayPrefix(prefix)
+    exec.load(saved)
+    result.restores = (result.restores ?? 0) + 1
+    return exec
+  }
 
   const replayPrefix = (tokens: readonly Token[]): Execution => {
     const exec = new Execution(scenario, false, true)
@@ -104,22 +125,27 @@ export function exploreStateful(
   ): Token[] => {
     const left = depth - exec.tokens.length
     const awake = (t: Token) => !asleep.has(label(t))
-    const seen = key === undefined ? undefined : visited.get(key)
-    if (key === undefined || seen === undefined || left > seen.left) {
+    const visit = key === undefined ? undefined : visited.get(key)
+    const seenLeft = typeof visit === 'number' ? visit : visit?.left
+    if (key === undefined || visit === undefined || left > seenLeft!) {
       if (result.states >= maxStates) {
         result.exhausted = false
         if (node !== undefined && !graph!.expanded[node]) graph!.ends[node] = 'bound'
         return []
       }
       if (node !== undefined) graph!.expanded[node] = true
-      if (key !== undefined) visited.set(key, { asleep: new Set(asleep), left })
+      if (key !== undefined)
+        visited.set(key, asleep.size === 0 ? left : { asleep: new Set(asleep), left })
       result.states++
       return enabled.filter(awake)
     }
     // Met before with at least as much depth left: only what that visit left asleep, and this
     // one does not, is still to explore.
-    const todo = enabled.filter((t) => seen.asleep.has(label(t)) && awake(t))
-    for (const label of seen.asleep) if (!asleep.has(label)) seen.asleep.delete(label)
+    const seenAsleep = typeof visit === 'number' ? NOTHING_ASLEEP : visit.asleep
+    if (seenAsleep.size === 0) return []
+    const todo = enabled.filter((t) => seenAsleep.has(label(t)) && awake(t))
+    const still = [...seenAsleep].filter((name) => asleep.has(name))
+    visited.set(key, still.length === 0 ? seenLeft! : { asleep: new Set(still), left: seenLeft! })
     return todo
   }
 
@@ -141,6 +167,8 @@ export function exploreStateful(
     const done: Token[] = []
     const tried = new Set<string>()
     const prefix = [...exec.tokens]
+    // Saved once, only when a second choice will need to come back here.
+    const saved = todo.length > 1 ? exec.save() : undefined
     let fresh: Execution | undefined = exec
     for (const token of todo) {
       if (failed !== undefined || !result.exhausted) return
@@ -152,7 +180,7 @@ export function exploreStateful(
         capped = true
         return
       }
-      const child = fresh ?? replayPrefix(prefix)
+      const child = fresh ?? backtrack(exec, saved, prefix)
       fresh = undefined
       child.step(token)
       result.steps++

@@ -182,8 +182,16 @@ export interface ExploreResult {
    * is not counted.
    */
   schedules: number
-  /** Runs of the scenario from its start: the first, and one replay per backtrack. */
+  /**
+   * Runs of the scenario from its start: the first, and one replay per backtrack that could not
+   * restore a saved state instead (see `restores`).
+   */
   executions: number
+  /**
+   * Stateful: backtracks that restored a saved state of the simulator (every running protocol
+   * has `restore()`) instead of replaying the prefix. Replays are `executions` - 1.
+   */
+  restores?: number
   /**
    * Nothing within the bounds was left for lack of `maxSchedules`. Stateless: every schedule was
    * run. Stateful: every reachable state (network fingerprint, fault budget used, history) was

@@ -56,6 +56,12 @@ export interface RunProtocolOptions<Msg, Req, Ev> {
   onEvent?: (event: Ev) => void
   /** Attached before `start` runs; see `ProtocolHandle.onError`. */
   onError?: (error: ProtocolError) => void
+  /**
+   * The instance was restored (`Protocol.restore`), not started: `start` does not run, and these
+   * timers, which the restored state had pending, are armed again (the scheduler decides when
+   * they are due; the simulator's checkpoints keep that).
+   */
+  resume?: { timers: readonly string[] }
 }
 
 export interface ProtocolHandle<Req, Ev> {
@@ -121,6 +127,23 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     held.push(out)
   }
 
+  const arm = (key: string, ms: number) => {
+    const handle: TimerHandle = timers.schedule(
+      ms,
+      () => {
+        // A scheduler may still fire a timer that was replaced or cancelled (one held while its
+        // node was paused): only the timer now set under `key` counts.
+        if (pending.get(key) !== handle) return
+        pending.delete(key)
+        if (stopped) return
+        observer?.onTimerFire?.(self, key)
+        step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
+      },
+      key,
+    )
+    pending.set(key, handle)
+  }
+
   const ctx: Ctx<Msg, Ev> = {
     self,
     get peers() {
@@ -141,20 +164,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       const old = pending.get(key)
       if (old !== undefined) timers.cancel(old)
       observer?.onTimerSet?.(self, key, ms)
-      const handle: TimerHandle = timers.schedule(
-        ms,
-        () => {
-          // A scheduler may still fire a timer that was replaced or cancelled (one held while its
-          // node was paused): only the timer now set under `key` counts.
-          if (pending.get(key) !== handle) return
-          pending.delete(key)
-          if (stopped) return
-          observer?.onTimerFire?.(self, key)
-          step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
-        },
-        key,
-      )
-      pending.set(key, handle)
+      arm(key, ms)
     },
     cancelTimer(key) {
       const handle = pending.get(key)
@@ -253,7 +263,9 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   }
   if (options.onEvent) eventListeners.add(options.onEvent)
   if (options.onError) errorListeners.add(options.onError)
-  step({ kind: 'start' }, 'start', 'start', () => protocol.start?.(ctx))
+  if (options.resume === undefined)
+    step({ kind: 'start' }, 'start', 'start', () => protocol.start?.(ctx))
+  else for (const key of options.resume.timers) arm(key, 0)
   return handle
 }
 

@@ -51,6 +51,18 @@ export class EventQueue<E extends Scheduled> {
     this.heap = []
   }
 
+  /** The next `seq` to be assigned (a checkpoint keeps it). */
+  get seqCounter(): number {
+    return this.nextSeq
+  }
+
+  /** Replaces the contents with `events` (their `seq` kept) and the seq counter: a checkpoint's load. */
+  reset(events: E[], nextSeq: number): void {
+    // Sorted by (t, seq), an array is a valid heap.
+    this.heap = events.sort((a, b) => a.t - b.t || a.seq - b.seq)
+    this.nextSeq = nextSeq
+  }
+
   private dropCancelled(): void {
     while (this.heap.length > 0 && this.heap[0]!.cancelled) this.removeTop()
   }

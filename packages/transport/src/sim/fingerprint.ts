@@ -6,11 +6,13 @@
 import { compareNodeIds, type NodeId } from '../ids.js'
 import type { EventQueue } from './event-queue.js'
 import type { LinkTable } from './link-table.js'
-import type { SimEvent, SimNode } from './sim-node.js'
+import type { DeliverEvent, SimEvent, SimNode } from './sim-node.js'
 
 /** What `fingerprintOf` reads of the network. */
 export interface FingerprintSource {
   readonly nodes: ReadonlyMap<NodeId, SimNode>
+  /** The nodes' ids ascending, if known. */
+  readonly ids?: readonly NodeId[]
   readonly queue: EventQueue<SimEvent>
   readonly links: LinkTable
   readonly partitioned: boolean
@@ -47,6 +49,7 @@ export interface SimFingerprint {
    * nothing apart.)
    */
   time: number
+  /** In id order (for a key, each may be its canonical text: see `SimNetwork.keyFingerprint`). */
   nodes: NodeFingerprint[]
   /**
    * Messages in flight per directed link `from>to`, each `[msg, duplicate]` (a duplicated copy
@@ -59,6 +62,70 @@ export interface SimFingerprint {
 }
 
 /**
+ * How a fingerprint shows a running node's state and a message in flight: as they are, or (for a
+ * key) as canonical text cached where it was made once (`CanonicalText`), which writes the same.
+ */
+export interface FingerprintParts {
+  state(node: SimNode): unknown
+  storage(node: SimNode): unknown
+  message(event: DeliverEvent): unknown
+  /** How the node's entry is shown (`nodeText` writes it as canonical text at once). */
+  node(entry: NodeFingerprint): unknown
+}
+
+export const plainParts: FingerprintParts = {
+  state: (node) => node.protocol!.snapshot!(),
+  storage: (node) => node.storage.entries(),
+  message: (event) => event.msg,
+  node: (entry) => entry,
+}
+
+/**
+ * `canonicalKey(entry)`, written field by field in the order it sorts its keys (a test checks
+ * they agree): the fingerprint's most written part, and a short one.
+ */
+export function nodeText(
+  entry: NodeFingerprint,
+  canonical: (value: unknown, path: string) => string,
+): string {
+  const where = `node ${JSON.stringify(entry.id)}`
+  const backlog = entry.backlog.length === 0 ? '[]' : canonical(entry.backlog, `${where} backlog`)
+  return (
+    `{"backlog":${backlog},"crashPlanned":${entry.crashPlanned},"crashed":${entry.crashed}` +
+    `,"draws":${number(entry.draws)},"drift":${number(entry.drift)},"group":${number(entry.group)}` +
+    `,"id":${canonical(entry.id, where)},"incarnation":${number(entry.incarnation)}` +
+    `,"monotonic":${number(entry.monotonic)},"paused":${entry.paused}` +
+    `,"resolution":${number(entry.resolution)},"state":${canonical(entry.state, where)}` +
+    `,"storage":${canonical(entry.storage, `${where} storage`)},"wall":${number(entry.wall)}}`
+  )
+}
+
+/**
+ * Whether two entries of one node are equal, the first without a backlog: field by field, its
+ * state and storage by their cached texts (see `SimNetwork.keyFingerprint`).
+ */
+export function sameEntry(a: NodeFingerprint, b: NodeFingerprint): boolean {
+  return (
+    b.backlog.length === 0 &&
+    a.state === b.state &&
+    a.storage === b.storage &&
+    a.crashed === b.crashed &&
+    a.paused === b.paused &&
+    a.incarnation === b.incarnation &&
+    a.draws === b.draws &&
+    a.wall === b.wall &&
+    a.monotonic === b.monotonic &&
+    a.drift === b.drift &&
+    a.resolution === b.resolution &&
+    a.group === b.group &&
+    a.crashPlanned === b.crashPlanned
+  )
+}
+
+/** A finite number as `canonicalKey` writes it (the simulator's own numbers are finite). */
+const number = (n: number) => (n === 0 ? '0' : String(n))
+
+/**
  * The fingerprint, or undefined when the state cannot be told: a running node without
  * `snapshot()` (or a raw transport node), or links that lose or duplicate at random (the
  * network's own random stream would then be state).
@@ -66,20 +133,21 @@ export interface SimFingerprint {
 export function fingerprintOf(
   source: FingerprintSource,
   canonical: (value: unknown, path: string) => string,
+  parts: FingerprintParts = plainParts,
 ): SimFingerprint | undefined {
   if (source.links.randomFaults()) return undefined
   const nodes: NodeFingerprint[] = []
-  const ids = [...source.nodes.keys()].sort(compareNodeIds)
+  const ids = source.ids ?? [...source.nodes.keys()].sort(compareNodeIds)
   for (const id of ids) {
     const node = source.nodes.get(id)!
     if (!node.crashed && node.protocol?.snapshot === undefined) return undefined
     const t = source.time
-    nodes.push({
+    const entry: NodeFingerprint = {
       id,
       crashed: node.crashed,
       paused: node.paused,
-      state: node.crashed ? null : node.protocol!.snapshot!(),
-      storage: node.storage.entries(),
+      state: node.crashed ? null : parts.state(node),
+      storage: parts.storage(node) as Record<string, unknown>,
       incarnation: node.incarnation,
       draws: node.draws,
       wall: node.clock.read(t),
@@ -89,7 +157,8 @@ export function fingerprintOf(
       group: source.partitioned ? node.group : -1,
       crashPlanned: node.storage.crashPlan !== undefined,
       backlog: node.backlog.map(describeCall),
-    })
+    }
+    nodes.push(parts.node(entry) as NodeFingerprint)
   }
   const byLink = new Map<string, { fifo: boolean; events: SimEvent[] }>()
   const calls: unknown[] = []
@@ -110,7 +179,10 @@ export function fingerprintOf(
   for (const link of [...byLink.keys()].sort()) {
     const { fifo, events } = byLink.get(link)!
     const msgs = (fifo ? events.sort((a, b) => a.seq - b.seq) : events).map(
-      (e): [unknown, boolean] => [e.kind === 'deliver' ? e.msg : null, e.key.endsWith('+d')],
+      (e): [unknown, boolean] => [
+        e.kind === 'deliver' ? parts.message(e) : null,
+        e.key.endsWith('+d'),
+      ],
     )
     if (!fifo) {
       const keyed = msgs.map((m) => ({ m, k: canonical(m, `message on ${link}`) }))
@@ -120,7 +192,8 @@ export function fingerprintOf(
   }
   const callKeys = calls.map((c) => ({ c, k: canonical(c, 'call') }))
   callKeys.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
-  return { time: source.time, nodes, links, calls: callKeys.map(({ c }) => c) }
+  // Keys in canonical order: a key written of it need not sort them.
+  return { calls: callKeys.map(({ c }) => c), links, nodes, time: source.time }
 }
 
 /** A timer by the protocol's key, a request or planned action by its stable key; with its time. */

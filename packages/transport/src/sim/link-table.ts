@@ -46,6 +46,25 @@ export class LinkTable {
     return this.states.get(from)?.get(to)
   }
 
+  /** Every setting and link state, for a checkpoint (`load` puts them back). */
+  save(): LinkTableState {
+    const states: LinkTableState['states'] = []
+    for (const [from, row] of this.states)
+      for (const [to, s] of row) states.push([from, to, { ...s }])
+    const overrides: LinkTableState['overrides'] = []
+    for (const [from, row] of this.overrides)
+      for (const [to, link] of row) overrides.push([from, to, link])
+    return { defaultLink: this.defaultLink, overrides, states }
+  }
+
+  load(saved: LinkTableState): void {
+    this.defaultLink = saved.defaultLink
+    this.overrides.clear()
+    for (const [from, to, link] of saved.overrides) rowOf(this.overrides, from).set(to, link)
+    this.states.clear()
+    for (const [from, to, s] of saved.states) rowOf(this.states, from).set(to, { ...s })
+  }
+
   /** Whether some link loses or duplicates messages at random (the network's PRNG decides). */
   randomFaults(): boolean {
     const random = (l: ResolvedLink) => l.loss > 0 || l.duplicate > 0
@@ -83,4 +102,20 @@ export class LinkTable {
       state.overridden = true
     }
   }
+}
+
+/** A `LinkTable` as a checkpoint keeps it (resolved settings are never mutated: shared). */
+export interface LinkTableState {
+  defaultLink: ResolvedLink
+  overrides: Array<[NodeId, NodeId, ResolvedLink]>
+  states: Array<[NodeId, NodeId, LinkState]>
+}
+
+function rowOf<V>(table: Map<NodeId, Map<NodeId, V>>, from: NodeId): Map<NodeId, V> {
+  let row = table.get(from)
+  if (row === undefined) {
+    row = new Map()
+    table.set(from, row)
+  }
+  return row
 }

@@ -1,6 +1,7 @@
 // One file, over 450 lines: SimNetwork is the simulator's public class, and its methods are its API
-// (nodes, faults, scheduling, running, trace). The parts are beside it: sim-wire (messages),
-// control (choices/take), realtime, sim-storage, trace-recorder, link-table, sim-node.
+// (nodes, faults, scheduling, checkpoints, running, trace). The parts are beside it: sim-wire
+// (messages), control (choices/take), checkpoint, key-parts (fingerprints for keys), realtime,
+// sim-storage, trace-recorder, link-table, sim-node.
 import { canonicalKey } from '../canonical.js'
 import { partLocatorOf } from '../compose/parts.js'
 import {
@@ -16,9 +17,17 @@ import { runProtocol } from '../runtime/driver.js'
 import type { TimerScheduler } from '../runtime/time.js'
 import type { JsonValue } from '../storage/json.js'
 import type { Transport, Unsubscribe } from '../transport.js'
+import {
+  type CheckpointContext,
+  canCheckpoint,
+  loadCheckpoint,
+  type SimCheckpoint,
+  saveCheckpoint,
+} from './checkpoint.js'
 import { type Choice, type ControlContext, choicesOf, takeChoice } from './control.js'
 import { EventQueue } from './event-queue.js'
 import { fingerprintOf, type SimFingerprint } from './fingerprint.js'
+import { cachedParts, stateText } from './key-parts.js'
 import { LinkTable } from './link-table.js'
 import type { LinkSettings } from './links.js'
 import { type ClockSettings, NodeClock } from './node-clock.js'
@@ -58,7 +67,11 @@ export class SimNetwork {
   private readonly loop: EventLoop
   private readonly emitListeners = new Set<EmitListener>()
   private readonly counters: SimStats = emptyStats()
+  /** What `checkpoint` and `restoreCheckpoint` reach of the network. */
+  private readonly saved: CheckpointContext
   private time = 0
+  /** `nodeIds`, until a node is added. */
+  private sortedIds: NodeId[] | undefined
   private planned = 0
   private failure: SimulationError | undefined
 
@@ -90,6 +103,32 @@ export class SimNetwork {
       counters: this.counters,
       now: () => this.time,
       process: (event, time) => this.process(event, time),
+    }
+    const net = this
+    this.saved = {
+      nodes: this.nodes,
+      queue: this.queue,
+      links: this.links,
+      wire: this.wire,
+      random,
+      recorder: this.recorder,
+      counters: this.counters,
+      scalars: {
+        get time() {
+          return net.time
+        },
+        set time(t: number) {
+          net.time = t
+        },
+        get planned() {
+          return net.planned
+        },
+        set planned(n: number) {
+          net.planned = n
+        },
+      },
+      stateText: (node) => stateText(node).text,
+      resume: (node, state, timers) => this.startProtocol(node, { state, timers }),
     }
     this.loop = {
       now: () => this.time,
@@ -148,12 +187,17 @@ export class SimNetwork {
       draws: 0,
       handle: undefined,
       timers: new Set(),
+      armed: new Map(),
+      inputs: 0,
       paused: false,
       backlog: [],
       locator: undefined,
+      stateText: undefined,
+      entryText: undefined,
     }
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
     this.nodes.set(id, node)
+    this.sortedIds = undefined
     return node.transport as Transport<Msg>
   }
 
@@ -343,8 +387,10 @@ export class SimNetwork {
     node.handle?.stop()
     node.handle = undefined
     node.protocol = undefined
+    node.stateText = undefined
     for (const timer of node.timers) timer.cancelled = true
     node.timers.clear()
+    node.armed.clear()
     this.recorder.record({ t: this.time, type: 'crash', node: id })
   }
 
@@ -457,16 +503,50 @@ export class SimNetwork {
    * `snapshot()`, or links lose or duplicate at random.
    */
   fingerprint(): SimFingerprint | undefined {
-    return fingerprintOf(
-      {
-        nodes: this.nodes,
-        queue: this.queue,
-        links: this.links,
-        partitioned: this.wire.partitioned,
-        time: this.time,
-      },
-      canonicalKey,
-    )
+    return fingerprintOf(this.sourceOfFingerprint(), canonicalKey)
+  }
+
+  /**
+   * The network's whole exact state, to go back to with `restoreCheckpoint` (the explorer
+   * branches from one instead of replaying a prefix). Undefined unless every node is crashed or
+   * runs a protocol with both `snapshot()` and `restore()`.
+   */
+  checkpoint(): SimCheckpoint | undefined {
+    return canCheckpoint(this.saved) ? saveCheckpoint(this.saved) : undefined
+  }
+
+  /**
+   * Puts this network back as `checkpoint()` saved it: every running protocol instance that ran a
+   * handler since is replaced by a fresh one from its factory, restored from its snapshot (its
+   * `start` not run), with the same timers pending; the others are kept as they are. The trace, if kept, loses what came after. A checkpoint can be
+   * restored any number of times. Cancelled events are not kept, so `pending`, which counts them
+   * until they are skipped, may come out lower.
+   */
+  restoreCheckpoint(checkpoint: SimCheckpoint): void {
+    loadCheckpoint(this.saved, checkpoint)
+  }
+
+  /**
+   * `fingerprint()` for a key: each node's state and each message in flight as canonical text,
+   * cached (a node's until one of its handlers runs), so `canonicalKey` of it writes the same text
+   * as of `fingerprint()` at a fraction of the cost.
+   */
+  keyFingerprint(): SimFingerprint | undefined {
+    return fingerprintOf(this.sourceOfFingerprint(), canonicalKey, this.keyParts)
+  }
+
+  private readonly keyParts = cachedParts(this.nodes)
+
+  private sourceOfFingerprint() {
+    this.sortedIds ??= this.nodeIds
+    return {
+      nodes: this.nodes,
+      ids: this.sortedIds,
+      queue: this.queue,
+      links: this.links,
+      partitioned: this.wire.partitioned,
+      time: this.time,
+    }
   }
 
   // ---- running -----------------------------------------------------------------------------
@@ -633,38 +713,63 @@ export class SimNetwork {
     if (this.failure) throw this.failure
   }
 
-  private startProtocol(node: SimNode): void {
+  /**
+   * Starts the node's protocol: a fresh instance from its factory, started; or, with `resumed`,
+   * one restored from a checkpoint's state, its saved timers re-armed (returned, in their order).
+   */
+  private startProtocol(
+    node: SimNode,
+    resumed?: { state: unknown; timers: readonly CallEvent[] },
+  ): CallEvent[] {
     const factory = node.factory!
+    const rearm = resumed === undefined ? [] : [...resumed.timers]
+    const rearmed: CallEvent[] = []
     const scheduler: TimerScheduler = {
-      schedule: (ms, fire, label) => {
-        const key = `t:${String(node.id)}#${++node.timersSet}`
-        const timer = this.schedule(
-          this.time + node.clock.toTrue(ms),
-          node,
-          key,
-          node.id,
-          true,
-          () => {
-            this.counters.timersFired++
-            fire()
-          },
-        )
-        timer.label = label
-        node.timers.add(timer)
+      schedule: (ms, fire, name) => {
+        const label = name ?? ''
+        let timer: CallEvent
+        const run = () => {
+          this.counters.timersFired++
+          // As the runtime does: only the timer now set under its key fires.
+          if (node.armed.get(label) === timer) node.armed.delete(label)
+          fire()
+        }
+        const saved = rearm.shift()
+        if (saved !== undefined) {
+          // Due when it was, under its own key and seq; the checkpoint puts it where it was.
+          timer = { ...saved, cancelled: false, run }
+          rearmed.push(timer)
+        } else {
+          const key = `t:${String(node.id)}#${++node.timersSet}`
+          timer = this.schedule(this.time + node.clock.toTrue(ms), node, key, node.id, true, run)
+          timer.label = name
+          node.timers.add(timer)
+        }
+        node.armed.set(label, timer)
         return timer
       },
       cancel: (handle) => {
         const timer = handle as CallEvent
         timer.cancelled = true
         node.timers.delete(timer)
+        const label = timer.label ?? ''
+        if (node.armed.get(label) === timer) node.armed.delete(label)
       },
     }
-    this.recorder.record({ t: this.time, type: 'start', node: node.id })
+    if (resumed === undefined) this.recorder.record({ t: this.time, type: 'start', node: node.id })
     const protocol = factory(node.id)
+    node.stateText = undefined
+    if (resumed !== undefined) protocol.restore!(resumed.state)
     node.protocol = protocol
-    node.draws = 0
     node.locator = partLocatorOf(protocol)
-    const random = createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next
+    if (resumed === undefined) node.draws = 0
+    // Made on the first draw (most protocols never draw), where the node's stream stands.
+    let random: (() => number) | undefined
+    const stream = () => {
+      const made = createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next
+      for (let i = 0; i < node.draws; i++) made()
+      return made
+    }
     node.storage.input = undefined
     node.handle = runProtocol(protocol, {
       transport: node.transport,
@@ -673,6 +778,7 @@ export class SimNetwork {
       monotonic: { now: () => node.clock.monotonic(this.time) },
       timers: scheduler,
       random: () => {
+        random ??= stream()
         node.draws++
         return random()
       },
@@ -681,6 +787,8 @@ export class SimNetwork {
         ...this.recorder.observer(),
         onInput: (_id, input) => {
           node.storage.input = input
+          node.inputs++
+          node.stateText = undefined // the handler may change the state
         },
       },
       onEvent: (event) => {
@@ -691,7 +799,9 @@ export class SimNetwork {
         this.recorder.record({ t: this.time, type: 'error', node: node.id, message: error.message })
         this.failure ??= new SimulationError(error.message, this.seed, this.time, node.id, error)
       },
+      ...(resumed === undefined ? {} : { resume: { timers: resumed.timers.map((t) => t.label!) } }),
     })
     if (node.crashed) node.handle = undefined // crashed while starting
+    return rearmed
   }
 }

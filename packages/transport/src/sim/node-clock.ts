@@ -28,6 +28,22 @@ export class NodeClock {
     this.monoBase = t
   }
 
+  /** Every field, for a checkpoint (`load` puts them back). */
+  save(): readonly number[] {
+    return [this.t0, this.base, this.rate, this.tick, this.monoT0, this.monoBase]
+  }
+
+  load(state: readonly number[]): void {
+    ;[this.t0, this.base, this.rate, this.tick, this.monoT0, this.monoBase] = state as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ]
+  }
+
   /** The monotonic reading at true time t. */
   monotonic(t: number): number {
     return this.monoBase + (t - this.monoT0) * this.rate

@@ -1,8 +1,10 @@
+import type { CanonicalText } from '../canonical.js'
 import type { PartLocator } from '../compose/parts.js'
 import type { NodeId } from '../ids.js'
 import type { Protocol, ProtocolFactory } from '../protocol.js'
 import type { ProtocolHandle } from '../runtime/driver.js'
 import type { Scheduled } from './event-queue.js'
+import type { NodeFingerprint } from './fingerprint.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
@@ -29,12 +31,23 @@ export interface SimNode {
   handle: ProtocolHandle<unknown, unknown> | undefined
   /** Timers of the current incarnation, cancelled on crash. */
   timers: Set<CallEvent>
+  /**
+   * The timer its runtime has pending under each key, as the runtime keeps it: set, replaced,
+   * cancelled, fired (a checkpoint re-arms these; a timer taken early leaves `timers` yet waits).
+   */
+  armed: Map<string, CallEvent>
+  /** Handlers its runtimes began so far: none since a checkpoint means its instance is as saved. */
+  inputs: number
   /** Paused: the node runs no handler; what comes for it waits in `backlog`. */
   paused: boolean
   /** Deliveries, timers and requests that came due while the node was paused, in order. */
   backlog: SimEvent[]
   /** Names the child of a composed protocol behind a message, timer, event or request. */
   locator: PartLocator | undefined
+  /** The canonical text of the running instance's snapshot, until a handler of it runs. */
+  stateText: CanonicalText | undefined
+  /** Its last fingerprint entry and that entry's text: the same entry has the same text. */
+  entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
 }
 
 export type SimEvent = DeliverEvent | CallEvent

@@ -1,3 +1,4 @@
+import { CanonicalText } from '../canonical.js'
 import type { NodeId } from '../ids.js'
 import type { ProtocolInput } from '../protocol.js'
 import type { JsonValue } from '../storage/json.js'
@@ -23,6 +24,8 @@ export class PlannedCrash extends Error {}
  */
 export class SimStorage {
   private readonly disk = new Map<string, JsonValue>()
+  /** `entries()` as canonical text, until the disk changes. */
+  private text: CanonicalText | undefined
   /** A planned crash at the commit of a step that matches. */
   crashPlan: ((step: CommitStep) => boolean) | undefined
   /** What the running handler is handling (for `crashBeforeCommit`). */
@@ -38,7 +41,7 @@ export class SimStorage {
   /** The disk as the runtime sees it. */
   backend(): StorageBackend {
     return {
-      load: () => new Map(this.disk),
+      load: () => this.disk, // the runtime copies what it loads
       commit: (writes) => {
         const plan = this.crashPlan
         const step = { node: this.node, input: this.input ?? { kind: 'start' }, writes }
@@ -51,18 +54,49 @@ export class SimStorage {
           throw new PlannedCrash()
         }
         applyWrites(this.disk, writes)
+        this.text = undefined
         this.recorder.recordWrites(this.node, writes, 'committed')
       },
     }
   }
 
+  /** The disk and the plan, for a checkpoint (`load` puts them back). */
+  save(): SimStorageState {
+    return { disk: [...this.disk], text: this.text, crashPlan: this.crashPlan, input: this.input }
+  }
+
+  load(saved: SimStorageState): void {
+    this.disk.clear()
+    for (const [key, value] of saved.disk) this.disk.set(key, value)
+    this.text = saved.text
+    this.crashPlan = saved.crashPlan
+    this.input = saved.input
+  }
+
   /** The disk was lost. */
   wipe(): void {
     this.disk.clear()
+    this.text = undefined
+  }
+
+  /** `canonical(entries())`, cached until the disk changes (fingerprints ask it state after state). */
+  canonicalText(canonical: (value: unknown, path: string) => string): CanonicalText {
+    this.text ??= new CanonicalText(
+      canonical(this.entries(), `storage of node ${JSON.stringify(this.node)}`),
+    )
+    return this.text
   }
 
   /** Committed entries, keys ascending. */
   entries(): Record<string, JsonValue> {
     return Object.fromEntries([...this.disk].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   }
+}
+
+/** See `SimStorage.save` (committed values are frozen copies: shared, not copied). */
+export interface SimStorageState {
+  disk: Array<[string, JsonValue]>
+  text: CanonicalText | undefined
+  crashPlan: ((step: CommitStep) => boolean) | undefined
+  input: ProtocolInput | undefined
 }

@@ -36,6 +36,16 @@ export class SimWire {
     this.copy = ctx.copyMessages === 'json' ? (m) => JSON.parse(JSON.stringify(m)) : undefined
   }
 
+  /** What a checkpoint keeps of the wire (the links and the random stream are kept apart). */
+  save(): { partitioned: boolean; messageIds: number } {
+    return { partitioned: this.partitioned, messageIds: this.nextMessageId }
+  }
+
+  load(saved: { partitioned: boolean; messageIds: number }): void {
+    this.partitioned = saved.partitioned
+    this.nextMessageId = saved.messageIds
+  }
+
   /** Sends `msg` from `from` to `to`, whose node is `target`. */
   send(from: SimNode, to: NodeId, target: SimNode, msg: unknown): void {
     const { counters, recorder } = this.ctx

@@ -27,6 +27,11 @@ export class TraceRecorder {
     return this.recorded !== undefined
   }
 
+  /** Forgets the events recorded after the first `length` (a checkpoint's load). */
+  truncate(length: number): void {
+    if (this.recorded !== undefined) this.recorded.length = length
+  }
+
   /** The events recorded so far (empty when tracing is off). */
   get events(): readonly TraceEvent[] {
     return this.recorded ?? []

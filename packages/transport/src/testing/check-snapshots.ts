@@ -3,12 +3,14 @@
  * Plain: it serializes with `canonicalKey`. Complete: two instances reached by different inputs
  * whose snapshots (and storage, and timers set) are equal give the same effects for the same
  * inputs from then on. Canonical: two snapshots that differ only in the order of some array,
- * where no continuation tells the instances apart, are one state written two ways.
+ * where no continuation tells the instances apart, are one state written two ways. Restorable
+ * (when the protocol has `restore()`): an instance restored from a snapshot behaves alike.
  */
 import { canonicalKey } from '../canonical.js'
 import type { NodeId } from '../ids.js'
 import type { ProtocolFactory } from '../protocol.js'
 import { createRandom, type Random } from '../random.js'
+import { restoredSplit } from './check-restore.js'
 import {
   type SnapshotHarness as Harness,
   SnapshotHarness,
@@ -43,6 +45,8 @@ export interface SnapshotCheckReport {
   /** States snapshotted, and pairs of equal ones reached by different inputs and compared. */
   states: number
   comparedPairs: number
+  /** States restored into a fresh instance and run on beside the original (0 without `restore`). */
+  restored: number
 }
 
 type Walk<Msg, Req> = { seed: string; inputs: SnapshotInput<Msg, Req>[] }
@@ -59,7 +63,10 @@ export function checkSnapshots<Msg, Req = never, Ev = never>(
     typeof options.seeds === 'number'
       ? Array.from({ length: options.seeds }, (_, i) => i + 1)
       : options.seeds
-  const report: SnapshotCheckReport = { states: 0, comparedPairs: 0 }
+  const report: SnapshotCheckReport = { states: 0, comparedPairs: 0, restored: 0 }
+  const restorable = factory(self).restore !== undefined
+  const empty = () =>
+    new SnapshotHarness(factory as ProtocolFactory<Msg, Req, unknown>, self, peers, 'restored')
   const fresh = (walk: Walk<Msg, Req>, length: number): Harness<Msg, Req, unknown> => {
     const h = new SnapshotHarness(
       factory as ProtocolFactory<Msg, Req, unknown>,
@@ -88,6 +95,7 @@ export function checkSnapshots<Msg, Req = never, Ev = never>(
         if (h.feed(input) === undefined) walk.inputs.pop() // a timer not set: nothing happened
       }
     }
+    if (restorable) checkRestore(reached, seed, options, fresh, empty, random, where, report)
     const byKey = new Map<string, Reached<Msg, Req>>()
     const byLoose = new Map<string, Reached<Msg, Req>>()
     for (const r of reached) {
@@ -112,6 +120,41 @@ export function checkSnapshots<Msg, Req = never, Ev = never>(
     }
   }
   return report
+}
+
+/** Each state reached, restored into a fresh instance: both must go on alike. */
+function checkRestore<Msg, Req>(
+  reached: readonly Reached<Msg, Req>[],
+  seed: number | string,
+  options: CheckSnapshotsOptions<Msg, Req>,
+  fresh: (walk: Walk<Msg, Req>, length: number) => Harness<Msg, Req, unknown>,
+  empty: () => Harness<Msg, Req, unknown>,
+  random: Random,
+  where: string,
+  report: SnapshotCheckReport,
+): void {
+  // One continuation per state: every state reached is tried, which is many already.
+  const runs = { continuations: 1, steps: options.steps ?? 12 }
+  const next = (r: Random, h: Harness<Msg, Req, unknown>) =>
+    options.inputs(r, { self: h.self, peers: h.peers, timers: [...h.timers].sort() })
+  for (const r of reached) {
+    report.restored++
+    const split = restoredSplit(
+      () => fresh(r.walk, r.length),
+      empty,
+      next,
+      random,
+      {
+        ...runs,
+        seed: String(seed),
+      },
+      show,
+    )
+    if (split !== undefined)
+      throw new Error(
+        `${where}: restore() does not give an instance that behaves alike the one snapshotted.\n  after ${describe(r)}\n  snapshot ${r.key}\n  ${split}\n  Some state restore() does not set, or sets from a live reference.`,
+      )
+  }
 }
 
 /** Snapshots `h` (after `length` inputs of `walk`) and checks it is plain and not live. */

@@ -47,6 +47,21 @@ export class SnapshotHarness<Msg, Req, Ev> {
     this.random = createRandom(seed).next
   }
 
+  /**
+   * Makes this instance, fresh and not started, take on `other`'s state: its protocol's snapshot
+   * (as JSON text and back: a copy) through `restore`, and its storage and timers set.
+   */
+  restoreFrom(other: SnapshotHarness<Msg, Req, Ev>): void {
+    this.protocol.restore!(JSON.parse(canonicalKey(other.protocol.snapshot!(), 'snapshot')))
+    for (const [key, value] of other.storage) this.storage.set(key, structuredClone(value))
+    for (const key of other.timers) this.timers.add(key)
+  }
+
+  /** The protocol's snapshot as canonical text. */
+  snapshotText(): string {
+    return canonicalKey(this.protocol.snapshot!(), 'snapshot')
+  }
+
   /** Handles `start`; returns its effects. */
   start(): string[] {
     return this.run((ctx) => this.protocol.start?.(ctx))

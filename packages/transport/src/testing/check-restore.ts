@@ -1,0 +1,39 @@
+/**
+ * The `restore()` part of `checkSnapshots`: an instance fresh from the factory, restored from a
+ * state's snapshot (with its storage and timers), gives the same effects and the same snapshots
+ * as the instance that took it, on the same further inputs.
+ */
+import type { Random } from '../random.js'
+import type { SnapshotHarness, SnapshotInput } from './snapshot-harness.js'
+
+/** Where a restored instance and its original split: undefined when they never do. */
+export function restoredSplit<Msg, Req>(
+  original: () => SnapshotHarness<Msg, Req, unknown>,
+  empty: () => SnapshotHarness<Msg, Req, unknown>,
+  next: (random: Random, at: SnapshotHarness<Msg, Req, unknown>) => SnapshotInput<Msg, Req>,
+  random: Random,
+  runs: { continuations: number; steps: number; seed: string },
+  show: (input: SnapshotInput<Msg, Req>) => string,
+): string | undefined {
+  for (let c = 0; c < runs.continuations; c++) {
+    const a = original()
+    const b = empty()
+    b.restoreFrom(a)
+    a.reseed(`restore/${runs.seed}/${c}`)
+    b.reseed(`restore/${runs.seed}/${c}`)
+    const done: string[] = []
+    for (let i = 0; i <= runs.steps; i++) {
+      const sa = a.snapshotText()
+      const sb = b.snapshotText()
+      const after = done.length === 0 ? 'restored' : `then ${done.join(', ')}`
+      if (sa !== sb) return `${after}: snapshot ${sa}\n  vs restored ${sb}`
+      if (i === runs.steps) break
+      const input = next(random, a)
+      const ea = JSON.stringify(a.feed(input) ?? 'no such timer')
+      const eb = JSON.stringify(b.feed(input) ?? 'no such timer')
+      done.push(show(input))
+      if (ea !== eb) return `then ${done.join(', ')}: ${ea}\n  vs restored ${eb}`
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest'
+import { flood, pingPong, vectorBroadcast } from '../../../../test-support/explore-protocols.js'
+import {
+  bounce,
+  ricartAgrawalaReleasing,
+  tokenRing,
+} from '../../../../test-support/liveness-protocols.js'
+import {
+  type ExploreOptions,
+  type ExploreResult,
+  type ExploreScenario,
+  explore,
+} from '../../src/explore/index.js'
+import type { ProtocolFactory } from '../../src/index.js'
+import { type AnyFactory, causal, ids, launch, mutex } from './support/scenarios.js'
+
+/** The same scenario with `restore` taken off every protocol: the search must replay. */
+function replaying(scenario: ExploreScenario): ExploreScenario {
+  const strip =
+    (factory: AnyFactory): AnyFactory =>
+    (self) => {
+      const { restore: _, ...rest } = factory(self)
+      return rest
+    }
+  return {
+    ...scenario,
+    setup(net) {
+      const launch = net.launch.bind(net)
+      net.launch = ((members, factory, options) =>
+        launch(members, strip(factory as AnyFactory) as never, options)) as typeof net.launch
+      scenario.setup(net)
+    },
+  }
+}
+
+/** What the search found, not how: replays and steps differ, nothing else may. */
+const verdict = (r: ExploreResult) => ({
+  mode: r.mode,
+  exhausted: r.exhausted,
+  states: r.states,
+  transitions: r.transitions,
+  terminalStates: r.terminalStates,
+  schedules: r.schedules,
+  cutByDepth: r.cutByDepth,
+  counterexample: r.counterexample,
+  liveness: r.liveness,
+})
+
+const quiet = () => undefined
+const requests = (k: number): ExploreScenario => ({
+  setup(net) {
+    net.launch(ids(3), vectorBroadcast())
+    for (const id of ids(3)) for (let j = 1; j <= k; j++) net.request(id, { payload: `${id}.${j}` })
+  },
+  invariant: quiet,
+})
+const live = (factory: AnyFactory, goal: string): ExploreScenario => ({
+  setup: launch(ids(3), factory),
+  invariant: quiet,
+  liveness: {
+    name: goal,
+    holds: ({ events }) => ids(3).every((n) => events.some((e) => e.node === n)),
+  },
+})
+// biome-ignore lint/suspicious/noExplicitAny: a test protocol with requests
+const bouncing: ProtocolFactory<any, any, string> = bounce(10)
+
+/** 1 pings 2 twice, each time with a timer it cancels when the pong comes (or gives up). */
+const patient: AnyFactory = (self) => ({
+  start(ctx) {
+    if (self !== 1) return
+    for (const n of [1, 2]) {
+      ctx.send(2, { n })
+      ctx.setTimer(`give-up ${n}`, 50)
+    }
+  },
+  onMessage(from, msg: { n: number }, ctx) {
+    if (self === 2) ctx.send(from, msg)
+    else {
+      ctx.cancelTimer(`give-up ${msg.n}`)
+      ctx.emit(`pong ${msg.n}`)
+    }
+  },
+  onTimer(key, ctx) {
+    ctx.emit(key)
+  },
+  snapshot: () => null,
+  restore: () => undefined,
+})
+
+const cases: Array<[string, ExploreScenario, ExploreOptions?]> = [
+  [
+    'timers cancelled, a pause',
+    { setup: launch(ids(2), patient), invariant: quiet },
+    { faults: { pause: 1, loss: 1 }, pauseMs: 60, timers: 'any-order' },
+  ],
+  ['the mutex, 3 nodes', mutex(3, true)],
+  ['the racy mutex: a counterexample', mutex(3, false)],
+  ['the mutex, one crash', mutex(3, true), { faults: { crash: 1 } }],
+  ['the mutex, one pause', mutex(2, true), { faults: { pause: 1 }, timers: 'any-order' }],
+  [
+    'ping-pong, one loss',
+    { setup: launch(ids(3), pingPong(2)), invariant: quiet },
+    { faults: { loss: 1 } },
+  ],
+  [
+    'flood, a loss or a duplicate',
+    { setup: launch(ids(3), flood(true)), invariant: quiet },
+    { faults: { loss: 1, duplicate: 1, total: 1 } },
+  ],
+  [
+    'ping-pong, a clock step',
+    { setup: launch(ids(3), pingPong(1)), invariant: quiet },
+    { faults: { clockStep: 1 }, timers: 'any-order' },
+  ],
+  ['causal broadcast on arrival: a counterexample', causal(true)],
+  ['vector broadcast, requests, a forgetful history', { ...requests(1), history: () => null }],
+  ['vector broadcast, reordering links', { ...requests(1), fifo: false }],
+  [
+    'a token ring that loses its token: a lasso',
+    live(tokenRing(3, [2, 3]), 'entered'),
+    { faults: { loss: 1 } },
+  ],
+  [
+    'a token ring with a timer, to a time bound',
+    live(tokenRing(3, [2, 3], 100), 'entered'),
+    { faults: { loss: 1 }, until: 300 },
+  ],
+  [
+    'a token ring with a timer, a pause that holds it back',
+    live(tokenRing(3, [2, 3], 100), 'entered'),
+    { faults: { pause: 1 }, pauseMs: 150, until: 300, timers: 'any-order' },
+  ],
+  ['Ricart-Agrawala that leaves, liveness', live(ricartAgrawalaReleasing(), 'entered')],
+  ['bouncing with a timer, liveness', live(bouncing, 'served')],
+  ['the mutex, a depth bound', mutex(3, true), { depth: 5 }],
+]
+
+describe('explore, stateful: restoring saved states finds what replaying finds', () => {
+  for (const [name, scenario, options] of cases) {
+    it(name, () => {
+      const restoring = explore(scenario, options)
+      const replayed = explore(replaying(scenario), options)
+      expect(restoring.mode).toBe('stateful')
+      expect(replayed.restores).toBe(0)
+      if (replayed.executions > 1) expect(restoring.restores).toBeGreaterThan(0)
+      expect(verdict(restoring)).toEqual(verdict(replayed))
+      // Restoring runs the scenario once; replaying, once per backtrack.
+      expect(restoring.executions).toBe(1)
+      expect(restoring.steps).toBe(restoring.transitions)
+      expect(replayed.executions).toBe(restoring.restores! + 1)
+    })
+  }
+})
