@@ -23,6 +23,12 @@ export interface SyncSample {
   timeMs: number
   /** The sync's own bound: NTP's root distance, Cristian's half round trip (and its allowances). */
   errorBoundMs: number
+  /**
+   * For a measurement taken on the wall clock (NTP's timestamps): the monotonic reading when it
+   * began. A step seen since then makes it meaningless, and `sync` refuses it. Leave it out for
+   * one timed on the monotonic clock (Cristian's), which a wall step does not touch.
+   */
+  measuredFromMonotonicMs?: number
 }
 
 /** The time is within [earliest, latest]. */
@@ -96,10 +102,11 @@ export class IntervalClock {
   }
 
   /**
-   * Takes a sync sample, read at `reading` (at or after the sample's instant). It replaces the
-   * last one and clears a step: a sync measured on the monotonic clock does not depend on the wall.
+   * Takes a sync sample, read at `reading` (at or after the sample's instant): it replaces the
+   * last one and clears a step. Returns false, and takes nothing, for a wall-clock measurement
+   * with a step seen since it began (`measuredFromMonotonicMs`).
    */
-  sync(sample: SyncSample, reading: ClockReading): void {
+  sync(sample: SyncSample, reading: ClockReading): boolean {
     finite('sample.monotonicMs', sample.monotonicMs)
     finite('sample.timeMs', sample.timeMs)
     if (!(typeof sample.errorBoundMs === 'number' && sample.errorBoundMs >= 0))
@@ -112,9 +119,18 @@ export class IntervalClock {
       throw new InvalidArgumentError(
         `the sample (monotonic ${sample.monotonicMs}) is later than the reading (${reading.monotonicMs})`,
       )
+    const from = sample.measuredFromMonotonicMs
+    if (from !== undefined) finite('sample.measuredFromMonotonicMs', from)
     this.observe(reading)
-    this.sample = { ...sample }
+    if (from !== undefined && this.latestStep !== undefined && this.latestStep.monotonicMs >= from)
+      return false
+    this.sample = {
+      monotonicMs: sample.monotonicMs,
+      timeMs: sample.timeMs,
+      errorBoundMs: sample.errorBoundMs,
+    }
     this.stepped = false
+    return true
   }
 
   /**
@@ -144,7 +160,7 @@ export class IntervalClock {
       return false
     }
     const rho = this.settings.maxDrift
-    this.sync(
+    return this.sync(
       {
         monotonicMs: after.monotonicMs,
         timeMs: after.wallMs + result.offsetMs,
@@ -152,7 +168,6 @@ export class IntervalClock {
       },
       after,
     )
-    return true
   }
 
   /** The interval at `reading`; reads must come in monotonic order. */

@@ -85,15 +85,20 @@ export class IntervalTimeSource {
     return this.after(() => this.core.readSynchronized(this.reading()))
   }
 
-  /** A sample whose instant is on this source's monotonic clock. */
-  sync(sample: SyncSample): void {
-    this.after(() => this.core.sync(sample, this.reading()))
+  /** A sample whose instant is on this source's monotonic clock; false if refused (see `IntervalClock.sync`). */
+  sync(sample: SyncSample): boolean {
+    return this.after(() => this.core.sync(sample, this.reading()))
   }
 
-  /** A synchronizer's `adjusted` event, emitted just now (its instant is this reading). */
-  syncFromAdjusted(event: AdjustedEvent): void {
+  /** A synchronizer's `adjusted` event, emitted just now (see `sampleFromAdjusted`). */
+  syncFromAdjusted(event: AdjustedEvent, measuredFromMonotonicMs?: number): boolean {
     const reading = this.reading()
-    this.after(() => this.core.sync(sampleFromAdjusted(event, reading.monotonicMs), reading))
+    return this.after(() =>
+      this.core.sync(
+        sampleFromAdjusted(event, reading.monotonicMs, measuredFromMonotonicMs),
+        reading,
+      ),
+    )
   }
 
   /**

@@ -15,9 +15,10 @@ export class SimulatedMachine implements LocalClocks, Timers {
 
   constructor(options: { drift?: number; wallOffsetMs?: number; startMs?: number } = {}) {
     this.rate = 1 + (options.drift ?? 0)
-    this.wallOffset = options.wallOffsetMs ?? 0
     this.trueMs = options.startMs ?? 0
     this.mono = 1_000 // an arbitrary origin: the monotonic clock's zero means nothing
+    // The wall clock reads true time plus `wallOffsetMs` at the start.
+    this.wallOffset = this.trueMs - this.mono + (options.wallOffsetMs ?? 0)
   }
 
   monotonic(): number {
