@@ -102,12 +102,14 @@ export class IntervalTimeSource {
   }
 
   /**
-   * Runs a measurement of the wall clock's offset, e.g. `() => queryNtp(host)` (whose default
-   * clock is this wall clock), and takes it: true, or false when the wall clock stepped meanwhile.
+   * Runs a measurement of the wall clock's offset and takes it: true, or false when the wall clock
+   * stepped meanwhile. The measurement must be taken against the wall clock it is given (this
+   * source's), e.g. `(wall) => queryNtp(host, { clock: wall })`: an offset to another clock would
+   * be off by the difference between the two.
    */
-  async syncWith(measure: () => Promise<OffsetMeasurement>): Promise<boolean> {
+  async syncWith(measure: (wall: () => number) => Promise<OffsetMeasurement>): Promise<boolean> {
     const before = this.reading()
-    const result = await measure()
+    const result = await measure(() => this.clocks.wall())
     return this.after(() => this.core.syncFromOffset(result, before, this.reading()))
   }
 
