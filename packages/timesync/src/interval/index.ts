@@ -17,6 +17,7 @@ export {
 } from './options.js'
 export { sampleFromAdjusted } from './sync-sample.js'
 export {
+  type AbortSignalLike,
   IntervalTimeSource,
   type IntervalTimeSourceOptions,
   type LocalClocks,

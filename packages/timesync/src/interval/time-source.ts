@@ -23,21 +23,39 @@ export interface LocalClocks {
   wall(): number
 }
 
+/** What `waitUntilAfter` needs of an AbortSignal (a DOM or Node one is one): the declarations need neither's types. */
+export interface AbortSignalLike {
+  readonly aborted: boolean
+  readonly reason?: unknown
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
 /** The timers `waitUntilAfter` sets (durations in monotonic ms). */
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown
   clearTimeout(handle: unknown): void
 }
 
+/**
+ * The platform's clock and timer functions, typed here: this entry's declarations and its build
+ * go without DOM or Node types (both platforms have all four).
+ */
+const platform = globalThis as unknown as {
+  performance: { now(): number }
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
 /** performance.now() and Date.now(): present in Node and browsers alike. */
 export const systemClocks: LocalClocks = {
-  monotonic: () => performance.now(),
+  monotonic: () => platform.performance.now(),
   wall: () => Date.now(),
 }
 
 const globalTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setTimeout: (callback, ms) => platform.setTimeout(callback, ms),
+  clearTimeout: (handle) => platform.clearTimeout(handle),
 }
 
 export interface IntervalTimeSourceOptions extends IntervalClockOptions {
@@ -121,7 +139,7 @@ export class IntervalTimeSource {
    */
   waitUntilAfter(
     targetMs: number,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignalLike } = {},
   ): Promise<SynchronizedInterval> {
     if (!(typeof targetMs === 'number' && Number.isFinite(targetMs)))
       return Promise.reject(
