@@ -33,6 +33,12 @@ export {
   type CristianOptions,
   cristian,
 } from './cristian/index.js'
+export {
+  ClockUnsynchronizedError,
+  TimeWaitAbortedError,
+  type UnsynchronizedStatus,
+} from './errors.js'
+export * from './interval/index.js'
 export * from './ntp/index.js'
 export {
   type NtpRejectEvent,
