@@ -61,8 +61,12 @@ export function asStableStorage(
   storage: StableStorage | StorageBackend | undefined,
 ): StableStorage {
   if (storage === undefined) return committing(new MemoryStorage())
-  return 'commit' in storage ? committing(storage) : storage
+  return isStable(storage) ? storage : committing(storage)
 }
+
+// A runtime's ctx.storage may have a `commit` of its own: `get` is what tells the two apart.
+const isStable = (storage: StableStorage | StorageBackend): storage is StableStorage =>
+  typeof (storage as Partial<StableStorage>).get === 'function'
 
 function committing(backend: StorageBackend): StableStorage {
   const entries = new Map<string, JsonValue>(backend.load())
