@@ -36,6 +36,8 @@ export const fencedResource = (): Protocol<FencedOp | FencedAck, never, Resource
 
 export type HolderEvent = CentralizedEvent | { type: 'write-sent'; token: number }
 type HolderMessage = CentralizedMessage | FencedOp | FencedAck
+const isFencedOp = (msg: CentralizedMessage | FencedOp): msg is FencedOp =>
+  msg.type === 'fenced-read' || msg.type === 'fenced-write'
 type HolderCtx = Ctx<HolderMessage, HolderEvent>
 
 export interface HolderOptions {
@@ -109,8 +111,7 @@ export function holders(
           if (msg.token === token) done(ctx)
           return
         }
-        if (msg.type === 'fenced-read' || msg.type === 'fenced-write') return
-        inner.onMessage(from, msg, wrap(ctx))
+        if (!isFencedOp(msg)) inner.onMessage(from, msg, wrap(ctx))
       },
       onTimer(key, ctx) {
         if (key === 'think') return acquire(ctx)
