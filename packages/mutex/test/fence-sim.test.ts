@@ -1,6 +1,7 @@
 import type { NodeId, Protocol } from '@sd/transport'
 import { ofType, runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
+import { forSeeds, seedList } from '../../../test-support/seeds.js'
 import { centralized } from '../src/index.js'
 import {
   checkFencedHistory,
@@ -12,7 +13,7 @@ import {
   type TimedResourceEvent,
 } from './support/fenced-resource.js'
 
-const SEEDS = 120
+const SEEDS = seedList(120)
 const LEASE_MS = 100
 const PAUSE_MS = 5 * LEASE_MS
 const ids: NodeId[] = ['c', 'h1', 'h2', 'h3']
@@ -60,12 +61,12 @@ function run(seed: number) {
 }
 
 describe('createFence in the simulator: holders of a leased mutex write to a fenced register', () => {
-  it(`never accepts a write older than an accepted one, and refuses the paused holder (${SEEDS} seeds)`, () => {
-    for (let seed = 1; seed <= SEEDS; seed++) {
+  it(`never accepts a write older than an accepted one, and refuses the paused holder (${SEEDS.length} seeds)`, () => {
+    forSeeds(SEEDS, (seed) => {
       const { events, resource, paused } = run(seed)
       expect(checkFencedHistory(resource), `seed ${seed}`).toEqual([])
       expect(paused, `seed ${seed}: nobody entered`).toBeDefined()
-      if (paused === undefined) continue
+      if (paused === undefined) return
       const late = ofType(events, 'write-sent').find(
         (e) => e.node === paused.node && e.event.token === paused.token,
       )
@@ -93,7 +94,7 @@ describe('createFence in the simulator: holders of a leased mutex write to a fen
         (e) => e.event.type === 'accepted' && e.event.token > paused.token && e.t < paused.resumeAt,
       )
       expect(newer.length, `seed ${seed}`).toBeGreaterThan(0)
-    }
+    })
   })
 
   it('r restarted from its storage still refuses what it refused before; a wiped disk forgets', () => {
