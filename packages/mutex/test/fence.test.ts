@@ -100,6 +100,9 @@ describe('createFence: the rule', () => {
     }
     expect(() => fence.check(1, { kind: 'delete' as 'write' })).toThrow(InvalidArgumentError)
     expect(() => createFence({ name: '' })).toThrow(InvalidArgumentError)
+    expect(() => fence.check(1, { kind: 'read', key: 7 as unknown as string })).toThrow(
+      InvalidArgumentError,
+    )
   })
 })
 
@@ -122,6 +125,24 @@ describe('createFence: stored state', () => {
     const after = createFence({ name: 'ledger', storage: openFileStorage(path) })
     expect(after.newest('x')).toEqual({ write: 5, read: 6 })
     expect(refusal(() => after.check(4, { kind: 'read', key: 'x' })).newest).toBe(5)
+  })
+
+  it('a backend that cannot commit throws, and the fence stays where it was', () => {
+    let failing = false
+    const store = new MemoryStorage()
+    const backend = {
+      load: () => store.load(),
+      commit(writes: Parameters<MemoryStorage['commit']>[0]) {
+        if (failing) throw new Error('disk full')
+        store.commit(writes)
+      },
+    }
+    const fence = createFence({ storage: backend })
+    fence.check(5, { kind: 'write' })
+    failing = true
+    expect(() => fence.check(6, { kind: 'write' })).toThrow('disk full')
+    expect(fence.newest()).toEqual({ write: 5, read: 0 })
+    expect(createFence({ storage: store }).newest()).toEqual({ write: 5, read: 0 })
   })
 
   it('a value of the wrong shape is refused with StoredStateError, never read as empty', () => {

@@ -47,6 +47,9 @@ export function createFence(options: FenceOptions = {}): Fence {
       throw new InvalidArgumentError(`kind must be 'read' or 'write', got ${String(op.kind)}`)
     }
     const key = op.key ?? DEFAULT_RESOURCE
+    if (typeof key !== 'string') {
+      throw new InvalidArgumentError(`key must be a string, got ${String(key)}`)
+    }
     const marks = readMarks(storage, name, key)
     const checksReads = op.kind === 'write' || strictReads
     if (token < marks.write) {

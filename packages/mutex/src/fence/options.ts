@@ -13,7 +13,8 @@ export interface FenceOptions {
    * `ctx.storage` inside a protocol (committed by the runtime when the handler returns), or a
    * `StorageBackend` (`openFileStorage(path)`, `new MemoryStorage()`) in a plain process, which
    * the fence commits at each accepted token that moves it, before `check` returns. Default: a
-   * fresh `MemoryStorage` (nothing survives the process).
+   * fresh `MemoryStorage` (nothing survives the process). A backend is loaded once: one fence
+   * per backend, as one process per file.
    */
   storage?: StableStorage | StorageBackend
   /**
