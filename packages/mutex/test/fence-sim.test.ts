@@ -62,6 +62,7 @@ function run(seed: number) {
 
 describe('createFence in the simulator: holders of a leased mutex write to a fenced register', () => {
   it(`never accepts a write older than an accepted one, and refuses the paused holder (${SEEDS.length} seeds)`, () => {
+    let refusedLate = 0
     forSeeds(SEEDS, (seed) => {
       const { events, resource, paused } = run(seed)
       expect(checkFencedHistory(resource), `seed ${seed}`).toEqual([])
@@ -76,10 +77,18 @@ describe('createFence in the simulator: holders of a leased mutex write to a fen
       const answer = resource.find(
         (e) => e.event.from === paused.node && e.event.kind === 'write' && e.t >= paused.resumeAt,
       )
-      expect(answer?.event, `seed ${seed}: the late write`).toMatchObject({
-        type: 'refused',
-        token: paused.token,
-      })
+      expect(answer?.event.token, `seed ${seed}: the late write reached r`).toBe(paused.token)
+      // Refused exactly when a newer holder was accepted before it came. When none was (the
+      // coordinator's crash kept the others out all along), the late write is the register's
+      // newest and rightly goes through: nobody newer can have read or written yet.
+      const newer = resource.some(
+        (e) =>
+          e.event.type === 'accepted' && e.event.token > paused.token && e.t < (answer?.t ?? 0),
+      )
+      expect(answer?.event.type, `seed ${seed}: the late write`).toBe(
+        newer ? 'refused' : 'accepted',
+      )
+      if (newer) refusedLate++
       // Holders release once r answered their write, so only a holder whose lease ran out
       // (the paused one, or one whose lease was spent before its GRANT arrived) is refused.
       const lost = new Set(
@@ -89,13 +98,9 @@ describe('createFence in the simulator: holders of a leased mutex write to a fen
         (e) => e.event.type === 'refused' && !lost.has(`${String(e.event.from)}:${e.event.token}`),
       )
       expect(unexplained, `seed ${seed}`).toEqual([])
-      // Not vacuous: a newer holder was accepted before the late write came.
-      const newer = resource.filter(
-        (e) =>
-          e.event.type === 'accepted' && e.event.token > paused.token && e.t < (answer?.t ?? 0),
-      )
-      expect(newer.length, `seed ${seed}`).toBeGreaterThan(0)
     })
+    // Not vacuous: nearly every run has a newer holder in before the late write.
+    expect(refusedLate).toBeGreaterThanOrEqual(Math.ceil(SEEDS.length * 0.9))
   })
 
   it('r restarted from its storage still refuses what it refused before; a wiped disk forgets', () => {
