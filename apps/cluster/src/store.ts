@@ -3,7 +3,9 @@
  * tokens. Every operation carries the token of the lock grant it is made under, and the store
  * refuses any operation whose token is older than the newest it has seen (a fencing rejection).
  * Reads are fenced too: a holder whose read was taken cannot have its write overtaken by an older
- * holder's late write, so a read-add-write under the lock is never lost.
+ * holder's late write, so a read-add-write under the lock is never lost. The check is `@sd/mutex`'s
+ * `createFence` with `strictReads` (one watermark for reads and writes, which is the fenced
+ * register of linearizable.ts).
  *
  * The parent process owns it and handles one operation at a time, so the check and the update are
  * one step. Each accepted write is also saved to a file (write a temporary file, rename it over),
@@ -14,6 +16,7 @@
  * At the end the counter must equal the acknowledged writes exactly.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { createFence } from '@sd/mutex'
 
 export interface StoreState {
   counter: number
@@ -36,6 +39,7 @@ export interface Rejection {
 
 export class FencedStore {
   private state: StoreState = { counter: 0, acknowledged: 0, newestToken: 0, fencingRejections: 0 }
+  private readonly fencing = createFence({ name: 'counter', strictReads: true })
   /** Writes that did not add exactly one to the counter: a broken lock. */
   readonly anomalies: string[] = []
   readonly rejections: Rejection[] = []
@@ -73,13 +77,14 @@ export class FencedStore {
     if (!Number.isSafeInteger(token) || token <= 0) {
       return { ok: false, reason: `bad token ${String(token)}` }
     }
-    const newest = this.state.newestToken
-    if (token < newest) {
+    const verdict = this.fencing.admit(token, { kind })
+    if (!verdict.ok) {
+      const { newest } = verdict.error
       this.state.fencingRejections++
       this.rejections.push({ node, kind, token, newest })
       return { ok: false, reason: `fenced: token ${token} is older than ${newest}` }
     }
-    this.state.newestToken = token
+    this.state.newestToken = token // accepted: at or above every token before it
     return undefined
   }
 

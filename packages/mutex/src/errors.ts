@@ -48,3 +48,35 @@ export class LeaseLostError extends SdError {
     this.token = token
   }
 }
+
+/**
+ * A fenced resource refused a token older than one it already accepted: the lock it was granted
+ * under has passed to a newer holder (a pause, a lost lease). `newest` is the token that fenced it.
+ */
+export class StaleTokenError extends SdError {
+  /** The fence's key (the resource name) the token was checked against. */
+  readonly key: string
+  readonly kind: 'read' | 'write'
+  readonly token: number
+  /** The newest token accepted that this one is older than. */
+  readonly newest: number
+  /** Whether `newest` was accepted for a write or for a read. */
+  readonly newestKind: 'read' | 'write'
+  constructor(
+    key: string,
+    kind: 'read' | 'write',
+    token: number,
+    newest: number,
+    newestKind: 'read' | 'write',
+  ) {
+    super(
+      'ERR_STALE_TOKEN',
+      `${kind} of ${JSON.stringify(key)} with token ${token} refused: a ${newestKind} with the newer token ${newest} was accepted; acquire the lock again`,
+    )
+    this.key = key
+    this.kind = kind
+    this.token = token
+    this.newest = newest
+    this.newestKind = newestKind
+  }
+}

@@ -44,7 +44,9 @@ export {
   LeaseLostError,
   MutexAbortedError,
   MutexTimeoutError,
+  StaleTokenError,
 } from './errors.js'
+export * from './fence/index.js'
 export { lockHistoryFromTrace } from './history.js'
 export * from './lamport/index.js'
 export * from './maekawa/index.js'
