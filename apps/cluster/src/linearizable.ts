@@ -52,6 +52,9 @@ export const fencedRegisterModel: Model<FencedRegisterState, FencedInput, Fenced
   },
   equal: (a, b) => a.value === b.value && a.newest === b.newest,
   hash: (s) => combineHashes(s.value, s.newest),
+  // An accepted write stands with the accepted reads of its value when a failure is shrunk.
+  unitOf: (input, output) =>
+    output?.ok !== true ? undefined : input.f === 'write' ? input.value : output.value,
   describe(input, output) {
     const result = output === undefined ? '?' : output.ok ? String(output.value) : 'fenced'
     const op = input.f === 'write' ? `write(${input.value})` : 'read'

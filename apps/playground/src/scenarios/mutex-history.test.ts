@@ -41,10 +41,11 @@ describe('the mutex scenarios as lock histories', () => {
         expect(r.verdict).toBe('not-linearizable')
         if (r.verdict !== 'not-linearizable') continue
         expect(r.minimal).toBe(true)
-        expect(r.counterexample.map((o) => [o.client, o.input.f])).toEqual([
-          [6, 'acquire'],
-          [7, 'acquire'],
-        ])
+        // The two holdings: each grant with its release (shrinking keeps a holding whole).
+        const grants = r.counterexample.filter((o) => o.input.f === 'acquire')
+        expect(grants.map((o) => o.client)).toEqual([6, 7])
+        for (const o of r.counterexample)
+          if (o.input.f === 'release') expect([6, 7]).toContain(o.client)
       }
   })
 })

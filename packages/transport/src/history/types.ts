@@ -45,6 +45,14 @@ export interface Model<S, I, O> {
   partition?(operations: readonly Operation<I, O>[]): Operation<I, O>[][]
   /** How an operation reads in a message or a report. */
   describe?(input: I, output: O | undefined): string
+  /**
+   * Operations that stand or fall together when a failing history is shrunk: those with the same
+   * unit are kept or dropped as one (a grant and its release; a write and the reads of its value).
+   * Without it, dropping a release alone would leave its holding open to its lease's end, and
+   * dropping a write alone would leave its reads reading a value never written: failures the
+   * whole history never had. Undefined: the operation is a unit of its own.
+   */
+  unitOf?(input: I, output: O | undefined): string | number | undefined
 }
 
 /** What a DOM or Node AbortSignal offers the checker; declared here so no DOM or Node types are needed. */

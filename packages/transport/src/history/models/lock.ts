@@ -40,9 +40,8 @@ const FREE: LockState = { holder: undefined, token: 0, leaseEnd: 0, lastToken: 0
 export interface LockModelOptions {
   /**
    * A release of a token above every token granted so far (its acquire is not in the history):
-   * `'fail'` (the default: a token never granted cannot be released) or `'ignore'` (a no-op). With
-   * `'ignore'` a failing history shrinks to the grants that overlap, not to a lone release whose
-   * acquire was dropped; use it for histories whose releases come from their holders.
+   * `'fail'` (the default: a token never granted cannot be released) or `'ignore'` (a no-op): for
+   * a recorded history whose acquires may be missing while their holders' releases are not.
    */
   strayRelease?: 'fail' | 'ignore'
 }
@@ -78,6 +77,8 @@ export function lockModel(options: LockModelOptions = {}): Model<LockState, Lock
     hash: (s) =>
       combineHashes(hashValue(s.holder), hashValue(s.token), hashValue(s.leaseEnd), s.lastToken),
     partition: partitionBy((input) => input.key),
+    // A holding is its grant and its release: shrinking drops them together.
+    unitOf: (input, output) => (input.f === 'release' ? input.token : output?.token),
     describe(input, output) {
       if (input.f === 'release') return `${input.client} release(${input.token})`
       const grant = output === undefined ? '?' : `token ${output.token} until ${output.leaseEnd}`

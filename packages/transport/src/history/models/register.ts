@@ -43,6 +43,13 @@ export function registerModel<V = number | null>(
     equal: Object.is,
     hash: hashValue,
     partition: partitionBy((input) => input.key),
+    // A write and the reads of its value stand together when shrinking: a read alone would read
+    // a value never written, which says nothing of the whole history.
+    unitOf(input, output) {
+      if (input.f === 'write') return valueUnit(input.value)
+      if (input.f === 'read' && output !== undefined) return valueUnit(output as V)
+      return undefined
+    },
     describe(input, output) {
       const key = input.key === undefined ? '' : `[${input.key}]`
       const out = output === undefined ? '?' : String(output)
@@ -51,4 +58,9 @@ export function registerModel<V = number | null>(
       return `cas${key}(${String(input.from)}, ${String(input.to)}) -> ${out}`
     },
   }
+}
+
+/** Values as unit names: `1` and `'1'` kept apart. */
+function valueUnit(value: unknown): string {
+  return `${typeof value}:${String(value)}`
 }
