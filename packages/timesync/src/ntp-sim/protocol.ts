@@ -179,19 +179,19 @@ export function ntpSim(options: NtpSimOptions) {
         const request = outstanding.get(from)
         if (request === undefined) return
         const t4Ms = wall(ctx)
-        // The software clock never goes back: after the hardware was set back it stands still
-        // until the hardware catches up, and a round trip timed on it then is too short (the
-        // bound would miss the real delay). Beyond what a slew explains, the sample is refused.
-        const tripMs = ctx.monotonic() - request.sentMonotonicMs
-        if (Math.abs(t4Ms - request.t1Ms - tripMs) > clock.maxSlewRate * tripMs + ROUNDING_MS) {
-          outstanding.delete(from)
-          ctx.emit({ type: 'ntp-rejected', server: from, reason: 'wall-clock-step' })
-          return
-        }
         try {
           const sample: TimedSample = {
             ...sampleFromReply(request, bytes, t4Ms),
             measuredAtMs: ctx.monotonic(),
+          }
+          // The software clock never goes back: after the hardware was set back it stands still
+          // until the hardware catches up, and a round trip timed on it then is too short (the
+          // bound would miss the real delay). Beyond what a slew explains, the sample is refused.
+          const tripMs = sample.measuredAtMs - request.sentMonotonicMs
+          if (Math.abs(t4Ms - request.t1Ms - tripMs) > clock.maxSlewRate * tripMs + ROUNDING_MS) {
+            outstanding.delete(from)
+            ctx.emit({ type: 'ntp-rejected', server: from, reason: 'wall-clock-step' })
+            return
           }
           // Kept against the hardware clock, which no correction moves, so that samples taken
           // before, during and after a slew compare.

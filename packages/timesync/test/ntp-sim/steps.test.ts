@@ -98,6 +98,11 @@ describe('ntpSim’s clock filter on one client', () => {
         dropped: beforeSamples.length,
       },
     ])
+    // Set back 2 s, the software clock stands still for 2 s: round trips timed on it are refused.
+    const frozen = ofType(run.events, 'ntp-rejected').filter(
+      ({ t, event }) => event.reason === 'wall-clock-step' && t > 3_100 && t < 5_100,
+    )
+    expect(frozen.length).toBeGreaterThan(0)
     // What is kept at the end was all measured after the step (monotonic time, here true time).
     const after = samples()
     expect(after.length).toBeGreaterThan(0)
