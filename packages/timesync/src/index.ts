@@ -41,6 +41,7 @@ export {
 export * from './interval/index.js'
 export * from './ntp/index.js'
 export {
+  type NtpFilterFlushedEvent,
   type NtpRejectEvent,
   type NtpSelectionEvent,
   type NtpSimEvent,

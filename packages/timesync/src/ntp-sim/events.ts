@@ -19,9 +19,24 @@ export interface NtpRejectEvent {
   reason: string
 }
 
+/**
+ * A client forgot its clock filters' samples: they were measured on its wall clock, which has
+ * since stepped by `stepMs` against its monotonic clock, so their offsets are off by the step.
+ * Replies to requests sent before the step are dropped too.
+ */
+export interface NtpFilterFlushedEvent {
+  type: 'filter-flushed'
+  reason: 'wall-clock step'
+  /** How far the wall clock moved against the monotonic one, ms (negative: back). */
+  stepMs: number
+  /** Samples forgotten, over all servers. */
+  dropped: number
+}
+
 export type NtpSimEvent =
   | AdjustedEvent
   | SyncFailedEvent
   | NtpSelectionEvent
   | NtpRejectEvent
+  | NtpFilterFlushedEvent
   | IgnoredEvent

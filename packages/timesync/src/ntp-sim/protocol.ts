@@ -2,6 +2,8 @@
  * NTP inside the simulator: the real 48-byte packets of `../ntp` (request, reply, validation,
  * on-wire arithmetic, clock filter, selection) carried over our transport instead of UDP, so the
  * same pure code runs on drifting simulated clocks and can be checked against true time.
+ * Samples are measured on the wall clock, so a step of it flushes the filters; they age on the
+ * monotonic clock, so an old sample's bound grows (RFC 5905, section 10).
  */
 import type { Ctx, NodeId, Protocol } from '@sd/transport'
 import { compareNodeIds } from '@sd/transport'
@@ -20,8 +22,18 @@ import { answerNtpRequest } from '../ntp/server.js'
 import type { NtpSimEvent } from './events.js'
 import { type NtpSimMessage, parseMessage } from './messages.js'
 import { type NtpSimOptions, resolveOptions } from './options.js'
+import { WallStepWatch } from './step-watch.js'
 
 type NtpSimCtx = Ctx<NtpSimMessage, NtpSimEvent>
+
+/** A sample and when it was measured on the monotonic clock, so that it ages. */
+type TimedSample = NtpSample & { measuredAtMs: number }
+
+/** A request and when it was sent on the monotonic clock, to check the round trip's wall time. */
+type PendingRequest = NtpRequest & { sentMonotonicMs: number }
+
+/** Float rounding of wall readings in Unix ms (an ulp is 2^-12 ms there), ms. */
+const ROUNDING_MS = 1e-3
 
 /** NTP clients and servers over the transport; the factory's second argument shares the clock. */
 export function ntpSim(options: NtpSimOptions) {
@@ -33,15 +45,30 @@ export function ntpSim(options: NtpSimOptions) {
   ): Protocol<NtpSimMessage, SyncRequest, NtpSimEvent> => {
     const serving = servers.includes(self)
     const wall = (ctx: NtpSimCtx) => epochMs + clock.read(ctx.now())
-    const outstanding = new Map<NodeId, NtpRequest>()
-    const filters = new Map<NodeId, ClockFilter<NtpSample>>()
+    const outstanding = new Map<NodeId, PendingRequest>()
+    const filters = new Map<NodeId, ClockFilter<TimedSample>>()
+    const steps = new WallStepWatch()
     let polling = false
+
+    /**
+     * Looks for a step of the wall clock since the last event: samples and requests timed on it
+     * before the step would be off by the step, so they go (a poll under way then fails).
+     */
+    const watchSteps = (ctx: NtpSimCtx) => {
+      if (serving) return
+      const stepMs = steps.observe(ctx.now(), ctx.monotonic())
+      if (stepMs === undefined) return
+      let dropped = 0
+      for (const filter of filters.values()) dropped += filter.flush()
+      outstanding.clear()
+      ctx.emit({ type: 'filter-flushed', reason: 'wall-clock step', stepMs, dropped })
+    }
 
     const poll = (ctx: NtpSimCtx) => {
       polling = true
       for (const server of servers) {
         const request = createNtpRequest(wall(ctx), { random: ctx.random })
-        outstanding.set(server, request)
+        outstanding.set(server, { ...request, sentMonotonicMs: ctx.monotonic() })
         ctx.send(server, { type: 'ntp', bytes: [...request.bytes] })
       }
       ctx.setTimer('select', replyTimeoutMs)
@@ -56,14 +83,16 @@ export function ntpSim(options: NtpSimOptions) {
       // Filters hold offsets to the hardware clock (see onMessage): to the software clock now,
       // subtract what the corrections add to the hardware.
       const corrections = clock.offset(ctx.now())
+      const monotonicMs = ctx.monotonic()
       for (const server of servers) {
-        const best = filters.get(server)?.best
+        const best = filters.get(server)?.bestAt(monotonicMs)
         if (best === undefined) silent.push(server)
         else
           estimates.push({
             server,
-            offsetMs: best.offsetMs - corrections,
-            rootDistanceMs: best.rootDistanceMs,
+            offsetMs: best.sample.offsetMs - corrections,
+            // Our clock may have drifted PHI per ms from the server's since the sample.
+            rootDistanceMs: best.sample.rootDistanceMs + best.agingMs,
           })
       }
       const selection = selectSources(estimates)
@@ -105,23 +134,33 @@ export function ntpSim(options: NtpSimOptions) {
         return {
           outstanding: byServer(outstanding).map((server) => {
             const r = outstanding.get(server)!
-            return { server, bytes: [...r.bytes], transmit: { ...r.transmit }, t1Ms: r.t1Ms }
+            return {
+              server,
+              bytes: [...r.bytes],
+              transmit: { ...r.transmit },
+              t1Ms: r.t1Ms,
+              sentMonotonicMs: r.sentMonotonicMs,
+            }
           }),
           filters: byServer(filters).map((server) => ({
             server,
             samples: filters.get(server)!.samples.map((sample) => ({ ...sample })),
           })),
           polling,
+          lastClocks: steps.snapshot(),
           clock: clock.snapshot(),
         }
       },
       start(ctx) {
+        watchSteps(ctx)
         if (!serving) poll(ctx)
       },
       onRequest(req, ctx) {
+        watchSteps(ctx)
         if (req.type === 'sync' && !serving && !polling) poll(ctx)
       },
       onMessage(from, raw, ctx) {
+        watchSteps(ctx)
         const msg = parseMessage(raw)
         if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
         const bytes = Uint8Array.from(msg.bytes)
@@ -139,13 +178,26 @@ export function ntpSim(options: NtpSimOptions) {
         }
         const request = outstanding.get(from)
         if (request === undefined) return
+        const t4Ms = wall(ctx)
         try {
-          const sample = sampleFromReply(request, bytes, wall(ctx))
+          const sample: TimedSample = {
+            ...sampleFromReply(request, bytes, t4Ms),
+            measuredAtMs: ctx.monotonic(),
+          }
+          // The software clock never goes back: after the hardware was set back it stands still
+          // until the hardware catches up, and a round trip timed on it then is too short (the
+          // bound would miss the real delay). Beyond what a slew explains, the sample is refused.
+          const tripMs = sample.measuredAtMs - request.sentMonotonicMs
+          if (Math.abs(t4Ms - request.t1Ms - tripMs) > clock.maxSlewRate * tripMs + ROUNDING_MS) {
+            outstanding.delete(from)
+            ctx.emit({ type: 'ntp-rejected', server: from, reason: 'wall-clock-step' })
+            return
+          }
           // Kept against the hardware clock, which no correction moves, so that samples taken
           // before, during and after a slew compare.
           sample.offsetMs += clock.offset(ctx.now())
           outstanding.delete(from)
-          const filter = filters.get(from) ?? new ClockFilter<NtpSample>()
+          const filter = filters.get(from) ?? new ClockFilter<TimedSample>()
           filters.set(from, filter)
           filter.add(sample)
           if (outstanding.size === 0) {
@@ -158,6 +210,7 @@ export function ntpSim(options: NtpSimOptions) {
         }
       },
       onTimer(key, ctx) {
+        watchSteps(ctx)
         if (key === 'select') select(ctx)
         else if (key === 'poll') poll(ctx)
       },
