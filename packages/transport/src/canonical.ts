@@ -4,6 +4,7 @@
  * anything that has no one plain meaning (a Map, a function, NaN) is refused, naming where it is.
  */
 import { InvalidArgumentError } from './errors.js'
+import { type Hash64, hashText } from './hash64.js'
 
 /**
  * A stable serialization of plain data (objects with keys sorted, arrays, strings, finite
@@ -25,7 +26,14 @@ export function canonicalKey(value: unknown, root = 'value'): string {
  * it is. Only the simulator's fingerprint makes these; a snapshot never holds one.
  */
 export class CanonicalText {
+  private hashed: Hash64 | undefined
   constructor(readonly text: string) {}
+
+  /** `hashText(text)`, computed once. */
+  get hash(): Hash64 {
+    this.hashed ??= hashText(this.text)
+    return this.hashed
+  }
 }
 
 function ascending(keys: readonly string[]): boolean {

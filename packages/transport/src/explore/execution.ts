@@ -5,6 +5,7 @@
  */
 
 import { canonicalKey, stateHash } from '../canonical.js'
+import { type Hash64, hashText, Mixer } from '../hash64.js'
 import type { NodeId } from '../ids.js'
 import type { SimCheckpoint } from '../sim/checkpoint.js'
 import type { Choice } from '../sim/control.js'
@@ -92,6 +93,23 @@ export class Execution {
   }
 
   /**
+   * `stateKey()` as numbers, into `into`: the same state gives the same hash, told apart as the
+   * key tells them (64-bit hash compaction, as `stateKey`), without writing the key's text.
+   * False when the network has no fingerprint.
+   */
+  keyHash(into: Hash64): boolean {
+    if (!this.net.keyHash(netHash)) return false
+    const u = this.used
+    const m = stateMixer.reset().pair(netHash)
+    m.word(u.clockStep).word(u.crash).word(u.duplicate).word(u.loss).word(u.pause)
+    const history = (this.scenario.history ?? eventsByNode)(this.events)
+    if (history === null) m.word(0)
+    else m.word(1).pair(hashText(canonicalKey(history, 'state history')))
+    m.finish(into)
+    return true
+  }
+
+  /**
    * What weak fairness owes something to, bounds aside: each message at the head of its link (any
    * message on a link that reorders), each timer, request and planned action pending.
    */
@@ -163,6 +181,9 @@ export class Execution {
     this.violation = this.scenario.invariant({ net: this.net, events: this.events })
   }
 }
+
+const netHash: Hash64 = { hi: 0, lo: 0 }
+const stateMixer = new Mixer()
 
 /** See `Execution.save`. */
 export interface ExecutionCheckpoint {
