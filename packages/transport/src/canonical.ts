@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from './errors.js'
 import { type Hash64, hashText } from './hash64.js'
+import { byCodeUnit, sortSmall } from './sort-small.js'
 
 /**
  * A stable serialization of plain data (objects with keys sorted, arrays, strings, finite
@@ -75,7 +76,7 @@ function writeFast(value: unknown, depth: number): string {
   }
   const keys = Object.keys(value)
   // Objects are mostly built with their keys in order already: sorting allocates.
-  if (!ascending(keys)) keys.sort()
+  if (!ascending(keys)) sortSmall(keys, byCodeUnit)
   let out = '{'
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!

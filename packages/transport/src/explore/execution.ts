@@ -52,16 +52,12 @@ export class Execution {
     for (const choice of this.net.choices(options.timers ?? 'in-order')) {
       if (choice.t > until && choice.kind !== 'deliver') continue
       const what = this.labels ? describe(choice) : undefined
-      const push = (how: Token['how']) => {
-        const token = tokenOf(choice, how)
-        if (what !== undefined) token.label = `${how} ${what}`
-        out.push(token)
-      }
-      push('happen')
+      out.push(labelled(tokenOf(choice, 'happen'), what))
       if (choice.kind !== 'deliver') continue
-      if (budget && this.used.loss < (faults.loss ?? 0)) push('drop')
+      if (budget && this.used.loss < (faults.loss ?? 0))
+        out.push(labelled(tokenOf(choice, 'drop'), what))
       if (budget && this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
-        push('duplicate')
+        out.push(labelled(tokenOf(choice, 'duplicate'), what))
     }
     if (budget && this.used.crash < (faults.crash ?? 0)) {
       for (const node of options.crashable ?? this.net.nodeIds)
@@ -191,6 +187,12 @@ export interface ExecutionCheckpoint {
   readonly events: number
   readonly tokens: number
   readonly used: Execution['used']
+}
+
+/** The token, named by what it does when `what` is given (see `Token.label`). */
+function labelled(token: Token, what: string | undefined): Token {
+  if (what !== undefined) token.label = `${token.how} ${what}`
+  return token
 }
 
 /** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */

@@ -39,6 +39,19 @@ interface State {
   label: (t: Token) => string
 }
 
+/** Nothing asleep. A visit's sleep set is its own, never changed: the visited set keeps it. */
+const NOTHING_ASLEEP: Set<string> = new Set()
+const NO_TOKENS: Token[] = []
+
+/** The sleep set after `token`: what was asleep or done here and is independent of it. */
+function sleepAfter(sleep: readonly Token[], done: readonly Token[], token: Token): Token[] {
+  if (sleep.length === 0 && done.length === 0) return NO_TOKENS
+  const out: Token[] = []
+  for (const s of sleep) if (independent(s, token)) out.push(s)
+  for (const s of done) if (independent(s, token)) out.push(s)
+  return out
+}
+
 /** The state graph's name for a state. */
 const keyOf = (state: State): string | undefined =>
   state.hash === undefined ? undefined : hashHex(state.hash)
@@ -131,8 +144,7 @@ export function exploreStateful(
         return []
       }
       if (node !== undefined) graph!.expanded[node] = true
-      if (hash !== undefined)
-        visited.set(hash, slot, left, asleep.size === 0 ? undefined : new Set(asleep))
+      if (hash !== undefined) visited.set(hash, slot, left, asleep.size === 0 ? undefined : asleep)
       result.states++
       return asleep.size === 0 ? enabled : enabled.filter(awake)
     }
@@ -160,20 +172,23 @@ export function exploreStateful(
         graph!.ends[node] = exec.pendingTasks().length === 0 ? 'deadlock' : 'bound'
       return
     }
-    const asleep = new Set(reduce ? sleep.map(label) : [])
+    const asleep = reduce && sleep.length > 0 ? new Set(sleep.map(label)) : NOTHING_ASLEEP
     const todo = toExplore(exec, hash, node, enabled, asleep, label)
     if (todo.length === 0) return // a state already expanded: its futures were explored
     const done: Token[] = []
-    const tried = new Set<string>()
-    const prefix = [...exec.tokens]
+    const tried = todo.length > 1 ? new Set<string>() : undefined
     // Saved once, only when a second choice will need to come back here.
     const saved = todo.length > 1 ? exec.save() : undefined
+    const prefix = saved === undefined && todo.length > 1 ? [...exec.tokens] : []
     let fresh: Execution | undefined = exec
     for (const token of todo) {
       if (failed !== undefined || !result.exhausted) return
       // Two identical messages on one link lead to one state: take one of them.
-      if (tried.has(label(token))) continue
-      tried.add(label(token))
+      if (tried !== undefined) {
+        const name = label(token)
+        if (tried.has(name)) continue
+        tried.add(name)
+      }
       if (result.schedules >= maxSchedules) {
         result.exhausted = false
         capped = true
@@ -188,7 +203,7 @@ export function exploreStateful(
         failed = child
         return
       }
-      const childSleep = reduce ? [...sleep, ...done].filter((s) => independent(s, token)) : []
+      const childSleep = reduce ? sleepAfter(sleep, done, token) : NO_TOKENS
       const childState = stateOf(child)
       const childKey = node === undefined ? undefined : keyOf(childState)
       if (childKey !== undefined) graph!.edge(node!, labelOf(token), graph!.state(childKey, child))

@@ -8,32 +8,11 @@
  */
 import type { CanonicalText } from '../canonical.js'
 import { compareHash, type Hash64, hashText, Mixer } from '../hash64.js'
+import { sortSmall } from '../sort-small.js'
 import { describeCall, type FingerprintParts, type FingerprintSource } from './fingerprint.js'
+import { linkName } from './link-name.js'
 import { messageText } from './message-text.js'
 import type { DeliverEvent, SimNode } from './sim-node.js'
-
-/** A link's name as the fingerprint writes it, and its hash. */
-interface LinkName {
-  text: string
-  hash: Hash64
-}
-
-const linkNames = new WeakMap<SimNode, Map<SimNode, LinkName>>()
-
-function linkName(from: SimNode, to: SimNode): LinkName {
-  let byTo = linkNames.get(from)
-  if (byTo === undefined) {
-    byTo = new Map()
-    linkNames.set(from, byTo)
-  }
-  let name = byTo.get(to)
-  if (name === undefined) {
-    const text = `${String(from.id)}>${String(to.id)}`
-    name = { text, hash: hashText(text) }
-    byTo.set(to, name)
-  }
-  return name
-}
 
 /** Links in the order the fingerprint sorts them, then sending order. */
 const bySlot = (a: DeliverEvent, b: DeliverEvent): number => {
@@ -161,7 +140,7 @@ export function keyHashOf(
     if (e.kind === 'deliver') delivers.push(e)
     else calls.push(hashText(canonical(describeCall(e), 'call')))
   }
-  delivers.sort(bySlot)
+  sortSmall(delivers, bySlot)
   let links = 0
   for (let i = 0; i < delivers.length; ) {
     const { from, to } = delivers[i]!
@@ -174,13 +153,13 @@ export function keyHashOf(
     else {
       const msgs: Hash64[] = []
       for (let j = i; j < end; j++) msgs.push(copyHash(delivers[j]!, { hi: 0, lo: 0 }))
-      msgs.sort(compareHash)
+      sortSmall(msgs, compareHash)
       for (const h of msgs) m.pair(h)
     }
     i = end
   }
   m.word(links)
-  calls.sort(compareHash)
+  sortSmall(calls, compareHash)
   m.word(calls.length)
   for (const h of calls) m.pair(h)
   m.finish(into)
