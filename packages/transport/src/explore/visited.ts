@@ -1,10 +1,11 @@
 /**
  * The stateful explorer's visited set: per state hash, the depth that was left below it and, when
  * that visit left choices asleep, their labels. Millions of states: an open-addressing table over
- * typed arrays (16 bytes a slot) instead of a Map of hex strings (100 bytes and more a state);
- * only the sleep sets, which most states have not, are objects.
+ * typed arrays (16 bytes a slot) instead of a Map of hex strings (100 bytes and more a state).
+ * Sleep sets are interned: states share the few distinct ones, each kept once.
  */
 import type { Hash64 } from '../hash64.js'
+import { sortSmall } from '../sort-small.js'
 
 const EMPTY = 0
 const INITIAL = 1 << 12
@@ -16,8 +17,10 @@ export class VisitedTable {
   private lefts = new Int32Array(INITIAL)
   /** Index plus one into `sleeps` of what was left asleep; 0: nothing. */
   private asleepAt = new Int32Array(INITIAL)
-  private readonly sleeps: Array<ReadonlySet<string> | undefined> = []
-  private readonly free: number[] = []
+  private readonly sleeps: Array<ReadonlySet<string>> = []
+  /** A sleep set's index by its labels' ids, ascending. */
+  private readonly sleepIds = new Map<string, number>()
+  private readonly labelIds = new Map<string, number>()
   private mask = INITIAL - 1
   size = 0
 
@@ -49,17 +52,28 @@ export class VisitedTable {
       this.size++
     }
     this.lefts[at] = left + 1
-    const old = this.asleepAt[at]!
-    if (old !== 0) {
-      this.sleeps[old - 1] = undefined
-      this.free.push(old - 1)
+    this.asleepAt[at] = asleep === undefined || asleep.size === 0 ? 0 : this.intern(asleep) + 1
+  }
+
+  /** The index of the sleep set with these labels, kept once. */
+  private intern(asleep: ReadonlySet<string>): number {
+    const ids: number[] = []
+    for (const label of asleep) {
+      let id = this.labelIds.get(label)
+      if (id === undefined) {
+        id = this.labelIds.size
+        this.labelIds.set(label, id)
+      }
+      ids.push(id)
     }
-    if (asleep === undefined || asleep.size === 0) this.asleepAt[at] = 0
-    else {
-      const index = this.free.pop() ?? this.sleeps.length
-      this.sleeps[index] = asleep
-      this.asleepAt[at] = index + 1
+    const name = sortSmall(ids, (a, b) => a - b).join(',')
+    let index = this.sleepIds.get(name)
+    if (index === undefined) {
+      index = this.sleeps.length
+      this.sleeps.push(asleep)
+      this.sleepIds.set(name, index)
     }
+    return index
   }
 
   /** The slot holding the hash, or the empty one where it would go (linear probing). */
