@@ -1,8 +1,8 @@
 /**
  * Depth-first exploration with a visited set: a state (the network's fingerprint, the fault
  * budget used, the invariant's history) is expanded once, however many schedules lead to it.
- * Protocols cannot be restored from a snapshot, so backtracking still replays the prefix; what
- * is saved is every subtree below a state met before.
+ * States are kept as 64-bit hashes (`Execution.keyHash`) in a typed-array table (`VisitedTable`).
+ * Backtracking restores a saved state when every protocol can be restored, else replays the prefix.
  *
  * Sleep sets and a visited set do not combine naively (Godefroid, 1996, ch. 6): a state first
  * expanded with sleep set S left S unexplored. A later visit with sleep set S' is skipped only
