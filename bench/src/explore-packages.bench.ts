@@ -9,7 +9,7 @@
  * (20,000 schedules), so its figure is how far it got in that many. The reduction factor is the
  * baseline's steps over the stateful states (a lower bound when the baseline was not exhausted).
  * The stateful search stops at 5,000,000 states (SD_EXPLORE_MAX_STATES for a quicker look): a space
- * that large is reported as not exhausted. Run with room for the visited set (about 100 bytes a
+ * that large is reported as not exhausted. Run with room for the visited set (about 60 bytes a
  * state): NODE_OPTIONS=--max-old-space-size=8000.
  */
 import { causalBroadcast } from '@sd/clocks'
