@@ -13,6 +13,9 @@ import { byCodeUnit, sortSmall } from './sort-small.js'
  * infinity, a class instance, or a cycle, naming its path (`snapshot.peers[2].lastSeen`).
  */
 export function canonicalKey(value: unknown, root = 'value'): string {
+  // Plain data whose objects have their keys in order already (most snapshots): `JSON.stringify`
+  // writes the same text, natively, in one flat string.
+  if (inOrder(value, 0)) return JSON.stringify(value)
   try {
     return writeFast(value, 0)
   } catch (error) {
@@ -39,6 +42,42 @@ export class CanonicalText {
 
 function ascending(keys: readonly string[]): boolean {
   for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false
+  return true
+}
+
+/**
+ * Whether `JSON.stringify(value)` is the canonical text: plain data only (as `writeFast` takes,
+ * no `CanonicalText`, no array hole, no `toJSON`), each object's keys ascending as they are.
+ */
+function inOrder(value: unknown, depth: number): boolean {
+  if (value === null) return true
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value)
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (depth > MAX_DEPTH) return false
+  if (Array.isArray(value)) {
+    if ('toJSON' in value) return false
+    for (let i = 0; i < value.length; i++)
+      if (!(i in value) || !inOrder(value[i], depth + 1)) return false
+    return true
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return false
+  const keys = Object.keys(value)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (i > 0 && !(keys[i - 1]! < key)) return false
+    if (key === 'toJSON' || !inOrder((value as Record<string, unknown>)[key], depth + 1))
+      return false
+  }
   return true
 }
 
