@@ -4,6 +4,8 @@
  * anything that has no one plain meaning (a Map, a function, NaN) is refused, naming where it is.
  */
 import { InvalidArgumentError } from './errors.js'
+import { type Hash64, hashText } from './hash64.js'
+import { byCodeUnit, sortSmall } from './sort-small.js'
 
 /**
  * A stable serialization of plain data (objects with keys sorted, arrays, strings, finite
@@ -11,6 +13,9 @@ import { InvalidArgumentError } from './errors.js'
  * infinity, a class instance, or a cycle, naming its path (`snapshot.peers[2].lastSeen`).
  */
 export function canonicalKey(value: unknown, root = 'value'): string {
+  // Plain data whose objects have their keys in order already (most snapshots): `JSON.stringify`
+  // writes the same text, natively, in one flat string.
+  if (inOrder(value, 0)) return JSON.stringify(value)
   try {
     return writeFast(value, 0)
   } catch (error) {
@@ -25,11 +30,54 @@ export function canonicalKey(value: unknown, root = 'value'): string {
  * it is. Only the simulator's fingerprint makes these; a snapshot never holds one.
  */
 export class CanonicalText {
+  private hashed: Hash64 | undefined
   constructor(readonly text: string) {}
+
+  /** `hashText(text)`, computed once. */
+  get hash(): Hash64 {
+    this.hashed ??= hashText(this.text)
+    return this.hashed
+  }
 }
 
 function ascending(keys: readonly string[]): boolean {
   for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false
+  return true
+}
+
+/**
+ * Whether `JSON.stringify(value)` is the canonical text: plain data only (as `writeFast` takes,
+ * no `CanonicalText`, no array hole, no `toJSON`), each object's keys ascending as they are.
+ */
+function inOrder(value: unknown, depth: number): boolean {
+  if (value === null) return true
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value)
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (depth > MAX_DEPTH) return false
+  if (Array.isArray(value)) {
+    if ('toJSON' in value) return false
+    for (let i = 0; i < value.length; i++)
+      if (!(i in value) || !inOrder(value[i], depth + 1)) return false
+    return true
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return false
+  const keys = Object.keys(value)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (i > 0 && !(keys[i - 1]! < key)) return false
+    if (key === 'toJSON' || !inOrder((value as Record<string, unknown>)[key], depth + 1))
+      return false
+  }
   return true
 }
 
@@ -67,7 +115,7 @@ function writeFast(value: unknown, depth: number): string {
   }
   const keys = Object.keys(value)
   // Objects are mostly built with their keys in order already: sorting allocates.
-  if (!ascending(keys)) keys.sort()
+  if (!ascending(keys)) sortSmall(keys, byCodeUnit)
   let out = '{'
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!

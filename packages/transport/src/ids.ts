@@ -1,4 +1,6 @@
 /** A node's identity. Ids are totally ordered: numbers before strings, numbers by value, strings by code unit. */
+import { sortSmall } from './sort-small.js'
+
 export type NodeId = string | number
 
 export function isNodeId(value: unknown): value is NodeId {
@@ -16,5 +18,6 @@ export function compareNodeIds(a: NodeId, b: NodeId): number {
 }
 
 export function sortNodeIds(ids: Iterable<NodeId>): NodeId[] {
-  return [...ids].sort(compareNodeIds)
+  // Snapshots sort their id sets state after state: a short array sorts without allocating.
+  return sortSmall([...ids], compareNodeIds)
 }

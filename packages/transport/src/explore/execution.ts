@@ -5,6 +5,7 @@
  */
 
 import { canonicalKey, stateHash } from '../canonical.js'
+import { type Hash64, hashText, Mixer } from '../hash64.js'
 import type { NodeId } from '../ids.js'
 import type { SimCheckpoint } from '../sim/checkpoint.js'
 import type { Choice } from '../sim/control.js'
@@ -51,16 +52,12 @@ export class Execution {
     for (const choice of this.net.choices(options.timers ?? 'in-order')) {
       if (choice.t > until && choice.kind !== 'deliver') continue
       const what = this.labels ? describe(choice) : undefined
-      const push = (how: Token['how']) => {
-        const token = tokenOf(choice, how)
-        if (what !== undefined) token.label = `${how} ${what}`
-        out.push(token)
-      }
-      push('happen')
+      out.push(labelled(tokenOf(choice, 'happen'), what))
       if (choice.kind !== 'deliver') continue
-      if (budget && this.used.loss < (faults.loss ?? 0)) push('drop')
+      if (budget && this.used.loss < (faults.loss ?? 0))
+        out.push(labelled(tokenOf(choice, 'drop'), what))
       if (budget && this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
-        push('duplicate')
+        out.push(labelled(tokenOf(choice, 'duplicate'), what))
     }
     if (budget && this.used.crash < (faults.crash ?? 0)) {
       for (const node of options.crashable ?? this.net.nodeIds)
@@ -89,6 +86,23 @@ export class Execution {
     if (net === undefined) return undefined
     const history = this.scenario.history ?? eventsByNode
     return stateHash([net, this.used, history(this.events)], 'state')
+  }
+
+  /**
+   * `stateKey()` as numbers, into `into`: the same state gives the same hash, told apart as the
+   * key tells them (64-bit hash compaction, as `stateKey`), without writing the key's text.
+   * False when the network has no fingerprint.
+   */
+  keyHash(into: Hash64): boolean {
+    if (!this.net.keyHash(netHash)) return false
+    const u = this.used
+    const m = stateMixer.reset().pair(netHash)
+    m.word(u.clockStep).word(u.crash).word(u.duplicate).word(u.loss).word(u.pause)
+    const history = (this.scenario.history ?? eventsByNode)(this.events)
+    if (history === null) m.word(0)
+    else m.word(1).pair(hashText(canonicalKey(history, 'state history')))
+    m.finish(into)
+    return true
   }
 
   /**
@@ -164,12 +178,21 @@ export class Execution {
   }
 }
 
+const netHash: Hash64 = { hi: 0, lo: 0 }
+const stateMixer = new Mixer()
+
 /** See `Execution.save`. */
 export interface ExecutionCheckpoint {
   readonly net: SimCheckpoint
   readonly events: number
   readonly tokens: number
   readonly used: Execution['used']
+}
+
+/** The token, named by what it does when `what` is given (see `Token.label`). */
+function labelled(token: Token, what: string | undefined): Token {
+  if (what !== undefined) token.label = `${token.how} ${what}`
+  return token
 }
 
 /** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */

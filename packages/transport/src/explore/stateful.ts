@@ -1,8 +1,8 @@
 /**
  * Depth-first exploration with a visited set: a state (the network's fingerprint, the fault
  * budget used, the invariant's history) is expanded once, however many schedules lead to it.
- * Protocols cannot be restored from a snapshot, so backtracking still replays the prefix; what
- * is saved is every subtree below a state met before.
+ * States are kept as 64-bit hashes (`Execution.keyHash`) in a typed-array table (`VisitedTable`).
+ * Backtracking restores a saved state when every protocol can be restored, else replays the prefix.
  *
  * Sleep sets and a visited set do not combine naively (Godefroid, 1996, ch. 6): a state first
  * expanded with sleep set S left S unexplored. A later visit with sleep set S' is skipped only
@@ -14,6 +14,7 @@
  * reduction, and `findLasso` looks for a run that never reaches each goal once it is done.
  */
 
+import { type Hash64, hashHex, hashOfHex } from '../hash64.js'
 import { fail } from './dfs.js'
 import { Execution, type ExecutionCheckpoint } from './execution.js'
 import { lassoSchedules } from './lasso.js'
@@ -28,28 +29,32 @@ import type {
   LivenessGoal,
   LivenessResult,
 } from './types.js'
-
-interface Seen {
-  /** Labels of the choices not yet explored from this state. */
-  asleep: Set<string>
-  /** The depth that was left below it. */
-  left: number
-}
-
-/**
- * A visited state: the depth left below it alone when nothing was left asleep (most states, and
- * millions of them: a number costs no allocation), else `Seen`.
- */
-type Visit = number | Seen
-
-const NOTHING_ASLEEP: ReadonlySet<string> = new Set()
+import { VisitedTable } from './visited.js'
 
 const labelOf = (t: Token) => t.label ?? t.id
 
 interface State {
-  key: string | undefined
+  /** Undefined when the network has no fingerprint. */
+  hash: Hash64 | undefined
   label: (t: Token) => string
 }
+
+/** Nothing asleep. A visit's sleep set is its own, never changed: the visited set keeps it. */
+const NOTHING_ASLEEP: Set<string> = new Set()
+const NO_TOKENS: Token[] = []
+
+/** The sleep set after `token`: what was asleep or done here and is independent of it. */
+function sleepAfter(sleep: readonly Token[], done: readonly Token[], token: Token): Token[] {
+  if (sleep.length === 0 && done.length === 0) return NO_TOKENS
+  const out: Token[] = []
+  for (const s of sleep) if (independent(s, token)) out.push(s)
+  for (const s of done) if (independent(s, token)) out.push(s)
+  return out
+}
+
+/** The state graph's name for a state. */
+const keyOf = (state: State): string | undefined =>
+  state.hash === undefined ? undefined : hashHex(state.hash)
 
 /** Stateful exploration, or undefined when the scenario's state cannot be fingerprinted. */
 export function exploreStateful(
@@ -57,11 +62,17 @@ export function exploreStateful(
   options: ExploreOptions = {},
 ): ExploreResult | undefined {
   const root = new Execution(scenario, false, true)
-  if (root.violation === undefined && root.stateKey() === undefined) return undefined
+  if (root.violation === undefined && !root.keyHash({ hi: 0, lo: 0 })) return undefined
   const symmetry = Symmetry.of(scenario, root.net.nodeIds, options)
-  /** A state's key, and its choices' labels in the naming the key stands for. */
-  const stateOf = (exec: Execution): State =>
-    symmetry?.key(exec) ?? { key: exec.stateKey(), label: labelOf }
+  /** A state's hash, and its choices' labels in the naming the hash stands for. */
+  const stateOf = (exec: Execution): State => {
+    if (symmetry !== undefined) {
+      const s = symmetry.key(exec)
+      return { hash: s === undefined ? undefined : hashOfHex(s.key), label: s?.label ?? labelOf }
+    }
+    const hash = { hi: 0, lo: 0 }
+    return { hash: exec.keyHash(hash) ? hash : undefined, label: labelOf }
+  }
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
   const maxStates = options.maxStates ?? 1_000_000
@@ -76,7 +87,7 @@ export function exploreStateful(
   const reduce = graph === undefined && (options.reduction ?? true) !== false
   let capped = false
   const terminal = new Set<string>()
-  const visited = new Map<string, Visit>()
+  const visited = new VisitedTable()
   const result: ExploreResult = {
     mode: 'stateful',
     reduction: reduce ? 'sleep' : 'none',
@@ -117,7 +128,7 @@ export function exploreStateful(
   /** The choices to explore from `exec`'s state, given its sleep set; records the visit. */
   const toExplore = (
     exec: Execution,
-    key: string | undefined,
+    hash: Hash64 | undefined,
     node: number | undefined,
     enabled: Token[],
     asleep: Set<string>,
@@ -125,32 +136,32 @@ export function exploreStateful(
   ): Token[] => {
     const left = depth - exec.tokens.length
     const awake = (t: Token) => !asleep.has(label(t))
-    const visit = key === undefined ? undefined : visited.get(key)
-    const seenLeft = typeof visit === 'number' ? visit : visit?.left
-    if (key === undefined || visit === undefined || left > seenLeft!) {
+    const slot = hash === undefined ? -1 : visited.find(hash)
+    if (hash === undefined || slot < 0 || left > visited.left(slot)) {
       if (result.states >= maxStates) {
         result.exhausted = false
         if (node !== undefined && !graph!.expanded[node]) graph!.ends[node] = 'bound'
         return []
       }
       if (node !== undefined) graph!.expanded[node] = true
-      if (key !== undefined)
-        visited.set(key, asleep.size === 0 ? left : { asleep: new Set(asleep), left })
+      if (hash !== undefined) visited.set(hash, slot, left, asleep.size === 0 ? undefined : asleep)
       result.states++
-      return enabled.filter(awake)
+      return asleep.size === 0 ? enabled : enabled.filter(awake)
     }
     // Met before with at least as much depth left: only what that visit left asleep, and this
     // one does not, is still to explore.
-    const seenAsleep = typeof visit === 'number' ? NOTHING_ASLEEP : visit.asleep
-    if (seenAsleep.size === 0) return []
+    const seenAsleep = visited.asleep(slot)
+    if (seenAsleep === undefined) return []
     const todo = enabled.filter((t) => seenAsleep.has(label(t)) && awake(t))
     const still = [...seenAsleep].filter((name) => asleep.has(name))
-    visited.set(key, still.length === 0 ? seenLeft! : { asleep: new Set(still), left: seenLeft! })
+    visited.set(hash, slot, visited.left(slot), still.length === 0 ? undefined : new Set(still))
     return todo
   }
 
-  const visit = (exec: Execution, sleep: Token[], { key, label }: State): void => {
-    const node = graph !== undefined && key !== undefined ? graph.state(key, exec) : undefined
+  const visit = (exec: Execution, sleep: Token[], state: State): void => {
+    const { hash, label } = state
+    const key = graph === undefined ? undefined : keyOf(state)
+    const node = key !== undefined ? graph!.state(key, exec) : undefined
     const enabled = exec.options(options)
     if (enabled.length === 0 || exec.tokens.length >= depth) {
       result.schedules++
@@ -161,20 +172,23 @@ export function exploreStateful(
         graph!.ends[node] = exec.pendingTasks().length === 0 ? 'deadlock' : 'bound'
       return
     }
-    const asleep = new Set(reduce ? sleep.map(label) : [])
-    const todo = toExplore(exec, key, node, enabled, asleep, label)
+    const asleep = reduce && sleep.length > 0 ? new Set(sleep.map(label)) : NOTHING_ASLEEP
+    const todo = toExplore(exec, hash, node, enabled, asleep, label)
     if (todo.length === 0) return // a state already expanded: its futures were explored
     const done: Token[] = []
-    const tried = new Set<string>()
-    const prefix = [...exec.tokens]
+    const tried = todo.length > 1 ? new Set<string>() : undefined
     // Saved once, only when a second choice will need to come back here.
     const saved = todo.length > 1 ? exec.save() : undefined
+    const prefix = saved === undefined && todo.length > 1 ? [...exec.tokens] : []
     let fresh: Execution | undefined = exec
     for (const token of todo) {
       if (failed !== undefined || !result.exhausted) return
       // Two identical messages on one link lead to one state: take one of them.
-      if (tried.has(label(token))) continue
-      tried.add(label(token))
+      if (tried !== undefined) {
+        const name = label(token)
+        if (tried.has(name)) continue
+        tried.add(name)
+      }
       if (result.schedules >= maxSchedules) {
         result.exhausted = false
         capped = true
@@ -189,17 +203,17 @@ export function exploreStateful(
         failed = child
         return
       }
-      const childSleep = reduce ? [...sleep, ...done].filter((s) => independent(s, token)) : []
+      const childSleep = reduce ? sleepAfter(sleep, done, token) : NO_TOKENS
       const childState = stateOf(child)
-      if (node !== undefined && childState.key !== undefined)
-        graph!.edge(node, labelOf(token), graph!.state(childState.key, child))
+      const childKey = node === undefined ? undefined : keyOf(childState)
+      if (childKey !== undefined) graph!.edge(node!, labelOf(token), graph!.state(childKey, child))
       visit(child, childSleep, childState)
       done.push(token)
     }
   }
 
   const rootState = stateOf(root)
-  const rootKey = rootState.key
+  const rootKey = keyOf(rootState)
   if (root.violation !== undefined) failed = root
   else visit(root, [], rootState)
   result.terminalStates = terminal.size

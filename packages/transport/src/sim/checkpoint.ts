@@ -4,7 +4,7 @@
  * to it. The explorer branches from one instead of replaying the prefix. Protocol instances are
  * kept as their `snapshot()` and come back as fresh instances from the factory, `restore`d.
  */
-import { CanonicalText } from '../canonical.js'
+import type { CanonicalText } from '../canonical.js'
 import type { SeekableRandom } from '../random.js'
 import type { ProtocolHandle } from '../runtime/driver.js'
 import type { EventQueue } from './event-queue.js'
@@ -25,7 +25,7 @@ export interface CheckpointContext {
   readonly recorder: TraceRecorder
   readonly counters: SimStats
   /** A running node's snapshot as canonical text (JSON), cached while it runs no handler. */
-  stateText(node: SimNode): string
+  stateText(node: SimNode): CanonicalText
   /** Time and the actions planned so far. */
   scalars: { time: number; planned: number }
   /**
@@ -73,7 +73,8 @@ interface SavedNode {
    */
   running:
     | {
-        state: string
+        /** Kept as the same object: a node's cached entry and hashes still match it once restored. */
+        state: CanonicalText
         timers: CallEvent[]
         /** Per timer: what waits is a copy of the runtime's (see `saveCheckpoint`). */
         taken: boolean[]
@@ -233,7 +234,7 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
     node.storage.load(s.storage)
     node.draws = s.draws
     if (s.running !== undefined) {
-      const fresh = ctx.resume(node, JSON.parse(s.running.state), s.running.timers)
+      const fresh = ctx.resume(node, JSON.parse(s.running.state.text), s.running.timers)
       s.running.timers.forEach((old, i) => {
         const handle = fresh[i]!
         if (!s.running!.taken[i]) rearmed.set(old, handle)
@@ -244,7 +245,7 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
       })
       node.storage.load(s.storage) // starting cleared what the running handler was handling
       // Restored, it has the snapshot it was saved with (what `checkSnapshots` checks).
-      node.stateText = new CanonicalText(s.running.state)
+      node.stateText = s.running.state
     }
   }
   const revive = (e: SimEvent): SimEvent => {

@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from '../errors.js'
 import type { NodeId } from '../ids.js'
+import { byCodeUnit, sortSmall } from '../sort-small.js'
 import type { EventQueue } from './event-queue.js'
+import { type LinkName, linkName } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { DeliverEvent, SimEvent } from './sim-node.js'
 import type { SimWire } from './sim-wire.js'
@@ -39,18 +41,18 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
   let earliest = Number.POSITIVE_INFINITY
   for (const e of live) if (e.kind === 'call') earliest = Math.min(earliest, e.t)
   // On a FIFO link (the default) only the oldest message in flight may arrive next.
-  const head = new Map<string, DeliverEvent>()
+  const head = new Map<LinkName, DeliverEvent>()
   for (const e of live) {
     if (e.kind !== 'deliver' || !ctx.links.existing(e.from.id, e.to.id)?.config.fifo) continue
-    const link = `${String(e.from.id)}>${String(e.to.id)}`
+    const link = linkName(e.from, e.to)
     const first = head.get(link)
     if (first === undefined || e.seq < first.seq) head.set(link, e)
   }
   const out: Choice[] = []
   for (const e of live) {
     if (e.kind === 'deliver') {
-      const link = `${String(e.from.id)}>${String(e.to.id)}`
-      if (head.has(link) && head.get(link) !== e) continue
+      const first = head.get(linkName(e.from, e.to))
+      if (first !== undefined && first !== e) continue
       out.push({
         key: e.key,
         kind: 'deliver',
@@ -70,7 +72,7 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
       })
     }
   }
-  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return sortSmall(out, (a, b) => byCodeUnit(a.key, b.key))
 }
 
 /** See `SimNetwork.take`. */
@@ -80,7 +82,7 @@ export function takeChoice(
   how: 'happen' | 'drop' | 'duplicate',
   when: 'now' | 'due',
 ): boolean {
-  const event = ctx.queue.live().find((e) => e.key === key)
+  const event = ctx.queue.findLive((e) => e.key === key)
   if (event === undefined) return false
   if (how !== 'happen' && event.kind !== 'deliver')
     throw new InvalidArgumentError(

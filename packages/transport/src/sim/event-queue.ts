@@ -47,6 +47,12 @@ export class EventQueue<E extends Scheduled> {
     return this.heap.filter((e) => !e.cancelled)
   }
 
+  /** The first live event `match` accepts, in heap order (as `live().find`, without the copy). */
+  findLive(match: (e: E) => boolean): E | undefined {
+    for (const e of this.heap) if (!e.cancelled && match(e)) return e
+    return undefined
+  }
+
   clear(): void {
     this.heap = []
   }

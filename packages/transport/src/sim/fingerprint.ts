@@ -139,25 +139,8 @@ export function fingerprintOf(
   const nodes: NodeFingerprint[] = []
   const ids = source.ids ?? [...source.nodes.keys()].sort(compareNodeIds)
   for (const id of ids) {
-    const node = source.nodes.get(id)!
-    if (!node.crashed && node.protocol?.snapshot === undefined) return undefined
-    const t = source.time
-    const entry: NodeFingerprint = {
-      id,
-      crashed: node.crashed,
-      paused: node.paused,
-      state: node.crashed ? null : parts.state(node),
-      storage: parts.storage(node) as Record<string, unknown>,
-      incarnation: node.incarnation,
-      draws: node.draws,
-      wall: node.clock.read(t),
-      monotonic: node.clock.monotonic(t),
-      drift: node.clock.drift,
-      resolution: node.clock.resolution,
-      group: source.partitioned ? node.group : -1,
-      crashPlanned: node.storage.crashPlan !== undefined,
-      backlog: node.backlog.map(describeCall),
-    }
+    const entry = entryOf(source, id, parts)
+    if (entry === undefined) return undefined
     nodes.push(parts.node(entry) as NodeFingerprint)
   }
   const byLink = new Map<string, { fifo: boolean; events: SimEvent[] }>()
@@ -196,8 +179,35 @@ export function fingerprintOf(
   return { calls: callKeys.map(({ c }) => c), links, nodes, time: source.time }
 }
 
+/** A node's entry, or undefined when it runs a protocol without `snapshot()`. */
+export function entryOf(
+  source: FingerprintSource,
+  id: NodeId,
+  parts: FingerprintParts,
+): NodeFingerprint | undefined {
+  const node = source.nodes.get(id)!
+  if (!node.crashed && node.protocol?.snapshot === undefined) return undefined
+  const t = source.time
+  return {
+    id,
+    crashed: node.crashed,
+    paused: node.paused,
+    state: node.crashed ? null : parts.state(node),
+    storage: parts.storage(node) as Record<string, unknown>,
+    incarnation: node.incarnation,
+    draws: node.draws,
+    wall: node.clock.read(t),
+    monotonic: node.clock.monotonic(t),
+    drift: node.clock.drift,
+    resolution: node.clock.resolution,
+    group: source.partitioned ? node.group : -1,
+    crashPlanned: node.storage.crashPlan !== undefined,
+    backlog: node.backlog.map(describeCall),
+  }
+}
+
 /** A timer by the protocol's key, a request or planned action by its stable key; with its time. */
-function describeCall(e: SimEvent): unknown {
+export function describeCall(e: SimEvent): unknown {
   if (e.kind === 'deliver') return ['m', String(e.from.id), e.msg, e.key.endsWith('+d')] // waits in a backlog
   if (e.timer) return ['t', String(e.owner), e.label ?? e.key, e.t]
   return [e.key, e.t]

@@ -10,6 +10,7 @@ import {
   SimulationError,
   UnknownNodeError,
 } from '../errors.js'
+import type { Hash64 } from '../hash64.js'
 import { compareNodeIds, isNodeId, type NodeId } from '../ids.js'
 import type { ProtocolFactory } from '../protocol.js'
 import { createRandom } from '../random.js'
@@ -27,6 +28,7 @@ import {
 import { type Choice, type ControlContext, choicesOf, takeChoice } from './control.js'
 import { EventQueue } from './event-queue.js'
 import { fingerprintOf, type SimFingerprint } from './fingerprint.js'
+import { keyHashOf } from './key-hash.js'
 import { cachedParts, stateText } from './key-parts.js'
 import { LinkTable } from './link-table.js'
 import type { LinkSettings } from './links.js'
@@ -127,7 +129,7 @@ export class SimNetwork {
           net.planned = n
         },
       },
-      stateText: (node) => stateText(node).text,
+      stateText,
       resume: (node, state, timers) => this.startProtocol(node, { state, timers }),
     }
     this.loop = {
@@ -194,6 +196,7 @@ export class SimNetwork {
       locator: undefined,
       stateText: undefined,
       entryText: undefined,
+      entryHash: undefined,
     }
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
     this.nodes.set(id, node)
@@ -536,6 +539,15 @@ export class SimNetwork {
   }
 
   private readonly keyParts = cachedParts(this.nodes)
+
+  /**
+   * `keyFingerprint()` as a 64-bit hash, written into `into`, without its text (see `keyHashOf`):
+   * what the stateful explorer keys its visited set by. False when there is no fingerprint.
+   */
+  keyHash(into: Hash64): boolean {
+    const source = this.sourceOfFingerprint()
+    return keyHashOf(source, source.ids, this.keyParts, canonicalKey, into)
+  }
 
   private sourceOfFingerprint() {
     this.sortedIds ??= this.nodeIds

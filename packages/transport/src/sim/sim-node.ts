@@ -1,10 +1,12 @@
 import type { CanonicalText } from '../canonical.js'
 import type { PartLocator } from '../compose/parts.js'
+import type { Hash64 } from '../hash64.js'
 import type { NodeId } from '../ids.js'
 import type { Protocol, ProtocolFactory } from '../protocol.js'
 import type { ProtocolHandle } from '../runtime/driver.js'
 import type { Scheduled } from './event-queue.js'
 import type { NodeFingerprint } from './fingerprint.js'
+import type { EntryHash } from './key-hash.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
@@ -48,6 +50,8 @@ export interface SimNode {
   stateText: CanonicalText | undefined
   /** Its last fingerprint entry and that entry's text: the same entry has the same text. */
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
+  /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
+  entryHash: EntryHash | undefined
 }
 
 export type SimEvent = DeliverEvent | CallEvent
@@ -62,6 +66,11 @@ export interface DeliverEvent extends Scheduled {
   msg: unknown
   sentAt: number
   proto: string | undefined
+  /**
+   * The hash of its message's canonical text, once computed (for a state key): copies of the
+   * event (checkpoints, `take`, a duplicate) carry it along with the message.
+   */
+  msgHash: Hash64 | undefined
 }
 
 export interface CallEvent extends Scheduled {

@@ -182,6 +182,7 @@ export class SimWire {
       sentAt: now,
       proto,
       key,
+      msgHash: undefined,
     })
   }
 }

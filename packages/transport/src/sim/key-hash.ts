@@ -1,0 +1,179 @@
+/**
+ * The network's fingerprint as a 64-bit hash, for the stateful explorer's visited set: mixed from
+ * the hashes of its parts, cached where they were made (a node's entry while it is the same entry,
+ * a message for good), without writing the fingerprint's text. Equal fingerprints give equal
+ * hashes: the parts go in the order the fingerprint puts them in (nodes by id, links by name,
+ * messages in sending order on a FIFO link), a multiset (messages on a link that reorders, the
+ * calls pending) sorted by hash. A test checks it tells states apart as the canonical key does.
+ */
+import type { CanonicalText } from '../canonical.js'
+import { compareHash, type Hash64, hashText, Mixer } from '../hash64.js'
+import { sortSmall } from '../sort-small.js'
+import { describeCall, type FingerprintParts, type FingerprintSource } from './fingerprint.js'
+import { linkName } from './link-name.js'
+import { messageText } from './message-text.js'
+import type { DeliverEvent, SimNode } from './sim-node.js'
+
+/** Links in the order the fingerprint sorts them, then sending order. */
+const bySlot = (a: DeliverEvent, b: DeliverEvent): number => {
+  const x = linkName(a.from, a.to).text
+  const y = linkName(b.from, b.to).text
+  return x < y ? -1 : x > y ? 1 : a.seq - b.seq
+}
+
+/**
+ * A node's entry (`entryOf`, what `nodeText` writes) as what its hash is mixed from: the texts
+ * of its state and storage (cached objects: the same object is the same text) and its numbers.
+ */
+export interface EntryHash {
+  state: CanonicalText | null
+  storage: CanonicalText
+  crashed: boolean
+  paused: boolean
+  incarnation: number
+  draws: number
+  wall: number
+  monotonic: number
+  drift: number
+  resolution: number
+  group: number
+  crashPlanned: boolean
+  hash: Hash64
+}
+
+const entryMixer = new Mixer()
+
+/** The hash of the node's entry, cached while the entry stays the same and has no backlog. */
+function entryHash(
+  source: FingerprintSource,
+  node: SimNode,
+  index: number,
+  parts: FingerprintParts,
+  canonical: (value: unknown, path: string) => string,
+): Hash64 | undefined {
+  if (!node.crashed && node.protocol?.snapshot === undefined) return undefined
+  const t = source.time
+  const state = node.crashed ? null : (parts.state(node) as CanonicalText)
+  const storage = parts.storage(node) as CanonicalText
+  const wall = node.clock.read(t)
+  const monotonic = node.clock.monotonic(t)
+  const group = source.partitioned ? node.group : -1
+  const crashPlanned = node.storage.crashPlan !== undefined
+  const last = node.entryHash
+  const backlog = node.backlog.length
+  if (
+    last !== undefined &&
+    backlog === 0 &&
+    last.state === state &&
+    last.storage === storage &&
+    last.crashed === node.crashed &&
+    last.paused === node.paused &&
+    last.incarnation === node.incarnation &&
+    last.draws === node.draws &&
+    last.wall === wall &&
+    last.monotonic === monotonic &&
+    last.drift === node.clock.drift &&
+    last.resolution === node.clock.resolution &&
+    last.group === group &&
+    last.crashPlanned === crashPlanned
+  )
+    return last.hash
+  const m = entryMixer.reset().word(index)
+  if (state === null) m.word(0)
+  else m.word(1).pair(state.hash)
+  m.pair(storage.hash)
+  m.word((node.crashed ? 1 : 0) | (node.paused ? 2 : 0) | (crashPlanned ? 4 : 0))
+  m.number(node.incarnation).number(node.draws).number(wall).number(monotonic)
+  m.number(node.clock.drift).number(node.clock.resolution).number(group)
+  if (backlog === 0) m.word(0)
+  else {
+    const where = `node ${JSON.stringify(node.id)} backlog`
+    m.word(backlog).pair(hashText(canonical(node.backlog.map(describeCall), where)))
+  }
+  const hash = m.finish({ hi: 0, lo: 0 })
+  node.entryHash =
+    backlog === 0
+      ? {
+          state,
+          storage,
+          crashed: node.crashed,
+          paused: node.paused,
+          incarnation: node.incarnation,
+          draws: node.draws,
+          wall,
+          monotonic,
+          drift: node.clock.drift,
+          resolution: node.clock.resolution,
+          group,
+          crashPlanned,
+          hash,
+        }
+      : undefined
+  return hash
+}
+
+const mixer = new Mixer()
+const inner = new Mixer()
+
+/**
+ * Mixes the fingerprint's hash into `into` (see the module's comment); false when the network
+ * has no fingerprint (as `fingerprintOf` is undefined). `parts.node` must give `CanonicalText`.
+ */
+export function keyHashOf(
+  source: FingerprintSource,
+  ids: readonly SimNode['id'][],
+  parts: FingerprintParts,
+  canonical: (value: unknown, path: string) => string,
+  into: Hash64,
+): boolean {
+  if (source.links.randomFaults()) return false
+  const m = mixer.reset()
+  m.number(source.time).word(ids.length)
+  for (let i = 0; i < ids.length; i++) {
+    const hash = entryHash(source, source.nodes.get(ids[i]!)!, i, parts, canonical)
+    if (hash === undefined) return false
+    m.pair(hash)
+  }
+  const delivers: DeliverEvent[] = []
+  const calls: Hash64[] = []
+  for (const e of source.queue.live()) {
+    if (e.kind === 'deliver') delivers.push(e)
+    else calls.push(hashText(canonical(describeCall(e), 'call')))
+  }
+  sortSmall(delivers, bySlot)
+  let links = 0
+  for (let i = 0; i < delivers.length; ) {
+    const { from, to } = delivers[i]!
+    let end = i + 1
+    while (end < delivers.length && delivers[end]!.from === from && delivers[end]!.to === to) end++
+    links++
+    m.pair(linkName(from, to).hash).word(end - i)
+    const fifo = source.links.existing(from.id, to.id)?.config.fifo ?? true
+    if (fifo) for (let j = i; j < end; j++) m.pair(copyHash(delivers[j]!))
+    else {
+      const msgs: Hash64[] = []
+      for (let j = i; j < end; j++) msgs.push(copyHash(delivers[j]!, { hi: 0, lo: 0 }))
+      sortSmall(msgs, compareHash)
+      for (const h of msgs) m.pair(h)
+    }
+    i = end
+  }
+  m.word(links)
+  sortSmall(calls, compareHash)
+  m.word(calls.length)
+  for (const h of calls) m.pair(h)
+  m.finish(into)
+  return true
+}
+
+/** A message in flight: its text's hash and whether it is a duplicated copy. */
+function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
+  e.msgHash ??= hashText(messageText(e.msg))
+  return inner
+    .reset()
+    .pair(e.msgHash)
+    .word(e.key.endsWith('+d') ? 1 : 0)
+    .finish(into)
+}
+
+const scratch: Hash64 = { hi: 0, lo: 0 }
