@@ -188,25 +188,8 @@ function refuse(path: ReadonlyArray<string | number>, what: string): never {
  * states, two distinct ones collide with probability about n² / 2^65 (1e-8 at 600,000 states).
  */
 export function hashKey(key: string): string {
-  let a = 0x811c9dc5
-  let b = 0x9747b28c
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i)
-    a = Math.imul(a ^ c, 0x01000193)
-    b = Math.imul(b ^ c, 0x5bd1e995)
-    b ^= b >>> 15
-  }
-  return hex(fmix(a ^ key.length)) + hex(fmix(b))
-}
-
-function fmix(h: number): number {
-  let x = h
-  x ^= x >>> 16
-  x = Math.imul(x, 0x85ebca6b)
-  x ^= x >>> 13
-  x = Math.imul(x, 0xc2b2ae35)
-  x ^= x >>> 16
-  return x >>> 0
+  const { hi, lo } = hashText(key)
+  return hex(hi) + hex(lo)
 }
 
 const hex = (n: number) => n.toString(16).padStart(8, '0')
