@@ -1,11 +1,11 @@
 import { type BullyMessage, bully, type MajorityEvent, majorityElection } from '@sd/election'
 import { centralized, quorumMutex } from '@sd/mutex'
 import { type BerkeleyMessage, berkeley } from '@sd/timesync'
-import type { Ctx, Protocol, ProtocolFactory } from '@sd/transport'
+import type { ProtocolFactory } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
-import { main } from '../cli.js'
 import { BERKELEY, berkeleyCheck, berkeleyScenario } from './berkeley.js'
+import { sd, wrapping } from './broken-variants.js'
 import { BULLY, bullyCheck, bullyScenario } from './election-faults.js'
 import { MAJORITY_HEARTBEAT, majorityCheck, majorityScenario } from './election-majority.js'
 import {
@@ -17,12 +17,6 @@ import {
   quorumScenario,
 } from './mutex-restarts.js'
 import { defaultsAt } from './spec.js'
-
-function sd(...argv: string[]) {
-  const out: string[] = []
-  const code = main(argv, { out: (t) => out.push(t), err: (t) => out.push(t) })
-  return { code, out: out.join('\n') }
-}
 
 /** name: whether its default run is exhausted (false: bounded by maxSchedules). */
 const SPECS = {
@@ -110,39 +104,6 @@ function wrappingTimers<Msg, Req, Ev>(
     emit: (event) => ctx.emit(event),
     setTimer: (key, asked) => ctx.setTimer(key, ms(key, asked)),
   }))
-}
-
-/** `factory` whose context's send, broadcast and emit are replaced by `change`'s. */
-function wrapping<Msg, Req, Ev>(
-  factory: ProtocolFactory<Msg, Req, Ev>,
-  change: (
-    ctx: Ctx<Msg, Ev>,
-  ) => Pick<Ctx<Msg, Ev>, 'send' | 'broadcast' | 'emit'> & Partial<Pick<Ctx<Msg, Ev>, 'setTimer'>>,
-): ProtocolFactory<Msg, Req, Ev> {
-  return (self) => {
-    const inner = factory(self)
-    const wrap = (ctx: Ctx<Msg, Ev>): Ctx<Msg, Ev> => ({
-      self: ctx.self,
-      get peers() {
-        return ctx.peers
-      },
-      now: () => ctx.now(),
-      monotonic: () => ctx.monotonic(),
-      setTimer: (key, ms) => ctx.setTimer(key, ms),
-      cancelTimer: (key) => ctx.cancelTimer(key),
-      random: () => ctx.random(),
-      storage: ctx.storage,
-      ...change(ctx),
-    })
-    const protocol: Protocol<Msg, Req, Ev> = {
-      onMessage: (from, msg, ctx) => inner.onMessage(from, msg, wrap(ctx)),
-    }
-    if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
-    if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
-    if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
-    if (inner.snapshot) protocol.snapshot = () => inner.snapshot!()
-    return protocol
-  }
 }
 
 describe('the fault specs catch broken variants', () => {

@@ -4,19 +4,12 @@ import { join } from 'node:path'
 import type { NodeId, Protocol, TraceDocument, TraceEvent } from '@sd/transport'
 import { type ExploreScenario, explore, replay } from '@sd/transport/explore'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runCheck } from './command.js'
-import { checks } from './index.js'
+import { sdWith } from './broken-variants.js'
 import { LOOP_BEGINS, markedLassoTrace, turnEnds } from './lasso-marks.js'
 import type { CheckSpec } from './spec.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sd-lasso-marks-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-function sdWith(extra: readonly CheckSpec[], ...argv: string[]) {
-  const out: string[] = []
-  const code = runCheck(argv, { out: (t) => out.push(t) }, [...checks, ...extra])
-  return { code, out: out.join('\n') }
-}
 
 /** Two nodes pass a ball back and forth forever; the goal "node 1 is done" never holds. */
 function pingPong(self: NodeId): Protocol<'ball', never, never> {

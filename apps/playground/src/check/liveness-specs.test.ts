@@ -2,62 +2,25 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { tokenRing as ring } from '@sd/mutex'
-import type { Ctx, Protocol, ProtocolFactory, TraceDocument } from '@sd/transport'
+import type { ProtocolFactory, TraceDocument } from '@sd/transport'
 import { explore, replay } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
-import { main } from '../cli.js'
-import { runCheck } from './command.js'
+import { sd, sdWith, wrapping } from './broken-variants.js'
 import { checks } from './index.js'
 import { DEADLOCK } from './lasso-marks.js'
 import { TOKEN_RING, tokenRingCheck, tokenRingScenario } from './mutex-token-ring.js'
 import type { CheckSpec } from './spec.js'
-
-function sd(...argv: string[]) {
-  const out: string[] = []
-  const code = main(argv, { out: (t) => out.push(t), err: (t) => out.push(t) })
-  return { code, out: out.join('\n') }
-}
-
-/** `sd check` with `extra` specs beside the registered ones (the broken variants). */
-function sdWith(extra: readonly CheckSpec[], ...argv: string[]) {
-  const out: string[] = []
-  const code = runCheck(argv, { out: (t) => out.push(t) }, [...checks, ...extra])
-  return { code, out: out.join('\n') }
-}
 
 /** `factory` whose timers named in `keys` are never set (a defect, for the specs to catch). */
 function withoutTimers<Msg, Req, Ev>(
   factory: ProtocolFactory<Msg, Req, Ev>,
   keys: readonly string[],
 ): ProtocolFactory<Msg, Req, Ev> {
-  return (self) => {
-    const inner = factory(self)
-    const wrap = (ctx: Ctx<Msg, Ev>): Ctx<Msg, Ev> => ({
-      self: ctx.self,
-      get peers() {
-        return ctx.peers
-      },
-      now: () => ctx.now(),
-      monotonic: () => ctx.monotonic(),
-      send: (to, msg) => ctx.send(to, msg),
-      broadcast: (msg) => ctx.broadcast(msg),
-      setTimer: (key, ms) => {
-        if (!keys.includes(key)) ctx.setTimer(key, ms)
-      },
-      cancelTimer: (key) => ctx.cancelTimer(key),
-      random: () => ctx.random(),
-      emit: (event) => ctx.emit(event),
-      storage: ctx.storage,
-    })
-    const protocol: Protocol<Msg, Req, Ev> = {
-      onMessage: (from, msg, ctx) => inner.onMessage(from, msg, wrap(ctx)),
-    }
-    if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
-    if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
-    if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
-    if (inner.snapshot) protocol.snapshot = () => inner.snapshot!()
-    return protocol
-  }
+  return wrapping(factory, (ctx) => ({
+    setTimer: (key, ms) => {
+      if (!keys.includes(key)) ctx.setTimer(key, ms)
+    },
+  }))
 }
 
 /** The token ring that neither resends a pass (no `ack` timer) nor regenerates a lost token. */

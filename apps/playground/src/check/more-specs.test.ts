@@ -1,17 +1,11 @@
 import { type NtpSimEvent, ntpSim } from '@sd/timesync'
-import type { Ctx, Protocol, ProtocolFactory } from '@sd/transport'
+import type { ProtocolFactory } from '@sd/transport'
 import { explore, replay } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
-import { main } from '../cli.js'
+import { sd, wrapping } from './broken-variants.js'
 import { deadlockScenario, settles } from './deadlock.js'
 import { defaultsAt } from './spec.js'
 import { ntpCheck, ntpScenario, temporalOrderCheck, temporalScenario } from './timesync-more.js'
-
-function sd(...argv: string[]) {
-  const out: string[] = []
-  const code = main(argv, { out: (t) => out.push(t), err: (t) => out.push(t) })
-  return { code, out: out.join('\n') }
-}
 
 /** name: its default run's liveness verdict (every one is exhausted, with no violation). */
 const SPECS = {
@@ -94,30 +88,5 @@ function rewritingEmits<Msg, Req, Ev>(
   factory: ProtocolFactory<Msg, Req, Ev>,
   rewrite: (event: Ev) => Ev,
 ): ProtocolFactory<Msg, Req, Ev> {
-  return (self) => {
-    const inner = factory(self)
-    const wrap = (ctx: Ctx<Msg, Ev>): Ctx<Msg, Ev> => ({
-      self: ctx.self,
-      get peers() {
-        return ctx.peers
-      },
-      now: () => ctx.now(),
-      monotonic: () => ctx.monotonic(),
-      send: (to, msg) => ctx.send(to, msg),
-      broadcast: (msg) => ctx.broadcast(msg),
-      setTimer: (key, ms) => ctx.setTimer(key, ms),
-      cancelTimer: (key) => ctx.cancelTimer(key),
-      random: () => ctx.random(),
-      emit: (event) => ctx.emit(rewrite(event)),
-      storage: ctx.storage,
-    })
-    const protocol: Protocol<Msg, Req, Ev> = {
-      onMessage: (from, msg, ctx) => inner.onMessage(from, msg, wrap(ctx)),
-    }
-    if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
-    if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
-    if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
-    if (inner.snapshot) protocol.snapshot = () => inner.snapshot!()
-    return protocol
-  }
+  return wrapping(factory, (ctx) => ({ emit: (event) => ctx.emit(rewrite(event)) }))
 }

@@ -2,16 +2,10 @@ import { type MutexRequest, type TokenRingMessage, tokenRing } from '@sd/mutex'
 import type { Ctx, NodeId, Protocol, ProtocolFactory } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
-import { main } from '../cli.js'
+import { sd } from './broken-variants.js'
 import type { MutexEv } from './mutex.js'
 import { tokenRingCheck, tokenRingScenario } from './mutex-token-ring.js'
 import { defaultsAt } from './spec.js'
-
-function sd(...argv: string[]) {
-  const out: string[] = []
-  const code = main(argv, { out: (t) => out.push(t), err: (t) => out.push(t) })
-  return { code, out: out.join('\n') }
-}
 
 /** name: whether its default run is exhausted (false: bounded by maxSchedules). */
 const SPECS = { 'mutex-token-ring': true, 'mutex-lamport': false, 'mutex-maekawa': true }

@@ -2,16 +2,9 @@ import type { CausalBroadcastRequest, CausalEvent } from '@sd/clocks'
 import type { Protocol } from '@sd/transport'
 import { explore } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
+import { sdWith } from './broken-variants.js'
 import { causalOrderCheck, causalScenario, causalSymmetry } from './clocks.js'
-import { runCheck } from './command.js'
-import { checks } from './index.js'
 import type { CheckSpec } from './spec.js'
-
-function sdWith(extra: readonly CheckSpec[], ...argv: string[]) {
-  const out: string[] = []
-  const code = runCheck(argv, { out: (t) => out.push(t) }, [...checks, ...extra])
-  return { code, out: out.join('\n') }
-}
 
 type Msg = { type: 'causal'; clock: number[]; payload: string }
 
