@@ -145,7 +145,8 @@ describe('a real short run', () => {
       ...['--n', '3', '--seconds', '5', '--loopback', '--chaos', 'pause-holder', '--json'],
       ...['--trace', trace, '--history', history],
     ])
-    if (o.code !== 0) console.error(o.stderr)
+    // On a failure, what the summary found (its violations and errors), not only the log.
+    if (o.code !== 0) console.error(o.stderr, o.stdout.trim().split('\n').at(-1))
     expect(o.code).toBe(0)
     const s = JSON.parse(o.stdout.trim().split('\n').at(-1)!) as Summary
     expect(s.linearizability.map((v) => [v.model, v.verdict])).toEqual([
