@@ -9,7 +9,12 @@
 import type { CanonicalText } from '../canonical.js'
 import { compareHash, type Hash64, hashText, Mixer } from '../hash64.js'
 import { sortSmall } from '../sort-small.js'
-import { describeCall, type FingerprintParts, type FingerprintSource } from './fingerprint.js'
+import {
+  describeCall,
+  type FingerprintParts,
+  type FingerprintSource,
+  type NodeFingerprint,
+} from './fingerprint.js'
 import { linkName } from './link-name.js'
 import { messageText } from './message-text.js'
 import type { DeliverEvent, SimNode } from './sim-node.js'
@@ -25,19 +30,9 @@ const bySlot = (a: DeliverEvent, b: DeliverEvent): number => {
  * A node's entry (`entryOf`, what `nodeText` writes) as what its hash is mixed from: the texts
  * of its state and storage (cached objects: the same object is the same text) and its numbers.
  */
-export interface EntryHash {
+export type EntryHash = Omit<NodeFingerprint, 'id' | 'state' | 'storage' | 'backlog'> & {
   state: CanonicalText | null
   storage: CanonicalText
-  crashed: boolean
-  paused: boolean
-  incarnation: number
-  draws: number
-  wall: number
-  monotonic: number
-  drift: number
-  resolution: number
-  group: number
-  crashPlanned: boolean
   hash: Hash64
 }
 
