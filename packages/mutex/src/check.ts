@@ -1,4 +1,5 @@
 import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
+import { entryKind } from './contract.js'
 import { fieldOf } from './fields.js'
 
 /**
@@ -30,6 +31,27 @@ interface Holding {
   /** When its lease runs out, in trace time; Infinity without a lease. */
   expiresAt: number
   leased: boolean
+  kind: ReturnType<typeof entryKind>
+}
+
+/** Why `next` may not hold beside `held` (undefined: they may hold together; '' for the plain case). */
+function conflict(next: Holding['kind'], held: readonly Holding[]): string | undefined {
+  if (held.length === 0) return undefined
+  if (next.kind === 'exclusive') {
+    return held.every((h) => h.kind.kind === 'exclusive')
+      ? ''
+      : 'an exclusive entry beside another holder'
+  }
+  if (next.kind === 'shared') {
+    return held.some((h) => h.kind.kind !== 'shared')
+      ? 'a shared entry beside a non-shared holder'
+      : undefined
+  }
+  if (held.some((h) => h.kind.kind !== 'permits' || h.kind.of !== next.of)) {
+    return `a permit entry (of ${next.of}) beside a holder of another kind or limit`
+  }
+  const out = held.reduce((sum, h) => sum + (h.kind.kind === 'permits' ? h.kind.take : 0), 0)
+  return out + next.take > next.of ? `${out + next.take} permits out of ${next.of}` : undefined
 }
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -44,8 +66,12 @@ const keyOf = (node: NodeId, resource: string, token: number) =>
  * its lease (with leases: `leaseMs` after `acquired`, moved by each `lease-renewed` to
  * `validForMs` after it), the holder's crash, or (with a lease) the holder's pause: a paused
  * process cannot know its lease ran out, so the lock may not count on it. Broken rules:
- * - an `acquired` while another holding of that resource is valid (two valid leases overlap);
- * - a token not strictly above the previous one of that resource, in entry order, whoever entered;
+ * - an `acquired` while another holding of that resource is valid (two valid leases overlap),
+ *   unless both are shared (`mode: 'shared'`) or both take permits (`permits: { take, of }`) of
+ *   one limit and the permits out stay within it;
+ * - an exclusive entry's token not strictly above every token entered before on that resource,
+ *   a shared or permit entry's token not strictly above every exclusive one entered before, or a
+ *   token entered twice;
  * - a `released` of what the node never acquired.
  *
  * `faults` is either the crashes (`{ node, t }`) or the run's fault entries (`faultsOf(trace)`:
@@ -62,7 +88,8 @@ export function checkMutualExclusion(
   const valid = new Map<string, Holding[]>()
   // Every holding not yet released (valid or not), so a late `released` is not taken for a stray.
   const open = new Map<string, Holding>()
-  const lastToken = new Map<string, number>()
+  // Per resource: the highest token entered, the highest exclusive one, and every one entered.
+  const highest = new Map<string, { any: number; exclusive: number; seen: Set<number> }>()
   let entries = 0
 
   const end = (keep: (h: Holding) => boolean) => {
@@ -98,18 +125,34 @@ export function checkMutualExclusion(
     valid.set(resource, current)
     if (type === 'acquired') {
       entries++
-      for (const other of current) {
+      const kind = entryKind({ mode: fieldOf(event, 'mode'), permits: fieldOf(event, 'permits') })
+      const why = conflict(kind, current)
+      if (why !== undefined) {
+        for (const other of current) {
+          violations.push(
+            `t=${t}: ${String(node)} acquired ${resource} (token ${token}) while ${String(other.node)} held it since t=${other.since} (token ${other.token}${other.leased ? `, lease valid until t=${other.expiresAt}` : ''})${why === '' ? '' : `: ${why}`}`,
+          )
+        }
+      }
+      const marks = highest.get(resource) ?? {
+        any: -Infinity,
+        exclusive: -Infinity,
+        seen: new Set(),
+      }
+      const floor = kind.kind === 'exclusive' ? marks.any : marks.exclusive
+      if (!(token > floor)) {
         violations.push(
-          `t=${t}: ${String(node)} acquired ${resource} (token ${token}) while ${String(other.node)} held it since t=${other.since} (token ${other.token}${other.leased ? `, lease valid until t=${other.expiresAt}` : ''})`,
+          `t=${t}: ${String(node)} acquired ${resource} with token ${token}, not above the previous ${kind.kind === 'exclusive' ? '' : 'exclusive '}${floor}`,
+        )
+      } else if (marks.seen.has(token)) {
+        violations.push(
+          `t=${t}: ${String(node)} acquired ${resource} with token ${token}, entered before`,
         )
       }
-      const last = lastToken.get(resource)
-      if (last !== undefined && !(token > last)) {
-        violations.push(
-          `t=${t}: ${String(node)} acquired ${resource} with token ${token}, not above the previous ${last}`,
-        )
-      }
-      lastToken.set(resource, token)
+      marks.any = Math.max(marks.any, token)
+      if (kind.kind === 'exclusive') marks.exclusive = Math.max(marks.exclusive, token)
+      marks.seen.add(token)
+      highest.set(resource, marks)
       const leaseMs = fieldOf(event, 'leaseMs')
       const leased = num(leaseMs)
       const holding = {
@@ -119,6 +162,7 @@ export function checkMutualExclusion(
         since: t,
         expiresAt: leased ? t + leaseMs : Number.POSITIVE_INFINITY,
         leased,
+        kind,
       }
       current.push(holding)
       open.set(keyOf(node, resource, token), holding)

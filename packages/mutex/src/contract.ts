@@ -6,19 +6,42 @@
 /** Resources are named; an algorithm that manages one resource uses this name. */
 export const DEFAULT_RESOURCE = 'default'
 
-/** Local requests to a node's protocol (through `SimNetwork.request` or `runProtocol().request`). */
+/**
+ * How a holder holds a resource. `'exclusive'` (the default) excludes every other holder;
+ * `'shared'` holders (readers) may hold together, never beside an exclusive one.
+ */
+export type LockMode = 'exclusive' | 'shared'
+
+/** A counting semaphore's request: `take` of the resource's `of` permits (1 <= take <= of). */
+export interface PermitCount {
+  take: number
+  of: number
+}
+
+/**
+ * Local requests to a node's protocol (through `SimNetwork.request` or `runProtocol().request`).
+ * `mode` and `permits` ask for more concurrency than an exclusive entry; an algorithm that does
+ * not know them grants an exclusive entry instead (a stronger guarantee), and its `acquired`
+ * event then carries neither field. A node holds a resource once, in one mode.
+ */
 export type MutexRequest =
-  | { type: 'acquire'; resource?: string }
+  | { type: 'acquire'; resource?: string; mode?: LockMode; permits?: PermitCount }
   | { type: 'release'; resource?: string }
 
 /**
  * Emitted when the node enters the critical section of `resource`. `token` is a fencing token:
- * it strictly increases from one entry to the next on that resource, whoever enters.
+ * an exclusive entry's token is above every token entered before it on that resource, whoever
+ * entered; a shared or permit entry's token is above every exclusive token entered before it
+ * (entries that hold together may enter in any order of their tokens). Tokens are never reused.
  */
 export interface AcquiredEvent {
   type: 'acquired'
   resource: string
   token: number
+  /** `'shared'` for a shared entry; absent for an exclusive one. */
+  mode?: LockMode
+  /** For a semaphore's entry: the permits it took, of how many; absent otherwise. */
+  permits?: PermitCount
   /**
    * With leases: the entry is valid for this many ms from now (on the holder's monotonic clock),
    * unless renewed (`lease-renewed`); absent when the algorithm has no leases.
@@ -35,6 +58,19 @@ export interface ReleasedEvent {
 
 /** The events every algorithm emits; each adds its own beside them. */
 export type MutexEvent = AcquiredEvent | ReleasedEvent
+
+/** How an `acquired` event's entry holds its resource (absent fields: exclusive). */
+export function entryKind(event: {
+  mode?: unknown
+  permits?: unknown
+}): { kind: 'exclusive' } | { kind: 'shared' } | { kind: 'permits'; take: number; of: number } {
+  const p = event.permits
+  if (typeof p === 'object' && p !== null) {
+    const { take, of } = p as Record<string, unknown>
+    if (typeof take === 'number' && typeof of === 'number') return { kind: 'permits', take, of }
+  }
+  return event.mode === 'shared' ? { kind: 'shared' } : { kind: 'exclusive' }
+}
 
 /** The resource a request names (DEFAULT_RESOURCE when it names none). */
 export function resourceOf(req: MutexRequest): string {

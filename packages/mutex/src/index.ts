@@ -34,8 +34,11 @@ export {
 export {
   type AcquiredEvent,
   DEFAULT_RESOURCE,
+  entryKind,
+  type LockMode,
   type MutexEvent,
   type MutexRequest,
+  type PermitCount,
   type ReleasedEvent,
   resourceOf,
 } from './contract.js'

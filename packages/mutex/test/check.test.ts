@@ -130,3 +130,68 @@ describe('checking leases across nodes, with the faults of the run', () => {
     ])
   })
 })
+
+describe('shared entries and permits, judged across nodes', () => {
+  const shared = (node: string, t: number, token: number) => ({
+    node,
+    t,
+    event: { type: 'acquired', resource: 'r', token, mode: 'shared' },
+  })
+  const permit = (node: string, t: number, token: number, take: number, of = 3) => ({
+    node,
+    t,
+    event: { type: 'acquired', resource: 'r', token, permits: { take, of } },
+  })
+
+  it('readers hold together, in any order of their tokens; a writer waits for all of them', () => {
+    const ok = checkMutualExclusion([
+      acq('w', 1, 1),
+      rel('w', 2, 1),
+      shared('a', 3, 3),
+      shared('b', 4, 2),
+      rel('a', 5, 3),
+      rel('b', 6, 2),
+      acq('w', 7, 4),
+    ])
+    expect(ok.violations).toEqual([])
+    const early = checkMutualExclusion([
+      shared('a', 1, 2),
+      shared('b', 2, 3),
+      rel('a', 3, 2),
+      acq('w', 4, 4),
+    ])
+    expect(early.violations).toHaveLength(1)
+    expect(early.violations[0]).toContain('an exclusive entry beside another holder')
+  })
+
+  it('a reader beside a writer, a reader token below the last writer, and a writer token below a reader are reported', () => {
+    expect(checkMutualExclusion([acq('w', 1, 5), shared('a', 2, 6)]).violations[0]).toContain(
+      'a shared entry beside a non-shared holder',
+    )
+    const stale = checkMutualExclusion([acq('w', 1, 5), rel('w', 2, 5), shared('a', 3, 4)])
+    expect(stale.violations).toEqual([
+      't=3: a acquired r with token 4, not above the previous exclusive 5',
+    ])
+    const below = checkMutualExclusion([shared('a', 1, 7), rel('a', 2, 7), acq('w', 3, 6)])
+    expect(below.violations[0]).toContain('not above the previous 7')
+  })
+
+  it('permits: never more out than the limit, one limit per resource, no token twice', () => {
+    const ok = checkMutualExclusion([
+      permit('a', 1, 1, 2),
+      permit('b', 2, 2, 1),
+      rel('a', 3, 1),
+      permit('c', 4, 3, 2),
+    ])
+    expect(ok.violations).toEqual([])
+    expect(
+      checkMutualExclusion([permit('a', 1, 1, 2), permit('b', 2, 2, 2)]).violations[0],
+    ).toContain('4 permits out of 3')
+    expect(
+      checkMutualExclusion([permit('a', 1, 1, 1), permit('b', 2, 2, 1, 4)]).violations[0],
+    ).toContain('another kind or limit')
+    expect(checkMutualExclusion([permit('a', 1, 1, 1), permit('b', 2, 1, 1)]).violations).toEqual([
+      't=2: b acquired r with token 1, entered before',
+    ])
+  })
+})
