@@ -25,8 +25,41 @@ export interface PermitCount {
  * event then carries neither field. A node holds a resource once, in one mode.
  */
 export type MutexRequest =
-  | { type: 'acquire'; resource?: string; mode?: LockMode; permits?: PermitCount }
+  | {
+      type: 'acquire'
+      resource?: string
+      mode?: LockMode
+      permits?: PermitCount
+      /** Only if it can be granted at once; otherwise `unavailable` is emitted and nothing waits. */
+      ifAvailable?: boolean
+      /** Takes the resource from its holders now (their `lease-lost`, reason `'stolen'`). */
+      steal?: boolean
+    }
   | { type: 'release'; resource?: string }
+
+/**
+ * What an algorithm honours beyond exclusive entries. `shared` and `permits` asked of an
+ * algorithm without them are granted as exclusive entries (safe, less concurrent); `ifAvailable`
+ * and `steal` cannot be, so the lock refuses them (`UnsupportedLockFeatureError`).
+ */
+export type LockFeature = 'shared' | 'permits' | 'ifAvailable' | 'steal'
+
+/** A factory marked with the features of its algorithm (see `lockFeaturesOf`). */
+export type WithLockFeatures<F> = F & { readonly lockFeatures: readonly LockFeature[] }
+
+/** Marks an algorithm's factory with the features it honours. */
+export function withLockFeatures<F extends object>(
+  factory: F,
+  features: readonly LockFeature[],
+): WithLockFeatures<F> {
+  return Object.assign(factory, { lockFeatures: Object.freeze([...features]) })
+}
+
+/** The features a factory was marked with (none: exclusive entries only). */
+export function lockFeaturesOf(factory: unknown): readonly LockFeature[] {
+  const marked = (factory as { lockFeatures?: unknown } | null)?.lockFeatures
+  return Array.isArray(marked) ? (marked as LockFeature[]) : []
+}
 
 /**
  * Emitted when the node enters the critical section of `resource`. `token` is a fencing token:
@@ -54,6 +87,12 @@ export interface ReleasedEvent {
   type: 'released'
   resource: string
   token: number
+}
+
+/** An `ifAvailable` acquire of `resource` that could not be granted at once: nothing waits. */
+export interface UnavailableEvent {
+  type: 'unavailable'
+  resource: string
 }
 
 /** The events every algorithm emits; each adds its own beside them. */

@@ -35,12 +35,17 @@ export {
   type AcquiredEvent,
   DEFAULT_RESOURCE,
   entryKind,
+  type LockFeature,
   type LockMode,
+  lockFeaturesOf,
   type MutexEvent,
   type MutexRequest,
   type PermitCount,
   type ReleasedEvent,
   resourceOf,
+  type UnavailableEvent,
+  type WithLockFeatures,
+  withLockFeatures,
 } from './contract.js'
 export {
   CoordinatorUnreachableError,
