@@ -60,6 +60,11 @@ export class LineWorker<Command, Event> {
     createInterface({ input: this.child.stdout! }).on('line', (line) => this.receive(line))
   }
 
+  /** The process id (for reading its CPU time from /proc). */
+  get pid(): number | undefined {
+    return this.child.pid
+  }
+
   get alive(): boolean {
     return live.has(this.child)
   }

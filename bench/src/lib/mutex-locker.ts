@@ -14,6 +14,8 @@ export interface Locker {
   close(): Promise<void>
   /** Ours: the transport's counters so far. */
   stats?(): DatagramStats
+  /** Ours: how the entries so far were granted ('exclusive', 'shared', 'permits'), counted. */
+  granted?(): Record<string, number>
 }
 
 class DeadlineError extends Error {}

@@ -2,24 +2,34 @@
  * Our locks in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no key)
  * and the protocol run on it with `runProtocol`, driven by `acquire` / `release` requests.
  */
-import { centralized, type MutexRequest, ricartAgrawala } from '@sd/mutex'
+import { centralized, entryKind, type MutexRequest, ricartAgrawala } from '@sd/mutex'
 import { type NodeId, type ProtocolFactory, type ProtocolHandle, runProtocol } from '@sd/transport'
 import { createUdpTransport } from '@sd/transport/udp'
 import type { Locker } from './mutex-locker.js'
 import { nowMs, type TrialSpec } from './mutex-protocol.js'
 
-type LockEvent = { type: string }
+type LockEvent = { type: string; mode?: unknown; permits?: unknown }
 // The two protocols carry different messages; the transport only sees JSON.
 type AnyFactory = ProtocolFactory<unknown, MutexRequest, LockEvent>
 
-function factoryOf(spec: TrialSpec): AnyFactory {
+/** The node's id and group: the mutex benchmark's spec, or the lock-family benchmarks'. */
+type OursSpec = Pick<TrialSpec, 'id' | 'members' | 'contender' | 'coordinator'>
+
+function factoryOf(spec: OursSpec): AnyFactory {
   if (spec.contender === 'centralized') {
     return centralized({ coordinator: spec.coordinator }) as unknown as AnyFactory
   }
   return ricartAgrawala() as unknown as AnyFactory
 }
 
-export async function oursLocker(spec: TrialSpec): Promise<Locker> {
+/**
+ * `acquireRequest` is what every acquire asks for: an exclusive entry by default; the lock-family
+ * benchmarks ask for shared entries or permits.
+ */
+export async function oursLocker(
+  spec: OursSpec,
+  acquireRequest: MutexRequest = { type: 'acquire' },
+): Promise<Locker> {
   const transport = await createUdpTransport<unknown>({
     id: spec.id,
     bind: { host: '127.0.0.1', port: 0 },
@@ -31,6 +41,7 @@ export async function oursLocker(spec: TrialSpec): Promise<Locker> {
   let waiting: { event: string; resolve: () => void; reject: (e: Error) => void } | undefined
   let watchdog: NodeJS.Timeout | undefined
   let watchdogAt = Number.NaN
+  const granted: Record<string, number> = {}
   const started = () => {
     if (!handle) throw new Error('acquire before connect')
     return handle
@@ -65,14 +76,19 @@ export async function oursLocker(spec: TrialSpec): Promise<Locker> {
         members: spec.members as NodeId[],
       })
       handle.onEvent((event) => {
+        if (event.type === 'acquired') {
+          const { kind } = entryKind(event)
+          granted[kind] = (granted[kind] ?? 0) + 1
+        }
         if (waiting?.event !== event.type) return
         const { resolve } = waiting
         waiting = undefined
         resolve()
       })
     },
-    acquire: (deadline) => answer('acquired', { type: 'acquire' }, deadline),
+    acquire: (deadline) => answer('acquired', acquireRequest, deadline),
     release: (deadline) => answer('released', { type: 'release' }, deadline),
+    granted: () => ({ ...granted }),
     stats() {
       const { datagramsSent, acksSent, retransmissions } = transport.stats
       return { datagramsSent, acksSent, retransmissions }

@@ -38,6 +38,7 @@ function accepts(port: number): Promise<boolean> {
 
 export interface RedisServer {
   port: number
+  pid: number | undefined
   /** SIGTERM, then SIGKILL if it is still there after 2 s. */
   stop(): Promise<void>
   /** For exit handlers. */
@@ -76,5 +77,5 @@ export async function startRedis(readyWithinMs = 5000): Promise<RedisServer> {
     }
     await sleep(20)
   }
-  return { port, stop, killSync }
+  return { port, pid: child.pid, stop, killSync }
 }

@@ -1,0 +1,33 @@
+/**
+ * Read-write lock: 1 writer and 7 readers (8 client processes on loopback), each looping acquire ->
+ * a tiny critical section -> release a bounded number of times: our centralized lock (readers ask
+ * `{ mode: 'shared' }`) against a Redis read-write lock written the usual way (locks-redis-rw.ts).
+ * Reads and writes per second, acquire latency, CPU per operation, and a correctness check of every
+ * run (no reader beside a writer). Without redis-server it prints why and reports nothing.
+ * Environment: see lib/locks-bench.ts.
+ */
+import { runFamilyBench } from './lib/locks-bench.js'
+import type { ClientRole } from './lib/locks-protocol.js'
+import type { BenchResult } from './lib/result.js'
+
+const roles: ClientRole[] = [
+  { kind: 'writer' },
+  ...Array.from({ length: 7 }, () => ({ kind: 'reader' }) as const),
+]
+
+export default function rwBench(): Promise<BenchResult[]> {
+  return runFamilyBench('mutex.rw', [
+    {
+      name: 'mutex.rw.centralized.w1r7',
+      roles,
+      ours: 'centralized',
+      baseline: 'redis-rw',
+      figures: [
+        { kind: 'reader', suffix: 'reads', unit: 'reads/s' },
+        { kind: 'writer', suffix: 'writes', unit: 'writes/s' },
+      ],
+      setup:
+        '1 writer and 7 reader client processes on loopback; the lock server (our coordinator, the redis-server) is one more process',
+    },
+  ])
+}
