@@ -27,3 +27,27 @@ export class TimeWaitAbortedError extends SdError {
     this.targetMs = targetMs
   }
 }
+
+/** Why a holder can no longer be sure of its lease (see `IntervalLease`). */
+export type LeaseLostReason = 'ended' | 'unsynchronized' | 'stepped' | 'released'
+
+/**
+ * A lease's holder may not act: its latest reached the end (`ended`), its time source cannot bound
+ * the time (`unsynchronized`, `status` says why), it saw a wall-clock step during the hold
+ * (`stepped`), or the holder let it go (`released`).
+ */
+export class LeaseLostError extends SdError {
+  readonly reason: LeaseLostReason
+  /** The lease's end, reference ms. */
+  readonly end: number
+  readonly status: UnsynchronizedStatus | undefined
+  constructor(reason: LeaseLostReason, end: number, status?: UnsynchronizedStatus) {
+    super(
+      'ERR_LEASE_LOST',
+      `the lease ending at ${end} is lost (${reason}${status === undefined ? '' : `: ${status}`})`,
+    )
+    this.reason = reason
+    this.end = end
+    this.status = status
+  }
+}

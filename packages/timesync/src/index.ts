@@ -35,6 +35,8 @@ export {
 } from './cristian/index.js'
 export {
   ClockUnsynchronizedError,
+  LeaseLostError,
+  type LeaseLostReason,
   TimeWaitAbortedError,
   type UnsynchronizedStatus,
 } from './errors.js'

@@ -75,9 +75,11 @@ export interface OffsetMeasurement {
 
 export class IntervalTimeSource {
   readonly core: IntervalClock
+  /** The timers it sets, for a wrapper that sets its own on the same clock (`IntervalLease`). */
+  readonly timers: Timers
   private readonly clocks: LocalClocks
-  private readonly timers: Timers
   private readonly onStep: ((step: ClockStep) => void) | undefined
+  private readonly watchers = new Set<() => void>()
   private stepsSeen = 0
 
   constructor(options: IntervalTimeSourceOptions = {}) {
@@ -105,16 +107,27 @@ export class IntervalTimeSource {
 
   /** A sample whose instant is on this source's monotonic clock; false if refused (see `IntervalClock.sync`). */
   sync(sample: SyncSample): boolean {
-    return this.after(() => this.core.sync(sample, this.reading()))
+    return this.taken(this.after(() => this.core.sync(sample, this.reading())))
+  }
+
+  /**
+   * Calls `listener` after every sync taken and every step seen (on any read): what changes the
+   * interval other than time passing. Returns the function that stops it.
+   */
+  watch(listener: () => void): () => void {
+    this.watchers.add(listener)
+    return () => this.watchers.delete(listener)
   }
 
   /** A synchronizer's `adjusted` event, emitted just now (see `sampleFromAdjusted`). */
   syncFromAdjusted(event: AdjustedEvent, measuredFromMonotonicMs?: number): boolean {
     const reading = this.reading()
-    return this.after(() =>
-      this.core.sync(
-        sampleFromAdjusted(event, reading.monotonicMs, measuredFromMonotonicMs),
-        reading,
+    return this.taken(
+      this.after(() =>
+        this.core.sync(
+          sampleFromAdjusted(event, reading.monotonicMs, measuredFromMonotonicMs),
+          reading,
+        ),
       ),
     )
   }
@@ -128,7 +141,7 @@ export class IntervalTimeSource {
   async syncWith(measure: (wall: () => number) => Promise<OffsetMeasurement>): Promise<boolean> {
     const before = this.reading()
     const result = await measure(() => this.clocks.wall())
-    return this.after(() => this.core.syncFromOffset(result, before, this.reading()))
+    return this.taken(this.after(() => this.core.syncFromOffset(result, before, this.reading())))
   }
 
   /**
@@ -185,7 +198,17 @@ export class IntervalTimeSource {
       if (this.stepsSeen < this.core.steps && step !== undefined) {
         this.stepsSeen = this.core.steps
         this.onStep?.(step)
+        this.notify()
       }
     }
+  }
+
+  private taken(taken: boolean): boolean {
+    if (taken) this.notify()
+    return taken
+  }
+
+  private notify(): void {
+    for (const listener of [...this.watchers]) listener()
   }
 }
