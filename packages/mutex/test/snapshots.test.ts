@@ -224,6 +224,24 @@ describe('restore() (checkSnapshots: a restored instance goes on as the one snap
     expect(report.restored).toBeGreaterThan(100)
   })
 
+  it('ricart-agrawala with shared and exclusive acquires and requests', () => {
+    const types = { request: ['time'], ok: ['time', 'req'], deny: ['time', 'req'] }
+    const plain = inputs(types)
+    // Half the acquires and peer requests shared: the mode of a turn, of the queued acquires.
+    const moded = (random: Random, at: { peers: readonly NodeId[] }): Input => {
+      const input = plain(random, at)
+      const shared = random.int(0, 1) === 1
+      if (input.kind === 'request' && input.req.type === 'acquire' && shared)
+        return { kind: 'request', req: { ...input.req, mode: 'shared' } }
+      if (input.kind === 'message' && (input.msg as { type: string }).type === 'request' && shared)
+        return { ...input, msg: { ...(input.msg as object), mode: 'shared' } as never }
+      return input
+    }
+    const report = checkSnapshots(ricartAgrawala() as Factory, { seeds: 20, inputs: moded })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
+
   it('lamport', () => {
     const types = { request: ['time'], reply: ['time'], release: ['time', 'req'] }
     const report = checkSnapshots(lamportMutex() as Factory, { seeds: 20, inputs: inputs(types) })

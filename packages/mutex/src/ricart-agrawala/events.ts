@@ -4,8 +4,11 @@ import type { MutexEvent } from '../contract.js'
 /** What a node running `ricartAgrawala()` emits. */
 export type RicartAgrawalaEvent =
   | MutexEvent
-  /** The node multicast a request; it will enter with `token` (time and rank packed). */
-  | { type: 'requested'; resource: string; time: number; token: number }
+  /**
+   * The node multicast a request; it will enter with `token` (time and rank packed). `mode` is
+   * present for a shared request only.
+   */
+  | { type: 'requested'; resource: string; time: number; token: number; mode?: 'shared' }
   /** A peer's request was queued without OK (the node holds, or its own request is earlier). */
   | { type: 'deferred'; to: NodeId; resource: string; time: number }
   /** alwaysAnswer only: `peer` gave neither OK nor DENY within answerTimeoutMs. */

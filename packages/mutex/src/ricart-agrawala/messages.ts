@@ -1,4 +1,5 @@
-import { isNonNegInt, isString, messageParser } from '@sd/transport'
+import { isNonNegInt, isString, messageParser, oneOf, optional } from '@sd/transport'
+import type { LockMode } from '../contract.js'
 import { isLamportTime } from '../lamport/messages.js'
 
 /**
@@ -7,7 +8,11 @@ import { isLamportTime } from '../lamport/messages.js'
  * request (of a node that crashed and restarted) is never counted for a newer one.
  */
 export type RicartAgrawalaMessage =
-  | { type: 'request'; resource: string; time: number }
+  /**
+   * `mode` is sent only for a shared request: an exclusive one goes out as before, and a request
+   * without `mode` (from a peer that predates modes) is exclusive.
+   */
+  | { type: 'request'; resource: string; time: number; mode?: LockMode }
   /** Permission to enter. */
   | { type: 'ok'; resource: string; time: number; req: number }
   /** alwaysAnswer only: "not now; OK follows when I release or my earlier request is done". */
@@ -15,7 +20,11 @@ export type RicartAgrawalaMessage =
 
 /** Checks a peer's message shape; returns it typed, or why it is refused. */
 export const parseMessage = messageParser<RicartAgrawalaMessage>({
-  request: { resource: isString, time: isLamportTime },
+  request: {
+    resource: isString,
+    time: isLamportTime,
+    mode: optional(oneOf('exclusive', 'shared')),
+  },
   ok: { resource: isString, time: isLamportTime, req: isNonNegInt },
   deny: { resource: isString, time: isLamportTime, req: isNonNegInt },
 })

@@ -6,14 +6,19 @@ import {
   type Protocol,
   type ProtocolFactory,
 } from '@sd/transport'
-import type { MutexRequest } from '../contract.js'
+import {
+  type LockMode,
+  type MutexRequest,
+  type WithLockFeatures,
+  withLockFeatures,
+} from '../contract.js'
 import { announceRequest } from '../lamport/announce.js'
-import { handleLocalRequest } from '../lamport/local-request.js'
 import { admitMessage } from '../lamport/peer-message.js'
 import { fencingToken, nodeClock, rankOf } from '../lamport/timestamp.js'
 import { idSet, nameMap } from '../snapshot.js'
 import type { RicartAgrawalaEvent } from './events.js'
 import { parseMessage, type RicartAgrawalaMessage } from './messages.js'
+import { conflicts, modeField, parseModedRequest } from './modes.js'
 import { type RicartAgrawalaOptions, resolveOptions } from './options.js'
 
 /** What every handler and helper is handed (never kept). */
@@ -24,14 +29,16 @@ interface Resource {
   state: 'RELEASED' | 'WANTED' | 'HELD'
   /** Time of the node's current request (WANTED or HELD). */
   time: number
+  /** Mode of the node's current request ('exclusive' while RELEASED). */
+  mode: LockMode
   /** Peers that gave OK to the current request. */
   oks: Set<NodeId>
   /** Peers that answered the current request at all (OK or DENY). */
   answered: Set<NodeId>
   /** Peers whose requests wait for this node's OK, with their request times. */
   deferred: Map<NodeId, number>
-  /** Local acquires made while this node already wanted or held the resource. */
-  queued: number
+  /** Local acquires made while this node already wanted or held the resource, by mode, in order. */
+  queued: LockMode[]
 }
 
 /** What `snapshot()` gives and `restore()` takes. */
@@ -62,6 +69,19 @@ const CLOCK_KEY = 'lamport-clock'
  * alwaysAnswer). A crashed peer blocks every other requester (its OK never comes).
  * Any number of named resources, each with its own state; one Lamport clock per node.
  *
+ * Readers-writers (an acquire with `mode: 'shared'`): a request carries its mode, and a peer
+ * defers it only when the two conflict (at least one is exclusive); two shared requests never
+ * defer each other, so readers hold together. Entries that conflict still follow the (T, p) order
+ * of their requests, by the classic argument applied to that pair alone (each needs the other's
+ * OK; the later one's OK to the earlier is given at once, and the earlier one's waits for its
+ * exit). So the fencing token, (T, p) packed as before, is above every exclusive token entered
+ * before a shared entry and above every token entered before an exclusive one: readers do not
+ * need tokens of their own. No token repeats: a node's requests have distinct times.
+ * No writer starvation: a reader that holds defers a writer's request until it leaves, and a
+ * reader that asks after a writer's request reached it has a later timestamp (its clock merged
+ * the writer's), so the waiting writer defers it: only readers that asked before hearing of the
+ * writer go first, and there are finitely many.
+ *
  * The clock is kept in stable storage before each stamp leaves the node, so a node that crashes
  * and restarts never reuses a timestamp: its next request is later than every entry it allowed
  * (fencing tokens keep increasing) and late OKs for its old request are told apart. What it
@@ -69,9 +89,11 @@ const CLOCK_KEY = 'lamport-clock'
  */
 export function ricartAgrawala(
   options: RicartAgrawalaOptions = {},
-): ProtocolFactory<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> {
+): WithLockFeatures<ProtocolFactory<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent>> {
   const settings = resolveOptions(options)
-  return (self) => {
+  const factory: ProtocolFactory<RicartAgrawalaMessage, MutexRequest, RicartAgrawalaEvent> = (
+    self,
+  ) => {
     const clock = nodeClock(self, settings.initialClock)
     const resources = new Map<string, Resource>()
     let rank = 0
@@ -83,10 +105,11 @@ export function ricartAgrawala(
         r = {
           state: 'RELEASED',
           time: 0,
+          mode: 'exclusive',
           oks: new Set(),
           answered: new Set(),
           deferred: new Map(),
-          queued: 0,
+          queued: [],
         }
         resources.set(name, r)
       }
@@ -104,15 +127,21 @@ export function ricartAgrawala(
       if (r.state !== 'WANTED' || r.oks.size < ctx.peers.length) return
       r.state = 'HELD'
       ctx.cancelTimer(TIMER_PREFIX + name)
-      ctx.emit({ type: 'acquired', resource: name, token: fencingToken(r.time, rank) })
+      ctx.emit({
+        type: 'acquired',
+        resource: name,
+        token: fencingToken(r.time, rank),
+        ...modeField(r.mode),
+      })
     }
 
-    const request = (name: string, r: Resource, ctx: RicartAgrawalaCtx) => {
+    const request = (name: string, r: Resource, mode: LockMode, ctx: RicartAgrawalaCtx) => {
       r.state = 'WANTED'
+      r.mode = mode
       r.time = stamp(ctx) // one multicast event: every copy carries the same T
       r.oks.clear()
       r.answered.clear()
-      announceRequest(name, r.time, rank, ctx)
+      announceRequest(name, r.time, rank, ctx, modeField(mode))
       if (settings.alwaysAnswer && ctx.peers.length > 0) {
         ctx.setTimer(TIMER_PREFIX + name, settings.answerTimeoutMs)
       }
@@ -121,23 +150,29 @@ export function ricartAgrawala(
 
     const release = (name: string, r: Resource, ctx: RicartAgrawalaCtx) => {
       r.state = 'RELEASED'
+      r.mode = 'exclusive' // canonical: the mode of no request
       ctx.emit({ type: 'released', resource: name, token: fencingToken(r.time, rank) })
       for (const [peer, req] of r.deferred) {
         ctx.send(peer, { type: 'ok', resource: name, time: stamp(ctx), req })
       }
       r.deferred.clear()
-      if (r.queued > 0) {
-        r.queued--
-        request(name, r, ctx)
-      }
+      const next = r.queued.shift()
+      if (next !== undefined) request(name, r, next, ctx)
     }
 
-    const onPeerRequest = (from: NodeId, name: string, time: number, ctx: RicartAgrawalaCtx) => {
+    const onPeerRequest = (
+      from: NodeId,
+      name: string,
+      time: number,
+      mode: LockMode,
+      ctx: RicartAgrawalaCtx,
+    ) => {
       const r = stateOf(name)
       const mineFirst =
-        r.state === 'HELD' ||
-        (r.state === 'WANTED' &&
-          compareLamport({ time: r.time, pid: self }, { time, pid: from }) < 0)
+        conflicts(r.mode, mode) &&
+        (r.state === 'HELD' ||
+          (r.state === 'WANTED' &&
+            compareLamport({ time: r.time, pid: self }, { time, pid: from }) < 0))
       if (!mineFirst) {
         ctx.send(from, { type: 'ok', resource: name, time: stamp(ctx), req: time })
         return
@@ -157,12 +192,14 @@ export function ricartAgrawala(
         resources: nameMap(resources, (r) => ({
           state: r.state,
           time: r.time,
+          mode: r.mode,
           oks: idSet(r.oks),
           answered: idSet(r.answered),
           // Answered in this order at exit, each OK stamped one later than the one before: two
           // nodes that deferred the same peers in another order send different stamps.
           deferred: [...r.deferred].map(([peer, time]) => [peer, time]),
-          queued: r.queued,
+          // Served in this order, each in its mode.
+          queued: [...r.queued],
         })),
       }),
 
@@ -176,10 +213,11 @@ export function ricartAgrawala(
           resources.set(name, {
             state: r.state,
             time: r.time,
+            mode: r.mode,
             oks: new Set(r.oks),
             answered: new Set(r.answered),
             deferred: new Map(r.deferred),
-            queued: r.queued,
+            queued: [...r.queued],
           })
         }
       },
@@ -192,7 +230,25 @@ export function ricartAgrawala(
       },
 
       onRequest(req, ctx) {
-        handleLocalRequest(req, self, ctx, stateOf, request, release)
+        const parsed = parseModedRequest(req)
+        if (typeof parsed === 'string') {
+          ctx.emit({ type: 'ignored', from: self, reason: parsed })
+          return
+        }
+        const r = stateOf(parsed.resource)
+        if (parsed.type === 'acquire') {
+          // One turn at a time: an acquire made while wanting or holding waits for the next.
+          if (r.state === 'RELEASED') request(parsed.resource, r, parsed.mode, ctx)
+          else r.queued.push(parsed.mode)
+        } else if (r.state === 'HELD') {
+          release(parsed.resource, r, ctx)
+        } else {
+          ctx.emit({
+            type: 'ignored',
+            from: self,
+            reason: `release of ${parsed.resource} not held`,
+          })
+        }
       },
 
       onMessage(from, msg, ctx) {
@@ -200,7 +256,7 @@ export function ricartAgrawala(
         if (m === undefined) return
         clock.receive(m.time)
         if (m.type === 'request') {
-          onPeerRequest(from, m.resource, m.time, ctx)
+          onPeerRequest(from, m.resource, m.time, m.mode ?? 'exclusive', ctx)
           return
         }
         const r = resources.get(m.resource)
@@ -231,4 +287,5 @@ export function ricartAgrawala(
     }
     return protocol
   }
+  return withLockFeatures(factory, ['shared'])
 }

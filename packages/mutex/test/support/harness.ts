@@ -12,7 +12,7 @@ import type {
 } from '@sd/transport'
 import { ofType, runInSim } from '@sd/transport/testing'
 import { checkMutualExclusion, type MutexVerdict, type TimedEvent } from '../../src/check.js'
-import { DEFAULT_RESOURCE, type MutexRequest } from '../../src/contract.js'
+import { DEFAULT_RESOURCE, type LockMode, type MutexRequest } from '../../src/contract.js'
 
 export interface Ask {
   node: NodeId
@@ -21,6 +21,8 @@ export interface Ask {
   /** How long the node stays in the critical section once it entered. */
   hold: number
   resource?: string
+  /** `'shared'` asks for a shared entry; absent, the acquire carries no mode (exclusive). */
+  mode?: LockMode
 }
 
 export interface MutexRun<Ev = unknown> extends MutexVerdict {
@@ -79,7 +81,8 @@ export function runMutex<Msg, Ev extends MutexLikeEvent>(
           if (net.isCrashed(ask.node)) return
           const key = keyOf(ask.node, resource)
           pendingHolds.set(key, [...(pendingHolds.get(key) ?? []), ask.hold])
-          launched.request(ask.node, { type: 'acquire', resource })
+          const mode = ask.mode === undefined ? {} : { mode: ask.mode }
+          launched.request(ask.node, { type: 'acquire', resource, ...mode })
         })
       }
       options.faults?.(net, launched)
