@@ -24,7 +24,8 @@ const VARIANTS: Array<{ name: string; alwaysAnswer?: boolean; net: Net; live: bo
   },
   // No retransmission: a lost REQUEST or OK leaves its requester waiting for ever.
   { name: 'lossy links (10%)', net: { ...JITTER, fifo: false, loss: 0.1 }, live: false },
-  { name: 'duplicating links (20%)', net: { ...JITTER, fifo: false, duplicate: 0.2 }, live: false },
+  // A late copy of an older request never replaces the newer one deferred, so all are served.
+  { name: 'duplicating links (20%)', net: { ...JITTER, fifo: false, duplicate: 0.2 }, live: true },
 ]
 
 type Factory = ReturnType<typeof ricartAgrawala>
@@ -36,7 +37,10 @@ function mixedProperty(factory: Factory, v: (typeof VARIANTS)[number], seed: num
   expect(run.violations, 'mutual exclusion').toEqual([])
   if (v.live) {
     expect(run.granted).toBe(run.asked)
-    expect(run.events.filter((e) => e.event.type === 'ignored')).toEqual([])
+    // Duplicates are ignored by name (a second OK, an older request's copy); nothing else is.
+    if (!('duplicate' in v.net)) {
+      expect(run.events.filter((e) => e.event.type === 'ignored')).toEqual([])
+    }
     expect(eventsOf(run, 'peer-suspected')).toEqual([])
   }
 }

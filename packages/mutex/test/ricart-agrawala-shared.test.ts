@@ -251,3 +251,20 @@ describe('ricartAgrawala (shared): in the simulator', () => {
     expect(r3!.event.token).toBeGreaterThan(w!.event.token)
   })
 })
+
+describe('ricartAgrawala: a late duplicate of an older request', () => {
+  it('does not replace the newer request it deferred (that requester would wait for good)', () => {
+    const n = node()
+    n.protocol.onRequest?.({ type: 'acquire' }, n.ctx)
+    allOk(n, 1) // a holds
+    request(n, 'b', 9) // deferred
+    request(n, 'b', 3) // an old copy, duplicated on the way
+    expect(n.events.at(-1)).toMatchObject({ type: 'ignored', from: 'b' })
+    const before = n.sent.length
+    n.protocol.onRequest?.({ type: 'release' }, n.ctx)
+    // The OK answers the request b waits on, not the old copy.
+    expect(n.sent.slice(before).map(([to, m]) => [to, (m as { req: number }).req])).toEqual([
+      ['b', 9],
+    ])
+  })
+})

@@ -177,6 +177,16 @@ export function ricartAgrawala(
         ctx.send(from, { type: 'ok', resource: name, time: stamp(ctx), req: time })
         return
       }
+      const waiting = r.deferred.get(from)
+      if (waiting !== undefined && waiting > time) {
+        // A late duplicate of an older request: the newer one it would replace still waits.
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `request of ${name} older than the one deferred`,
+        })
+        return
+      }
       r.deferred.set(from, time)
       ctx.emit({ type: 'deferred', to: from, resource: name, time })
       if (settings.alwaysAnswer) {
