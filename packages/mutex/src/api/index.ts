@@ -1,5 +1,6 @@
 export { type AsyncDisposableLike, asyncDispose } from '@sd/transport'
-export { MutexClosedError } from './errors.js'
+export type { AcquireAllOptions, MultiHandle } from './acquire-all.js'
+export { LockUnavailableError, MutexClosedError, ReentrancyLimitError } from './errors.js'
 export type { MutexHandle } from './handle.js'
 export { createMutex, type Mutex } from './mutex.js'
 export type { AcquireOptions, MutexAlgorithm, MutexOptions } from './options.js'
