@@ -72,6 +72,8 @@ export function featureCoordinator(coordinator: NodeId) {
     // This node's side: what it asked for, what it holds.
     const asking = new Set<string>()
     const held = new Map<string, number>()
+    const asked = new Map<string, Omit<Ask, 'node'>>()
+    const stolenEarly = new Set<string>()
 
     const to = (ctx: Ctx<FeatureMessage, FeatureEvent>, node: NodeId, msg: FeatureMessage) => {
       if (node === self) onMessage(self, msg, ctx)
@@ -122,11 +124,13 @@ export function featureCoordinator(coordinator: NodeId) {
         if (a.steal) {
           // A stealer not yet granted waits again, first in line: the later steal wins.
           if (r.stealer !== undefined) r.queue.unshift(r.stealer)
-          r.evicting.push(...r.holders)
-          for (const h of r.holders.splice(0)) {
+          // The stealer first: the coordinator's own holder acknowledges within the loop below.
+          r.stealer = a
+          const evicted = r.holders.splice(0)
+          r.evicting.push(...evicted)
+          for (const h of evicted) {
             to(ctx, h.node, { type: 'stolen', resource: msg.resource, token: h.token })
           }
-          r.stealer = a
         } else if (a.ifAvailable) {
           if (r.queue.length > 0 || r.stealer !== undefined || !fits(a, r.holders)) {
             to(ctx, from, { type: 'unavailable', resource: msg.resource })
@@ -141,6 +145,10 @@ export function featureCoordinator(coordinator: NodeId) {
         r.holders = r.holders.filter((h) => !gone(h))
         r.evicting = r.evicting.filter((h) => !gone(h))
         serve(ctx, msg.resource, r)
+      } else if (msg.type === 'grant' && stolenEarly.delete(`${msg.resource}#${msg.token}`)) {
+        // Stolen before its grant arrived (messages may overtake): given back, and asked again.
+        to(ctx, coordinator, { type: 'leave', resource: msg.resource, token: msg.token })
+        to(ctx, coordinator, { type: 'ask', resource: msg.resource, ask: asked.get(msg.resource)! })
       } else if (msg.type === 'grant' && asking.delete(msg.resource)) {
         held.set(msg.resource, msg.token)
         ctx.emit({
@@ -154,7 +162,10 @@ export function featureCoordinator(coordinator: NodeId) {
         ctx.emit({ type: 'unavailable', resource: msg.resource })
       } else if (msg.type === 'stolen') {
         // Acknowledged by leaving; a holder that already left has acknowledged it.
-        if (held.get(msg.resource) !== msg.token) return
+        if (held.get(msg.resource) !== msg.token) {
+          if (asking.has(msg.resource)) stolenEarly.add(`${msg.resource}#${msg.token}`)
+          return
+        }
         held.delete(msg.resource)
         ctx.emit({ type: 'lease-lost', resource: msg.resource, token: msg.token, reason: 'stolen' })
         ctx.emit({ type: 'released', resource: msg.resource, token: msg.token })
@@ -169,16 +180,14 @@ export function featureCoordinator(coordinator: NodeId) {
         if (req.type === 'acquire') {
           if (asking.has(name) || held.has(name)) return // a node holds a resource once
           asking.add(name)
-          to(ctx, coordinator, {
-            type: 'ask',
-            resource: name,
-            ask: {
-              mode: req.mode ?? 'exclusive',
-              ...(req.permits === undefined ? {} : { permits: req.permits }),
-              ifAvailable: req.ifAvailable === true,
-              steal: req.steal === true,
-            },
-          })
+          const ask = {
+            mode: req.mode ?? 'exclusive',
+            ...(req.permits === undefined ? {} : { permits: req.permits }),
+            ifAvailable: req.ifAvailable === true,
+            steal: req.steal === true,
+          }
+          asked.set(name, ask)
+          to(ctx, coordinator, { type: 'ask', resource: name, ask })
         } else {
           const token = held.get(name)
           if (token === undefined) return
