@@ -133,6 +133,26 @@ describe('lock modes over the feature coordinator', () => {
     expect(checkMutualExclusion(events).violations).toEqual([])
   })
 
+  it("a steal on the holder's own node: its local holder is lost, and the stealer enters anew", async () => {
+    const { locks, drive, events } = simLocks(ids, featureCoordinator('n2'))
+    const a = track(locks[0]!.acquire())
+    await drive(() => a.settled)
+    const b = track(locks[0]!.acquire({ steal: true }))
+    expect(await drive(() => b.settled)).toBe(true)
+    expect((await a.value!.lost).reason).toBe('stolen')
+    expect(b.value!.token).toBeGreaterThan(a.value!.token)
+    expect(checkMutualExclusion(events).violations).toEqual([])
+  })
+
+  it("ifAvailable shared joins this node's shared holders at once", async () => {
+    const { locks, drive, events } = simLocks(ids, featureCoordinator('n2'))
+    const a = track(locks[0]!.acquire({ mode: 'shared' }))
+    await drive(() => a.settled)
+    const b = await locks[0]!.acquire({ mode: 'shared', ifAvailable: true })
+    expect(b.token).toBe(a.value!.token)
+    expect(typeCount(events, 'n1', 'acquired')).toBe(1)
+  })
+
   it('priority orders the waiters of one lock, FIFO among equals', async () => {
     const { locks, drive } = simLocks(ids, featureCoordinator('n1'))
     const lock = locks[0]!
