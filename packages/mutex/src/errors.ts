@@ -39,13 +39,31 @@ export class CoordinatorUnreachableError extends SdError {
 export class LeaseLostError extends SdError {
   readonly resource: string
   readonly token: number
-  constructor(resource: string, token: number) {
+  /** Why, when the protocol said (`'stolen'`: a `steal` acquire took the resource). */
+  readonly reason: string | undefined
+  constructor(resource: string, token: number, reason?: string) {
     super(
       'ERR_LEASE_LOST',
-      `lease on ${JSON.stringify(resource)} (token ${token}) was lost: stop using the resource and acquire it again`,
+      `lease on ${JSON.stringify(resource)} (token ${token}) was lost${reason === undefined ? '' : ` (${reason})`}: stop using the resource and acquire it again`,
     )
     this.resource = resource
     this.token = token
+    this.reason = reason
+  }
+}
+
+/**
+ * An acquire asked for what the lock's algorithm does not honour (`ifAvailable` or `steal`; see
+ * `lockFeaturesOf`): unlike `shared` or `permits`, these cannot be granted as a safer entry.
+ */
+export class UnsupportedLockFeatureError extends SdError {
+  readonly feature: string
+  constructor(feature: string) {
+    super(
+      'ERR_UNSUPPORTED_LOCK_FEATURE',
+      `the lock's algorithm does not honour ${JSON.stringify(feature)} (it is not among its lockFeatures): choose an algorithm marked with it, or do without`,
+    )
+    this.feature = feature
   }
 }
 

@@ -2,16 +2,30 @@
 
 export {
   type AbortSignalLike,
+  type AcquireAllOptions,
   type AcquireOptions,
   type AsyncDisposableLike,
   asyncDispose,
+  createLockManager,
   createMutex,
+  type Lock,
+  LockAbortError,
+  type LockGrantedCallback,
+  type LockInfo,
+  type LockManager,
+  type LockManagerOptions,
+  type LockManagerSnapshot,
+  LockNotSupportedError,
+  type LockOptions,
+  LockUnavailableError,
+  type MultiHandle,
   type Mutex,
   type MutexAlgorithm,
   MutexClosedError,
   type MutexHandle,
   type MutexOptions,
   type PlatformAbortSignal,
+  ReentrancyLimitError,
 } from './api/index.js'
 export {
   type CentralizedEvent,
@@ -53,6 +67,7 @@ export {
   MutexAbortedError,
   MutexTimeoutError,
   StaleTokenError,
+  UnsupportedLockFeatureError,
 } from './errors.js'
 export * from './fence/index.js'
 export { lockHistoryFromTrace } from './history.js'

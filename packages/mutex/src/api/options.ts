@@ -6,7 +6,7 @@ import type {
   TimerScheduler,
   Transport,
 } from '@sd/transport'
-import type { MutexEvent, MutexRequest } from '../contract.js'
+import type { LockMode, MutexEvent, MutexRequest } from '../contract.js'
 import { InvalidArgumentError } from '../errors.js'
 import type { AbortSignalLike } from './signal.js'
 
@@ -34,6 +34,16 @@ export interface MutexOptions<Msg, Req, Ev> {
   clock?: Clock
   /** Where timers live. Default: real (unref'd) timers. */
   timers?: TimerScheduler
+  /**
+   * Counting semaphores: each resource named here has that many permits (its `of`, set once for
+   * the group: give every node the same). `acquire({ resource, permits: n })` takes n of them.
+   */
+  permits?: Readonly<Record<string, number>>
+  /**
+   * Lets an `owner` (`acquire({ owner })`) acquire a resource it holds again, up to `limit` holds
+   * at once: the nested handle has the outer one's token; the entry is released with the outermost.
+   */
+  reentrancy?: { limit: number }
 }
 
 export interface AcquireOptions {
@@ -43,6 +53,25 @@ export interface AcquireOptions {
   timeoutMs?: number
   /** Give up when aborted (`MutexAbortedError`, with the signal's reason as `cause`). */
   signal?: AbortSignalLike
+  /**
+   * `'shared'` holders hold together, never beside an exclusive one; an algorithm without the
+   * `'shared'` feature grants an exclusive entry instead (the handle's `mode` says which).
+   * Default `'exclusive'`.
+   */
+  mode?: LockMode
+  /** Takes this many of the resource's permits (its limit: `createMutex({ permits })`). */
+  permits?: number
+  /** Only if it can be granted at once; otherwise rejects with `LockUnavailableError`. */
+  ifAvailable?: boolean
+  /** Takes the resource from its holders now (their handles are lost, reason `'stolen'`). */
+  steal?: boolean
+  /**
+   * Higher first among this lock's waiters of a resource (FIFO among equals); default 0. It orders
+   * this node's waiters only: the cluster's queue stays the algorithm's.
+   */
+  priority?: number
+  /** Who acquires, for reentrancy (`createMutex({ reentrancy })`): any value compared with ===. */
+  owner?: unknown
 }
 
 /** The longest delay a real timer honours. */
@@ -67,4 +96,39 @@ export function checkTimeout(ms: unknown): number | undefined {
     )
   }
   return ms
+}
+
+export function checkPriority(priority: unknown): number {
+  if (priority === undefined) return 0
+  if (typeof priority !== 'number' || Number.isNaN(priority)) {
+    throw new InvalidArgumentError(`acquire: priority must be a number, got ${String(priority)}`)
+  }
+  return priority
+}
+
+export function checkMode(mode: unknown): LockMode {
+  if (mode === undefined || mode === 'exclusive') return 'exclusive'
+  if (mode === 'shared') return 'shared'
+  throw new InvalidArgumentError(
+    `acquire: mode must be 'exclusive' or 'shared', got ${String(mode)}`,
+  )
+}
+
+/** A count of 1 or more (a permit limit, a take, a reentrancy limit). */
+export function checkCount(n: unknown, what: string): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
+    throw new InvalidArgumentError(`${what} must be an integer >= 1, got ${String(n)}`)
+  }
+  return n
+}
+
+/** The permit limits, each a count of 1 or more. */
+export function checkLimits(
+  limits: Readonly<Record<string, number>> | undefined,
+): Record<string, number> {
+  const checked: Record<string, number> = {}
+  for (const [resource, of] of Object.entries(limits ?? {})) {
+    checked[resource] = checkCount(of, `createMutex: permits[${JSON.stringify(resource)}]`)
+  }
+  return checked
 }

@@ -1,0 +1,11 @@
+export { LockAbortError, LockNotSupportedError } from './errors.js'
+export {
+  createLockManager,
+  type Lock,
+  type LockGrantedCallback,
+  type LockInfo,
+  type LockManager,
+  type LockManagerOptions,
+  type LockManagerSnapshot,
+} from './manager.js'
+export type { LockOptions } from './rules.js'
