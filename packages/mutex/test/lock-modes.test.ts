@@ -15,12 +15,11 @@ const typeCount = (events: { node: unknown; event: unknown }[], node: string, ty
   events.filter((e) => e.node === node && (e.event as { type: string }).type === type).length
 
 describe('lock modes over the feature coordinator', () => {
-  it('is marked with every feature; centralized() and ricartAgrawala() with none', () => {
+  it('is marked with every feature; ricartAgrawala() with shared entries only', () => {
     expect([...lockFeaturesOf(featureCoordinator('n1'))].sort()).toEqual(
       ['ifAvailable', 'permits', 'shared', 'steal'].sort(),
     )
-    expect(lockFeaturesOf(centralized())).toEqual([])
-    expect(lockFeaturesOf(ricartAgrawala())).toEqual([])
+    expect(lockFeaturesOf(ricartAgrawala())).toEqual(['shared'])
   })
 
   it('shared holders of two nodes hold together; an exclusive one waits for both', async () => {
