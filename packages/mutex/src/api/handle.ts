@@ -18,8 +18,17 @@ export interface MutexHandle extends AsyncDisposableLike {
   readonly mode: LockMode
   /** For a semaphore's entry the algorithm honoured: the permits it took, of how many. */
   readonly permits: PermitCount | undefined
-  /** True until released, closed, or lost. */
+  /**
+   * True until released, closed, or lost. Read, it also compares the lease's end with the
+   * monotonic clock: a process that was paused past its lease finds it false (and `signal`
+   * aborted) before the lease timer's callback has run.
+   */
   readonly held: boolean
+  /**
+   * Throws the `LeaseLostError` unless `held`: call it right before each write under the lock,
+   * above all after an `await` (the process may have been paused there).
+   */
+  assertHeld(): void
   /** Resolves (never rejects) if the lease is lost while held; stays pending otherwise. */
   readonly lost: Promise<LeaseLostError>
   /** Aborted, with the `LeaseLostError` as reason, when the lease is lost while held. */
@@ -35,6 +44,8 @@ export interface LeaseInfo {
   /** What this holder asked for (local shared holders share an entry). */
   asked: LockMode | 'permits'
   owner: unknown
+  /** Whether the entry's lease has ended on the lock's monotonic clock. */
+  expired: () => boolean
 }
 
 /** The lock's side of a handle: the lock flips its state, the caller only releases. */
@@ -42,6 +53,7 @@ export class Lease implements MutexHandle {
   private state: 'held' | 'releasing' | 'done' = 'held'
   private readonly aborter = new AbortController()
   private resolveLost!: (error: LeaseLostError) => void
+  private lostError: LeaseLostError | undefined
   private readonly waiting: Array<() => void> = []
   /** Reentrant holds taken inside this one (same token), still held. */
   private readonly nested = new Set<Lease>()
@@ -68,7 +80,13 @@ export class Lease implements MutexHandle {
   }
 
   get held(): boolean {
+    if (this.state === 'held' && this.info.expired()) this.lose('expired')
     return this.state === 'held'
+  }
+
+  assertHeld(): void {
+    if (this.held) return
+    throw this.lostError ?? new LeaseLostError(this.resource, this.token, 'released')
   }
 
   get signal(): PlatformAbortSignal {
@@ -126,6 +144,7 @@ export class Lease implements MutexHandle {
       return
     }
     const error = new LeaseLostError(this.resource, this.token, reason)
+    this.lostError = error
     this.done()
     this.resolveLost(error)
     this.aborter.abort(error)

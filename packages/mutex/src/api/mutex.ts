@@ -2,6 +2,7 @@ import {
   type AsyncDisposableLike,
   asyncDispose,
   isNodeId,
+  monotonicClock,
   type NodeId,
   type ProtocolHandle,
   realTimers,
@@ -85,6 +86,7 @@ export function createMutex<Msg, Req, Ev>(
   // Time and timers come from the runtime, as for every protocol: real ones unless given others.
   const clock = options.clock ?? systemClock
   const timers = options.timers ?? realTimers
+  const monotonic = options.monotonic ?? monotonicClock
   const defaultResource = checkResource(options.resource ?? DEFAULT_RESOURCE, 'createMutex')
   const slots = new Map<string, Slot>()
   const listeners = new Set<(event: Ev) => void>()
@@ -134,6 +136,7 @@ export function createMutex<Msg, Req, Ev>(
         permits: slot.granted.permits,
         asked: askedOf(w.want),
         owner: w.owner,
+        expired: () => monotonic.now() >= slot.validUntil,
       },
       (l) => leave(slot, l),
     )
@@ -242,6 +245,8 @@ export function createMutex<Msg, Req, Ev>(
       if (slot.state === 'asking') {
         slot.state = 'held'
         slot.token = token
+        const leaseMs = fieldOf(event, 'leaseMs') // emitted at once: it counts from now
+        slot.validUntil = monotonic.now() + (typeof leaseMs === 'number' ? leaseMs : Infinity)
         const kind = entryKind({ mode: fieldOf(event, 'mode'), permits: fieldOf(event, 'permits') })
         slot.granted = {
           mode: kind.kind === 'shared' ? 'shared' : 'exclusive',
@@ -273,6 +278,9 @@ export function createMutex<Msg, Req, Ev>(
         for (const h of slot.holders.splice(0)) h.lose()
         schedule()
       }
+    } else if (type === 'lease-renewed' && slot?.state === 'held' && token === slot.token) {
+      const validForMs = fieldOf(event, 'validForMs')
+      if (typeof validForMs === 'number') slot.validUntil = monotonic.now() + validForMs
     } else if (type === 'lease-lost' && slot !== undefined && token === slot.token) {
       const why = fieldOf(event, 'reason')
       const reason = typeof why === 'string' ? why : undefined
@@ -296,6 +304,7 @@ export function createMutex<Msg, Req, Ev>(
     members: options.members,
     clock,
     timers,
+    monotonic,
     ...(options.storage === undefined ? {} : { storage: options.storage }),
     onEvent: onProtocolEvent,
     onError: (error) => fail(error),

@@ -35,6 +35,11 @@ export interface MutexOptions<Msg, Req, Ev> {
   /** Where timers live. Default: real (unref'd) timers. */
   timers?: TimerScheduler
   /**
+   * The monotonic clock leases are counted on: the protocol's `ctx.monotonic()`, and a handle's
+   * `held` / `assertHeld()`, which compare it with the lease's end. Default: `performance.now()`.
+   */
+  monotonic?: Clock
+  /**
    * Counting semaphores: each resource named here has that many permits (its `of`, set once for
    * the group: give every node the same). `acquire({ resource, permits: n })` takes n of them.
    */

@@ -38,6 +38,8 @@ export interface Slot {
   holders: Lease[]
   /** Holders that released the entry: done once the protocol released it. */
   leaving: Lease[]
+  /** When the entry's lease ends on the lock's monotonic clock (Infinity without a lease). */
+  validUntil: number
   /** Highest priority first, FIFO among equals; a steal goes first. */
   waiters: Waiter[]
 }
@@ -49,6 +51,7 @@ export function newSlot(): Slot {
     granted: { mode: 'exclusive', permits: undefined, exclusive: true },
     holders: [],
     leaving: [],
+    validUntil: Number.POSITIVE_INFINITY,
     waiters: [],
   }
 }

@@ -42,6 +42,7 @@ export function simCluster<Msg>(ids: readonly NodeId[], seed: number) {
     transport: net.addNode<Msg>(id),
     members: ids,
     clock,
+    monotonic: clock, // leases count on the simulator's time, as the handles' checks do
     timers,
     onEvent: (event: unknown) => void events.push({ node: id, t: net.now, event }),
   })

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { createMutex } from '../src/api/index.js'
+import { centralized } from '../src/centralized/index.js'
+import { LeaseLostError } from '../src/errors.js'
+import { simCluster } from './support/sim-locks.js'
+
+/**
+ * A process paused past its lease wakes with its lease timer's callback still queued behind the
+ * code that resumes: the handle must say "not held" from the clock itself, not wait for that
+ * callback. `pausedFor` moves the lock's monotonic clock as a pause would, with no callback run.
+ */
+describe('a handle read after a pause', () => {
+  it('is not held once the monotonic clock is past the lease, before any timer ran', async () => {
+    const { net, node, drive } = simCluster(['a', 'b'], 1)
+    let pausedFor = 0
+    const clock = { now: () => net.now + pausedFor }
+    const algorithm = centralized({ coordinator: 'a', leaseMs: 100 })
+    createMutex({ ...node('a'), algorithm })
+    const lock = createMutex({ ...node('b'), clock, monotonic: clock, algorithm })
+    let handle: Awaited<ReturnType<typeof lock.acquire>> | undefined
+    void lock.acquire().then((h) => {
+      handle = h
+    })
+    expect(await drive(() => handle !== undefined)).toBe(true)
+    const h = handle!
+    expect(h.held).toBe(true)
+    h.assertHeld()
+    pausedFor = 200
+    expect(h.signal.aborted).toBe(false) // nothing ran yet...
+    expect(h.held).toBe(false) // ...but reading it looks at the clock
+    expect(h.signal.aborted).toBe(true)
+    expect(() => h.assertHeld()).toThrow(LeaseLostError)
+    expect((h.signal.reason as LeaseLostError).reason).toBe('expired')
+  })
+
+  it('a renewal moves the end: a holder that keeps renewing stays held past the first lease', async () => {
+    const { net, node, drive } = simCluster(['a', 'b'], 2)
+    const clock = { now: () => net.now }
+    const algorithm = centralized({ coordinator: 'a', leaseMs: 100, renewEveryMs: 30 })
+    createMutex({ ...node('a'), algorithm })
+    const lock = createMutex({ ...node('b'), clock, monotonic: clock, algorithm })
+    let handle: Awaited<ReturnType<typeof lock.acquire>> | undefined
+    void lock.acquire().then((h) => {
+      handle = h
+    })
+    expect(await drive(() => handle !== undefined)).toBe(true)
+    const entered = net.now
+    expect(await drive(() => net.now > entered + 400, 5_000)).toBe(true)
+    expect(handle!.held).toBe(true)
+    handle!.assertHeld()
+  })
+})
