@@ -171,9 +171,18 @@ export class ClientRole {
         return
       }
       case 'revoked':
+        if (use?.state === 'held' && use.token === msg.token)
+          this.lose(msg.resource, use, 'revoked', ctx)
+        return
       case 'stolen':
         if (use?.state === 'held' && use.token === msg.token)
-          this.lose(msg.resource, use, msg.type, ctx)
+          this.lose(msg.resource, use, 'stolen', ctx)
+        else if (use?.state === 'pending' && use.seq === msg.seq) {
+          // Stolen before its GRANT came (links reorder): ask again under a new seq, so that
+          // GRANT, when it comes, is given back instead of entered.
+          ctx.cancelTimer(RETRY + msg.resource)
+          this.ask(msg.resource, use, ctx)
+        }
         return
       case 'refused': {
         if (use?.state !== 'pending' || use.seq !== msg.seq) return

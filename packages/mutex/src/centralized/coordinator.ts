@@ -246,7 +246,8 @@ export class CoordinatorRole {
     const r = this.res(name)
     for (;;) {
       if (this.recovering || r.queue.length === 0) return
-      const index = nextToGrant(r.queue, blockersOf(r), this.node.settings.readers)
+      const { readers } = this.node.settings
+      const index = nextToGrant(r.queue, blockersOf(r), new Set(r.holders.keys()), readers)
       if (index < 0) return
       // Checked at the moment of granting, on the monotonic clock: a coordinator that was paused or
       // cut off finds its leader lease over before it acts, whatever order its backlog comes in.
@@ -255,33 +256,38 @@ export class CoordinatorRole {
       // The term leads: a new coordinator's tokens are above every token of the terms before.
       const last = lastToken(ctx, name)
       const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
-      if (next.steal === true) this.steal(name, r, next.node, ctx)
+      const stolen = next.steal === true ? this.steal(name, r, next.node, ctx) : []
       ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
       const holder: Holder = { node: next.node, token, seq: next.seq, at: next.at, ...holdOf(next) }
       r.holders.set(next.node, holder)
       this.armLease(name, holder, ctx)
       ctx.emit({ type: 'granted', resource: name, node: next.node, token, ...holdOf(next) })
       this.sendGrant(name, holder, ctx)
+      // Told once the stealer holds: a local victim that asks again at once must find it held.
+      for (const h of stolen) {
+        this.node.toClient(
+          h.node,
+          { type: 'stolen', term: this.node.term, resource: name, token: h.token, seq: h.seq },
+          ctx,
+        )
+      }
     }
   }
 
-  /** Web Locks' steal: every holder loses its entry now, and lock-delays end. */
-  private steal(name: string, r: Resource, by: NodeId, ctx: CentralizedCtx): void {
-    for (const h of holdersOf(r)) {
+  /** Web Locks' steal: every holder loses its entry now (returned, to be told), lock-delays end. */
+  private steal(name: string, r: Resource, by: NodeId, ctx: CentralizedCtx): Holder[] {
+    const stolen = holdersOf(r)
+    for (const h of stolen) {
       ctx.cancelTimer(expireKey(name, h))
       r.holders.delete(h.node)
       close(r, h.token, h)
       ctx.emit({ type: 'stolen', resource: name, node: h.node, token: h.token, by })
-      this.node.toClient(
-        h.node,
-        { type: 'stolen', term: this.node.term, resource: name, token: h.token },
-        ctx,
-      )
     }
     for (const token of [...r.delayed.keys()].sort((a, b) => a - b)) {
       ctx.cancelTimer(delayKey(name, token))
       r.delayed.delete(token)
     }
+    return stolen
   }
 
   private sendGrant(name: string, h: Holder, ctx: CentralizedCtx): void {

@@ -1,3 +1,4 @@
+import type { NodeId } from '@sd/transport'
 import { compatible, type Hold, isExclusive, type Want } from './kinds.js'
 
 /**
@@ -13,21 +14,23 @@ export type ReaderPolicy = 'fifo' | 'writers-first' | 'readers-first'
 
 /**
  * The index in `queue` of the request to grant now beside `blockers` (holders, and entries in
- * their lock-delay), or -1. A `steal` goes first whatever holds: it takes the resource.
+ * their lock-delay), or -1. A `steal` goes first whatever holds: it takes the resource. A request
+ * of a node in `holding` waits: a node holds a resource once (it is a stale copy, or came before
+ * the RELEASE it follows).
  */
-export function nextToGrant(
-  queue: readonly Want[],
+export function nextToGrant<W extends Want & { node: NodeId }>(
+  queue: readonly W[],
   blockers: readonly Hold[],
+  holding: ReadonlySet<NodeId>,
   policy: ReaderPolicy,
 ): number {
   if (queue.length === 0) return -1
   const steal = queue.findIndex((q) => q.steal === true)
   if (steal >= 0) return steal
+  const fits = (q: W) => !holding.has(q.node) && compatible(q, blockers)
   const writer = policy === 'writers-first' ? queue.findIndex(isExclusive) : -1
   const first = Math.max(writer, 0)
-  if (compatible(queue[first]!, blockers)) return first
+  if (fits(queue[first]!)) return first
   if (policy !== 'readers-first') return -1
-  return queue.findIndex(
-    (q) => q.mode === 'shared' && q.permits === undefined && compatible(q, blockers),
-  )
+  return queue.findIndex((q) => q.mode === 'shared' && q.permits === undefined && fits(q))
 }

@@ -42,8 +42,11 @@ export type CentralizedMessage =
   | { type: 'renew'; term: number; resource: string; token: number; at: number }
   | { type: 'renewed'; term: number; resource: string; token: number; at: number }
   | { type: 'revoked'; term: number; resource: string; token: number }
-  /** Another node stole the resource (`steal`): the holder's entry is over. */
-  | { type: 'stolen'; term: number; resource: string; token: number }
+  /**
+   * Another node stole the resource (`steal`): the entry of `token` is over. `seq`: the request
+   * it answered (-1 for an entry claimed in a SYNC), so a GRANT still on its way is not entered.
+   */
+  | { type: 'stolen'; term: number; resource: string; token: number; seq: number }
   | { type: 'sync'; term: number; epoch: number; held: Held[]; wanted: Wanted[] }
   | { type: 'recover'; term: number; epoch: number }
   | { type: 'newer'; term: number; coordinator: NodeId }
@@ -90,7 +93,7 @@ export const parseMessage = messageParser<CentralizedMessage>({
   renew: { term: isCount, resource: isName, token: isCount, at: isTime },
   renewed: { term: isCount, resource: isName, token: isCount, at: isTime },
   revoked: { term: isCount, resource: isName, token: isCount },
-  stolen: { term: isCount, resource: isName, token: isCount },
+  stolen: { term: isCount, resource: isName, token: isCount, seq: isTime },
   sync: { term: isCount, epoch: isCount, held: arrayOf(isHeld), wanted: arrayOf(isWanted) },
   recover: { term: isCount, epoch: isCount },
   newer: { term: isCount, coordinator: isNodeId },
