@@ -57,6 +57,18 @@
  *    incarnation, which the coordinator answers with RECOVER, so that a recovering coordinator
  *    does not wait for it forever.
  *
+ * Lock modes (the contract's `mode`, `permits`, `ifAvailable`, `steal`): the coordinator keeps a set
+ * of holders per resource (one exclusive, or shared ones, or permit ones whose takes stay within
+ * their common `of`), each with its own lease timer and renewals, and grants from its queue while
+ * the next request fits, in the order of the `readers` policy (grant-order.ts). Every grant takes
+ * the next token of the one stored counter. A request of another `of` than the resource's entries
+ * is REFUSED (`limit-mismatch`); an `ifAvailable` one that cannot be granted at once too
+ * (`unavailable`), and nothing waits. A `steal` revokes every holder (STOLEN: `lease-lost`, reason
+ * `'stolen'`) and is granted at once; STOLEN names the request it answered, so a GRANT still on
+ * its way is given back instead of entered. With `lockDelayMs`, an expired holder's share stays
+ * taken that long. SYNC claims carry how they hold; a RELEASE too, so a late claim of a shared
+ * entry is judged by its own token (shared entries end in any order).
+ *
  * Stored state (term, coordinator, boots, last token per resource) of the wrong shape is refused
  * with `StoredStateError` (ERR_STORED_STATE), never read as a default.
  *
