@@ -29,6 +29,7 @@ export {
 } from './api/index.js'
 export {
   type CentralizedEvent,
+  type CentralizedFactory,
   type CentralizedMessage,
   type CentralizedOptions,
   type CentralizedRequest,
@@ -37,6 +38,7 @@ export {
   type CoordinatorRequest,
   centralized,
   electionToLock,
+  type ReaderPolicy,
   TOKENS_PER_TERM,
 } from './centralized/index.js'
 export {

@@ -3,6 +3,8 @@
  * (durable grants) and the centralized lock whose coordinator changes.
  */
 import {
+  type CentralizedEvent,
+  type CentralizedMessage,
   type CentralizedRequest,
   centralized,
   checkMutualExclusion,
@@ -128,7 +130,9 @@ export const failoverCheck: CheckSpec = {
 }
 
 /** The failover spec's scenario around any centralized-shaped factory (the tests pass broken ones). */
-export function failoverScenario(factory: ReturnType<typeof centralized>) {
+export function failoverScenario(
+  factory: ProtocolFactory<CentralizedMessage, CentralizedRequest, CentralizedEvent>,
+) {
   return restartScenario(factory, {
     ids: [1, 2, 3],
     asks: [

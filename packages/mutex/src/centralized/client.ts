@@ -1,14 +1,17 @@
 import type { NodeId } from '@sd/transport'
 import { nameMap, type Snapshot } from '../snapshot.js'
-import type { CentralizedMessage } from './messages.js'
+import { type Hold, holdOf, type Want, wantJson } from './kinds.js'
+import type { CentralizedMessage, Held, Wanted } from './messages.js'
 import type { Node } from './node.js'
 import type { CentralizedCtx } from './protocol.js'
 
-/** One resource as a client sees it: how many acquires wait, and the one request in flight. */
+/** One resource as a client sees it: the acquires that wait, and the one request in flight. */
 interface Use {
-  /** Local acquires not yet answered by an entry. */
-  wanted: number
+  /** Local acquires not yet answered, in the order made; the first is in flight when pending. */
+  asks: Want[]
   state: 'idle' | 'pending' | 'held'
+  /** How the entry holds (when held). */
+  held: Hold
   seq: number
   token: number
   /** Refusals in a row ('deny'), for the backoff. */
@@ -47,8 +50,9 @@ export class ClientRole {
       seq: this.seq,
       reported: this.reported,
       uses: nameMap(this.uses, (u) => ({
-        wanted: u.wanted,
+        asks: u.asks.map(wantJson),
         state: u.state,
+        held: wantJson(u.held),
         seq: u.seq,
         token: u.token,
         refusals: u.refusals,
@@ -57,9 +61,9 @@ export class ClientRole {
     }
   }
 
-  acquire(name: string, ctx: CentralizedCtx): void {
+  acquire(name: string, want: Want, ctx: CentralizedCtx): void {
     const use = this.use(name)
-    use.wanted++
+    use.asks.push(want)
     if (use.state === 'idle') this.ask(name, use, ctx)
   }
 
@@ -67,12 +71,12 @@ export class ClientRole {
   release(name: string, ctx: CentralizedCtx): void {
     const use = this.uses.get(name)
     if (use?.state !== 'held') return
-    this.leave(name, use, ctx)
+    const held = this.leave(name, use, ctx)
     this.node.toCoordinator(
-      { type: 'release', term: this.node.term, resource: name, token: use.token },
+      { type: 'release', term: this.node.term, resource: name, token: use.token, ...held },
       ctx,
     )
-    if (use.wanted > 0) this.ask(name, use, ctx)
+    if (use.asks.length > 0) this.ask(name, use, ctx)
   }
 
   /**
@@ -80,12 +84,12 @@ export class ClientRole {
    * for. An `epoch` of 0 (a restarted member that knows nothing) asks the coordinator for RECOVER.
    */
   sync(epoch: number, ctx: CentralizedCtx): void {
-    const held: Array<{ resource: string; token: number }> = []
-    const wanted: Array<{ resource: string; seq: number; at: number }> = []
+    const held: Held[] = []
+    const wanted: Wanted[] = []
     for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (use.state === 'held') held.push({ resource: name, token: use.token })
+      if (use.state === 'held') held.push({ resource: name, token: use.token, ...use.held })
       if (use.state === 'pending')
-        wanted.push({ resource: name, seq: use.seq, at: ctx.monotonic() })
+        wanted.push({ resource: name, seq: use.seq, at: ctx.monotonic(), ...use.asks[0] })
     }
     this.node.toCoordinator({ type: 'sync', term: this.node.term, epoch, held, wanted }, ctx)
   }
@@ -105,7 +109,9 @@ export class ClientRole {
       msg.type !== 'grant' &&
       msg.type !== 'denied' &&
       msg.type !== 'renewed' &&
-      msg.type !== 'revoked'
+      msg.type !== 'revoked' &&
+      msg.type !== 'stolen' &&
+      msg.type !== 'refused'
     )
       return
     const use = this.uses.get(msg.resource)
@@ -116,7 +122,13 @@ export class ClientRole {
           // Not waiting for it (a duplicate): give it straight back so the resource is not stuck.
           ctx.emit({ type: 'ignored', from, reason: `unexpected grant of ${msg.resource}` })
           this.node.toCoordinator(
-            { type: 'release', term: msg.term, resource: msg.resource, token: msg.token },
+            {
+              type: 'release',
+              term: msg.term,
+              resource: msg.resource,
+              token: msg.token,
+              ...holdOf(msg),
+            },
             ctx,
           )
           return
@@ -162,6 +174,32 @@ export class ClientRole {
         if (use?.state === 'held' && use.token === msg.token)
           this.lose(msg.resource, use, 'revoked', ctx)
         return
+      case 'stolen':
+        if (use?.state === 'held' && use.token === msg.token)
+          this.lose(msg.resource, use, 'stolen', ctx)
+        else if (use?.state === 'pending' && use.seq === msg.seq) {
+          // Stolen before its GRANT came (links reorder): ask again under a new seq, so that
+          // GRANT, when it comes, is given back instead of entered.
+          ctx.cancelTimer(RETRY + msg.resource)
+          this.ask(msg.resource, use, ctx)
+        }
+        return
+      case 'refused': {
+        if (use?.state !== 'pending' || use.seq !== msg.seq) return
+        // Nothing waits: the acquire is answered by this event and forgotten.
+        ctx.cancelTimer(ANSWER + msg.resource)
+        ctx.cancelTimer(RETRY + msg.resource)
+        ctx.cancelTimer(RESEND + msg.resource)
+        const want = use.asks.shift()!
+        use.state = 'idle'
+        if (msg.reason === 'unavailable') ctx.emit({ type: 'unavailable', resource: msg.resource })
+        else {
+          const permits = want.permits ?? { take: 1, of: 1 }
+          ctx.emit({ type: 'limit-mismatch', resource: msg.resource, permits, limit: msg.limit })
+        }
+        if (use.asks.length > 0) this.ask(msg.resource, use, ctx)
+        return
+      }
     }
   }
 
@@ -216,7 +254,7 @@ export class ClientRole {
   private use(name: string): Use {
     let use = this.uses.get(name)
     if (use === undefined) {
-      use = { wanted: 0, state: 'idle', seq: 0, token: 0, refusals: 0, leaseUntil: 0 }
+      use = { asks: [], state: 'idle', held: {}, seq: 0, token: 0, refusals: 0, leaseUntil: 0 }
       this.uses.set(name, use)
     }
     return use
@@ -236,7 +274,14 @@ export class ClientRole {
     if (this.node.coordinator !== ctx.self)
       ctx.setTimer(RESEND + name, this.node.settings.resendEveryMs)
     this.node.toCoordinator(
-      { type: 'request', term: this.node.term, resource: name, seq: use.seq, at: ctx.monotonic() },
+      {
+        type: 'request',
+        term: this.node.term,
+        resource: name,
+        seq: use.seq,
+        at: ctx.monotonic(),
+        ...use.asks[0],
+      },
       ctx,
     )
   }
@@ -267,35 +312,44 @@ export class ClientRole {
     ctx.cancelTimer(RESEND + name)
     use.state = 'held'
     use.token = token
-    use.wanted--
+    use.held = holdOf(use.asks.shift()!)
     if (lease === undefined) {
-      ctx.emit({ type: 'acquired', resource: name, token })
+      ctx.emit({ type: 'acquired', resource: name, token, ...use.held })
       return
     }
     use.leaseUntil = until
     ctx.setTimer(LEASE + name, until - now)
     ctx.setTimer(RENEW + name, Math.min(lease.renewEveryMs, (until - now) / 2))
-    ctx.emit({ type: 'acquired', resource: name, token, leaseMs: until - now })
+    ctx.emit({ type: 'acquired', resource: name, token, ...use.held, leaseMs: until - now })
   }
 
-  private leave(name: string, use: Use, ctx: CentralizedCtx): void {
+  /** Returns how it held (for the RELEASE), forgotten here. */
+  private leave(name: string, use: Use, ctx: CentralizedCtx): Hold {
+    const held = use.held
     use.state = 'idle'
+    use.held = {}
     ctx.cancelTimer(LEASE + name)
     ctx.cancelTimer(RENEW + name)
     ctx.emit({ type: 'released', resource: name, token: use.token })
+    return held
   }
 
   /** The lease ran out or was revoked: the node stops holding (`released` follows `lease-lost`). */
-  private lose(name: string, use: Use, reason: 'expired' | 'revoked', ctx: CentralizedCtx): void {
+  private lose(
+    name: string,
+    use: Use,
+    reason: 'expired' | 'revoked' | 'stolen',
+    ctx: CentralizedCtx,
+  ): void {
     ctx.emit({ type: 'lease-lost', resource: name, token: use.token, reason })
-    this.leave(name, use, ctx)
+    const held = this.leave(name, use, ctx)
     if (reason === 'expired') {
       // Frees the resource at once if the coordinator still thinks this node holds it.
       this.node.toCoordinator(
-        { type: 'release', term: this.node.term, resource: name, token: use.token },
+        { type: 'release', term: this.node.term, resource: name, token: use.token, ...held },
         ctx,
       )
     }
-    if (use.wanted > 0) this.ask(name, use, ctx)
+    if (use.asks.length > 0) this.ask(name, use, ctx)
   }
 }

@@ -1,31 +1,62 @@
 import { type NodeId, readStored, storedShapes } from '@sd/transport'
-import { idMap, nameMap, orNull, type Snapshot } from '../snapshot.js'
-import type { CentralizedMessage, Held } from './messages.js'
+import { nameMap, type Snapshot } from '../snapshot.js'
+import { nextToGrant } from './grant-order.js'
+import {
+  compatible,
+  type Hold,
+  holdOf,
+  isExclusive,
+  limitMismatch,
+  type Want,
+  wantOf,
+} from './kinds.js'
+import type { CentralizedMessage, Held, Wanted } from './messages.js'
 import type { Node } from './node.js'
 import { TOKENS_PER_TERM } from './options.js'
 import type { CentralizedCtx } from './protocol.js'
-
-interface Resource {
-  /** `seq`: the request it answered (-1 for a holder that reported itself in a SYNC). */
-  holder: { node: NodeId; token: number; seq: number; at: number } | undefined
-  /** Requests waiting, in the order received (FIFO); `at` of the latest copy (echoed by GRANT). */
-  queue: Array<{ node: NodeId; seq: number; at: number }>
-  /** Per client, the last request seq queued or granted: a late duplicate is not served twice. */
-  seen: Map<NodeId, number>
-  /** The highest token released (or expired): a claim of it that arrives late is stale. */
-  closed: number
-}
+import {
+  blockersOf,
+  close,
+  type Holder,
+  holdersOf,
+  isClosed,
+  newResource,
+  type Resource,
+  resourceSnapshot,
+  type Waiting,
+} from './resource.js'
 
 const tokenKey = (resource: string) => `token:${resource}`
 /** The last token granted on `name` (0 before the first); a damaged value throws StoredStateError. */
 const lastToken = (ctx: CentralizedCtx, name: string): number =>
   readStored(ctx.storage, tokenKey(name), storedShapes.count) ?? 0
+/** An exclusive holder's lease timer (the one holder of its resource). */
 const EXPIRE = 'expire:'
+/** A shared or permit holder's lease timer: one per resource and node. */
+const EXPIRE_HOLDER = 'expire-holder:'
+/** The end of a lock-delay, per resource and token. */
+const LOCK_DELAY = 'lock-delay:'
 export const RECOVERY_TIMER = 'recovery'
 
+const expireKey = (name: string, h: Holder) =>
+  isExclusive(h) ? EXPIRE + name : EXPIRE_HOLDER + JSON.stringify([name, h.node])
+const delayKey = (name: string, token: number) => LOCK_DELAY + JSON.stringify([name, token])
+
+/** The `[name, x]` a JSON timer key names, or undefined when it does not fit. */
+function keyPair(json: string): [string, unknown] | undefined {
+  try {
+    const v: unknown = JSON.parse(json)
+    return Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' ? [v[0], v[1]] : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * The coordinator role for one term: a FIFO queue and a holder per resource. Its queue and holders
- * are volatile; only the last token per resource is durable (written before the GRANT leaves).
+ * The coordinator role for one term: a queue and a set of holders per resource (one exclusive
+ * holder, or shared holders, or permit holders within their limit). Its queues and holders are
+ * volatile; only the last token per resource is durable (written before the GRANT leaves), and
+ * every grant, whatever its kind, takes the next token.
  */
 export class CoordinatorRole {
   private readonly resources = new Map<string, Resource>()
@@ -52,18 +83,16 @@ export class CoordinatorRole {
       recovering: this.recovering,
       // Read only while recovering, and then in arrival order (the `recovered` event lists it).
       heardFrom: this.recovering ? [...this.heardFrom] : [],
-      resources: nameMap(this.resources, (r) => ({
-        holder: orNull(r.holder, (h) => ({ node: h.node, token: h.token, seq: h.seq, at: h.at })),
-        queue: r.queue.map((q) => ({ node: q.node, seq: q.seq, at: q.at })), // FIFO: its order counts
-        seen: idMap(r.seen, (seq) => seq),
-        closed: r.closed,
-      })),
+      resources: nameMap(this.resources, resourceSnapshot),
     }
   }
 
   /** Hands over to another coordinator: forget everything volatile. */
   stop(ctx: CentralizedCtx): void {
-    for (const name of this.resources.keys()) ctx.cancelTimer(EXPIRE + name)
+    for (const [name, r] of this.resources) {
+      for (const h of holdersOf(r)) ctx.cancelTimer(expireKey(name, h))
+      for (const token of r.delayed.keys()) ctx.cancelTimer(delayKey(name, token))
+    }
     ctx.cancelTimer(RECOVERY_TIMER)
     this.resources.clear()
   }
@@ -77,10 +106,10 @@ export class CoordinatorRole {
   onMessage(from: NodeId, msg: CentralizedMessage, ctx: CentralizedCtx): void {
     switch (msg.type) {
       case 'request':
-        this.request(from, msg.resource, msg.seq, msg.at, ctx)
+        this.request(from, msg, ctx)
         break
       case 'release':
-        this.release(from, msg.resource, msg.token, ctx)
+        this.release(from, msg.resource, msg.token, msg, ctx)
         break
       case 'renew':
         this.renew(from, msg.resource, msg.token, msg.at, ctx)
@@ -97,33 +126,61 @@ export class CoordinatorRole {
       if (this.recovering) this.endRecovery(ctx)
       return true
     }
-    if (!key.startsWith(EXPIRE)) return false
-    const name = key.slice(EXPIRE.length)
-    const r = this.resources.get(name)
-    if (r?.holder !== undefined) {
-      ctx.emit({
-        type: 'lease-expired',
-        resource: name,
-        node: r.holder.node,
-        token: r.holder.token,
-      })
-      r.closed = Math.max(r.closed, r.holder.token)
-      r.holder = undefined
-      this.grantNext(name, ctx)
+    if (key.startsWith(EXPIRE)) {
+      const name = key.slice(EXPIRE.length)
+      const h = this.resources.get(name)?.holders.values().next().value
+      if (h !== undefined && isExclusive(h)) this.expire(name, h, ctx)
+      return true
     }
-    return true
+    if (key.startsWith(EXPIRE_HOLDER)) {
+      const pair = keyPair(key.slice(EXPIRE_HOLDER.length))
+      const h = pair && this.resources.get(pair[0])?.holders.get(pair[1] as NodeId)
+      if (pair && h) this.expire(pair[0], h, ctx)
+      return true
+    }
+    if (key.startsWith(LOCK_DELAY)) {
+      const pair = keyPair(key.slice(LOCK_DELAY.length))
+      const r = pair && this.resources.get(pair[0])
+      if (pair && r?.delayed.delete(pair[1] as number)) {
+        ctx.emit({ type: 'lock-delay-over', resource: pair[0], token: pair[1] as number })
+        this.grantNext(pair[0], ctx)
+      }
+      return true
+    }
+    return false
+  }
+
+  /** A holder's lease ran out at the coordinator without a release. */
+  private expire(name: string, h: Holder, ctx: CentralizedCtx): void {
+    const r = this.res(name)
+    ctx.emit({ type: 'lease-expired', resource: name, node: h.node, token: h.token })
+    close(r, h.token, h)
+    r.holders.delete(h.node)
+    const delayMs = this.node.settings.lockDelayMs
+    if (delayMs !== undefined) {
+      // The holder may not know yet (paused, cut off): what it held stays taken a while longer.
+      r.delayed.set(h.token, holdOf(h))
+      ctx.setTimer(delayKey(name, h.token), delayMs)
+      ctx.emit({ type: 'lock-delay', resource: name, node: h.node, token: h.token, delayMs })
+    }
+    this.grantNext(name, ctx)
   }
 
   private res(name: string): Resource {
     let r = this.resources.get(name)
     if (r === undefined) {
-      r = { holder: undefined, queue: [], seen: new Map(), closed: 0 }
+      r = newResource()
       this.resources.set(name, r)
     }
     return r
   }
 
-  private request(from: NodeId, name: string, seq: number, at: number, ctx: CentralizedCtx): void {
+  private request(
+    from: NodeId,
+    w: Want & { resource: string; seq: number; at: number },
+    ctx: CentralizedCtx,
+  ): void {
+    const { resource: name, seq, at } = w
     const r = this.res(name)
     // A request sent again (after a change, a restart, or by its client's resend timer) or
     // duplicated is queued once. Its client still waits, so a GRANT it answered was lost: the
@@ -137,43 +194,103 @@ export class CoordinatorRole {
         queued.at = Math.max(queued.at, at) // the client's lease will count from this copy
         return
       }
-      if (r.holder?.node === from && r.holder.seq === seq) {
+      const holder = r.holders.get(from)
+      if (holder?.seq === seq) {
         if (!this.node.mayGrant(ctx)) return
-        r.holder.at = Math.max(r.holder.at, at)
-        this.armLease(name, ctx) // the client counts from `at`, which may be after the GRANT
-        this.sendGrant(name, r.holder, ctx)
+        holder.at = Math.max(holder.at, at)
+        this.armLease(name, holder, ctx) // the client counts from `at`, which may be after the GRANT
+        this.sendGrant(name, holder, ctx)
         return
       }
     }
-    const busy = this.recovering || r.holder !== undefined
-    if (busy && this.node.settings.whenBusy === 'deny') {
+    const limit = limitMismatch(w, [...r.holders.values(), ...r.delayed.values(), ...r.queue])
+    if (limit !== undefined) {
+      this.refuse(from, name, seq, 'limit-mismatch', limit, ctx)
+      return
+    }
+    const busy = this.recovering || !compatible(w, blockersOf(r))
+    if (
+      busy &&
+      w.steal !== true &&
+      w.ifAvailable !== true &&
+      this.node.settings.whenBusy === 'deny'
+    ) {
       this.node.toClient(from, { type: 'denied', term: this.node.term, resource: name, seq }, ctx)
       return
     }
     r.seen.set(from, seq)
-    ctx.emit({ type: 'requested', resource: name, node: from })
-    r.queue.push({ node: from, seq, at })
+    ctx.emit({ type: 'requested', resource: name, node: from, ...holdOf(w) })
+    r.queue.push({ node: from, seq, at, ...wantOf(w) })
     this.grantNext(name, ctx)
+    if (w.ifAvailable !== true) return
+    // Granted at once, or not at all: nothing waits.
+    const still = r.queue.findIndex((q) => q.node === from && q.seq === seq)
+    if (still < 0) return
+    r.queue.splice(still, 1)
+    this.refuse(from, name, seq, 'unavailable', 0, ctx)
+  }
+
+  private refuse(
+    to: NodeId,
+    name: string,
+    seq: number,
+    reason: 'unavailable' | 'limit-mismatch',
+    limit: number,
+    ctx: CentralizedCtx,
+  ): void {
+    const msg = { type: 'refused', term: this.node.term, resource: name, seq, reason, limit }
+    this.node.toClient(to, msg as CentralizedMessage, ctx)
   }
 
   private grantNext(name: string, ctx: CentralizedCtx): void {
     const r = this.res(name)
-    if (this.recovering || r.holder !== undefined || r.queue.length === 0) return
-    // Checked at the moment of granting, on the monotonic clock: a coordinator that was paused or
-    // cut off finds its leader lease over before it acts, whatever order its backlog comes in.
-    if (!this.node.mayGrant(ctx)) return
-    const next = r.queue.shift()!
-    // The term leads: a new coordinator's tokens are above every token of the terms before.
-    const last = lastToken(ctx, name)
-    const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
-    ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
-    r.holder = { node: next.node, token, seq: next.seq, at: next.at }
-    this.armLease(name, ctx)
-    ctx.emit({ type: 'granted', resource: name, node: next.node, token })
-    this.sendGrant(name, r.holder, ctx)
+    for (;;) {
+      if (this.recovering || r.queue.length === 0) return
+      const { readers } = this.node.settings
+      const index = nextToGrant(r.queue, blockersOf(r), new Set(r.holders.keys()), readers)
+      if (index < 0) return
+      // Checked at the moment of granting, on the monotonic clock: a coordinator that was paused or
+      // cut off finds its leader lease over before it acts, whatever order its backlog comes in.
+      if (!this.node.mayGrant(ctx)) return
+      const [next] = r.queue.splice(index, 1) as [Waiting]
+      // The term leads: a new coordinator's tokens are above every token of the terms before.
+      const last = lastToken(ctx, name)
+      const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
+      const stolen = next.steal === true ? this.steal(name, r, next.node, ctx) : []
+      ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
+      const holder: Holder = { node: next.node, token, seq: next.seq, at: next.at, ...holdOf(next) }
+      r.holders.set(next.node, holder)
+      this.armLease(name, holder, ctx)
+      ctx.emit({ type: 'granted', resource: name, node: next.node, token, ...holdOf(next) })
+      this.sendGrant(name, holder, ctx)
+      // Told once the stealer holds: a local victim that asks again at once must find it held.
+      for (const h of stolen) {
+        this.node.toClient(
+          h.node,
+          { type: 'stolen', term: this.node.term, resource: name, token: h.token, seq: h.seq },
+          ctx,
+        )
+      }
+    }
   }
 
-  private sendGrant(name: string, h: NonNullable<Resource['holder']>, ctx: CentralizedCtx): void {
+  /** Web Locks' steal: every holder loses its entry now (returned, to be told), lock-delays end. */
+  private steal(name: string, r: Resource, by: NodeId, ctx: CentralizedCtx): Holder[] {
+    const stolen = holdersOf(r)
+    for (const h of stolen) {
+      ctx.cancelTimer(expireKey(name, h))
+      r.holders.delete(h.node)
+      close(r, h.token, h)
+      ctx.emit({ type: 'stolen', resource: name, node: h.node, token: h.token, by })
+    }
+    for (const token of [...r.delayed.keys()].sort((a, b) => a - b)) {
+      ctx.cancelTimer(delayKey(name, token))
+      r.delayed.delete(token)
+    }
+    return stolen
+  }
+
+  private sendGrant(name: string, h: Holder, ctx: CentralizedCtx): void {
     this.node.toClient(
       h.node,
       {
@@ -184,22 +301,30 @@ export class CoordinatorRole {
         seq: h.seq,
         token: h.token,
         at: h.at,
+        ...holdOf(h),
       },
       ctx,
     )
   }
 
   /** The coordinator's lease outlasts the holder's by one message delay (the GRANT in flight). */
-  private armLease(name: string, ctx: CentralizedCtx): void {
+  private armLease(name: string, h: Holder, ctx: CentralizedCtx): void {
     const lease = this.node.settings.lease
-    if (lease !== undefined) ctx.setTimer(EXPIRE + name, lease.ms + lease.maxDelayMs)
+    if (lease !== undefined) ctx.setTimer(expireKey(name, h), lease.ms + lease.maxDelayMs)
   }
 
-  private release(from: NodeId, name: string, token: number, ctx: CentralizedCtx): void {
+  private release(
+    from: NodeId,
+    name: string,
+    token: number,
+    hold: Hold,
+    ctx: CentralizedCtx,
+  ): void {
     const r = this.res(name)
     // Remembered even when it overtook the holder's SYNC (links may reorder).
-    r.closed = Math.max(r.closed, token)
-    if (r.holder?.node !== from || r.holder.token !== token) {
+    close(r, token, hold)
+    const h = r.holders.get(from)
+    if (h?.token !== token) {
       ctx.emit({
         type: 'ignored',
         from,
@@ -207,14 +332,14 @@ export class CoordinatorRole {
       })
       return
     }
-    r.holder = undefined
-    ctx.cancelTimer(EXPIRE + name)
+    r.holders.delete(from)
+    ctx.cancelTimer(expireKey(name, h))
     this.grantNext(name, ctx)
   }
 
   private renew(from: NodeId, name: string, token: number, at: number, ctx: CentralizedCtx): void {
-    const r = this.res(name)
-    if (r.holder?.node !== from || r.holder.token !== token) {
+    const h = this.res(name).holders.get(from)
+    if (h?.token !== token) {
       // No answer: the holder's own lease runs out before anyone else is granted.
       ctx.emit({
         type: 'ignored',
@@ -232,7 +357,7 @@ export class CoordinatorRole {
       })
       return
     }
-    this.armLease(name, ctx)
+    this.armLease(name, h, ctx)
     this.node.toClient(
       from,
       { type: 'renewed', term: this.node.term, resource: name, token, at },
@@ -244,7 +369,7 @@ export class CoordinatorRole {
     from: NodeId,
     epoch: number,
     held: readonly Held[],
-    wanted: ReadonlyArray<{ resource: string; seq: number; at: number }>,
+    wanted: readonly Wanted[],
     ctx: CentralizedCtx,
   ): void {
     if (epoch !== this.node.epoch) {
@@ -259,20 +384,24 @@ export class CoordinatorRole {
     }
     this.heardFrom.add(from)
     for (const h of held) this.claim(from, h, ctx)
-    for (const w of wanted) this.request(from, w.resource, w.seq, w.at, ctx)
+    for (const w of wanted) this.request(from, w, ctx)
     if (this.recovering && this.heardEveryone(ctx)) this.endRecovery(ctx)
   }
 
   /** A client says it holds `name` (granted by a coordinator before this one, or before a restart). */
-  private claim(from: NodeId, { resource: name, token }: Held, ctx: CentralizedCtx): void {
+  private claim(from: NodeId, held: Held, ctx: CentralizedCtx): void {
+    const { resource: name, token } = held
     const r = this.res(name)
-    if (token <= r.closed) return // released already: its RELEASE overtook this SYNC
+    if (isClosed(r, token, held)) return // released already: its RELEASE overtook this SYNC
     const last = lastToken(ctx, name)
     const grantedThisTerm = last > this.node.term * TOKENS_PER_TERM
+    const mine = r.holders.get(from)
+    // Its own entry again, or one that fits beside the holders a coordinator that granted
+    // nothing in this term has heard of (an exclusive one fits beside none).
     const accept =
-      r.holder === undefined
-        ? this.recovering || !grantedThisTerm
-        : r.holder.node === from && r.holder.token === token
+      mine === undefined
+        ? (this.recovering || !grantedThisTerm) && compatible(held, blockersOf(r))
+        : mine.token === token
     if (!accept) {
       this.node.toClient(
         from,
@@ -281,9 +410,10 @@ export class CoordinatorRole {
       )
       return
     }
-    r.holder = { node: from, token, seq: -1, at: 0 }
+    const holder: Holder = { node: from, token, seq: -1, at: 0, ...holdOf(held) }
+    r.holders.set(from, holder)
     if (token > last) ctx.storage.set(tokenKey(name), token) // never grant below a known token
-    this.armLease(name, ctx)
+    this.armLease(name, holder, ctx)
   }
 
   private heardEveryone(ctx: CentralizedCtx): boolean {

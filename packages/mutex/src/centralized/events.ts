@@ -1,5 +1,6 @@
 import type { NodeId } from '@sd/transport'
-import type { MutexEvent } from '../contract.js'
+import type { MutexEvent, PermitCount, UnavailableEvent } from '../contract.js'
+import type { Hold } from './kinds.js'
 
 /**
  * What a node running `centralized()` emits: the contract's `acquired` (with `leaseMs` when leases
@@ -9,10 +10,14 @@ import type { MutexEvent } from '../contract.js'
  *   `lease-renewed` (a renewal extended the holder's lease: valid `validForMs` from now),
  *   `grant-late` (a GRANT that came after the lease it gives, counted from when the request it
  *   answers left: the request goes again, and the node enters on the fresh GRANT),
- *   `lease-lost` (always followed by `released`: the node no longer holds the resource),
- *   `coordinator-changed`;
- * - coordinator side: `requested` (a request accepted, in the order received), `granted`,
- *   `lease-expired`, `recovering` / `recovered` (after a change or a restart, before the first
+ *   `lease-lost` (always followed by `released`: the node no longer holds the resource; reason
+ *   `'stolen'` when another node's `steal` took it), `unavailable` (an `ifAvailable` acquire
+ *   not grantable at once: forgotten), `limit-mismatch` (permits of another limit than the
+ *   resource's entries use: forgotten), `coordinator-changed`;
+ * - coordinator side: `requested` (a request accepted, in the order received), `granted`
+ *   (shared and permit ones with their `mode` / `permits`), `lease-expired`, `stolen` (a holder's
+ *   entry taken by `by`), `lock-delay` / `lock-delay-over` (with `lockDelayMs`: what an expired
+ *   lease held stays taken that long), `recovering` / `recovered` (after a change or a restart, before the first
  *   grant), `coordinator-stopped` (this node no longer coordinates `term`: its leader stepped down);
  * - `ignored`: a malformed or out-of-date message or request, never thrown.
  */
@@ -22,12 +27,22 @@ export type CentralizedEvent =
   | { type: 'coordinator-unreachable'; coordinator: NodeId; term: number }
   | { type: 'lease-renewed'; resource: string; token: number; validForMs: number }
   | { type: 'grant-late'; resource: string; token: number }
-  | { type: 'lease-lost'; resource: string; token: number; reason: 'expired' | 'revoked' }
+  | UnavailableEvent
+  | { type: 'limit-mismatch'; resource: string; permits: PermitCount; limit: number }
+  | {
+      type: 'lease-lost'
+      resource: string
+      token: number
+      reason: 'expired' | 'revoked' | 'stolen'
+    }
   | { type: 'coordinator-changed'; coordinator: NodeId; term: number }
   | { type: 'coordinator-stopped'; term: number }
-  | { type: 'requested'; resource: string; node: NodeId }
-  | { type: 'granted'; resource: string; node: NodeId; token: number }
+  | ({ type: 'requested'; resource: string; node: NodeId } & Hold)
+  | ({ type: 'granted'; resource: string; node: NodeId; token: number } & Hold)
   | { type: 'lease-expired'; resource: string; node: NodeId; token: number }
+  | { type: 'stolen'; resource: string; node: NodeId; token: number; by: NodeId }
+  | { type: 'lock-delay'; resource: string; node: NodeId; token: number; delayMs: number }
+  | { type: 'lock-delay-over'; resource: string; token: number }
   | { type: 'recovering'; term: number }
   | { type: 'recovered'; term: number; heardFrom: NodeId[] }
   | { type: 'ignored'; from: NodeId; reason: string }

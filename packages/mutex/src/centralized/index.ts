@@ -1,8 +1,9 @@
-// The centralized mutex: one coordinator, a FIFO queue per resource, fencing tokens, leases.
+// The centralized mutex: one coordinator, a queue and holders per resource, fencing tokens, leases.
 export type { CentralizedEvent } from './events.js'
+export type { ReaderPolicy } from './grant-order.js'
 export type { CentralizedMessage } from './messages.js'
 export { type CentralizedOptions, TOKENS_PER_TERM } from './options.js'
-export { centralized } from './protocol.js'
+export { type CentralizedFactory, centralized } from './protocol.js'
 export type {
   CentralizedRequest,
   CoordinatorLeaseRequest,

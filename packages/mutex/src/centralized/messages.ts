@@ -6,14 +6,19 @@ import {
   isFiniteNumber as isTime,
   messageParser,
   type NodeId,
+  oneOf,
   shape,
 } from '@sd/transport'
+import { HOLD_FIELDS, type Hold, WANT_FIELDS, type Want } from './kinds.js'
 
-/** The wire messages of the centralized mutex; every one carries the sender's coordinator term. */
+/**
+ * The wire messages of the centralized mutex; every one carries the sender's coordinator term.
+ * The fields of `Hold` / `Want` (how an entry holds) are absent for an exclusive one.
+ */
 export type CentralizedMessage =
   /** `at`: when the client sent this copy, on its monotonic clock; the GRANT echoes it. */
-  | { type: 'request'; term: number; resource: string; seq: number; at: number }
-  | {
+  | ({ type: 'request'; term: number; resource: string; seq: number; at: number } & Want)
+  | ({
       type: 'grant'
       term: number
       epoch: number
@@ -21,37 +26,52 @@ export type CentralizedMessage =
       seq: number
       token: number
       at: number
-    }
+    } & Hold)
   | { type: 'denied'; term: number; resource: string; seq: number }
-  | { type: 'release'; term: number; resource: string; token: number }
+  /** An `ifAvailable` request not grantable at once, or permits of another limit than the resource's. */
+  | {
+      type: 'refused'
+      term: number
+      resource: string
+      seq: number
+      reason: 'unavailable' | 'limit-mismatch'
+      /** `limit-mismatch`: the limit the resource's entries use (0 otherwise). */
+      limit: number
+    }
+  | ({ type: 'release'; term: number; resource: string; token: number } & Hold)
   | { type: 'renew'; term: number; resource: string; token: number; at: number }
   | { type: 'renewed'; term: number; resource: string; token: number; at: number }
   | { type: 'revoked'; term: number; resource: string; token: number }
+  /**
+   * Another node stole the resource (`steal`): the entry of `token` is over. `seq`: the request
+   * it answered (-1 for an entry claimed in a SYNC), so a GRANT still on its way is not entered.
+   */
+  | { type: 'stolen'; term: number; resource: string; token: number; seq: number }
   | { type: 'sync'; term: number; epoch: number; held: Held[]; wanted: Wanted[] }
   | { type: 'recover'; term: number; epoch: number }
   | { type: 'newer'; term: number; coordinator: NodeId }
 
 /** A holder's claim, sent to a new (or restarted) coordinator. */
-export interface Held {
+export interface Held extends Hold {
   resource: string
   token: number
 }
 /** A waiting request, sent again to a new (or restarted) coordinator. */
-export interface Wanted {
+export interface Wanted extends Want {
   resource: string
   seq: number
   at: number
 }
 
-const isHeld = shape({ resource: isName, token: isCount })
-const isWanted = shape({ resource: isName, seq: isCount, at: isTime })
+const isHeld = shape({ resource: isName, token: isCount, ...HOLD_FIELDS })
+const isWanted = shape({ resource: isName, seq: isCount, at: isTime, ...WANT_FIELDS })
 
 /**
  * The message, or why it is not one (peers' messages are never trusted to be well formed). The
  * term is listed first, so a message without a valid one is refused for its term.
  */
 export const parseMessage = messageParser<CentralizedMessage>({
-  request: { term: isCount, resource: isName, seq: isCount, at: isTime },
+  request: { term: isCount, resource: isName, seq: isCount, at: isTime, ...WANT_FIELDS },
   grant: {
     term: isCount,
     epoch: isCount,
@@ -59,12 +79,21 @@ export const parseMessage = messageParser<CentralizedMessage>({
     seq: isCount,
     token: isCount,
     at: isTime,
+    ...HOLD_FIELDS,
   },
   denied: { term: isCount, resource: isName, seq: isCount },
-  release: { term: isCount, resource: isName, token: isCount },
+  refused: {
+    term: isCount,
+    resource: isName,
+    seq: isCount,
+    reason: oneOf('unavailable', 'limit-mismatch'),
+    limit: isCount,
+  },
+  release: { term: isCount, resource: isName, token: isCount, ...HOLD_FIELDS },
   renew: { term: isCount, resource: isName, token: isCount, at: isTime },
   renewed: { term: isCount, resource: isName, token: isCount, at: isTime },
   revoked: { term: isCount, resource: isName, token: isCount },
+  stolen: { term: isCount, resource: isName, token: isCount, seq: isTime },
   sync: { term: isCount, epoch: isCount, held: arrayOf(isHeld), wanted: arrayOf(isWanted) },
   recover: { term: isCount, epoch: isCount },
   newer: { term: isCount, coordinator: isNodeId },

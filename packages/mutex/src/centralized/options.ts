@@ -1,5 +1,6 @@
 import type { NodeId } from '@sd/transport'
 import { InvalidArgumentError } from '../errors.js'
+import type { ReaderPolicy } from './grant-order.js'
 
 export interface CentralizedOptions {
   /** The first coordinator; default: the smallest id among the members. */
@@ -29,6 +30,19 @@ export interface CentralizedOptions {
    * arrives. Default false (a coordinator set by hand or by an election without leases).
    */
   leaderLease?: boolean
+  /**
+   * Who goes next when shared and exclusive requests wait together: `'fifo'` (default: queue
+   * order, nobody starves), `'writers-first'` (a waiting exclusive request before waiting shared
+   * ones: readers can starve), `'readers-first'` (shared requests join shared holders past a
+   * waiting writer: writers can starve). See `ReaderPolicy`.
+   */
+  readers?: ReaderPolicy
+  /**
+   * Chubby's and Consul's lock-delay, needs `leaseMs`: when a holder's lease runs out without a
+   * release, what it held (the resource, or its permits) stays taken this many ms more, so a
+   * holder that lost its lease unknowingly has time to stop. Default none.
+   */
+  lockDelayMs?: number
 }
 
 /** Options with their defaults applied (lease fields are undefined when there are no leases). */
@@ -42,6 +56,8 @@ export interface CentralizedSettings {
   retryBaseMs: number
   retryMaxMs: number
   leaderLease: boolean
+  readers: ReaderPolicy
+  lockDelayMs: number | undefined
 }
 
 /** Terms stay below 2^21 so that term * 2^32 + counter is an exact integer. */
@@ -124,6 +140,17 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
       `centralized: leaderLease must be a boolean, got ${String(leaderLease)}`,
     )
   }
+  const { readers = 'fifo' } = options
+  if (readers !== 'fifo' && readers !== 'writers-first' && readers !== 'readers-first') {
+    throw new InvalidArgumentError(
+      `centralized: readers must be 'fifo', 'writers-first' or 'readers-first', got ${String(readers)}`,
+    )
+  }
+  if (options.lockDelayMs !== undefined && lease === undefined) {
+    throw new InvalidArgumentError('centralized: lockDelayMs needs leaseMs')
+  }
+  const lockDelayMs =
+    options.lockDelayMs === undefined ? undefined : positive('lockDelayMs', options.lockDelayMs)
   const retryBaseMs = positive('retryBaseMs', options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS)
   const retryMaxMs = positive('retryMaxMs', options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS)
   if (retryMaxMs < retryBaseMs) {
@@ -144,5 +171,7 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
     retryBaseMs,
     retryMaxMs,
     leaderLease,
+    readers,
+    lockDelayMs,
   }
 }

@@ -57,6 +57,18 @@
  *    incarnation, which the coordinator answers with RECOVER, so that a recovering coordinator
  *    does not wait for it forever.
  *
+ * Lock modes (the contract's `mode`, `permits`, `ifAvailable`, `steal`): the coordinator keeps a set
+ * of holders per resource (one exclusive, or shared ones, or permit ones whose takes stay within
+ * their common `of`), each with its own lease timer and renewals, and grants from its queue while
+ * the next request fits, in the order of the `readers` policy (grant-order.ts). Every grant takes
+ * the next token of the one stored counter. A request of another `of` than the resource's entries
+ * is REFUSED (`limit-mismatch`); an `ifAvailable` one that cannot be granted at once too
+ * (`unavailable`), and nothing waits. A `steal` revokes every holder (STOLEN: `lease-lost`, reason
+ * `'stolen'`) and is granted at once; STOLEN names the request it answered, so a GRANT still on
+ * its way is given back instead of entered. With `lockDelayMs`, an expired holder's share stays
+ * taken that long. SYNC claims carry how they hold; a RELEASE too, so a late claim of a shared
+ * entry is judged by its own token (shared entries end in any order).
+ *
  * Stored state (term, coordinator, boots, last token per resource) of the wrong shape is refused
  * with `StoredStateError` (ERR_STORED_STATE), never read as a default.
  *
@@ -80,12 +92,13 @@ import {
   StoredStateError,
   storedShapes,
 } from '@sd/transport'
-import { DEFAULT_RESOURCE } from '../contract.js'
+import { DEFAULT_RESOURCE, type WithLockFeatures, withLockFeatures } from '../contract.js'
 import { InvalidArgumentError } from '../errors.js'
 import { orNull, type Snapshot } from '../snapshot.js'
 import { ClientRole } from './client.js'
 import { CoordinatorRole } from './coordinator.js'
 import type { CentralizedEvent } from './events.js'
+import { parseWant } from './kinds.js'
 import { type CentralizedMessage, parseMessage } from './messages.js'
 import type { Node } from './node.js'
 import { type CentralizedOptions, MAX_TERM, resolveOptions, TOKENS_PER_TERM } from './options.js'
@@ -98,6 +111,10 @@ export type CentralizedCtx = Ctx<CentralizedMessage, CentralizedEvent>
 type LooseRequest = {
   type?: unknown
   resource?: unknown
+  mode?: unknown
+  permits?: unknown
+  ifAvailable?: unknown
+  steal?: unknown
   id?: unknown
   term?: unknown
   until?: unknown
@@ -112,11 +129,23 @@ const TERM_SHAPE = {
 
 const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync'])
 
-/** A centralized mutex protocol for one node; validates `options` at once (`ERR_INVALID_ARGUMENT`). */
-export function centralized(
-  options?: CentralizedOptions,
-): (self: NodeId) => Protocol<CentralizedMessage, CentralizedRequest, CentralizedEvent> {
+/** The factory `centralized()` returns: one node's protocol, marked with its lock features. */
+export type CentralizedFactory = WithLockFeatures<
+  (self: NodeId) => Protocol<CentralizedMessage, CentralizedRequest, CentralizedEvent>
+>
+
+/**
+ * A centralized mutex protocol for one node; validates `options` at once (`ERR_INVALID_ARGUMENT`).
+ * It honours shared entries, permits, `ifAvailable` and `steal` (see the module comment).
+ */
+export function centralized(options?: CentralizedOptions): CentralizedFactory {
   const settings = resolveOptions(options)
+  return withLockFeatures(centralizedNode(settings), ['shared', 'permits', 'ifAvailable', 'steal'])
+}
+
+function centralizedNode(
+  settings: ReturnType<typeof resolveOptions>,
+): (self: NodeId) => Protocol<CentralizedMessage, CentralizedRequest, CentralizedEvent> {
   return () => {
     let coord: CoordinatorRole | undefined
     let client: ClientRole
@@ -306,8 +335,13 @@ export function centralized(
           (r?.type === 'acquire' || r?.type === 'release') &&
           typeof resource === 'string'
         ) {
-          if (r.type === 'acquire') client.acquire(resource, ctx)
-          else client.release(resource, ctx)
+          if (r.type === 'release') client.release(resource, ctx)
+          else {
+            const want = parseWant(r)
+            if (typeof want === 'string') {
+              ctx.emit({ type: 'ignored', from: ctx.self, reason: `malformed acquire: ${want}` })
+            } else client.acquire(resource, want, ctx)
+          }
         } else {
           ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed request' })
         }

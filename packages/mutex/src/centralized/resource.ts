@@ -1,0 +1,97 @@
+import type { NodeId } from '@sd/transport'
+import { compareNodeIds } from '@sd/transport'
+import { idMap, type Snapshot } from '../snapshot.js'
+import { type Hold, holdOf, isExclusive, type Want, wantJson } from './kinds.js'
+
+/** A holder at the coordinator. `seq`: the request it answered (-1 for one reported in a SYNC). */
+export interface Holder extends Hold {
+  node: NodeId
+  token: number
+  seq: number
+  at: number
+}
+
+/** A waiting request; `at` of the latest copy (echoed by GRANT). */
+export interface Waiting extends Want {
+  node: NodeId
+  seq: number
+  at: number
+}
+
+/** One resource at the coordinator: its holders (one exclusive, or several shared / permit ones). */
+export interface Resource {
+  /** By node: a node holds a resource once. */
+  holders: Map<NodeId, Holder>
+  /** Requests waiting, in the order received (the reader policy picks among them). */
+  queue: Waiting[]
+  /** Per client, the last request seq queued or granted: a late duplicate is not served twice. */
+  seen: Map<NodeId, number>
+  /** The highest exclusive token released (or expired): a claim at or below it is stale. */
+  closed: number
+  /**
+   * Shared and permit tokens released above `closed`: such entries end in any order, so a claim
+   * is stale only when its own token ended.
+   */
+  closedShared: Set<number>
+  /** With `lockDelayMs`: what expired leases held, by token, still taken until their delay ends. */
+  delayed: Map<number, Hold>
+}
+
+export function newResource(): Resource {
+  return {
+    holders: new Map(),
+    queue: [],
+    seen: new Map(),
+    closed: 0,
+    closedShared: new Set(),
+    delayed: new Map(),
+  }
+}
+
+/** The holders in node order (every walk over them is in this order: canonical). */
+export const holdersOf = (r: Resource): Holder[] =>
+  [...r.holders.values()].sort((a, b) => compareNodeIds(a.node, b.node))
+
+/** What a new grant must fit beside: the holders and the entries in their lock-delay. */
+export const blockersOf = (r: Resource): Hold[] => [...holdersOf(r), ...r.delayed.values()]
+
+/** Token `token`, held as `hold`, is over (released, expired, stolen). */
+export function close(r: Resource, token: number, hold: Hold): void {
+  if (isExclusive(hold)) {
+    r.closed = Math.max(r.closed, token)
+    for (const t of r.closedShared) if (t <= r.closed) r.closedShared.delete(t)
+  } else if (token > r.closed) r.closedShared.add(token)
+}
+
+/**
+ * Whether a claim of `token` is stale: its entry ended already. An exclusive entry is over once a
+ * later token ended (it was granted after it); a shared one, once it ended itself or a later
+ * exclusive one did.
+ */
+export function isClosed(r: Resource, token: number, hold: Hold): boolean {
+  if (token <= r.closed) return true
+  if (!isExclusive(hold)) return r.closedShared.has(token)
+  for (const t of r.closedShared) if (t >= token) return true
+  return false
+}
+
+const holderShape = (h: Holder): Snapshot => ({
+  node: h.node,
+  token: h.token,
+  seq: h.seq,
+  at: h.at,
+  ...wantJson(holdOf(h)),
+})
+
+/** The resource as canonical plain data. */
+export function resourceSnapshot(r: Resource): Snapshot {
+  return {
+    holders: idMap(r.holders, holderShape),
+    // The order counts: the policy picks from it.
+    queue: r.queue.map((q) => ({ node: q.node, seq: q.seq, at: q.at, ...wantJson(q) })),
+    seen: idMap(r.seen, (seq) => seq),
+    closed: r.closed,
+    closedShared: [...r.closedShared].sort((a, b) => a - b),
+    delayed: [...r.delayed].sort(([a], [b]) => a - b).map(([t, h]) => [t, wantJson(holdOf(h))]),
+  }
+}
