@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { Lock } from '../src/api/index.js'
 import { centralized } from '../src/centralized/index.js'
 import { checkMutualExclusion } from '../src/check.js'
+import { lamportMutex } from '../src/lamport/index.js'
 import { featureCoordinator } from './support/feature-coordinator.js'
 import { simManagers, track } from './support/sim-locks.js'
 
@@ -236,12 +237,36 @@ describe('createLockManager: the lock', () => {
     held.open('x')
   })
 
-  it('over centralized(): exclusive requests work; ifAvailable rejects with UnsupportedLockFeatureError', async () => {
-    const { managers, drive } = simManagers(ids, centralized())
+  it('over lamportMutex() (no features): exclusive requests work; ifAvailable rejects with UnsupportedLockFeatureError', async () => {
+    const { managers, drive } = simManagers(ids, lamportMutex())
     const a = track(managers[0]!.request('r', () => 'ok'))
     expect(await drive(() => a.settled)).toBe(true)
     expect(a.value).toBe('ok')
     const b = await managers[0]!.request('r', { ifAvailable: true }, never).catch((e) => e)
     expect(isSdError(b, 'ERR_UNSUPPORTED_LOCK_FEATURE')).toBe(true)
+  })
+
+  it('over centralized(): shared requests of two nodes hold together, ifAvailable answers null while held', async () => {
+    const { managers, drive } = simManagers(ids, centralized({ coordinator: ids[0] }))
+    let release!: () => void
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    const modes: string[] = []
+    const readers = [0, 1].map((i) =>
+      track(
+        managers[i]!.request('r', { mode: 'shared' }, async (lock) => {
+          modes.push(lock!.mode)
+          await gate
+        }),
+      ),
+    )
+    expect(await drive(() => modes.length === 2)).toBe(true)
+    expect(modes).toEqual(['shared', 'shared'])
+    const tried = track(managers[2]!.request('r', { ifAvailable: true }, (lock) => lock))
+    expect(await drive(() => tried.settled)).toBe(true)
+    expect(tried.value).toBeNull()
+    release()
+    expect(await drive(() => readers.every((r) => r.settled))).toBe(true)
   })
 })

@@ -4,26 +4,32 @@ import type { MutexAlgorithm, MutexHandle } from '../src/api/index.js'
 import { centralized } from '../src/centralized/index.js'
 import { checkMutualExclusion } from '../src/check.js'
 import { lockFeaturesOf } from '../src/contract.js'
+import { lamportMutex } from '../src/lamport/index.js'
 import { ricartAgrawala } from '../src/ricart-agrawala/index.js'
 import { featureCoordinator } from './support/feature-coordinator.js'
 import { simLocks, track } from './support/sim-locks.js'
 
 // The lock's modes, permits, ifAvailable, steal, priority and reentrancy, on simulated networks:
-// the test coordinator honours every feature; centralized() and ricartAgrawala() none yet.
+// the test coordinator and centralized() honour every feature, ricartAgrawala() shared entries,
+// lamportMutex() none.
 const ids = ['n1', 'n2', 'n3']
 const typeCount = (events: { node: unknown; event: unknown }[], node: string, type: string) =>
   events.filter((e) => e.node === node && (e.event as { type: string }).type === type).length
 
-describe('lock modes over the feature coordinator', () => {
-  it('is marked with every feature; ricartAgrawala() with shared entries only', () => {
-    expect([...lockFeaturesOf(featureCoordinator('n1'))].sort()).toEqual(
+const withFeatures: Array<[string, () => MutexAlgorithm]> = [
+  ['the feature coordinator', () => featureCoordinator('n1')],
+  ['centralized()', () => centralized({ coordinator: 'n1' })],
+]
+
+describe.each(withFeatures)('lock modes over %s', (_, algorithm) => {
+  it('is marked with every feature', () => {
+    expect([...lockFeaturesOf(algorithm())].sort()).toEqual(
       ['ifAvailable', 'permits', 'shared', 'steal'].sort(),
     )
-    expect(lockFeaturesOf(ricartAgrawala())).toEqual(['shared'])
   })
 
   it('shared holders of two nodes hold together; an exclusive one waits for both', async () => {
-    const { locks, drive, events } = simLocks(ids, featureCoordinator('n1'))
+    const { locks, drive, events } = simLocks(ids, algorithm())
     const a = track(locks[0]!.acquire({ mode: 'shared' }))
     const b = track(locks[1]!.acquire({ mode: 'shared' }))
     expect(await drive(() => a.settled && b.settled)).toBe(true)
@@ -44,7 +50,7 @@ describe('lock modes over the feature coordinator', () => {
   })
 
   it("several local shared holders share one protocol entry, released after the last one's release", async () => {
-    const { locks, drive, events } = simLocks(ids, featureCoordinator('n1'))
+    const { locks, drive, events } = simLocks(ids, algorithm())
     const held = [0, 1, 2].map(() => track(locks[1]!.acquire({ mode: 'shared' })))
     expect(await drive(() => held.every((h) => h.settled))).toBe(true)
     expect(typeCount(events, 'n2', 'acquired')).toBe(1)
@@ -60,7 +66,7 @@ describe('lock modes over the feature coordinator', () => {
   })
 
   it('a local exclusive waiter waits for the local shared holders, and later shared ones wait behind it', async () => {
-    const { locks, drive } = simLocks(ids, featureCoordinator('n1'))
+    const { locks, drive } = simLocks(ids, algorithm())
     const lock = locks[0]!
     const s1 = track(lock.acquire({ mode: 'shared' }))
     await drive(() => s1.settled)
@@ -78,7 +84,7 @@ describe('lock modes over the feature coordinator', () => {
   })
 
   it('permits: two of a limit of 2 hold together, a third waits; the handle says what it took', async () => {
-    const { locks, drive, events } = simLocks(ids, featureCoordinator('n1'), 3, {
+    const { locks, drive, events } = simLocks(ids, algorithm(), 3, {
       permits: { jobs: 2 },
     })
     const take = locks.map((l) => track(l.acquire({ resource: 'jobs', permits: 1 })))
@@ -97,7 +103,7 @@ describe('lock modes over the feature coordinator', () => {
   })
 
   it('ifAvailable: granted when free, LockUnavailableError when another node holds, at once when this node does', async () => {
-    const { locks, drive } = simLocks(ids, featureCoordinator('n1'))
+    const { locks, drive } = simLocks(ids, algorithm())
     const free = track(locks[1]!.acquire({ ifAvailable: true }))
     expect(await drive(() => free.settled)).toBe(true)
     expect(free.value!.held).toBe(true)
@@ -116,7 +122,7 @@ describe('lock modes over the feature coordinator', () => {
   })
 
   it("steal: the holder's handle is lost (reason 'stolen') and the stealer enters with a newer token", async () => {
-    const { locks, drive, events } = simLocks(ids, featureCoordinator('n1'))
+    const { locks, drive, events } = simLocks(ids, algorithm())
     const a = track(locks[0]!.acquire())
     await drive(() => a.settled)
     const waiting = track(locks[2]!.acquire())
@@ -153,7 +159,7 @@ describe('lock modes over the feature coordinator', () => {
   })
 
   it('priority orders the waiters of one lock, FIFO among equals', async () => {
-    const { locks, drive } = simLocks(ids, featureCoordinator('n1'))
+    const { locks, drive } = simLocks(ids, algorithm())
     const lock = locks[0]!
     const first = track(lock.acquire())
     await drive(() => first.settled)
@@ -172,7 +178,7 @@ describe('lock modes over the feature coordinator', () => {
   })
 
   it('reentrancy: the owner nests up to the limit with the same token; the outermost release releases', async () => {
-    const { locks, drive, events } = simLocks(ids, featureCoordinator('n1'), 1, {
+    const { locks, drive, events } = simLocks(ids, algorithm(), 1, {
       reentrancy: { limit: 2 },
     })
     const owner = {}
@@ -192,7 +198,7 @@ describe('lock modes over the feature coordinator', () => {
     expect(await drive(() => other.settled)).toBe(true)
     expect(again.held).toBe(false)
     expect(typeCount(events, 'n1', 'released')).toBe(1)
-    const { locks: plain } = simLocks(ids, featureCoordinator('n1'))
+    const { locks: plain } = simLocks(ids, algorithm())
     expect(
       isSdError(await plain[0]!.acquire({ owner }).catch((e) => e), 'ERR_INVALID_ARGUMENT'),
     ).toBe(true)
@@ -224,8 +230,13 @@ describe('lock modes over the feature coordinator', () => {
 })
 
 describe('lock modes over algorithms without the features', () => {
-  it("shared acquires on centralized() get exclusive entries: nodes take turns, one node's readers share", async () => {
-    const { locks, drive, events } = simLocks(ids, centralized())
+  it('ricartAgrawala() is marked with shared entries only, lamportMutex() with none', () => {
+    expect(lockFeaturesOf(ricartAgrawala())).toEqual(['shared'])
+    expect(lockFeaturesOf(lamportMutex())).toEqual([])
+  })
+
+  it("shared acquires on lamportMutex() get exclusive entries: nodes take turns, one node's readers share", async () => {
+    const { locks, drive, events } = simLocks(ids, lamportMutex())
     const a = track(locks[0]!.acquire({ mode: 'shared' }))
     const b = track(locks[1]!.acquire({ mode: 'shared' }))
     await drive()
@@ -243,8 +254,8 @@ describe('lock modes over algorithms without the features', () => {
     expect(checkMutualExclusion(events).violations).toEqual([])
   })
 
-  it('ifAvailable and steal reject with UnsupportedLockFeatureError on centralized() and ricartAgrawala()', async () => {
-    const algorithms: MutexAlgorithm[] = [centralized(), ricartAgrawala()]
+  it('ifAvailable and steal reject with UnsupportedLockFeatureError on lamportMutex() and ricartAgrawala()', async () => {
+    const algorithms: MutexAlgorithm[] = [lamportMutex(), ricartAgrawala()]
     for (const algorithm of algorithms) {
       const { locks } = simLocks(ids, algorithm)
       const a = await locks[0]!.acquire({ ifAvailable: true }).catch((e) => e)
