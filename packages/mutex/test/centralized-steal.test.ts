@@ -49,6 +49,19 @@ describe('centralized: steal', () => {
     expect(r.violations).toEqual([])
   })
 
+  it('the coordinator itself as the victim acknowledges at once', () => {
+    const s = modeSim()
+    s.acquire(1, 0)
+    s.acquire(1, 1) // it still wants the resource: asks again, behind the stealer
+    s.acquire(3, 20, { steal: true })
+    s.release(3, 60)
+    const r = s.run()
+    expect(r.of(1, 'lease-lost')).toEqual([expect.objectContaining({ reason: 'stolen', t: 25 })])
+    expect(r.of(3, 'acquired')[0]!.t).toBe(30) // the GRANT's one message delay after the steal
+    expect(r.entered).toEqual([1, 3, 1])
+    expect(r.violations).toEqual([])
+  })
+
   it('a victim cut off: the stealer enters once its lease can have run out, never before', () => {
     const s = modeSim({ leaseMs: 200, maxDelayMs: 50, resendEveryMs: 100 })
     s.acquire(2, 0)
