@@ -174,16 +174,31 @@ export class ClientRole {
         if (use?.state === 'held' && use.token === msg.token)
           this.lose(msg.resource, use, 'revoked', ctx)
         return
-      case 'stolen':
-        if (use?.state === 'held' && use.token === msg.token)
-          this.lose(msg.resource, use, 'stolen', ctx)
-        else if (use?.state === 'pending' && use.seq === msg.seq) {
+      case 'stolen': {
+        // Acknowledged whatever this node's state: the stealer waits for it, and a STOLEN sent
+        // again (or duplicated) finds the entry over already.
+        const ack: CentralizedMessage = {
+          type: 'stolen-ack',
+          term: msg.term,
+          resource: msg.resource,
+          token: msg.token,
+        }
+        if (use?.state === 'held' && use.token === msg.token) {
+          // Left before the acknowledgement goes; a victim that still wants it asks after.
+          this.lose(msg.resource, use, 'stolen', ctx, () => this.node.toCoordinator(ack, ctx))
+          return
+        }
+        if (use?.state === 'pending' && use.seq === msg.seq) {
           // Stolen before its GRANT came (links reorder): ask again under a new seq, so that
           // GRANT, when it comes, is given back instead of entered.
           ctx.cancelTimer(RETRY + msg.resource)
+          this.node.toCoordinator(ack, ctx)
           this.ask(msg.resource, use, ctx)
+          return
         }
+        this.node.toCoordinator(ack, ctx)
         return
+      }
       case 'refused': {
         if (use?.state !== 'pending' || use.seq !== msg.seq) return
         // Nothing waits: the acquire is answered by this event and forgotten.
@@ -340,9 +355,12 @@ export class ClientRole {
     use: Use,
     reason: 'expired' | 'revoked' | 'stolen',
     ctx: CentralizedCtx,
+    /** Sent once the entry is left, before a waiting acquire asks again. */
+    then?: () => void,
   ): void {
     ctx.emit({ type: 'lease-lost', resource: name, token: use.token, reason })
     const held = this.leave(name, use, ctx)
+    then?.()
     if (reason === 'expired') {
       // Frees the resource at once if the coordinator still thinks this node holds it.
       this.node.toCoordinator(

@@ -25,32 +25,22 @@ import {
   resourceSnapshot,
   type Waiting,
 } from './resource.js'
+import { Steals } from './steal.js'
+import {
+  delayKey,
+  EXPIRE,
+  EXPIRE_HOLDER,
+  expireKey,
+  keyPair,
+  LOCK_DELAY,
+  RESEND_STOLEN,
+} from './timer-keys.js'
 
 const tokenKey = (resource: string) => `token:${resource}`
 /** The last token granted on `name` (0 before the first); a damaged value throws StoredStateError. */
 const lastToken = (ctx: CentralizedCtx, name: string): number =>
   readStored(ctx.storage, tokenKey(name), storedShapes.count) ?? 0
-/** An exclusive holder's lease timer (the one holder of its resource). */
-const EXPIRE = 'expire:'
-/** A shared or permit holder's lease timer: one per resource and node. */
-const EXPIRE_HOLDER = 'expire-holder:'
-/** The end of a lock-delay, per resource and token. */
-const LOCK_DELAY = 'lock-delay:'
 export const RECOVERY_TIMER = 'recovery'
-
-const expireKey = (name: string, h: Holder) =>
-  isExclusive(h) ? EXPIRE + name : EXPIRE_HOLDER + JSON.stringify([name, h.node])
-const delayKey = (name: string, token: number) => LOCK_DELAY + JSON.stringify([name, token])
-
-/** The `[name, x]` a JSON timer key names, or undefined when it does not fit. */
-function keyPair(json: string): [string, unknown] | undefined {
-  try {
-    const v: unknown = JSON.parse(json)
-    return Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' ? [v[0], v[1]] : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * The coordinator role for one term: a queue and a set of holders per resource (one exclusive
@@ -62,6 +52,7 @@ export class CoordinatorRole {
   private readonly resources = new Map<string, Resource>()
   private recovering: boolean
   private readonly heardFrom = new Set<NodeId>()
+  private readonly steals: Steals
 
   constructor(
     private readonly node: Node,
@@ -69,6 +60,7 @@ export class CoordinatorRole {
     ctx: CentralizedCtx,
   ) {
     this.recovering = recovering
+    this.steals = new Steals(node, (name, c) => this.grantNext(name, c))
     if (!recovering) return
     // It does not know who holds what: no grant before every member reported, or (with leases)
     // before every lease the previous coordinator gave can have run out.
@@ -92,6 +84,7 @@ export class CoordinatorRole {
     for (const [name, r] of this.resources) {
       for (const h of holdersOf(r)) ctx.cancelTimer(expireKey(name, h))
       for (const token of r.delayed.keys()) ctx.cancelTimer(delayKey(name, token))
+      this.steals.stop(name, r, ctx)
     }
     ctx.cancelTimer(RECOVERY_TIMER)
     this.resources.clear()
@@ -117,6 +110,9 @@ export class CoordinatorRole {
       case 'sync':
         this.sync(from, msg.epoch, msg.held, msg.wanted, ctx)
         break
+      case 'stolen-ack':
+        this.steals.acknowledged(from, msg.resource, this.res(msg.resource), msg.token, ctx)
+        break
     }
   }
 
@@ -128,14 +124,25 @@ export class CoordinatorRole {
     }
     if (key.startsWith(EXPIRE)) {
       const name = key.slice(EXPIRE.length)
-      const h = this.resources.get(name)?.holders.values().next().value
+      const r = this.resources.get(name)
+      const h = r?.holders.values().next().value
       if (h !== undefined && isExclusive(h)) this.expire(name, h, ctx)
+      else if (r !== undefined) this.steals.leaseOver(name, r, isExclusive, ctx)
       return true
     }
     if (key.startsWith(EXPIRE_HOLDER)) {
       const pair = keyPair(key.slice(EXPIRE_HOLDER.length))
-      const h = pair && this.resources.get(pair[0])?.holders.get(pair[1] as NodeId)
+      const r = pair && this.resources.get(pair[0])
+      const h = pair && r?.holders.get(pair[1] as NodeId)
       if (pair && h) this.expire(pair[0], h, ctx)
+      else if (pair && r) {
+        this.steals.leaseOver(pair[0], r, (v) => v.node === pair[1] && !isExclusive(v), ctx)
+      }
+      return true
+    }
+    if (key.startsWith(RESEND_STOLEN)) {
+      const name = key.slice(RESEND_STOLEN.length)
+      this.steals.resend(name, this.resources.get(name), ctx)
       return true
     }
     if (key.startsWith(LOCK_DELAY)) {
@@ -252,42 +259,20 @@ export class CoordinatorRole {
       // Checked at the moment of granting, on the monotonic clock: a coordinator that was paused or
       // cut off finds its leader lease over before it acts, whatever order its backlog comes in.
       if (!this.node.mayGrant(ctx)) return
+      // A steal revokes the holders, and is granted once they are gone (steal.ts).
+      const head = r.queue[index]!
+      if (head.steal === true && !this.steals.ready(name, r, head.node, ctx)) return
       const [next] = r.queue.splice(index, 1) as [Waiting]
       // The term leads: a new coordinator's tokens are above every token of the terms before.
       const last = lastToken(ctx, name)
       const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
-      const stolen = next.steal === true ? this.steal(name, r, next.node, ctx) : []
       ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
       const holder: Holder = { node: next.node, token, seq: next.seq, at: next.at, ...holdOf(next) }
       r.holders.set(next.node, holder)
       this.armLease(name, holder, ctx)
       ctx.emit({ type: 'granted', resource: name, node: next.node, token, ...holdOf(next) })
       this.sendGrant(name, holder, ctx)
-      // Told once the stealer holds: a local victim that asks again at once must find it held.
-      for (const h of stolen) {
-        this.node.toClient(
-          h.node,
-          { type: 'stolen', term: this.node.term, resource: name, token: h.token, seq: h.seq },
-          ctx,
-        )
-      }
     }
-  }
-
-  /** Web Locks' steal: every holder loses its entry now (returned, to be told), lock-delays end. */
-  private steal(name: string, r: Resource, by: NodeId, ctx: CentralizedCtx): Holder[] {
-    const stolen = holdersOf(r)
-    for (const h of stolen) {
-      ctx.cancelTimer(expireKey(name, h))
-      r.holders.delete(h.node)
-      close(r, h.token, h)
-      ctx.emit({ type: 'stolen', resource: name, node: h.node, token: h.token, by })
-    }
-    for (const token of [...r.delayed.keys()].sort((a, b) => a - b)) {
-      ctx.cancelTimer(delayKey(name, token))
-      r.delayed.delete(token)
-    }
-    return stolen
   }
 
   private sendGrant(name: string, h: Holder, ctx: CentralizedCtx): void {
@@ -323,6 +308,7 @@ export class CoordinatorRole {
     const r = this.res(name)
     // Remembered even when it overtook the holder's SYNC (links may reorder).
     close(r, token, hold)
+    if (this.steals.acknowledged(from, name, r, token, ctx)) return // a victim gave it back
     const h = r.holders.get(from)
     if (h?.token !== token) {
       ctx.emit({
@@ -392,6 +378,7 @@ export class CoordinatorRole {
   private claim(from: NodeId, held: Held, ctx: CentralizedCtx): void {
     const { resource: name, token } = held
     const r = this.res(name)
+    if (this.steals.claimed(from, name, r, token, ctx)) return // stolen: it is told again
     if (isClosed(r, token, held)) return // released already: its RELEASE overtook this SYNC
     const last = lastToken(ctx, name)
     const grantedThisTerm = last > this.node.term * TOKENS_PER_TERM

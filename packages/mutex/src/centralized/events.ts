@@ -15,8 +15,9 @@ import type { Hold } from './kinds.js'
  *   not grantable at once: forgotten), `limit-mismatch` (permits of another limit than the
  *   resource's entries use: forgotten), `coordinator-changed`;
  * - coordinator side: `requested` (a request accepted, in the order received), `granted`
- *   (shared and permit ones with their `mode` / `permits`), `lease-expired`, `stolen` (a holder's
- *   entry taken by `by`), `lock-delay` / `lock-delay-over` (with `lockDelayMs`: what an expired
+ *   (shared and permit ones with their `mode` / `permits`), `lease-expired` (also a steal's victim
+ *   that never acknowledged), `stolen` (a holder's entry revoked for `by`, which is granted once
+ *   every victim acknowledged or expired), `lock-delay` / `lock-delay-over` (with `lockDelayMs`: what an expired
  *   lease held stays taken that long), `recovering` / `recovered` (after a change or a restart, before the first
  *   grant), `coordinator-stopped` (this node no longer coordinates `term`: its leader stepped down);
  * - `ignored`: a malformed or out-of-date message or request, never thrown.

@@ -14,7 +14,8 @@ export type ReaderPolicy = 'fifo' | 'writers-first' | 'readers-first'
 
 /**
  * The index in `queue` of the request to grant now beside `blockers` (holders, and entries in
- * their lock-delay), or -1. A `steal` goes first whatever holds: it takes the resource. A request
+ * their lock-delay), or -1. A `steal` goes first whatever holds: it takes the resource (once its
+ * victims are gone: steal.ts). A request
  * of a node in `holding` waits: a node holds a resource once (it is a stale copy, or came before
  * the RELEASE it follows).
  */

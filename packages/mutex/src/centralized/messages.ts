@@ -47,6 +47,11 @@ export type CentralizedMessage =
    * it answered (-1 for an entry claimed in a SYNC), so a GRANT still on its way is not entered.
    */
   | { type: 'stolen'; term: number; resource: string; token: number; seq: number }
+  /**
+   * The victim of a steal no longer holds `token` (or never will: a GRANT of it still on its way
+   * is given back). The stealer is granted once every victim acknowledged (or its lease ran out).
+   */
+  | { type: 'stolen-ack'; term: number; resource: string; token: number }
   | { type: 'sync'; term: number; epoch: number; held: Held[]; wanted: Wanted[] }
   | { type: 'recover'; term: number; epoch: number }
   | { type: 'newer'; term: number; coordinator: NodeId }
@@ -94,6 +99,7 @@ export const parseMessage = messageParser<CentralizedMessage>({
   renewed: { term: isCount, resource: isName, token: isCount, at: isTime },
   revoked: { term: isCount, resource: isName, token: isCount },
   stolen: { term: isCount, resource: isName, token: isCount, seq: isTime },
+  'stolen-ack': { term: isCount, resource: isName, token: isCount },
   sync: { term: isCount, epoch: isCount, held: arrayOf(isHeld), wanted: arrayOf(isWanted) },
   recover: { term: isCount, epoch: isCount },
   newer: { term: isCount, coordinator: isNodeId },

@@ -63,11 +63,16 @@
  * the next request fits, in the order of the `readers` policy (grant-order.ts). Every grant takes
  * the next token of the one stored counter. A request of another `of` than the resource's entries
  * is REFUSED (`limit-mismatch`); an `ifAvailable` one that cannot be granted at once too
- * (`unavailable`), and nothing waits. A `steal` revokes every holder (STOLEN: `lease-lost`, reason
- * `'stolen'`) and is granted at once; STOLEN names the request it answered, so a GRANT still on
- * its way is given back instead of entered. With `lockDelayMs`, an expired holder's share stays
- * taken that long. SYNC claims carry how they hold; a RELEASE too, so a late claim of a shared
- * entry is judged by its own token (shared entries end in any order).
+ * (`unavailable`), and nothing waits. A `steal` goes ahead of every waiting request and revokes
+ * every holder at once (STOLEN: `lease-lost`, reason `'stolen'`); it is granted once every victim
+ * acknowledged (STOLEN-ACK, or its RELEASE) or, with leases, once the victim's lease can have run
+ * out; STOLEN goes again every `resendEveryMs` meanwhile (steal.ts). STOLEN names the request it
+ * answered, so a GRANT still on its way is given back instead of entered. A steal waiting across a
+ * change or restart of coordinator is sent again with the other requests, still a steal, and
+ * steals again from whoever the new coordinator finds holding; a victim's claim of a stolen token
+ * is answered with STOLEN again. With `lockDelayMs`, an expired holder's share stays taken that
+ * long. SYNC claims carry how they hold; a RELEASE too, so a late claim of a shared entry is
+ * judged by its own token (shared entries end in any order).
  *
  * Stored state (term, coordinator, boots, last token per resource) of the wrong shape is refused
  * with `StoredStateError` (ERR_STORED_STATE), never read as a default.
@@ -127,7 +132,7 @@ const TERM_SHAPE = {
   is: isTerm,
 }
 
-const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync'])
+const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync', 'stolen-ack'])
 
 /** The factory `centralized()` returns: one node's protocol, marked with its lock features. */
 export type CentralizedFactory = WithLockFeatures<

@@ -35,6 +35,11 @@ export interface Resource {
   closedShared: Set<number>
   /** With `lockDelayMs`: what expired leases held, by token, still taken until their delay ends. */
   delayed: Map<number, Hold>
+  /**
+   * Holders a steal revoked that have not acknowledged yet (by token): still taken, as they may
+   * act until they hear of it or their lease runs out (steal.ts).
+   */
+  victims: Map<number, Holder>
 }
 
 export function newResource(): Resource {
@@ -45,6 +50,7 @@ export function newResource(): Resource {
     closed: 0,
     closedShared: new Set(),
     delayed: new Map(),
+    victims: new Map(),
   }
 }
 
@@ -52,8 +58,16 @@ export function newResource(): Resource {
 export const holdersOf = (r: Resource): Holder[] =>
   [...r.holders.values()].sort((a, b) => compareNodeIds(a.node, b.node))
 
-/** What a new grant must fit beside: the holders and the entries in their lock-delay. */
-export const blockersOf = (r: Resource): Hold[] => [...holdersOf(r), ...r.delayed.values()]
+/** What a new grant must fit beside: the holders, the entries in their lock-delay, a steal's victims. */
+export const blockersOf = (r: Resource): Hold[] => [
+  ...holdersOf(r),
+  ...r.delayed.values(),
+  ...victimsOf(r),
+]
+
+/** A steal's victims not yet acknowledged, in token order. */
+export const victimsOf = (r: Resource): Holder[] =>
+  [...r.victims.values()].sort((a, b) => a.token - b.token)
 
 /** Token `token`, held as `hold`, is over (released, expired, stolen). */
 export function close(r: Resource, token: number, hold: Hold): void {
@@ -93,5 +107,7 @@ export function resourceSnapshot(r: Resource): Snapshot {
     closed: r.closed,
     closedShared: [...r.closedShared].sort((a, b) => a - b),
     delayed: [...r.delayed].sort(([a], [b]) => a - b).map(([t, h]) => [t, wantJson(holdOf(h))]),
+    // Only while a steal waits: the snapshots of runs without one are what they were.
+    ...(r.victims.size > 0 ? { victims: victimsOf(r).map(holderShape) } : {}),
   }
 }

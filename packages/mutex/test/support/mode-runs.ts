@@ -111,40 +111,6 @@ export function randomFaults(rnd: Random, ids: readonly NodeId[], endMs: number)
 
 export type Factory = ProtocolFactory<CentralizedMessage, CentralizedRequest, CentralizedEvent>
 
-/**
- * A steal ends its victims' entries at the coordinator, at once: their holders learn it a message
- * later (or, the STOLEN lost, when their lease runs out), and a GRANT already on its way may still
- * be entered. Those are the Web Locks semantics, which only fencing tokens make safe. So a stolen
- * entry counts as over when the coordinator stole it, and one entered after it was stolen is left
- * out of the judgment (counted in `lateStolen`).
- */
-export function stolenEndAtSteal(events: readonly TimedEvent<CentralizedEvent>[]) {
-  const stolenAt = new Map<string, number>()
-  const key = (node: NodeId, resource: string, token: number) =>
-    JSON.stringify([node, resource, token])
-  const out: TimedEvent<CentralizedEvent>[] = []
-  let lateStolen = 0
-  const late = new Set<string>()
-  for (const e of events) {
-    const ev = e.event
-    if (ev.type === 'stolen') {
-      stolenAt.set(key(ev.node, ev.resource, ev.token), e.t)
-      out.push({ node: ev.node, t: e.t, event: { ...ev, type: 'lease-lost', reason: 'stolen' } })
-    } else if (ev.type === 'acquired' && stolenAt.has(key(e.node, ev.resource, ev.token))) {
-      lateStolen++
-      late.add(key(e.node, ev.resource, ev.token))
-    } else if (
-      'token' in ev &&
-      'resource' in ev &&
-      typeof ev.token === 'number' &&
-      late.has(key(e.node, ev.resource, ev.token))
-    ) {
-      // The rest of an entry left out: its release, renewals, loss.
-    } else out.push(e)
-  }
-  return { events: out, lateStolen }
-}
-
 export interface ModeRun {
   events: TimedEvent<CentralizedEvent>[]
   violations: string[]
@@ -152,7 +118,6 @@ export interface ModeRun {
   asked: number
   answered: number
   entries: number
-  lateStolen: number
   net: SimNetwork
 }
 
@@ -210,8 +175,7 @@ export function runModes(
     },
   })
   const crashed = new Set(net.trace.flatMap((e) => (e.type === 'crash' ? [e.node] : [])))
-  const judged = stolenEndAtSteal(events)
-  const verdict = checkMutualExclusion(judged.events, faultsOf(net.trace))
+  const verdict = checkMutualExclusion(events, faultsOf(net.trace))
   const answers = events.filter(
     (e) =>
       !crashed.has(e.node) &&
@@ -225,7 +189,6 @@ export function runModes(
     asked: asks.filter((a) => !crashed.has(a.node) && a.at < options.until).length,
     answered: answers.length,
     entries: verdict.entries,
-    lateStolen: judged.lateStolen,
     net,
   }
 }
