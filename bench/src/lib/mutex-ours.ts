@@ -2,7 +2,13 @@
  * Our locks in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no key)
  * and the protocol run on it with `runProtocol`, driven by `acquire` / `release` requests.
  */
-import { centralized, entryKind, type MutexRequest, ricartAgrawala } from '@sd/mutex'
+import {
+  centralized,
+  entryKind,
+  type MutexRequest,
+  type ReaderPolicy,
+  ricartAgrawala,
+} from '@sd/mutex'
 import { type NodeId, type ProtocolFactory, type ProtocolHandle, runProtocol } from '@sd/transport'
 import { createUdpTransport } from '@sd/transport/udp'
 import type { Locker } from './mutex-locker.js'
@@ -17,7 +23,12 @@ type OursSpec = Pick<TrialSpec, 'id' | 'members' | 'contender' | 'coordinator'>
 
 function factoryOf(spec: OursSpec): AnyFactory {
   if (spec.contender === 'centralized') {
-    return centralized({ coordinator: spec.coordinator }) as unknown as AnyFactory
+    // The read-write benchmark sets the reader policy (lib/locks-bench.ts: SD_LOCKS_READERS).
+    const readers = process.env.SD_LOCKS_READERS as ReaderPolicy | undefined
+    return centralized({
+      coordinator: spec.coordinator,
+      ...(readers === undefined ? {} : { readers }),
+    }) as unknown as AnyFactory
   }
   return ricartAgrawala() as unknown as AnyFactory
 }
