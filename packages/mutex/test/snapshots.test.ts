@@ -40,6 +40,10 @@ const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean }> = [
         ...(n % 4 === 0 ? { ifAvailable: true } : {}),
       })),
   },
+  {
+    name: 'centralized (queries beside the acquires)',
+    factory: () => withQueries(centralized({ leaseMs: 40, maxDelayMs: 20 })),
+  },
   { name: 'token ring', factory: () => tokenRing() },
   { name: 'ricart-agrawala', factory: () => ricartAgrawala() },
   { name: 'lamport', factory: () => lamportMutex(), fifo: true },
@@ -59,6 +63,22 @@ function withModes(
       ...inner,
       onRequest(req, ctx) {
         inner.onRequest?.(req.type === 'acquire' ? { ...req, ...modes(n++) } : req, ctx)
+      },
+    } satisfies typeof inner
+  }) as unknown as Factory
+}
+
+/** `factory` whose every other local acquire also asks the coordinator for its view (a query). */
+function withQueries(factory: ReturnType<typeof centralized>): Factory {
+  return ((self: NodeId) => {
+    const inner = factory(self)
+    let n = 0
+    return {
+      ...inner,
+      onRequest(req, ctx) {
+        inner.onRequest?.(req, ctx)
+        if (req.type === 'acquire' && n++ % 2 === 0)
+          inner.onRequest?.({ type: 'query', id: n }, ctx)
       },
     } satisfies typeof inner
   }) as unknown as Factory
