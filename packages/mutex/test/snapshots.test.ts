@@ -19,7 +19,7 @@ import { notPlain, observed, sortedJson, type Taken } from './support/snapshots.
 
 const ids = namedIds(4)
 type Factory = ProtocolFactory<never, MutexRequest, { type: string }>
-const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean }> = [
+const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean; queries?: boolean }> = [
   { name: 'centralized', factory: () => centralized() },
   {
     name: 'centralized (deny, leases)',
@@ -43,6 +43,7 @@ const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean }> = [
   {
     name: 'centralized (queries beside the acquires)',
     factory: () => withQueries(centralized({ leaseMs: 40, maxDelayMs: 20 })),
+    queries: true,
   },
   { name: 'token ring', factory: () => tokenRing() },
   { name: 'ricart-agrawala', factory: () => ricartAgrawala() },
@@ -107,6 +108,8 @@ describe('snapshot() of every mutex protocol (many seeds)', () => {
         const first = observedRun(c, seed)
         expect(first.violations).toEqual([])
         expect(first.granted).toBeGreaterThan(0)
+        if (c.queries === true)
+          expect(first.events.map((e) => e.event.type)).toContain('lock-state')
         for (const { node, step, snapshot } of first.log) {
           const why = notPlain(snapshot)
           if (why !== undefined) throw new Error(`${String(node)} after ${step}: ${why}`)

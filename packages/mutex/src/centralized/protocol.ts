@@ -74,6 +74,11 @@
  * long. SYNC claims carry how they hold; a RELEASE too, so a late claim of a shared entry is
  * judged by its own token (shared entries end in any order).
  *
+ * Query (`{ type: 'query', id }`, feature `'query'`): the client asks the coordinator (QUERY; a
+ * local call when it is the coordinator), which answers with its holders and queues, its term and
+ * whether it recovers, bounded (lock-state.ts); the client emits it as `lock-state`. Nothing is
+ * kept and nothing sent again: a caller that hears nothing gives up on its own timer.
+ *
  * Stored state (term, coordinator, boots, last token per resource) of the wrong shape is refused
  * with `StoredStateError` (ERR_STORED_STATE), never read as a default.
  *
