@@ -3,6 +3,8 @@
  * contract: the playground, a visualizer or anyone's checker judges a run from the trace alone.
  */
 
+import type { NodeId } from '@sd/transport'
+
 /** Resources are named; an algorithm that manages one resource uses this name. */
 export const DEFAULT_RESOURCE = 'default'
 
@@ -40,9 +42,45 @@ export type MutexRequest =
 /**
  * What an algorithm honours beyond exclusive entries. `shared` and `permits` asked of an
  * algorithm without them are granted as exclusive entries (safe, less concurrent); `ifAvailable`
- * and `steal` cannot be, so the lock refuses them (`UnsupportedLockFeatureError`).
+ * and `steal` cannot be, so the lock refuses them (`UnsupportedLockFeatureError`). `query`: it
+ * answers a `LockQueryRequest` with a `LockStateEvent`, its view of every node's locks.
  */
-export type LockFeature = 'shared' | 'permits' | 'ifAvailable' | 'steal'
+export type LockFeature = 'shared' | 'permits' | 'ifAvailable' | 'steal' | 'query'
+
+/** Asks an algorithm marked `'query'` for the cluster's locks; answered by a `lock-state` of this `id`. */
+export interface LockQueryRequest {
+  type: 'query'
+  /** Chosen by the caller (a string of at most 200 characters, or a finite number). */
+  id: string | number
+}
+
+/** One node's entry in a `lock-state`: how it holds (`permits` for a semaphore's entry). */
+export interface LockStateEntry {
+  node: NodeId
+  mode: LockMode
+  permits?: PermitCount
+}
+
+/** One resource in a `lock-state`: its holders, and its waiting requests in the order considered. */
+export interface LockStateResource {
+  resource: string
+  holders: (LockStateEntry & { token: number })[]
+  queue: (LockStateEntry & { steal?: true })[]
+}
+
+/**
+ * An algorithm's view of every node's locks, answering the `query` of `id`, as one node (its
+ * coordinator, `term`) saw them at one instant. `recovering`: that node does not know every
+ * holder yet (the view is incomplete); `truncated`: resources past a size bound were left out.
+ */
+export interface LockStateEvent {
+  type: 'lock-state'
+  id: string | number
+  term: number
+  recovering: boolean
+  truncated: boolean
+  resources: LockStateResource[]
+}
 
 /** A factory marked with the features of its algorithm (see `lockFeaturesOf`). */
 export type WithLockFeatures<F> = F & { readonly lockFeatures: readonly LockFeature[] }

@@ -19,7 +19,7 @@ import { notPlain, observed, sortedJson, type Taken } from './support/snapshots.
 
 const ids = namedIds(4)
 type Factory = ProtocolFactory<never, MutexRequest, { type: string }>
-const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean }> = [
+const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean; queries?: boolean }> = [
   { name: 'centralized', factory: () => centralized() },
   {
     name: 'centralized (deny, leases)',
@@ -40,6 +40,11 @@ const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean }> = [
         ...(n % 4 === 0 ? { ifAvailable: true } : {}),
       })),
   },
+  {
+    name: 'centralized (queries beside the acquires)',
+    factory: () => withQueries(centralized({ leaseMs: 40, maxDelayMs: 20 })),
+    queries: true,
+  },
   { name: 'token ring', factory: () => tokenRing() },
   { name: 'ricart-agrawala', factory: () => ricartAgrawala() },
   { name: 'lamport', factory: () => lamportMutex(), fifo: true },
@@ -59,6 +64,22 @@ function withModes(
       ...inner,
       onRequest(req, ctx) {
         inner.onRequest?.(req.type === 'acquire' ? { ...req, ...modes(n++) } : req, ctx)
+      },
+    } satisfies typeof inner
+  }) as unknown as Factory
+}
+
+/** `factory` whose every other local acquire also asks the coordinator for its view (a query). */
+function withQueries(factory: ReturnType<typeof centralized>): Factory {
+  return ((self: NodeId) => {
+    const inner = factory(self)
+    let n = 0
+    return {
+      ...inner,
+      onRequest(req, ctx) {
+        inner.onRequest?.(req, ctx)
+        if (req.type === 'acquire' && n++ % 2 === 0)
+          inner.onRequest?.({ type: 'query', id: n }, ctx)
       },
     } satisfies typeof inner
   }) as unknown as Factory
@@ -87,6 +108,8 @@ describe('snapshot() of every mutex protocol (many seeds)', () => {
         const first = observedRun(c, seed)
         expect(first.violations).toEqual([])
         expect(first.granted).toBeGreaterThan(0)
+        if (c.queries === true)
+          expect(first.events.map((e) => e.event.type)).toContain('lock-state')
         for (const { node, step, snapshot } of first.log) {
           const why = notPlain(snapshot)
           if (why !== undefined) throw new Error(`${String(node)} after ${step}: ${why}`)

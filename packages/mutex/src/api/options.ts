@@ -80,7 +80,7 @@ export interface AcquireOptions {
 }
 
 /** The longest delay a real timer honours. */
-const MAX_TIMER_MS = 2 ** 31 - 1
+export const MAX_TIMER_MS = 2 ** 31 - 1
 
 export function checkResource(resource: unknown, where: string): string {
   if (typeof resource !== 'string') {

@@ -1,6 +1,7 @@
 import type { NodeId } from '@sd/transport'
 import { nameMap, type Snapshot } from '../snapshot.js'
 import { type Hold, holdOf, type Want, wantJson } from './kinds.js'
+import { lockStateEvent } from './lock-state.js'
 import type { CentralizedMessage, Held, Wanted } from './messages.js'
 import type { Node } from './node.js'
 import type { CentralizedCtx } from './protocol.js'
@@ -105,6 +106,11 @@ export class ClientRole {
   }
 
   onMessage(from: NodeId, msg: CentralizedMessage, ctx: CentralizedCtx): void {
+    if (msg.type === 'lock-state') {
+      // Nothing kept: the caller matches the answer by its `id` (and gives up on its own timer).
+      ctx.emit(lockStateEvent(msg))
+      return
+    }
     if (
       msg.type !== 'grant' &&
       msg.type !== 'denied' &&

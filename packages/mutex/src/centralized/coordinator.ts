@@ -10,6 +10,7 @@ import {
   type Want,
   wantOf,
 } from './kinds.js'
+import { stateOf } from './lock-state.js'
 import type { CentralizedMessage, Held, Wanted } from './messages.js'
 import type { Node } from './node.js'
 import { TOKENS_PER_TERM } from './options.js'
@@ -113,6 +114,20 @@ export class CoordinatorRole {
       case 'stolen-ack':
         this.steals.acknowledged(from, msg.resource, this.res(msg.resource), msg.token, ctx)
         break
+      case 'query': {
+        // Its view now, even while recovering (then incomplete, and said so); nothing is kept.
+        const state = stateOf(this.resources, this.node.settings.readers)
+        const { term } = this.node
+        const answer = {
+          type: 'lock-state',
+          term,
+          id: msg.id,
+          recovering: this.recovering,
+          ...state,
+        }
+        this.node.toClient(from, answer as CentralizedMessage, ctx)
+        break
+      }
     }
   }
 

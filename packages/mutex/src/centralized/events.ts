@@ -1,5 +1,5 @@
 import type { NodeId } from '@sd/transport'
-import type { MutexEvent, PermitCount, UnavailableEvent } from '../contract.js'
+import type { LockStateEvent, MutexEvent, PermitCount, UnavailableEvent } from '../contract.js'
 import type { Hold } from './kinds.js'
 
 /**
@@ -20,6 +20,7 @@ import type { Hold } from './kinds.js'
  *   every victim acknowledged or expired), `lock-delay` / `lock-delay-over` (with `lockDelayMs`: what an expired
  *   lease held stays taken that long), `recovering` / `recovered` (after a change or a restart, before the first
  *   grant), `coordinator-stopped` (this node no longer coordinates `term`: its leader stepped down);
+ * - `lock-state`: the coordinator's answer to a local `query` (its holders and queues);
  * - `ignored`: a malformed or out-of-date message or request, never thrown.
  */
 export type CentralizedEvent =
@@ -46,4 +47,5 @@ export type CentralizedEvent =
   | { type: 'lock-delay-over'; resource: string; token: number }
   | { type: 'recovering'; term: number }
   | { type: 'recovered'; term: number; heardFrom: NodeId[] }
+  | LockStateEvent
   | { type: 'ignored'; from: NodeId; reason: string }

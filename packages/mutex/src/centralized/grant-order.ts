@@ -35,3 +35,15 @@ export function nextToGrant<W extends Want & { node: NodeId }>(
   if (policy !== 'readers-first') return -1
   return queue.findIndex((q) => q.mode === 'shared' && q.permits === undefined && fits(q))
 }
+
+/**
+ * The waiting requests in the order `nextToGrant` considers them, for a view of the queue (a
+ * query): steals first, then (`'writers-first'`) exclusive requests before the others, else the
+ * order received. Under `'readers-first'` a shared request may still be granted past a writer.
+ */
+export function servingOrder<W extends Want>(queue: readonly W[], policy: ReaderPolicy): W[] {
+  const steals = queue.filter((q) => q.steal === true)
+  const rest = queue.filter((q) => q.steal !== true)
+  if (policy !== 'writers-first') return [...steals, ...rest]
+  return [...steals, ...rest.filter(isExclusive), ...rest.filter((q) => !isExclusive(q))]
+}

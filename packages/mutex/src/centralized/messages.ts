@@ -1,5 +1,6 @@
 import {
   arrayOf,
+  isBoolean,
   isNonNegInt as isCount,
   isString as isName,
   isNodeId,
@@ -10,6 +11,7 @@ import {
   shape,
 } from '@sd/transport'
 import { HOLD_FIELDS, type Hold, WANT_FIELDS, type Want } from './kinds.js'
+import { isQueryId, isStateResources, type StateResource } from './lock-state.js'
 
 /**
  * The wire messages of the centralized mutex; every one carries the sender's coordinator term.
@@ -55,6 +57,17 @@ export type CentralizedMessage =
   | { type: 'sync'; term: number; epoch: number; held: Held[]; wanted: Wanted[] }
   | { type: 'recover'; term: number; epoch: number }
   | { type: 'newer'; term: number; coordinator: NodeId }
+  /** A client asks for the coordinator's view of every resource; `id` is echoed (lock-state.ts). */
+  | { type: 'query'; term: number; id: string | number }
+  /** The answer: holders and waiting requests per resource, bounded (`truncated` past the bound). */
+  | {
+      type: 'lock-state'
+      term: number
+      id: string | number
+      recovering: boolean
+      truncated: boolean
+      resources: StateResource[]
+    }
 
 /** A holder's claim, sent to a new (or restarted) coordinator. */
 export interface Held extends Hold {
@@ -103,4 +116,12 @@ export const parseMessage = messageParser<CentralizedMessage>({
   sync: { term: isCount, epoch: isCount, held: arrayOf(isHeld), wanted: arrayOf(isWanted) },
   recover: { term: isCount, epoch: isCount },
   newer: { term: isCount, coordinator: isNodeId },
+  query: { term: isCount, id: isQueryId },
+  'lock-state': {
+    term: isCount,
+    id: isQueryId,
+    recovering: isBoolean,
+    truncated: isBoolean,
+    resources: isStateResources,
+  },
 })

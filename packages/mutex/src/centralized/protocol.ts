@@ -74,6 +74,11 @@
  * long. SYNC claims carry how they hold; a RELEASE too, so a late claim of a shared entry is
  * judged by its own token (shared entries end in any order).
  *
+ * Query (`{ type: 'query', id }`, feature `'query'`): the client asks the coordinator (QUERY; a
+ * local call when it is the coordinator), which answers with its holders and queues, its term and
+ * whether it recovers, bounded (lock-state.ts); the client emits it as `lock-state`. Nothing is
+ * kept and nothing sent again: a caller that hears nothing gives up on its own timer.
+ *
  * Stored state (term, coordinator, boots, last token per resource) of the wrong shape is refused
  * with `StoredStateError` (ERR_STORED_STATE), never read as a default.
  *
@@ -104,6 +109,7 @@ import { ClientRole } from './client.js'
 import { CoordinatorRole } from './coordinator.js'
 import type { CentralizedEvent } from './events.js'
 import { parseWant } from './kinds.js'
+import { isQueryId } from './lock-state.js'
 import { type CentralizedMessage, parseMessage } from './messages.js'
 import type { Node } from './node.js'
 import { type CentralizedOptions, MAX_TERM, resolveOptions, TOKENS_PER_TERM } from './options.js'
@@ -132,7 +138,7 @@ const TERM_SHAPE = {
   is: isTerm,
 }
 
-const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync', 'stolen-ack'])
+const TO_COORDINATOR = new Set(['request', 'release', 'renew', 'sync', 'stolen-ack', 'query'])
 
 /** The factory `centralized()` returns: one node's protocol, marked with its lock features. */
 export type CentralizedFactory = WithLockFeatures<
@@ -145,7 +151,13 @@ export type CentralizedFactory = WithLockFeatures<
  */
 export function centralized(options?: CentralizedOptions): CentralizedFactory {
   const settings = resolveOptions(options)
-  return withLockFeatures(centralizedNode(settings), ['shared', 'permits', 'ifAvailable', 'steal'])
+  return withLockFeatures(centralizedNode(settings), [
+    'shared',
+    'permits',
+    'ifAvailable',
+    'steal',
+    'query',
+  ])
 }
 
 function centralizedNode(
@@ -336,6 +348,12 @@ function centralizedNode(
           if (!isTerm(r.term) || typeof r.until !== 'number' || Number.isNaN(r.until)) {
             ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed coordinator-lease' })
           } else coordinatorLease(r.term, r.until, ctx)
+        } else if (r?.type === 'query') {
+          // Answered by the coordinator (locally when this node is it), never sent again: a
+          // caller that hears nothing gives up on its own timer.
+          if (!isQueryId(r.id))
+            ctx.emit({ type: 'ignored', from: ctx.self, reason: 'malformed query' })
+          else node.toCoordinator({ type: 'query', term: node.term, id: r.id }, ctx)
         } else if (
           (r?.type === 'acquire' || r?.type === 'release') &&
           typeof resource === 'string'

@@ -1,5 +1,5 @@
 import type { NodeId } from '@sd/transport'
-import type { MutexRequest } from '../contract.js'
+import type { LockQueryRequest, MutexRequest } from '../contract.js'
 
 /** Moves the coordinator (what an election composed on the node sends through wiring). */
 export interface CoordinatorRequest {
@@ -27,6 +27,7 @@ export interface CoordinatorLeaseRequest {
 /** What a node running `centralized()` accepts: the contract's acquire / release, and the moves of its coordinator. */
 export type CentralizedRequest =
   | MutexRequest
+  | LockQueryRequest
   | CoordinatorRequest
   | CoordinatorLostRequest
   | CoordinatorLeaseRequest

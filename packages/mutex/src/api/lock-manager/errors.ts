@@ -28,3 +28,18 @@ export class LockAbortError extends SdError {
     this.lockName = lockName
   }
 }
+
+/**
+ * A cluster-wide `query()` heard no answer from the coordinator within `timeoutMs` (the QUERY or
+ * its answer was lost, or the coordinator is down or changing): it is not sent again.
+ */
+export class LockQueryTimeoutError extends SdError {
+  readonly timeoutMs: number
+  constructor(timeoutMs: number) {
+    super(
+      'ERR_LOCK_QUERY_TIMEOUT',
+      `query: no answer from the coordinator within ${timeoutMs} ms: try again, or use a longer timeoutMs`,
+    )
+    this.timeoutMs = timeoutMs
+  }
+}

@@ -1,4 +1,5 @@
-export { LockAbortError, LockNotSupportedError } from './errors.js'
+export { DEFAULT_QUERY_TIMEOUT_MS, type LockQueryOptions } from './cluster-query.js'
+export { LockAbortError, LockNotSupportedError, LockQueryTimeoutError } from './errors.js'
 export {
   createLockManager,
   type Lock,

@@ -1,8 +1,14 @@
-import { type AsyncDisposableLike, asyncDispose, isSdError } from '@sd/transport'
-import type { LockMode, MutexEvent, MutexRequest } from '../../contract.js'
+import { type AsyncDisposableLike, asyncDispose, isSdError, realTimers } from '@sd/transport'
+import {
+  type LockMode,
+  lockFeaturesOf,
+  type MutexEvent,
+  type MutexRequest,
+} from '../../contract.js'
 import { createMutex, type Mutex } from '../mutex.js'
 import type { MutexOptions } from '../options.js'
 import type { PlatformAbortSignal } from '../signal.js'
+import { type LockQueryOptions, queryCluster } from './cluster-query.js'
 import { LockAbortError } from './errors.js'
 import { type LockOptions, refusalOf } from './rules.js'
 
@@ -26,6 +32,12 @@ export interface LockInfo {
 export interface LockManagerSnapshot {
   held: LockInfo[]
   pending: LockInfo[]
+  /**
+   * Present for a cluster-wide view (an algorithm marked `'query'`): the term of the coordinator
+   * that answered; `recovering`: it does not know every holder yet (the view is incomplete);
+   * `truncated`: resources past the answer's size bound were left out.
+   */
+  cluster?: { term: number; recovering: boolean; truncated: boolean }
 }
 
 export type LockGrantedCallback<T> = (lock: Lock | null) => T | PromiseLike<T>
@@ -35,10 +47,12 @@ export interface LockManager extends AsyncDisposableLike {
   request<T>(name: string, callback: LockGrantedCallback<T>): Promise<T>
   request<T>(name: string, options: LockOptions, callback: LockGrantedCallback<T>): Promise<T>
   /**
-   * This manager's held and pending requests (this node only: the algorithms do not tell one
-   * node what another holds or waits for), in the order they were made.
+   * Over an algorithm marked `'query'` (`centralized()`): every node's held and pending locks, as
+   * its coordinator saw them at one instant (`clientId` is the node's id), resource by resource;
+   * rejects with `LockQueryTimeoutError` when no answer comes within `timeoutMs` (default 2000).
+   * Over any other algorithm: this manager's own held and pending requests, in the order made.
    */
-  query(): Promise<LockManagerSnapshot>
+  query(options?: LockQueryOptions): Promise<LockManagerSnapshot>
   /** The lock underneath. */
   readonly mutex: Mutex<MutexRequest, unknown>
   /** Closes the lock: pending requests reject, held ones are released. */
@@ -65,6 +79,9 @@ export function createLockManager<Msg>(options: LockManagerOptions<Msg>): LockMa
   const clientId = options.clientId ?? String(mutex.self)
   const held = new Set<LockInfo>()
   const pending = new Set<LockInfo>()
+  const clusterWide = lockFeaturesOf(options.algorithm).includes('query')
+  const timers = options.timers ?? realTimers
+  let queries = 0
 
   const request = async <T>(
     name: string,
@@ -119,7 +136,10 @@ export function createLockManager<Msg>(options: LockManagerOptions<Msg>): LockMa
   const close = () => mutex.close()
   return {
     request: request as LockManager['request'],
-    async query() {
+    async query(queryOptions: LockQueryOptions = {}) {
+      if (clusterWide && !mutex.closed) {
+        return queryCluster(mutex, timers, `${clientId}#${++queries}`, queryOptions)
+      }
       return {
         held: [...held].map((i) => ({ ...i })),
         pending: [...pending].map((i) => ({ ...i })),
