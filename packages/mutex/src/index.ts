@@ -13,6 +13,7 @@ export {
   type LockGrantedCallback,
   type LockInfo,
   type LockManager,
+  LockManagerClosedError,
   type LockManagerOptions,
   type LockManagerSnapshot,
   LockNotSupportedError,

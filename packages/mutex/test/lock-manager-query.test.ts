@@ -79,6 +79,17 @@ describe('LockManager.query() over centralized(): the whole cluster', () => {
     expect(again.value?.held).toHaveLength(2)
   })
 
+  it('a query waiting when the manager closes rejects at once with LockManagerClosedError', async () => {
+    const { managers, drive, net } = await busyCluster()
+    net.setLink('n1', 'n4', { loss: 1 }, { oneWay: true })
+    const waiting = track(managers[3]!.query({ timeoutMs: 60_000 }))
+    await drive(() => false, 50)
+    expect(waiting.settled).toBe(false)
+    await managers[3]!.close()
+    await drive(() => waiting.settled, 1)
+    expect(isSdError(waiting.error, 'ERR_LOCK_MANAGER_CLOSED')).toBe(true)
+  })
+
   it('a timeout that is not a positive number is refused', async () => {
     const { managers } = simManagers(ids, centralized({ coordinator: 'n1' }))
     for (const timeoutMs of [0, -1, Number.NaN, 'soon']) {

@@ -47,26 +47,32 @@ export function queryCluster(
   timers: TimerScheduler,
   id: string,
   options: LockQueryOptions,
+  /** The manager's queries in flight: `close()` ends each with `LockManagerClosedError`. */
+  inflight: Set<(error: unknown) => void>,
 ): Promise<LockManagerSnapshot> {
   const timeoutMs = checkQueryTimeout(options.timeoutMs)
   return new Promise((resolve, reject) => {
-    const stop = mutex.onEvent((event) => {
+    const unlisten = mutex.onEvent((event) => {
       if (fieldOf(event, 'type') !== 'lock-state' || fieldOf(event, 'id') !== id) return
       stop()
-      timers.cancel(timer)
       resolve(snapshotOf(event as LockStateEvent))
     })
-    const timer = timers.schedule(timeoutMs, () => {
+    const cancel = (error: unknown) => {
       stop()
-      reject(new LockQueryTimeoutError(timeoutMs))
-    })
+      reject(error)
+    }
+    const stop = () => {
+      unlisten()
+      timers.cancel(timer)
+      inflight.delete(cancel)
+    }
+    inflight.add(cancel)
+    const timer = timers.schedule(timeoutMs, () => cancel(new LockQueryTimeoutError(timeoutMs)))
     try {
       // The contract's query request: the lock's protocol handle is typed for acquires only.
       mutex.protocol.request({ type: 'query', id } as unknown as MutexRequest)
     } catch (error) {
-      stop()
-      timers.cancel(timer)
-      reject(error)
+      cancel(error)
     }
   })
 }

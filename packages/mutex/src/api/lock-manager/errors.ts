@@ -43,3 +43,10 @@ export class LockQueryTimeoutError extends SdError {
     this.timeoutMs = timeoutMs
   }
 }
+
+/** The lock manager was closed while a cluster-wide `query()` waited for its answer. */
+export class LockManagerClosedError extends SdError {
+  constructor() {
+    super('ERR_LOCK_MANAGER_CLOSED', 'query: the lock manager was closed before the answer came')
+  }
+}

@@ -1,5 +1,10 @@
 export { DEFAULT_QUERY_TIMEOUT_MS, type LockQueryOptions } from './cluster-query.js'
-export { LockAbortError, LockNotSupportedError, LockQueryTimeoutError } from './errors.js'
+export {
+  LockAbortError,
+  LockManagerClosedError,
+  LockNotSupportedError,
+  LockQueryTimeoutError,
+} from './errors.js'
 export {
   createLockManager,
   type Lock,

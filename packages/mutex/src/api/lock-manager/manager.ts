@@ -9,7 +9,7 @@ import { createMutex, type Mutex } from '../mutex.js'
 import type { MutexOptions } from '../options.js'
 import type { PlatformAbortSignal } from '../signal.js'
 import { type LockQueryOptions, queryCluster } from './cluster-query.js'
-import { LockAbortError } from './errors.js'
+import { LockAbortError, LockManagerClosedError } from './errors.js'
 import { type LockOptions, refusalOf } from './rules.js'
 
 /** What a granted request's callback gets: the Web Locks `Lock`, and sd's fencing means. */
@@ -133,12 +133,16 @@ export function createLockManager<Msg>(options: LockManagerOptions<Msg>): LockMa
     })
   }
 
-  const close = () => mutex.close()
+  const inflight = new Set<(error: unknown) => void>()
+  const close = () => {
+    for (const cancel of [...inflight]) cancel(new LockManagerClosedError())
+    return mutex.close()
+  }
   return {
     request: request as LockManager['request'],
     async query(queryOptions: LockQueryOptions = {}) {
       if (clusterWide && !mutex.closed) {
-        return queryCluster(mutex, timers, `${clientId}#${++queries}`, queryOptions)
+        return queryCluster(mutex, timers, `${clientId}#${++queries}`, queryOptions, inflight)
       }
       return {
         held: [...held].map((i) => ({ ...i })),
