@@ -1,9 +1,11 @@
 import {
   intIn,
   isBoolean,
+  isNodeId,
   isNonNegInt,
   isFiniteNumber as isTime,
   messageParser,
+  type NodeId,
 } from '@sd/transport'
 
 /**
@@ -37,6 +39,12 @@ export type MajorityMessage =
   | { type: 'stale'; term: number }
   /** The leader of `term` steps down on request: stand now, do not wait for its silence. */
   | { type: 'resign'; term: number }
+  /**
+   * The leader of `term` hands over to `to` (leadership transfer) and has already stepped down:
+   * `to` stands at once (TIMEOUT-NOW, no pre-vote) above `known`, the highest term the leader
+   * knows; the others release their loyalty to the leader and vote for `to` alone for a timeout.
+   */
+  | { type: 'transfer'; term: number; to: NodeId; known: number }
 
 const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
 /** Any safe integer: a vote-reply's `known` was never checked for a sign, and still is not. */
@@ -53,4 +61,5 @@ export const parseMessage = messageParser<MajorityMessage>({
   ack: { term: isTerm, at: isTime },
   stale: { term: isTerm },
   resign: { term: isTerm },
+  transfer: { term: isTerm, to: isNodeId, known: isNonNegInt },
 })

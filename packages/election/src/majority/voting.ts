@@ -81,6 +81,10 @@ export function elect(s: MajorityState, ctx: MajorityCtx): void {
  * given in vain held each side's voters for a timeout.
  */
 export function preVote(s: MajorityState, ctx: MajorityCtx): void {
+  if (!s.settings.preVote) {
+    campaign(s, ctx)
+    return
+  }
   ctx.cancelTimer(ELECT)
   s.watch.stop(ctx)
   loseLeader(s, ctx)
@@ -140,7 +144,8 @@ export function dropPreRound(s: MajorityState, ctx: MajorityCtx): void {
   s.preRound = undefined
 }
 
-function campaign(s: MajorityState, ctx: MajorityCtx): void {
+/** Stand in a new term: vote for itself (durably) and ask every member. */
+export function campaign(s: MajorityState, ctx: MajorityCtx): void {
   ctx.cancelTimer(ELECT)
   s.watch.stop(ctx)
   loseLeader(s, ctx)
