@@ -6,6 +6,7 @@ import {
   isFiniteNumber as isTime,
   messageParser,
   type NodeId,
+  optional,
 } from '@sd/transport'
 
 /**
@@ -25,8 +26,12 @@ export type MajorityMessage =
    * is its highest term, so the candidate stands above it.
    */
   | { type: 'pre-vote-reply'; term: number; granted: boolean; known: number }
-  /** Candidate to every member: vote for me in `term`. */
-  | { type: 'vote'; term: number; at: number }
+  /**
+   * Candidate to every member: vote for me in `term`. `handover`: the term whose leader handed
+   * over to this candidate (it stands on TIMEOUT-NOW), so a voter that has not yet heard the
+   * `transfer` (it may come later) releases its loyalty to that leader all the same.
+   */
+  | { type: 'vote'; term: number; at: number; handover?: number }
   /** The answer. `known` is the highest term the voter has seen, so a loser stands higher next. */
   | { type: 'vote-reply'; term: number; granted: boolean; at: number; known: number }
   /** A new leader's first heartbeat (the announcement)... */
@@ -54,7 +59,7 @@ const isSafeInt = intIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
 export const parseMessage = messageParser<MajorityMessage>({
   'pre-vote': { term: isTerm },
   'pre-vote-reply': { term: isTerm, granted: isBoolean, known: isNonNegInt },
-  vote: { term: isTerm, at: isTime },
+  vote: { term: isTerm, at: isTime, handover: optional(isTerm) },
   'vote-reply': { term: isTerm, granted: isBoolean, at: isTime, known: isSafeInt },
   leader: { term: isTerm, at: isTime },
   heartbeat: { term: isTerm, at: isTime },

@@ -106,7 +106,7 @@ export function majorityElection(
         else if (from === self || !s.members.includes(from)) ignore(from, 'no member', ctx)
         else if (msg.type === 'pre-vote') onPreVote(s, from, msg.term, ctx)
         else if (msg.type === 'pre-vote-reply') onPreVoteReply(s, from, msg, ctx)
-        else if (msg.type === 'vote') onVoteRequest(s, from, msg.term, msg.at, ctx)
+        else if (msg.type === 'vote') onVoteRequest(s, from, msg.term, msg.at, ctx, msg.handover)
         else if (msg.type === 'vote-reply') onVoteReply(s, from, msg, ctx)
         else if (msg.type === 'leader' || msg.type === 'heartbeat')
           onHeartbeat(s, from, msg.term, msg.at, ctx)

@@ -63,15 +63,35 @@ export function onTransfer(
     if (s.role === 'candidate') endRound(s, ctx)
     dropPreRound(s, ctx)
     s.standDown = false
-    if (s.role !== 'leader') campaign(s, ctx)
+    if (s.role !== 'leader') campaign(s, ctx, msg.term)
     return
   }
+  release(s, msg.term, msg.to, ctx)
+}
+
+/**
+ * A vote request of a candidate the leader of `term` handed over to, maybe before the
+ * `transfer` itself: it proves that leader gave its lease up (it sends TIMEOUT-NOW only after).
+ */
+export function releaseForHandover(
+  s: MajorityState,
+  term: number,
+  candidate: NodeId,
+  ctx: MajorityCtx,
+): void {
+  const last = shown(ctx)
+  if (last.term !== term || last.leader === candidate) return
+  if (s.loyalty !== undefined && s.loyalty.to !== last.leader) return
+  release(s, term, candidate, ctx)
+}
+
+function release(s: MajorityState, term: number, to: NodeId, ctx: MajorityCtx): void {
   if (s.role !== 'follower') return
   dropPreRound(s, ctx)
   loseLeader(s, ctx)
   // Loyal to the target for a timeout: its vote request is granted, others' are refused, and a
   // late heartbeat of the old term is not followed again.
-  s.loyalty = { to: msg.to, term: msg.term + 1, until: ctx.monotonic() + s.settings.timeoutMs }
+  s.loyalty = { to, term: term + 1, until: ctx.monotonic() + s.settings.timeoutMs }
   s.watch.follow(ctx)
 }
 
