@@ -10,6 +10,11 @@ export type ElectionRequest =
   | { type: 'start' }
   /** A leader steps down: it announces it and stays out of the next election it could win. */
   | { type: 'resign' }
+  /**
+   * The leader hands over to `to` (the majority mode; other algorithms ignore it): see
+   * `transferLeadership` on `createElection`'s handle.
+   */
+  | { type: 'transfer'; to: NodeId }
 
 /**
  * Emitted when the node learns of a (new) leader. `term` grows with every leadership and never goes

@@ -8,9 +8,15 @@ export interface EventFields {
   type: unknown
   leader: unknown
   term: unknown
+  /** A transfer's target (`transfer-started`, `transfer-failed`). */
+  to: unknown
+  /** Why (`transfer-failed`, `stepped-down`). */
+  reason: unknown
 }
 
 /** The fields of `event`, or undefined when it is not a plain object (skipped, not trusted). */
 export function eventFields(event: unknown): EventFields | undefined {
-  return isRecord(event) ? { type: event.type, leader: event.leader, term: event.term } : undefined
+  if (!isRecord(event)) return undefined
+  const { type, leader, term, to, reason } = event
+  return { type, leader, term, to, reason }
 }

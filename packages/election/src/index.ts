@@ -4,6 +4,7 @@ export {
   type Election,
   type ElectionOptions,
   type LeaderView,
+  type ObserveOptions,
   type WaitOptions,
 } from './api/index.js'
 export { type BullyEvent, type BullyMessage, type BullyOptions, bully } from './bully/index.js'
@@ -42,6 +43,10 @@ export {
   ElectionClosedError,
   ElectionTimeoutError,
   InvalidArgumentError,
+  NotLeaderError,
+  TransferFailedError,
+  TransferInProgressError,
+  UnknownTargetError,
 } from './errors.js'
 export {
   type MajorityElectionOptions,
@@ -50,6 +55,7 @@ export {
   type MajorityOptions,
   majorityElection,
   type StepDownReason,
+  type TransferFailure,
 } from './majority/index.js'
 export {
   type CoordinatorPass,

@@ -76,6 +76,9 @@ describe.each(protocols)('%s snapshots in simulated runs', (name, factory) => {
         net.at(random.int(300, 600), () => net.crash(victim))
         net.at(random.int(700, 900), () => net.restart(victim))
         group.request(IDS[random.int(0, 3)]!, { type: 'resign' }, random.int(200, 1_200))
+        // A hand-over asked of every node (only a leader's counts), so transfers run too.
+        const to = IDS[random.int(0, 3)]!
+        for (const id of IDS) group.request(id, { type: 'transfer', to }, random.int(1_000, 1_300))
       },
     })
     return rec
@@ -244,6 +247,9 @@ describe('ring and Chang-Roberts keep their state in one object, all of it in th
         },
         standDown: (s) => {
           s.standDown = true
+        },
+        transfer: (s) => {
+          s.transfer = { to: 2, term: 1 }
         },
         watch: (s) => lead(s.watch),
       },

@@ -25,6 +25,17 @@ import {
   InvalidArgumentError,
 } from '../errors.js'
 import { eventFields } from '../event-fields.js'
+import { observeLeaders, type ViewSource } from './observe.js'
+import { startTransfer } from './transfer.js'
+import { type AbortSignalLike, checkWait, type LeaderView, type WaitOptions } from './wait.js'
+
+export type { AbortSignalLike, LeaderView, WaitOptions }
+
+/** What `observe` takes. */
+export interface ObserveOptions {
+  /** Ends the iteration (done) when aborted. */
+  signal?: AbortSignalLike
+}
 
 export interface ElectionOptions<Msg, Ev> {
   /** This node's transport (UDP, or a simulator node's): the caller owns it and closes it. */
@@ -48,27 +59,6 @@ export interface ElectionOptions<Msg, Ev> {
   timers?: TimerScheduler
 }
 
-/** Who leads, and in which term (the term is the fencing token of whatever the leader guards). */
-export interface LeaderView {
-  leader: NodeId
-  term: number
-}
-
-/** What `waitForLeader` needs of an AbortSignal (a DOM or Node AbortSignal is one). */
-export interface AbortSignalLike {
-  readonly aborted: boolean
-  readonly reason?: unknown
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
-  removeEventListener(type: 'abort', listener: () => void): void
-}
-
-export interface WaitOptions {
-  /** Give up after this many ms (`ElectionTimeoutError`); default: wait as long as it takes. */
-  timeoutMs?: number
-  /** Give up when aborted (`ElectionAbortedError`, with the signal's reason as `cause`). */
-  signal?: AbortSignalLike
-}
-
 export interface Election<Ev> extends AsyncDisposableLike {
   readonly self: NodeId
   /** The leader this node follows now, or undefined (none known, or suspected). */
@@ -87,25 +77,27 @@ export interface Election<Ev> extends AsyncDisposableLike {
   start(): void
   /** Steps down if this node leads (the algorithm announces it and elects another). */
   resign(): void
+  /**
+   * Hands the leadership over to member `to` (the majority mode; other algorithms reject with
+   * `TransferFailedError`, reason `unsupported`) and resolves with `to`'s view once this node
+   * follows it. Rejects at once with `NotLeaderError`, `UnknownTargetError`,
+   * `TransferInProgressError` (one transfer at a time per handle) or `ElectionClosedError`; later
+   * with `TransferFailedError` (`target-silent`, `timeout`, `other-leader`), `ElectionTimeoutError`
+   * (`timeoutMs`) or `ElectionAbortedError` (`signal`). To itself: resolves with the current view.
+   */
+  transferLeadership(to: NodeId, options?: WaitOptions): Promise<LeaderView>
+  /**
+   * The leader changes as an async iterator (etcd's `Observe`): the current leader if one is
+   * known, then every new one in order; no entry while there is none. Ends on `close()` or when
+   * `signal` aborts.
+   */
+  observe(options?: ObserveOptions): AsyncIterableIterator<LeaderView>
   onEvent(listener: (event: Ev) => void): () => void
   /** The running protocol, for requests of its own. */
   readonly protocol: ProtocolHandle<ElectionRequest, Ev>
   readonly closed: boolean
   /** Stops the protocol (the transport stays open) and rejects waits (`ElectionClosedError`). */
   close(): Promise<void>
-}
-
-const MAX_TIMER_MS = 2 ** 31 - 1
-
-function checkWait(options: WaitOptions): number | undefined {
-  const ms = options.timeoutMs
-  if (ms === undefined || ms === Number.POSITIVE_INFINITY) return undefined
-  if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0 || ms > MAX_TIMER_MS) {
-    throw new InvalidArgumentError(
-      `waitForLeader: timeoutMs must be a number in 0..${MAX_TIMER_MS} (or Infinity), got ${String(ms)}`,
-    )
-  }
-  return ms
 }
 
 export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Election<Ev> {
@@ -120,6 +112,8 @@ export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Elec
   let lastTerm = 0
   let closed = false
   const changeListeners = new Set<(view: LeaderView | undefined) => void>()
+  const closeListeners = new Set<() => void>()
+  const transfer: { to: NodeId | undefined } = { to: undefined }
   if (options.onLeaderChange) changeListeners.add(options.onLeaderChange)
   const waiters = new Set<{
     resolve(v: LeaderView): void
@@ -175,6 +169,19 @@ export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Elec
       w.cleanup()
       w.reject(new ElectionClosedError())
     }
+    for (const listener of [...closeListeners]) listener()
+  }
+  const source: ViewSource = {
+    current: () => view,
+    onChange(listener) {
+      changeListeners.add(listener)
+      return () => changeListeners.delete(listener)
+    },
+    onClose(listener) {
+      closeListeners.add(listener)
+      return () => closeListeners.delete(listener)
+    },
+    closed: () => closed,
   }
 
   return {
@@ -223,6 +230,17 @@ export function createElection<Msg, Ev>(options: ElectionOptions<Msg, Ev>): Elec
     resign() {
       if (closed) throw new ElectionClosedError()
       protocol.request({ type: 'resign' })
+    },
+    transferLeadership(to, wait = {}) {
+      return startTransfer(
+        { ...source, self: options.transport.self, members: options.members, protocol, timers },
+        transfer,
+        to,
+        wait,
+      )
+    },
+    observe(observeOptions = {}) {
+      return observeLeaders(source, observeOptions.signal)
     },
     onEvent(listener) {
       return protocol.onEvent(listener)

@@ -4,5 +4,6 @@ export {
   type Election,
   type ElectionOptions,
   type LeaderView,
+  type ObserveOptions,
   type WaitOptions,
 } from './election.js'

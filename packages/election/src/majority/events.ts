@@ -9,6 +9,23 @@ export type StepDownReason =
   | 'resign'
   /** It heard of the leader of a later term. */
   | 'newer-leader'
+  /** It hands over to another node (`transferLeadership`): it gives its lease up first. */
+  | 'transfer'
+
+/** Why a leadership transfer did not happen (or did not end with the target leading). */
+export type TransferFailure =
+  /** This node does not lead (it may have just lost the lease). */
+  | 'not-leader'
+  /** The target is not a member, or is this node. */
+  | 'unknown-target'
+  /** A transfer of this node is still waiting for its target to win. */
+  | 'in-progress'
+  /** The target did not acknowledge a heartbeat of this term within the lease: it may be down. */
+  | 'target-silent'
+  /** No leader of a later term was heard within timeoutMs of the hand-over. */
+  | 'timeout'
+  /** Another node won the next term (the target lost, or was too slow). */
+  | 'other-leader'
 
 /** The events of this algorithm, beside `leader` / `leader-lost`. */
 export type MajorityEvent =
@@ -31,5 +48,12 @@ export type MajorityEvent =
   | { type: 'lease'; term: number; until: number }
   /** The leader of `term` stops leading (a `leader-lost` follows). */
   | { type: 'stepped-down'; term: number; reason: StepDownReason }
+  /**
+   * The leader of `term` hands over to `to`: it stepped down (its lease is given up) and told
+   * `to` to stand at once. The node emits `transfer-failed` if `to` does not win the next term.
+   */
+  | { type: 'transfer-started'; term: number; to: NodeId }
+  /** A transfer request refused, or a hand-over that did not make `to` leader. */
+  | { type: 'transfer-failed'; term: number; to: NodeId; reason: TransferFailure }
   /** A message that was not acted upon, and why. */
   | { type: 'ignored'; from: NodeId; reason: string }

@@ -4,6 +4,7 @@ import { observeTerm } from '../terms.js'
 import { stepDown } from './leading.js'
 import type { MajorityCtx } from './protocol.js'
 import { ELECT, ignore, loyal, type MajorityState, SHOWN_KEY, shown } from './state.js'
+import { settleTransfer } from './transfer.js'
 import { candidacyDelay, dropPreRound, endRound } from './voting.js'
 
 export function onHeartbeat(
@@ -49,6 +50,7 @@ function follow(
     s.lastLeader = leader
     s.standDown = false
     ctx.emit({ type: 'leader', leader, term })
+    settleTransfer(s, leader, term, ctx)
   }
   ctx.cancelTimer(ELECT)
   s.loyalty = { to: leader, term, until: ctx.monotonic() + s.settings.timeoutMs }

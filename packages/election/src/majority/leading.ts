@@ -3,6 +3,7 @@ import type { NodeId } from '@sd/transport'
 import type { StepDownReason } from './events.js'
 import type { MajorityCtx } from './protocol.js'
 import { LEASE, LONE_LEASE, type MajorityState, ROUND, SHOWN_KEY, shown } from './state.js'
+import { settleTransfer } from './transfer.js'
 import { dropPreRound } from './voting.js'
 
 export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
@@ -22,6 +23,7 @@ export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
     ctx.storage.set(SHOWN_KEY, { term: round.term, leader: s.self })
   }
   ctx.emit({ type: 'leader', leader: s.self, term: round.term })
+  settleTransfer(s, s.self, round.term, ctx)
   s.firstBeat = true
   s.watch.lead(ctx, (ctx) => beat(s, ctx))
   checkLease(s, ctx)

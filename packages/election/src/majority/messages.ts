@@ -1,9 +1,12 @@
 import {
   intIn,
   isBoolean,
+  isNodeId,
   isNonNegInt,
   isFiniteNumber as isTime,
   messageParser,
+  type NodeId,
+  optional,
 } from '@sd/transport'
 
 /**
@@ -23,8 +26,12 @@ export type MajorityMessage =
    * is its highest term, so the candidate stands above it.
    */
   | { type: 'pre-vote-reply'; term: number; granted: boolean; known: number }
-  /** Candidate to every member: vote for me in `term`. */
-  | { type: 'vote'; term: number; at: number }
+  /**
+   * Candidate to every member: vote for me in `term`. `handover`: the term whose leader handed
+   * over to this candidate (it stands on TIMEOUT-NOW), so a voter that has not yet heard the
+   * `transfer` (it may come later) releases its loyalty to that leader all the same.
+   */
+  | { type: 'vote'; term: number; at: number; handover?: number }
   /** The answer. `known` is the highest term the voter has seen, so a loser stands higher next. */
   | { type: 'vote-reply'; term: number; granted: boolean; at: number; known: number }
   /** A new leader's first heartbeat (the announcement)... */
@@ -37,6 +44,12 @@ export type MajorityMessage =
   | { type: 'stale'; term: number }
   /** The leader of `term` steps down on request: stand now, do not wait for its silence. */
   | { type: 'resign'; term: number }
+  /**
+   * The leader of `term` hands over to `to` (leadership transfer) and has already stepped down:
+   * `to` stands at once (TIMEOUT-NOW, no pre-vote) above `known`, the highest term the leader
+   * knows; the others release their loyalty to the leader and vote for `to` alone for a timeout.
+   */
+  | { type: 'transfer'; term: number; to: NodeId; known: number }
 
 const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
 /** Any safe integer: a vote-reply's `known` was never checked for a sign, and still is not. */
@@ -46,11 +59,12 @@ const isSafeInt = intIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
 export const parseMessage = messageParser<MajorityMessage>({
   'pre-vote': { term: isTerm },
   'pre-vote-reply': { term: isTerm, granted: isBoolean, known: isNonNegInt },
-  vote: { term: isTerm, at: isTime },
+  vote: { term: isTerm, at: isTime, handover: optional(isTerm) },
   'vote-reply': { term: isTerm, granted: isBoolean, at: isTime, known: isSafeInt },
   leader: { term: isTerm, at: isTime },
   heartbeat: { term: isTerm, at: isTime },
   ack: { term: isTerm, at: isTime },
   stale: { term: isTerm },
   resign: { term: isTerm },
+  transfer: { term: isTerm, to: isNodeId, known: isNonNegInt },
 })

@@ -19,6 +19,13 @@ export interface MajorityOptions {
    * Default timeoutMs.
    */
   voteTimeoutMs?: number
+  /**
+   * Ask first whether a majority would vote (PreVote, Raft thesis §9.6), and stand in a new term
+   * only if so. Default true: a node cut off in a minority then spends no term, and one that
+   * rejoins starts no election. `false` stands at once (for comparison: the terms it inflates
+   * split later elections along the old partition line).
+   */
+  preVote?: boolean
 }
 
 /** @deprecated Use MajorityOptions. */
@@ -31,6 +38,7 @@ export interface MajoritySettings {
   delayMinMs: number
   delayMaxMs: number
   voteTimeoutMs: number
+  preVote: boolean
 }
 
 /** Checks the options once, when the factory is built; throws InvalidArgumentError. */
@@ -66,6 +74,10 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
         `${voteTimeoutMs}`,
     )
   }
+  const preVote = options.preVote ?? true
+  if (typeof preVote !== 'boolean') {
+    throw new InvalidArgumentError(`majorityElection: preVote must be a boolean, got ${preVote}`)
+  }
   return {
     intervalMs,
     timeoutMs,
@@ -73,5 +85,6 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
     delayMinMs: delay.min,
     delayMaxMs: delay.max,
     voteTimeoutMs,
+    preVote,
   }
 }

@@ -16,7 +16,9 @@ import {
   shown,
   snapshotMajority,
   storedVote,
+  TRANSFER,
 } from './state.js'
+import { onTransfer, onTransferTimer, requestTransfer } from './transfer.js'
 import {
   elect,
   endPreRound,
@@ -104,14 +106,15 @@ export function majorityElection(
         else if (from === self || !s.members.includes(from)) ignore(from, 'no member', ctx)
         else if (msg.type === 'pre-vote') onPreVote(s, from, msg.term, ctx)
         else if (msg.type === 'pre-vote-reply') onPreVoteReply(s, from, msg, ctx)
-        else if (msg.type === 'vote') onVoteRequest(s, from, msg.term, msg.at, ctx)
+        else if (msg.type === 'vote') onVoteRequest(s, from, msg.term, msg.at, ctx, msg.handover)
         else if (msg.type === 'vote-reply') onVoteReply(s, from, msg, ctx)
         else if (msg.type === 'leader' || msg.type === 'heartbeat')
           onHeartbeat(s, from, msg.term, msg.at, ctx)
         else if (msg.type === 'ack') onAck(s, from, msg.term, msg.at, ctx)
         else if (msg.type === 'stale') {
           if (s.role === 'leader' && msg.term > s.leaderTerm) stepDown(s, 'newer-leader', ctx)
-        } else onResign(s, from, msg.term, ctx)
+        } else if (msg.type === 'transfer') onTransfer(s, from, msg, ctx)
+        else onResign(s, from, msg.term, ctx)
       },
       onTimer(key, ctx) {
         expireLease(s, ctx)
@@ -124,6 +127,7 @@ export function majorityElection(
         } else if (key === ROUND) {
           if (s.role === 'candidate') endRound(s, ctx)
         } else if (key === LEASE) onLeaseTimer(s, ctx)
+        else if (key === TRANSFER) onTransferTimer(s, ctx)
       },
       onRequest(req, ctx) {
         expireLease(s, ctx)
@@ -137,6 +141,8 @@ export function majorityElection(
           if (s.role === 'leader') stepDown(s, 'resign', ctx)
           else if (s.role === 'candidate') endRound(s, ctx)
           else if (s.preRound !== undefined) endPreRound(s, ctx)
+        } else if (type === 'transfer') {
+          requestTransfer(s, (req as { to?: unknown }).to, ctx)
         } else {
           ignore(self, 'malformed request', ctx)
         }

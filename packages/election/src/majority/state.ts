@@ -13,6 +13,8 @@ export const ELECT = 'majority:elect'
 export const ROUND = 'majority:round'
 export const PRE_ROUND = 'majority:pre-round'
 export const LEASE = 'majority:lease'
+/** A hand-over's deadline: the target should lead within timeoutMs. */
+export const TRANSFER = 'majority:transfer'
 /** The lease of a lone member (a majority of one): it never ends. */
 export const LONE_LEASE = Number.MAX_VALUE
 
@@ -64,6 +66,8 @@ export class MajorityState {
   askers: { term: number; best: NodeId } | undefined
   /** After a `resign`: stay out of the next election this node could stand in. */
   standDown = false
+  /** As a leader that handed over: to whom, and the term it led (until the target wins). */
+  transfer: { to: NodeId; term: number } | undefined
 
   constructor(
     readonly self: NodeId,
@@ -109,6 +113,7 @@ export function snapshotMajority(s: MajorityState) {
     firstBeat: s.firstBeat,
     askers: s.askers === undefined ? null : { ...s.askers },
     standDown: s.standDown,
+    transfer: s.transfer === undefined ? null : { ...s.transfer },
     watch: s.watch.snapshot(),
   }
 }

@@ -15,6 +15,7 @@ import {
   storedVote,
   VOTE_KEY,
 } from './state.js'
+import { releaseForHandover } from './transfer.js'
 
 export function onVoteRequest(
   s: MajorityState,
@@ -22,7 +23,9 @@ export function onVoteRequest(
   term: number,
   at: number,
   ctx: MajorityCtx,
+  handover?: number,
 ): void {
+  if (handover !== undefined) releaseForHandover(s, handover, candidate, ctx)
   const known = storedTerm(ctx.storage)
   if (term >= known) noteAsker(s, candidate, term)
   const vote = storedVote(ctx)
@@ -81,6 +84,10 @@ export function elect(s: MajorityState, ctx: MajorityCtx): void {
  * given in vain held each side's voters for a timeout.
  */
 export function preVote(s: MajorityState, ctx: MajorityCtx): void {
+  if (!s.settings.preVote) {
+    campaign(s, ctx)
+    return
+  }
   ctx.cancelTimer(ELECT)
   s.watch.stop(ctx)
   loseLeader(s, ctx)
@@ -140,7 +147,11 @@ export function dropPreRound(s: MajorityState, ctx: MajorityCtx): void {
   s.preRound = undefined
 }
 
-function campaign(s: MajorityState, ctx: MajorityCtx): void {
+/**
+ * Stand in a new term: vote for itself (durably) and ask every member. `handover`: the term of
+ * the leader that handed over to this node (see the `vote` message).
+ */
+export function campaign(s: MajorityState, ctx: MajorityCtx, handover?: number): void {
   ctx.cancelTimer(ELECT)
   s.watch.stop(ctx)
   loseLeader(s, ctx)
@@ -153,7 +164,9 @@ function campaign(s: MajorityState, ctx: MajorityCtx): void {
   ctx.emit({ type: 'candidate', term })
   if (s.round.votes.size >= s.majority) becomeLeader(s, ctx)
   else {
-    ctx.broadcast({ type: 'vote', term, at })
+    ctx.broadcast(
+      handover === undefined ? { type: 'vote', term, at } : { type: 'vote', term, at, handover },
+    )
     ctx.setTimer(ROUND, s.settings.voteTimeoutMs)
   }
 }
