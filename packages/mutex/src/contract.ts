@@ -14,6 +14,19 @@ export const DEFAULT_RESOURCE = 'default'
  */
 export type LockMode = 'exclusive' | 'shared'
 
+/**
+ * A new view of the group, from a membership service (an agreed view through the majority
+ * leader, or SWIM's): from view number `view` on, the group is `members` (this node included
+ * while it belongs). Views are numbered upwards; an algorithm that follows views ignores one not
+ * above the view it has, and its requests carry their view number. An algorithm that does not
+ * follow views ignores the request (`ignored` event); see `lockFeaturesOf` ('views').
+ */
+export interface ViewRequest {
+  type: 'view'
+  view: number
+  members: NodeId[]
+}
+
 /** A counting semaphore's request: `take` of the resource's `of` permits (1 <= take <= of). */
 export interface PermitCount {
   take: number
@@ -45,7 +58,7 @@ export type MutexRequest =
  * and `steal` cannot be, so the lock refuses them (`UnsupportedLockFeatureError`). `query`: it
  * answers a `LockQueryRequest` with a `LockStateEvent`, its view of every node's locks.
  */
-export type LockFeature = 'shared' | 'permits' | 'ifAvailable' | 'steal' | 'query'
+export type LockFeature = 'shared' | 'permits' | 'ifAvailable' | 'steal' | 'views' | 'query'
 
 /** Asks an algorithm marked `'query'` for the cluster's locks; answered by a `lock-state` of this `id`. */
 export interface LockQueryRequest {

@@ -67,6 +67,7 @@ export {
   type ReleasedEvent,
   resourceOf,
   type UnavailableEvent,
+  type ViewRequest,
   type WithLockFeatures,
   withLockFeatures,
 } from './contract.js'
