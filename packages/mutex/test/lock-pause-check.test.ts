@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createMutex } from '../src/api/index.js'
+import { createLockManager, createMutex } from '../src/api/index.js'
 import { centralized } from '../src/centralized/index.js'
 import { LeaseLostError } from '../src/errors.js'
 import { simCluster } from './support/sim-locks.js'
@@ -48,5 +48,33 @@ describe('a handle read after a pause', () => {
     expect(await drive(() => net.now > entered + 400, 5_000)).toBe(true)
     expect(handle!.held).toBe(true)
     handle!.assertHeld()
+  })
+})
+
+describe("a Web Locks callback's lock read after a pause", () => {
+  it('is not held once the monotonic clock is past the lease, before any timer ran', async () => {
+    const { net, node, drive } = simCluster(['a', 'b'], 1)
+    let pausedFor = 0
+    const clock = { now: () => net.now + pausedFor }
+    const algorithm = centralized({ coordinator: 'a', leaseMs: 100 })
+    createLockManager({ ...node('a'), algorithm })
+    const manager = createLockManager({ ...node('b'), clock, monotonic: clock, algorithm })
+    let seen: { before: boolean; after: boolean; aborted: boolean; threw: unknown } | undefined
+    void manager
+      .request('r', (lock) => {
+        const before = lock!.held
+        pausedFor = 200 // as if stopped past its lease, no callback run yet
+        let threw: unknown
+        try {
+          lock!.assertHeld()
+        } catch (error) {
+          threw = error
+        }
+        seen = { before, after: lock!.held, aborted: lock!.signal.aborted, threw }
+      })
+      .catch(() => {})
+    expect(await drive(() => seen !== undefined)).toBe(true)
+    expect(seen).toMatchObject({ before: true, after: false, aborted: true })
+    expect(seen!.threw).toBeInstanceOf(LeaseLostError)
   })
 })

@@ -21,6 +21,13 @@ export interface Lock {
   readonly signal: PlatformAbortSignal
   /** The entry's fencing token: give it to the resource, which refuses older ones. */
   readonly token: number
+  /**
+   * Whether this holder still holds: also compares the lease's end with the monotonic clock, so
+   * a process paused past its lease finds it false (and `signal` aborted) at once.
+   */
+  readonly held: boolean
+  /** Throws the `LeaseLostError` unless `held`: call it before each write, after every `await`. */
+  assertHeld(): void
 }
 
 export interface LockInfo {
@@ -113,7 +120,16 @@ export function createLockManager<Msg>(options: LockManagerOptions<Msg>): LockMa
       pending.delete(info)
     }
     held.add(info)
-    const lock: Lock = { name, mode, signal: handle.signal, token: handle.token }
+    const lock: Lock = {
+      name,
+      mode,
+      signal: handle.signal,
+      token: handle.token,
+      get held() {
+        return handle.held
+      },
+      assertHeld: () => handle.assertHeld(),
+    }
     return new Promise<T>((resolve, reject) => {
       void handle.lost.then((lost) => {
         held.delete(info)
