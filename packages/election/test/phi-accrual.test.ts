@@ -1,10 +1,13 @@
-import { InvalidArgumentError, type NodeId } from '@sd/transport'
+import { InvalidArgumentError, type NodeId, type ProtocolFactory } from '@sd/transport'
 import { ofType, runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { bully } from '../src/bully/index.js'
+import { changRoberts } from '../src/chang-roberts/index.js'
+import type { ElectionEvent, ElectionRequest } from '../src/contract.js'
 import { heartbeatSettings, LeaderWatch } from '../src/detector/heartbeat.js'
 import { PhiAccrual, phiOf, phiSettings, silenceForPhi } from '../src/detector/phi-accrual.js'
 import { phiAccrual } from '../src/detector/phi-watch.js'
+import { ringElection } from '../src/ring/index.js'
 import { stubCtx } from './support/stub-ctx.js'
 
 const settings = phiSettings({ minStdDevMs: 5, firstHeartbeatEstimateMs: 100 })
@@ -147,23 +150,34 @@ describe('the leader watch takes phi accrual through HeartbeatOptions', () => {
     expect(watch.snapshot().phi?.intervals).toHaveLength(20)
   })
 
-  it('bully elects, and fails over after a crash, with phi accrual watching the leader', () => {
-    const ids: NodeId[] = [1, 2, 3, 4]
-    const heartbeat = { intervalMs: 50, timeoutMs: 200, detector: { phi: {} } } as const
-    const { events } = runInSim(ids, bully({ heartbeat }), {
-      seed: 3,
-      net: { latency: { kind: 'uniform', min: 1, max: 5 } },
-      until: 4000,
-      plan: (net, group) => {
-        group.request(1, { type: 'start' })
-        net.at(1500, () => net.crash(4))
-      },
-    })
-    const leaders = ofType(events, 'leader')
-    expect(leaders.some((e) => e.t < 1500 && e.event.leader === 4)).toBe(true)
-    const after = leaders.filter((e) => e.t > 1500)
-    expect(new Set(after.map((e) => e.node))).toEqual(new Set([1, 2, 3]))
-    expect(after.every((e) => e.event.leader === 3)).toBe(true)
-    expect(Math.max(...after.map((e) => e.t)) - 1500).toBeLessThan(2000)
-  })
+  const heartbeat = { intervalMs: 50, timeoutMs: 200, detector: { phi: {} } } as const
+  it.each([
+    ['bully', bully({ heartbeat })],
+    ['ring', ringElection({ heartbeat })],
+    ['chang-roberts', changRoberts({ heartbeat })],
+  ] as const)(
+    '%s elects, and fails over after a crash, with phi accrual watching the leader',
+    (_name, factory) => {
+      const ids: NodeId[] = [1, 2, 3, 4]
+      const { events } = runInSim(
+        ids,
+        factory as ProtocolFactory<unknown, ElectionRequest, ElectionEvent>,
+        {
+          seed: 3,
+          net: { latency: { kind: 'uniform', min: 1, max: 5 } },
+          until: 4000,
+          plan: (net, group) => {
+            group.request(1, { type: 'start' })
+            net.at(1500, () => net.crash(4))
+          },
+        },
+      )
+      const leaders = ofType(events, 'leader')
+      expect(leaders.some((e) => e.t < 1500 && e.event.leader === 4)).toBe(true)
+      const after = leaders.filter((e) => e.t > 1500)
+      expect(new Set(after.map((e) => e.node))).toEqual(new Set([1, 2, 3]))
+      expect(after.every((e) => e.event.leader === 3)).toBe(true)
+      expect(Math.max(...after.map((e) => e.t)) - 1500).toBeLessThan(2000)
+    },
+  )
 })
