@@ -128,6 +128,7 @@ describe('the leader watch takes phi accrual through HeartbeatOptions', () => {
     const s = heartbeatSettings({ intervalMs: 50, timeoutMs: 200, detector: { phi: {} } })
     expect(s.detector?.phi).toMatchObject({ firstHeartbeatEstimateMs: 50, acceptablePauseMs: 150 })
     expect(() => heartbeatSettings({ detector: 'phi' as never })).toThrow(InvalidArgumentError)
+    expect(() => heartbeatSettings({ detector: { phi: null as never } })).toThrow(/detector/)
     expect(() => heartbeatSettings({ detector: { phi: { threshold: -1 } } })).toThrow(/threshold/)
   })
 

@@ -53,7 +53,7 @@ export function heartbeatSettings(options: HeartbeatOptions = {}): HeartbeatSett
   }
   const detector = options.detector ?? 'timeout'
   if (detector === 'timeout') return { intervalMs, timeoutMs }
-  if (typeof detector !== 'object' || detector === null || typeof detector.phi !== 'object') {
+  if (typeof detector !== 'object' || detector === null || !isObject(detector.phi)) {
     throw new InvalidArgumentError(
       `heartbeat detector must be 'timeout' or { phi: {...} }, got ${JSON.stringify(detector)}`,
     )
@@ -65,6 +65,8 @@ export function heartbeatSettings(options: HeartbeatOptions = {}): HeartbeatSett
   })
   return { intervalMs, timeoutMs, detector: { phi } }
 }
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null
 
 /** The detector the settings name. */
 export function detectorOf(settings: HeartbeatSettings): FailureDetector {

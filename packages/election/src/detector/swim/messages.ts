@@ -1,5 +1,6 @@
 import {
   arrayOf,
+  intIn,
   isNodeId,
   isNonNegInt,
   messageParser,
@@ -26,10 +27,14 @@ export type SwimMessage =
 /** Updates per message accepted at most: a peer cannot make us handle a flood in one step. */
 export const MAX_UPDATES = 64
 
+/** Below 2^52: a refutation adds one, and must stay a safe integer whatever a peer claimed. */
+export const MAX_INCARNATION = 2 ** 52
+const isIncarnation = intIn(0, MAX_INCARNATION)
+
 const isUpdate = shape({
   kind: oneOf('alive', 'suspect', 'dead'),
   node: isNodeId,
-  incarnation: isNonNegInt,
+  incarnation: isIncarnation,
   from: isNodeId,
 })
 const updates = arrayOf(isUpdate, { max: MAX_UPDATES }) as (v: unknown) => v is MemberUpdate[]
