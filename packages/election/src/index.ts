@@ -33,11 +33,35 @@ export {
   type Priorities,
 } from './contract.js'
 export {
+  type FailureDetector,
+  phiDetector,
+  timeoutDetector,
+} from './detector/failure-detector.js'
+export {
   type HeartbeatOptions,
   type HeartbeatSettings,
   heartbeatSettings,
   LeaderWatch,
 } from './detector/heartbeat.js'
+export {
+  PhiAccrual,
+  type PhiAccrualSnapshot,
+  type PhiOptions,
+  type PhiSettings,
+  phiOf,
+  phiSettings,
+  silenceForPhi,
+} from './detector/phi-accrual.js'
+export { type PhiEvent, PhiWatch, phiAccrual } from './detector/phi-watch.js'
+export {
+  type MemberState,
+  type MemberUpdate,
+  type SwimEvent,
+  type SwimMessage,
+  type SwimOptions,
+  type SwimSettings,
+  swim,
+} from './detector/swim/index.js'
 export {
   ElectionAbortedError,
   ElectionClosedError,

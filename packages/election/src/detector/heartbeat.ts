@@ -8,6 +8,9 @@
  * README).
  */
 import { type Ctx, InvalidArgumentError } from '@sd/transport'
+import { type FailureDetector, phiDetector, timeoutDetector } from './failure-detector.js'
+import type { PhiAccrualSnapshot, PhiOptions, PhiSettings } from './phi-accrual.js'
+import { phiSettings } from './phi-accrual.js'
 
 export interface HeartbeatOptions {
   /** How often the leader says it is alive, ms. Default 100. */
@@ -17,11 +20,20 @@ export interface HeartbeatOptions {
    * 2 x intervalMs, so that one lost or late heartbeat never causes a suspicion on its own.
    */
   timeoutMs?: number
+  /**
+   * How a follower decides the leader is gone. 'timeout' (default): after timeoutMs of silence.
+   * `{ phi: {...} }`: phi accrual (see phi-accrual.ts), which learns the heartbeats' arrival
+   * times; unless given, its first estimate is intervalMs and its acceptable pause
+   * timeoutMs - intervalMs, so it suspects a regular stream a few deviations after timeoutMs.
+   */
+  detector?: 'timeout' | { phi: PhiOptions }
 }
 
 export interface HeartbeatSettings {
   intervalMs: number
   timeoutMs: number
+  /** Absent: the timeout. */
+  detector?: { phi: PhiSettings }
 }
 
 /** Checks the relation of interval and timeout; throws InvalidArgumentError with what to change. */
@@ -39,7 +51,28 @@ export function heartbeatSettings(options: HeartbeatOptions = {}): HeartbeatSett
         'with less, one late heartbeat is taken for a crash',
     )
   }
-  return { intervalMs, timeoutMs }
+  const detector = options.detector ?? 'timeout'
+  if (detector === 'timeout') return { intervalMs, timeoutMs }
+  if (typeof detector !== 'object' || detector === null || !isObject(detector.phi)) {
+    throw new InvalidArgumentError(
+      `heartbeat detector must be 'timeout' or { phi: {...} }, got ${JSON.stringify(detector)}`,
+    )
+  }
+  const phi = phiSettings({
+    firstHeartbeatEstimateMs: intervalMs,
+    acceptablePauseMs: timeoutMs - intervalMs,
+    ...detector.phi,
+  })
+  return { intervalMs, timeoutMs, detector: { phi } }
+}
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null
+
+/** The detector the settings name. */
+export function detectorOf(settings: HeartbeatSettings): FailureDetector {
+  return settings.detector
+    ? phiDetector(settings.detector.phi)
+    : timeoutDetector(settings.timeoutMs)
 }
 
 const BEAT = 'heartbeat:beat'
@@ -50,7 +83,11 @@ const SILENCE = 'heartbeat:silence'
  * A protocol calls `lead` / `follow` / `heard` / `stop`, and passes its timers to `onTimer`.
  */
 export class LeaderWatch {
-  constructor(readonly settings: HeartbeatSettings) {}
+  private readonly detector: FailureDetector
+
+  constructor(readonly settings: HeartbeatSettings) {
+    this.detector = detectorOf(settings)
+  }
 
   /**
    * Start sending heartbeats: `beat` is called now and every intervalMs until `stop` or `follow`,
@@ -67,12 +104,17 @@ export class LeaderWatch {
   follow<Msg, Ev>(ctx: Ctx<Msg, Ev>): void {
     ctx.cancelTimer(BEAT)
     this.beat = undefined
-    ctx.setTimer(SILENCE, this.settings.timeoutMs)
+    const now = ctx.monotonic()
+    this.detector.reset(now)
+    ctx.setTimer(SILENCE, this.detector.nextCheckMs(now))
   }
 
   /** A heartbeat (or anything that proves the leader alive) arrived. */
   heard<Msg, Ev>(ctx: Ctx<Msg, Ev>): void {
-    if (this.beat === undefined) ctx.setTimer(SILENCE, this.settings.timeoutMs)
+    if (this.beat !== undefined) return
+    const now = ctx.monotonic()
+    this.detector.heard(now)
+    ctx.setTimer(SILENCE, this.detector.nextCheckMs(now))
   }
 
   stop<Msg, Ev>(ctx: Ctx<Msg, Ev>): void {
@@ -91,16 +133,23 @@ export class LeaderWatch {
       if (this.beat) ctx.setTimer(BEAT, this.settings.intervalMs)
       return 'handled'
     }
-    if (key === SILENCE) return 'suspect'
-    return undefined
+    if (key !== SILENCE) return undefined
+    const now = ctx.monotonic()
+    if (this.detector.suspects(now)) return 'suspect'
+    ctx.setTimer(SILENCE, this.detector.nextCheckMs(now)) // not yet: phi is short of its threshold
+    return 'handled'
   }
 
   /**
    * What the watch holds, as plain data: whether it is sending heartbeats (its timers are the
-   * runtime's; what the beat sends is the protocol's state, e.g. the term it leads).
+   * runtime's; what the beat sends is the protocol's state, e.g. the term it leads), and with
+   * phi accrual the heartbeat history.
    */
-  snapshot(): { leading: boolean } {
-    return { leading: this.beat !== undefined }
+  snapshot(): { leading: boolean; phi?: PhiAccrualSnapshot } {
+    const phi = this.detector.snapshot()
+    return phi === undefined
+      ? { leading: this.beat !== undefined }
+      : { leading: this.beat !== undefined, phi }
   }
 
   private beat: ((ctx: Ctx<unknown, unknown>) => void) | undefined

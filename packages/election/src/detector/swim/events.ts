@@ -1,0 +1,21 @@
+import type { NodeId } from '@sd/transport'
+
+/**
+ * What a SWIM node emits. The evidence: `from` is the member whose report changed our view (the
+ * prober that suspected, the member that declared a death, or the member itself refuting), and
+ * `incarnation` the incarnation the report is about.
+ */
+export type SwimEvent =
+  | { type: 'suspect'; node: NodeId; incarnation: number; from: NodeId }
+  /** A suspected (or declared dead) member is alive after all, in a higher incarnation. */
+  | { type: 'alive'; node: NodeId; incarnation: number; from: NodeId }
+  /**
+   * Declared dead: the suspicion ran out here (`from` is self; `confirmations` is how many other
+   * members had confirmed it), or a member's dead report arrived.
+   */
+  | { type: 'dead'; node: NodeId; incarnation: number; from: NodeId; confirmations: number }
+  /** This node heard itself suspected or declared dead by `from`, and refutes in `incarnation`. */
+  | { type: 'refute'; incarnation: number; from: NodeId }
+  /** Lifeguard's local health score changed (the period and timeouts scale by score + 1). */
+  | { type: 'health'; score: number }
+  | { type: 'ignored'; from: NodeId; reason: string }

@@ -1,0 +1,361 @@
+/**
+ * SWIM (Das, Gupta and Motivala, 2002) with Lifeguard (Dadgar, Phillips and Currey, 2017): each
+ * period a node pings one member (shuffled round-robin), asks k others to ping it when no ack
+ * comes in time, and suspects it when none of them gets an answer either. A suspect has a
+ * timeout to refute (raise its incarnation) before it is declared dead. News travels on the
+ * pings and acks. Lifeguard: a node whose own probes keep failing slows itself down (local
+ * health), a suspicion lasts long until others confirm it, and a suspect hears it first.
+ */
+import {
+  type Ctx,
+  type NodeId,
+  type Protocol,
+  type ProtocolFactory,
+  sortNodeIds,
+} from '@sd/transport'
+import type { SwimEvent } from './events.js'
+import { Gossip } from './gossip.js'
+import { MemberList, type MemberUpdate } from './members.js'
+import { parseMessage, type SwimMessage } from './messages.js'
+import { resolveOptions, type SwimOptions, type SwimSettings } from './options.js'
+import { type SuspicionBounds, suspicionBounds, suspicionTimeout } from './suspicion.js'
+
+type SwimCtx = Ctx<SwimMessage, SwimEvent>
+
+const PROBE = 'swim:probe'
+const PROBE_TIMEOUT = 'swim:probe-timeout'
+const RELAY = 'swim:relay:'
+const SUSPICION = 'swim:suspicion:'
+const suspicionTimer = (node: NodeId) => `${SUSPICION}${JSON.stringify(node)}`
+
+interface Probe {
+  target: NodeId
+  seq: number
+  acked: boolean
+  /** Nacks expected from the helpers of the indirect probe (0 before it, or without nacks). */
+  expectedNacks: number
+  nacks: number
+}
+
+interface Suspicion {
+  incarnation: number
+  startMs: number
+  /** The first reporter and every member that confirmed since: confirmations = size - 1. */
+  reporters: Set<NodeId>
+}
+
+interface Relay {
+  requester: NodeId
+  seq: number
+  target: NodeId
+  atMs: number
+}
+
+export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
+  private incarnation = 0
+  private health = 0
+  private seq = 0
+  private members = new MemberList([])
+  private readonly gossip = new Gossip()
+  private readonly suspicions = new Map<NodeId, Suspicion>()
+  private order: NodeId[] = []
+  private next = 0
+  private probe: Probe | undefined
+  private readonly relays = new Map<number, Relay>()
+  private bounds: SuspicionBounds = { minMs: 0, maxMs: 0, k: 0 }
+  private retransmits = 1
+
+  constructor(
+    readonly self: NodeId,
+    readonly settings: SwimSettings,
+  ) {}
+
+  start(ctx: SwimCtx) {
+    this.members = new MemberList(ctx.peers)
+    const n = ctx.peers.length + 1
+    const s = this.settings
+    this.bounds = suspicionBounds(
+      n,
+      s.periodMs,
+      s.suspicionMult,
+      s.suspicionMaxMult,
+      s.dynamicSuspicion,
+    )
+    this.retransmits = s.retransmitMult * Math.ceil(Math.log10(n + 1))
+    // A random phase, so the members' periods do not all tick together.
+    ctx.setTimer(PROBE, Math.floor(ctx.random() * s.periodMs))
+  }
+
+  onMessage(from: NodeId, raw: unknown, ctx: SwimCtx) {
+    const msg = parseMessage(raw)
+    if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
+    if (this.members.get(from) === undefined) {
+      return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
+    }
+    for (const u of msg.updates) this.apply(u, ctx)
+    if (msg.type === 'ping') {
+      // A member we hold dead is told so first: it refutes, instead of living on unaware.
+      const sender = this.members.get(from)!
+      const reminder: MemberUpdate | undefined =
+        sender.state === 'dead'
+          ? { kind: 'dead', node: from, incarnation: sender.incarnation, from: this.self }
+          : undefined
+      ctx.send(from, { type: 'ack', seq: msg.seq, updates: this.piggyback(reminder) })
+    } else if (msg.type === 'ack') this.onAck(msg.seq, ctx)
+    else if (msg.type === 'ping-req') {
+      if (this.members.get(msg.target) === undefined || msg.target === this.self) {
+        return ctx.emit({ type: 'ignored', from, reason: 'ping-req for a non-member' })
+      }
+      this.seq += 1
+      this.relays.set(this.seq, {
+        requester: from,
+        seq: msg.seq,
+        target: msg.target,
+        atMs: ctx.monotonic(),
+      })
+      ctx.send(msg.target, { type: 'ping', seq: this.seq, updates: this.piggyback() })
+      ctx.setTimer(`${RELAY}${this.seq}`, this.scaled(this.settings.probeTimeoutMs))
+    } else if (this.probe?.seq === msg.seq) this.probe.nacks += 1
+  }
+
+  onTimer(key: string, ctx: SwimCtx) {
+    if (key === PROBE) return this.tick(ctx)
+    if (key === PROBE_TIMEOUT) return this.indirect(ctx)
+    if (key.startsWith(RELAY)) {
+      const relay = this.relays.get(Number(key.slice(RELAY.length)))
+      // The target did not answer the helper in time: say so (Lifeguard), the relay stays a
+      // period for a late ack.
+      if (relay !== undefined && this.settings.nacks) {
+        ctx.send(relay.requester, { type: 'nack', seq: relay.seq, updates: this.piggyback() })
+      }
+      return
+    }
+    if (key.startsWith(SUSPICION)) {
+      for (const [node, s] of this.suspicions) {
+        if (suspicionTimer(node) === key) return this.expire(node, s, ctx)
+      }
+    }
+  }
+
+  snapshot() {
+    const relays = [...this.relays.keys()].sort((a, b) => a - b)
+    return {
+      incarnation: this.incarnation,
+      health: this.health,
+      seq: this.seq,
+      members: this.members.snapshot(),
+      gossip: this.gossip.snapshot(),
+      suspicions: sortNodeIds(this.suspicions.keys()).map((node) => {
+        const s = this.suspicions.get(node)!
+        return {
+          node,
+          incarnation: s.incarnation,
+          startMs: s.startMs,
+          reporters: sortNodeIds(s.reporters),
+        }
+      }),
+      order: [...this.order],
+      next: this.next,
+      probe: this.probe === undefined ? null : { ...this.probe },
+      relays: relays.map((seq) => ({ mySeq: seq, ...this.relays.get(seq)! })),
+      bounds: { ...this.bounds },
+      retransmits: this.retransmits,
+    }
+  }
+
+  /** The period's work: conclude the last probe, then probe the next member. */
+  private tick(ctx: SwimCtx) {
+    const p = this.probe
+    if (p !== undefined && !p.acked) {
+      // Lifeguard: helpers that say they heard nothing either clear us; missing nacks, or no
+      // helpers at all, count against our own health.
+      this.adjustHealth(
+        p.expectedNacks > 0 ? p.expectedNacks - Math.min(p.nacks, p.expectedNacks) : 1,
+        ctx,
+      )
+      const m = this.members.get(p.target)
+      if (m !== undefined && m.state !== 'dead') {
+        this.apply(
+          { kind: 'suspect', node: p.target, incarnation: m.incarnation, from: this.self },
+          ctx,
+        )
+      }
+    }
+    this.probe = undefined
+    const now = ctx.monotonic()
+    for (const [seq, r] of this.relays) {
+      if (now - r.atMs >= this.scaled(this.settings.periodMs)) this.relays.delete(seq)
+    }
+    ctx.setTimer(PROBE, this.scaled(this.settings.periodMs))
+    const target = this.nextTarget(ctx)
+    if (target === undefined) return
+    this.seq += 1
+    this.probe = { target, seq: this.seq, acked: false, expectedNacks: 0, nacks: 0 }
+    ctx.send(target, { type: 'ping', seq: this.seq, updates: this.piggyback(this.buddy(target)) })
+    ctx.setTimer(PROBE_TIMEOUT, this.scaled(this.settings.probeTimeoutMs))
+  }
+
+  /** No direct ack in time: ask k other live members to ping the target for us. */
+  private indirect(ctx: SwimCtx) {
+    const p = this.probe
+    if (p === undefined || p.acked) return
+    const others = this.members
+      .live()
+      .filter((id) => id !== p.target && this.members.get(id)!.state === 'alive')
+    const helpers = pick(others, this.settings.indirectChecks, ctx)
+    for (const h of helpers) {
+      ctx.send(h, { type: 'ping-req', seq: p.seq, target: p.target, updates: this.piggyback() })
+    }
+    p.expectedNacks = this.settings.nacks ? helpers.length : 0
+  }
+
+  private onAck(seq: number, ctx: SwimCtx) {
+    const p = this.probe
+    if (p !== undefined && p.seq === seq && !p.acked) {
+      p.acked = true
+      ctx.cancelTimer(PROBE_TIMEOUT)
+      this.adjustHealth(-1, ctx)
+      return
+    }
+    const relay = this.relays.get(seq)
+    if (relay === undefined) return
+    this.relays.delete(seq)
+    ctx.cancelTimer(`${RELAY}${seq}`)
+    ctx.send(relay.requester, { type: 'ack', seq: relay.seq, updates: this.piggyback() })
+  }
+
+  /** News about a member, from a message or from this node's own probe. */
+  private apply(u: MemberUpdate, ctx: SwimCtx) {
+    if (u.node === this.self) return this.aboutSelf(u, ctx)
+    const applied = this.members.apply(u)
+    if (applied === 'stale') return
+    if (applied === 'confirm') {
+      const s = this.suspicions.get(u.node)
+      if (s === undefined || s.reporters.has(u.from)) return
+      s.reporters.add(u.from)
+      this.gossip.add(u) // a confirmation is news to pass on: it shortens others' timeouts too
+      this.armSuspicion(u.node, s, ctx)
+      return
+    }
+    this.gossip.add(u)
+    if (u.kind === 'suspect') {
+      const s: Suspicion = {
+        incarnation: u.incarnation,
+        startMs: ctx.monotonic(),
+        reporters: new Set([u.from]),
+      }
+      this.suspicions.set(u.node, s)
+      this.armSuspicion(u.node, s, ctx)
+      ctx.emit({ type: 'suspect', node: u.node, incarnation: u.incarnation, from: u.from })
+      return
+    }
+    const held = this.suspicions.get(u.node)
+    this.suspicions.delete(u.node)
+    ctx.cancelTimer(suspicionTimer(u.node))
+    if (u.kind === 'dead') {
+      ctx.emit({
+        type: 'dead',
+        node: u.node,
+        incarnation: u.incarnation,
+        from: u.from,
+        confirmations: u.from === this.self && held ? held.reporters.size - 1 : 0,
+      })
+    } else if (applied.before !== 'alive') {
+      ctx.emit({ type: 'alive', node: u.node, incarnation: u.incarnation, from: u.from })
+    }
+  }
+
+  /** Suspected or declared dead ourselves: refute in a higher incarnation. */
+  private aboutSelf(u: MemberUpdate, ctx: SwimCtx) {
+    if (u.kind === 'alive') return
+    const alive = (incarnation: number): MemberUpdate => ({
+      kind: 'alive',
+      node: this.self,
+      incarnation,
+      from: this.self,
+    })
+    if (u.incarnation < this.incarnation) {
+      // Refuted already, but someone still holds the old news: the refutation missed it, so it
+      // goes out again (on the ack to a buddy ping, first of all).
+      this.gossip.add(alive(this.incarnation))
+      return
+    }
+    this.incarnation = u.incarnation + 1
+    this.gossip.add(alive(this.incarnation))
+    ctx.emit({ type: 'refute', incarnation: this.incarnation, from: u.from })
+    // Lifeguard: being suspected hints that we are the slow one.
+    this.adjustHealth(1, ctx)
+  }
+
+  private armSuspicion(node: NodeId, s: Suspicion, ctx: SwimCtx) {
+    const timeout = suspicionTimeout(this.bounds, s.reporters.size - 1)
+    const left = timeout - (ctx.monotonic() - s.startMs)
+    ctx.setTimer(suspicionTimer(node), Math.max(0, left))
+  }
+
+  private expire(node: NodeId, s: Suspicion, ctx: SwimCtx) {
+    const timeout = suspicionTimeout(this.bounds, s.reporters.size - 1)
+    // Under a ms left is rounding of the readings, not time: re-arming it would spin in place.
+    if (timeout - (ctx.monotonic() - s.startMs) >= 1) return this.armSuspicion(node, s, ctx)
+    this.apply({ kind: 'dead', node, incarnation: s.incarnation, from: this.self }, ctx)
+  }
+
+  /** Lifeguard's buddy system: a ping to a member we suspect tells it first. */
+  private buddy(target: NodeId): MemberUpdate | undefined {
+    const m = this.members.get(target)
+    if (!this.settings.buddy || m?.state !== 'suspect') return undefined
+    const s = this.suspicions.get(target)
+    const from = s ? sortNodeIds(s.reporters)[0]! : this.self
+    return { kind: 'suspect', node: target, incarnation: m.incarnation, from }
+  }
+
+  private piggyback(first?: MemberUpdate): MemberUpdate[] {
+    return this.gossip.take(this.settings.maxPiggyback, this.retransmits, first)
+  }
+
+  /** Shuffled round-robin: every live member once per round, in a fresh random order each round. */
+  private nextTarget(ctx: SwimCtx): NodeId | undefined {
+    for (let tries = 0; tries <= 2 * (this.members.size + 1); tries++) {
+      if (this.next >= this.order.length) {
+        this.order = shuffle(this.members.live(), ctx)
+        this.next = 0
+        if (this.order.length === 0) return undefined
+      }
+      const candidate = this.order[this.next++]!
+      if (this.members.get(candidate)?.state !== 'dead') return candidate
+    }
+    return undefined
+  }
+
+  private scaled(ms: number): number {
+    return ms * (this.health + 1)
+  }
+
+  private adjustHealth(delta: number, ctx: SwimCtx) {
+    if (!this.settings.localHealth) return
+    const score = Math.min(this.settings.maxLocalHealth, Math.max(0, this.health + delta))
+    if (score === this.health) return
+    this.health = score
+    ctx.emit({ type: 'health', score })
+  }
+}
+
+function shuffle(ids: NodeId[], ctx: SwimCtx): NodeId[] {
+  const out = [...ids]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(ctx.random() * (i + 1))
+    ;[out[i], out[j]] = [out[j]!, out[i]!]
+  }
+  return out
+}
+
+/** Up to `k` of `ids`, chosen at random. */
+function pick(ids: NodeId[], k: number, ctx: SwimCtx): NodeId[] {
+  return shuffle(ids, ctx).slice(0, k)
+}
+
+/** SWIM with Lifeguard over the peers at start (see SwimOptions for what is tunable). */
+export function swim(options?: SwimOptions): ProtocolFactory<SwimMessage, never, SwimEvent> {
+  const settings = resolveOptions(options)
+  return (self) => new SwimNode(self, settings)
+}
