@@ -73,6 +73,8 @@ export class LinkEngine extends EngineReceive {
         sendWindow: o.sendWindow,
         reassembly,
         retransmit: o.retransmit,
+        // Not on the wire: the peer is assumed to delay its acks as we do (same group options).
+        peerAckDelayMs: o.reliable ? o.maxAckDelayMs : 0,
       }),
     )
   }

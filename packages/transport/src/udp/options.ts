@@ -51,6 +51,17 @@ export interface UdpTransportOptions<Msg = unknown> {
   reassembly?: { maxPartial?: number; timeoutMs?: number }
   /** Socket receive buffer in bytes (the OS may cap it). Default 1 MiB. */
   socketBufferBytes?: number
+  /**
+   * How long an acknowledgement may wait for data to the same peer to ride on, ms (QUIC's
+   * max_ack_delay). Default 5: a request's answer usually leaves within it and carries the ack,
+   * so request/response traffic sends fewer standalone acks. The sender's probe timeout grows by
+   * as much, so a delayed ack is never taken for a loss.
+   * 0: acks leave at the end of the input batch, as before. Out-of-order input, gaps, handshakes
+   * and every ACK_EVERY data datagrams are acknowledged at once whatever it says. The sender
+   * assumes its peer delays as much as it does itself (the wire does not carry it): give every
+   * node of a group the same value.
+   */
+  maxAckDelayMs?: number
 }
 
 export interface ResolvedOptions {
@@ -65,6 +76,7 @@ export interface ResolvedOptions {
   maxPartial: number
   reassemblyTimeoutMs: number
   socketBufferBytes: number
+  maxAckDelayMs: number
 }
 
 /** A number option: its value or default, checked against [min, max] (and integrality for `int`). */
@@ -118,5 +130,6 @@ export function resolveOptions(options: UdpTransportOptions<never>): ResolvedOpt
       'reassembly.timeoutMs',
     ),
     socketBufferBytes: int(options.socketBufferBytes, 1 << 20, 0, 1 << 30, 'socketBufferBytes'),
+    maxAckDelayMs: num(options.maxAckDelayMs, 5, 0, 1000, 'maxAckDelayMs'),
   }
 }

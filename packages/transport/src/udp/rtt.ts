@@ -57,10 +57,14 @@ export class RttEstimator {
     return Math.min(maxRtoMs, Math.max(minRtoMs, this.srtt + margin))
   }
 
-  /** Timeout after `backoff` expirations without progress; `unit` in [0, 1) draws the jitter. */
-  timeout(backoff: number, unit: number): number {
+  /**
+   * Timeout after `backoff` expirations without progress; `unit` in [0, 1) draws the jitter.
+   * `ackDelayMs`: how long the peer may hold its acknowledgement (RFC 9002's max_ack_delay in the
+   * probe timeout); 0 for what is answered at once (handshakes).
+   */
+  timeout(backoff: number, unit: number, ackDelayMs = 0): number {
     const { maxRtoMs, jitter } = this.options
-    const backed = Math.min(maxRtoMs, this.base() * 2 ** Math.min(backoff, 30))
+    const backed = Math.min(maxRtoMs, (this.base() + ackDelayMs) * 2 ** Math.min(backoff, 30))
     return backed * (1 + jitter * unit)
   }
 

@@ -186,13 +186,10 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       if (graceful) {
         // One turn of the event loop: self-sends are delivered and owed acknowledgements leave.
         await new Promise<void>((resolve) => setImmediate(resolve))
-        if (this.engine.unacknowledged() > 0) {
-          await this.drain(timeoutMs)
-          // What arrived while draining is acknowledged before the port closes, or its senders
-          // would retransmit into the void; node:dgram sends a tick later (an address lookup).
-          this.engine.flush()
-          await new Promise<void>((resolve) => setImmediate(resolve))
-        }
+        if (this.engine.unacknowledged() > 0) await this.drain(timeoutMs)
+        // Every acknowledgement owed (held ones too) leaves before the port closes, or its senders
+        // would retransmit into the void; node:dgram sends a tick later (an address lookup).
+        if (this.engine.acknowledgeAll() > 0) await new Promise<void>((r) => setImmediate(r))
       }
       for (const { peer, messages } of this.engine.abandonAll()) this.countAbandoned(peer, messages)
       this.teardown()

@@ -2,7 +2,8 @@
  * The middle layer of the UDP link engine (`../engine.ts`): what a link does over time. The pump
  * (retransmissions, then new data as the windows allow), the handshake that learns and confirms
  * the peer's incarnation, the timers (loss detection, probe timeouts, giving up), renewal before
- * packet numbers wrap, and the acknowledgements flushed at the end of a batch.
+ * packet numbers wrap, and the acknowledgements flushed at the end of a batch or once their delay
+ * (maxAckDelayMs) runs out.
  */
 import type { NodeId } from '../../ids.js'
 import type { UdpAddress } from '../address.js'
@@ -162,6 +163,10 @@ export abstract class EngineLifecycle extends EngineTransmit {
         this.transmitData(link, probe, now)
       }
     }
+    // Last, so that data sent above carried it: a held acknowledgement whose delay ran out.
+    if (link.acks.dueAt <= now && link.acks.owed && link.inc !== 0) {
+      this.transmitControl(link, PacketType.Ack, 0, link.inc)
+    }
     this.rearm(link)
   }
 
@@ -194,6 +199,20 @@ export abstract class EngineLifecycle extends EngineTransmit {
     this.stats.peersUnreachable++
     this.stats.messagesAbandoned += dropped
     this.sink.signal({ type: 'peer-unreachable', peer: link.id, dropped })
+  }
+
+  /** Before the port closes: every acknowledgement owed, held ones too, leaves now. Returns how many. */
+  acknowledgeAll(): number {
+    if (this.stopped) return 0
+    let sent = 0
+    for (const link of this.links.values()) {
+      if (link.acks.owed && link.inc !== 0) {
+        this.transmitControl(link, PacketType.Ack, 0, link.inc)
+        sent++
+      }
+    }
+    this.owed.clear()
+    return sent
   }
 
   /** End of a batch of input: acknowledgements that found no data to ride on go alone. */

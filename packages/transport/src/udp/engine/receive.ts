@@ -17,8 +17,8 @@ import {
 import { EngineLifecycle } from './lifecycle.js'
 
 /**
- * Within one batch of input, an acknowledgement leaves after this many data datagrams instead of
- * waiting for the end of the batch: one lost acknowledgement must not stall a whole window.
+ * An acknowledgement leaves after this many data datagrams instead of waiting for the end of the
+ * batch or its delay: one lost acknowledgement must not stall a whole window.
  */
 const ACK_EVERY = 8
 
@@ -71,6 +71,9 @@ export abstract class EngineReceive extends EngineLifecycle {
       }
     }
 
+    // A datagram that does not follow the previous one (loss, reordering, a retransmission after
+    // a loss, a new incarnation) is acknowledged without delay, so the sender learns of it fast.
+    const jumped = known ? link.acks.observe(d.pn) : true
     if (d.type === PacketType.Hello) {
       // Every challenge is answered: the answer is no larger than the challenge and goes to the
       // address book, so answering cannot amplify, and no flood can starve a real peer's handshake.
@@ -109,10 +112,11 @@ export abstract class EngineReceive extends EngineLifecycle {
       }
       // First contact: it learned our incarnation from our answer to its challenge.
       this.commit(link, d.srcInc, now, undefined)
+      link.acks.observe(d.pn)
     }
     switch (d.type) {
       case PacketType.Data:
-        return this.receiveData(link, d, now, source)
+        return this.receiveData(link, d, now, source, jumped)
       case PacketType.Ack:
         return this.receiveAck(link, d.ack!, now)
       case PacketType.Unreliable:
@@ -130,7 +134,13 @@ export abstract class EngineReceive extends EngineLifecycle {
     this.pump(link, now)
   }
 
-  protected receiveData(link: PeerLink, d: Datagram, now: number, source: unknown) {
+  protected receiveData(
+    link: PeerLink,
+    d: Datagram,
+    now: number,
+    source: unknown,
+    jumped: boolean,
+  ) {
     if (!this.options.reliable) {
       // Mixed modes in one group: accept the payload, skip the link.
       return this.receivePayload(link, d.payload, d.frag, d.bundle, now, source)
@@ -144,25 +154,52 @@ export abstract class EngineReceive extends EngineLifecycle {
       return this.drop(refused, d.signedLength, link.id, source)
     }
     link.acks.record(d.pn)
+    let prompt = jumped
     if (link.recv.isNext(d.seq, d.base)) {
       // The common case, in order with nothing to skip: no buffering, no callbacks.
       link.recv.advance()
       this.receivePayload(link, d.payload, d.frag, d.bundle, now, source)
       if (link.recv.buffered > 0) {
+        prompt = true // it filled a gap: the sender waits to hear that its resend arrived
         link.recv.drain((item) =>
           this.receivePayload(link, item.payload, item.frag, item.bundle, now, source),
         )
       }
     } else {
+      prompt = true
       this.receiveOutOfOrder(link, d, now, source)
     }
     // A handler that answered at once has carried the ack on its data; otherwise it goes alone,
-    // now if many datagrams wait for it, else at the end of the batch.
+    // now if many datagrams wait for it, else at the end of the batch or after maxAckDelayMs.
     if (!link.acks.owed || this.stopped) return
     if (link.acks.unreported >= ACK_EVERY)
       return this.transmitControl(link, PacketType.Ack, 0, link.inc)
-    this.owed.add(link)
-    this.sink.flushSoon()
+    this.oweAck(link, now, prompt || link.acks.unreported >= this.windowAckThreshold)
+  }
+
+  /**
+   * Schedules the acknowledgement owed to `link`: at the end of the batch when `prompt` (or delays
+   * are off), else held up to maxAckDelayMs for data to the peer to carry it (RFC 9000 §13.2.1).
+   */
+  protected oweAck(link: PeerLink, now: number, prompt: boolean): void {
+    const delay = this.options.maxAckDelayMs
+    if (prompt || delay === 0) {
+      this.owed.add(link)
+      this.sink.flushSoon()
+      return
+    }
+    if (link.acks.dueAt === Number.POSITIVE_INFINITY) {
+      link.acks.dueAt = now + delay
+      this.rearm(link)
+    }
+  }
+
+  /**
+   * A sender whose window is smaller than ACK_EVERY stalls until it hears back: a full window is
+   * acknowledged without delay (the peer's window is assumed to be ours, as with receiveWindow).
+   */
+  private get windowAckThreshold(): number {
+    return Math.min(this.options.sendWindow, this.options.receiveWindow)
   }
 
   /** Early, late or after a gap the sender gave up on: through the reorder buffer. */

@@ -175,7 +175,8 @@ export abstract class EngineTransmit {
     const hello = link.helloNonce !== 0 ? link.helloDeadline : Number.POSITIVE_INFINITY
     // Losses waiting for the next round's retransmission budget.
     const resend = link.queue.lost.length > 0 ? link.recovery.roundEndsAt : Number.POSITIVE_INFINITY
-    const at = Math.min(link.recovery.deadline(), hello, resend)
+    // A held acknowledgement (delayed, waiting for data to ride on): Infinity when none.
+    const at = Math.min(link.recovery.deadline(), hello, resend, link.acks.dueAt)
     link.deadline = at
     if (at < this.wakeAt) {
       this.wakeAt = at

@@ -15,6 +15,21 @@ export class AckTracker {
   owed = false
   /** Data datagrams recorded since the last acknowledgement left. */
   unreported = 0
+  /** When a held (delayed) acknowledgement must leave alone; Infinity when none is held. */
+  dueAt = Number.POSITIVE_INFINITY
+  /** Highest packet number seen from the peer's current incarnation, any type. */
+  private largestSeen = -1
+
+  /**
+   * Notes a datagram of the peer's current incarnation; true when it did not come right after the
+   * previous one (a gap: something was lost or reordered, or a first datagram after a handshake),
+   * which the sender must hear about at once.
+   */
+  observe(pn: number): boolean {
+    const next = pn === this.largestSeen + 1
+    if (pn > this.largestSeen) this.largestSeen = pn
+    return !next
+  }
 
   record(pn: number): void {
     this.owed = true
@@ -55,6 +70,7 @@ export class AckTracker {
   block(): AckRanges | undefined {
     this.owed = false
     this.unreported = 0
+    this.dueAt = Number.POSITIVE_INFINITY
     return this.ranges.length === 0 ? undefined : encodableAckRanges(this.ranges)
   }
 
@@ -62,5 +78,7 @@ export class AckTracker {
     this.ranges = []
     this.owed = false
     this.unreported = 0
+    this.dueAt = Number.POSITIVE_INFINITY
+    this.largestSeen = -1
   }
 }

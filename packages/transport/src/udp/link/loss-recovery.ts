@@ -53,6 +53,8 @@ export class LossRecovery {
   constructor(
     private readonly rtt: RttEstimator,
     private readonly maxWindow = Number.POSITIVE_INFINITY,
+    /** How long the peer may hold an acknowledgement (its maxAckDelayMs, assumed equal to ours). */
+    private readonly peerAckDelayMs = 0,
   ) {
     this.window = maxWindow
   }
@@ -233,6 +235,6 @@ export class LossRecovery {
     this.ptoAt =
       this.sent.length === 0
         ? Number.POSITIVE_INFINITY
-        : from + this.rtt.timeout(this.ptoCount, jitter())
+        : from + this.rtt.timeout(this.ptoCount, jitter(), this.peerAckDelayMs)
   }
 }

@@ -68,6 +68,8 @@ export function createPeerLink(fields: {
   sendWindow: number
   reassembly: Reassembler
   retransmit: ResolvedRetransmit
+  /** The peer's max ack delay, added to the probe timeout. */
+  peerAckDelayMs: number
 }): PeerLink {
   const rtt = new RttEstimator(fields.retransmit)
   return {
@@ -85,7 +87,7 @@ export function createPeerLink(fields: {
     helloAttempts: 0,
     helloDeadline: Number.POSITIVE_INFINITY,
     queue: new SendQueue(),
-    recovery: new LossRecovery(rtt, fields.sendWindow),
+    recovery: new LossRecovery(rtt, fields.sendWindow, fields.peerAckDelayMs),
     recv: new ReceiveLink<Incoming>(fields.receiveWindow),
     acks: new AckTracker(),
     replay: new ReplayWindow(),

@@ -20,9 +20,18 @@ export interface NodeLog {
   delivered: Array<{ from: NodeId; text: string }>
   signals: TransportSignal[]
   drops: UdpDropReason[]
-  /** Every datagram this node put on the wire, in order (for replay attacks). */
-  transmitted: Array<{ to: NodeId; datagram: Buffer }>
+  /** Every datagram this node put on the wire, in order, with its virtual time (for replay attacks). */
+  transmitted: Array<{ to: NodeId; datagram: Buffer; at: number }>
 }
+
+/** An application at `self` reacting to a delivery: `reply` sends in the same step, as a handler would. */
+export type OnDeliver = (
+  self: NodeId,
+  from: NodeId,
+  text: string,
+  reply: (text: string) => void,
+  now: number,
+) => void
 
 type Request = { type: 'send'; to: NodeId; text: string } | { type: 'inject'; datagram: Buffer }
 
@@ -33,6 +42,8 @@ export class SimLinks {
   private readonly engines = new Map<NodeId, LinkEngine>()
   /** Messages the application still wants to send, per node, in order (backpressure retries). */
   private readonly backlog = new Map<NodeId, Array<{ to: NodeId; text: string }>>()
+  /** Called on every delivery (request/response traffic); none by default. */
+  onDeliver: OnDeliver | undefined
 
   constructor(
     readonly ids: NodeId[],
@@ -104,11 +115,19 @@ export class SimLinks {
           {
             transmit: (address, datagram) => {
               const to = address.host === 'n' ? address.port : address.host
-              log.transmitted.push({ to, datagram })
+              log.transmitted.push({ to, datagram, at: ctx.now() })
               ctx.send(to, datagram)
             },
             deliver: (from, payload) => {
-              log.delivered.push({ from, text: Buffer.from(payload).toString('utf8') })
+              const text = Buffer.from(payload).toString('utf8')
+              log.delivered.push({ from, text })
+              this.onDeliver?.(
+                self,
+                from,
+                text,
+                (answer) => engine.send(from, Buffer.from(answer), ctx.now()),
+                ctx.now(),
+              )
               return true
             },
             signal: (signal) => log.signals.push(signal),
