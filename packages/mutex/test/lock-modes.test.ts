@@ -230,9 +230,9 @@ describe.each(withFeatures)('lock modes over %s', (_, algorithm) => {
 })
 
 describe('lock modes over algorithms without the features', () => {
-  it('ricartAgrawala() is marked with shared entries only, lamportMutex() with none', () => {
-    expect(lockFeaturesOf(ricartAgrawala())).toEqual(['shared'])
-    expect(lockFeaturesOf(lamportMutex())).toEqual([])
+  it('ricartAgrawala() is marked with shared entries (and views), lamportMutex() with views only', () => {
+    expect(lockFeaturesOf(ricartAgrawala())).toEqual(['shared', 'views'])
+    expect(lockFeaturesOf(lamportMutex())).toEqual(['views'])
   })
 
   it("shared acquires on lamportMutex() get exclusive entries: nodes take turns, one node's readers share", async () => {

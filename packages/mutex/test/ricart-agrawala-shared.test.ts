@@ -33,8 +33,8 @@ const oksSince = (n: Node, from: number) =>
   n.sent.slice(from).flatMap(([to, m]) => ((m as { type: string }).type === 'ok' ? [to] : []))
 
 describe('ricartAgrawala (shared): marked, and what it sends and emits', () => {
-  it('is marked as honouring shared entries', () => {
-    expect(lockFeaturesOf(ricartAgrawala())).toEqual(['shared'])
+  it('is marked as honouring shared entries and views', () => {
+    expect(lockFeaturesOf(ricartAgrawala())).toEqual(['shared', 'views'])
   })
 
   it('a shared request carries its mode on the wire and in its events; an exclusive one carries none', () => {

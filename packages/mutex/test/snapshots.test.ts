@@ -321,4 +321,39 @@ describe('restore() (checkSnapshots: a restored instance goes on as the one snap
     expect(report.restored).toBe(report.states)
     expect(report.restored).toBeGreaterThan(100)
   })
+
+  /**
+   * With views: view requests (1: without peer 3; 2: with a joiner 4), and messages stamped with
+   * views 0 to 2, `view` messages among them: kept for a later view, dropped for an older one.
+   */
+  const viewed =
+    (types: Record<string, readonly string[]>) =>
+    (random: Random, at: { self: NodeId; peers: readonly NodeId[] }): Input => {
+      const roll = random.int(0, 11)
+      if (roll === 0) {
+        const view = random.int(1, 2)
+        const members = view === 1 ? [at.self, 2] : [at.self, 2, 4]
+        return { kind: 'request', req: { type: 'view', view, members } as never }
+      }
+      const input = inputs({ ...types, view: ['time'] })(random, at)
+      if (input.kind !== 'message') return input
+      const view = random.int(0, 2)
+      const from = view === 2 && random.int(0, 1) === 1 ? 4 : input.from
+      const msg = { ...(input.msg as object), ...(view > 0 ? { view } : {}) } as never
+      return { kind: 'message', from, msg }
+    }
+
+  it('ricart-agrawala through view changes', () => {
+    const types = { request: ['time'], ok: ['time', 'req'], deny: ['time', 'req'] }
+    const report = checkSnapshots(ricartAgrawala() as Factory, { seeds: 20, inputs: viewed(types) })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
+
+  it('lamport through view changes', () => {
+    const types = { request: ['time'], reply: ['time'], release: ['time', 'req'] }
+    const report = checkSnapshots(lamportMutex() as Factory, { seeds: 20, inputs: viewed(types) })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
 })

@@ -1,3 +1,4 @@
+import type { NodeId } from '@sd/transport'
 import { fencingToken } from './timestamp.js'
 
 /**
@@ -12,10 +13,20 @@ export type RequestedEvent = {
   mode?: 'shared'
 }
 
+type RequestMessage = {
+  type: 'request'
+  resource: string
+  time: number
+  mode?: 'shared'
+  view?: number
+}
+
 /**
  * Makes a request of this node known: to the application (`requested`, with the token the entry
  * will carry) and to every peer (one REQUEST stamped `time`, the same for every copy). `extra`
- * (`{ mode: 'shared' }` or nothing) goes on both; absent, both are as they always were.
+ * (`{ mode: 'shared' }` or nothing) goes on both; absent, both are as they always were. `sent`:
+ * the view number the REQUEST carries and the members it goes to (absent: a broadcast to the
+ * launch group, as in view 0).
  */
 export function announceRequest(
   resource: string,
@@ -23,10 +34,20 @@ export function announceRequest(
   rank: number,
   ctx: {
     emit(event: RequestedEvent): void
-    broadcast(msg: { type: 'request'; resource: string; time: number; mode?: 'shared' }): void
+    broadcast(msg: RequestMessage): void
+    send(to: NodeId, msg: RequestMessage): void
   },
   extra: { mode?: 'shared' } = {},
+  sent: { view?: number; to?: readonly NodeId[] } = {},
 ): void {
   ctx.emit({ type: 'requested', resource, time, token: fencingToken(time, rank), ...extra })
-  ctx.broadcast({ type: 'request', resource, time, ...extra })
+  const msg: RequestMessage = {
+    type: 'request',
+    resource,
+    time,
+    ...extra,
+    ...(sent.view === undefined ? {} : { view: sent.view }),
+  }
+  if (sent.to === undefined) ctx.broadcast(msg)
+  else for (const peer of sent.to) ctx.send(peer, msg)
 }

@@ -14,7 +14,7 @@ export function parseLocalRequest(
 
 /** What both timestamp algorithms keep per resource that a local request looks at. */
 export interface LocalState {
-  state: 'RELEASED' | 'WANTED' | 'HELD'
+  state: 'RELEASED' | 'WAITING' | 'WANTED' | 'HELD'
   /** Acquires asked while one is under way: served after the current turn. */
   queued: number
 }

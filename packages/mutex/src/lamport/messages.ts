@@ -1,4 +1,4 @@
-import { intIn, isNonNegInt, isString, messageParser } from '@sd/transport'
+import { intIn, isNonNegInt, isString, messageParser, oneOf, optional } from '@sd/transport'
 
 /**
  * The largest Lamport time taken from a peer: 2^36. A received time is adopted (R2), and the
@@ -16,18 +16,36 @@ export const MAX_PEER_TIME = 2 ** 36
 export const isLamportTime = intIn(0, MAX_PEER_TIME)
 
 /**
- * Lamport's mutual exclusion messages; `time` is the sender's Lamport clock. A RELEASE names the
+ * Lamport's mutual exclusion messages; `time` is the sender's Lamport clock, `view` its view
+ * number (absent in view 0). A RELEASE names the
  * request it ends by that request's time (`req`).
  */
 export type LamportMutexMessage =
-  | { type: 'request'; resource: string; time: number }
+  | { type: 'request'; resource: string; time: number; view?: number }
   /** The timestamped acknowledgement of a request. */
-  | { type: 'reply'; resource: string; time: number }
-  | { type: 'release'; resource: string; time: number; req: number }
+  | { type: 'reply'; resource: string; time: number; view?: number }
+  | { type: 'release'; resource: string; time: number; req: number; view?: number }
+  | ViewMessage
+
+/**
+ * Both timestamp algorithms' "I installed `view`", stamped with the sender's clock; `ask`: answer
+ * with yours (a member that restarted, or was down when the view went round, asks again).
+ */
+export type ViewMessage = { type: 'view'; view: number; time: number; ask?: true }
+
+/** The shape of a `view` message (for each algorithm's parser). */
+export const VIEW_MESSAGE_FIELDS = {
+  view: isNonNegInt,
+  time: isLamportTime,
+  ask: optional(oneOf(true)),
+}
+
+const view = optional(isNonNegInt)
 
 /** Checks a peer's message shape; returns it typed, or why it is refused. */
 export const parseMessage = messageParser<LamportMutexMessage>({
-  request: { resource: isString, time: isLamportTime },
-  reply: { resource: isString, time: isLamportTime },
-  release: { resource: isString, time: isLamportTime, req: isNonNegInt },
+  request: { resource: isString, time: isLamportTime, view },
+  reply: { resource: isString, time: isLamportTime, view },
+  release: { resource: isString, time: isLamportTime, req: isNonNegInt, view },
+  view: VIEW_MESSAGE_FIELDS,
 })
