@@ -250,7 +250,19 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
     if (target === undefined) return
     this.seq += 1
     this.probe = { target, seq: this.seq, acked: false, expectedNacks: 0, nacks: 0 }
-    ctx.send(target, { type: 'ping', seq: this.seq, updates: this.piggyback(this.buddy(target)) })
+    const updates = this.piggyback(this.buddy(target))
+    // Our own alive news on every probe, room permitting: a member the join's gossip missed
+    // learns of us from our first ping to it, instead of ignoring us for ever.
+    const introduce = this.leaving === undefined && !updates.some((u) => u.node === this.self)
+    if (introduce && updates.length < this.settings.maxPiggyback) {
+      updates.push({
+        kind: 'alive',
+        node: this.self,
+        incarnation: this.incarnation,
+        from: this.self,
+      })
+    }
+    ctx.send(target, { type: 'ping', seq: this.seq, updates })
     ctx.setTimer(PROBE_TIMEOUT, this.scaled(this.settings.probeTimeoutMs))
   }
 
@@ -424,6 +436,8 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
     this.suspicions.clear()
     this.relays.clear()
     this.probe = undefined
+    this.order = []
+    this.next = 0
     this.view.leave(this.self)
     ctx.emit({
       type: 'member-left',
