@@ -59,6 +59,7 @@ export {
   type SwimEvent,
   type SwimMessage,
   type SwimOptions,
+  type SwimRequest,
   type SwimSettings,
   swim,
 } from './detector/swim/index.js'

@@ -11,7 +11,7 @@ import { heartbeatSettings, LeaderWatch } from '../src/detector/heartbeat.js'
 import { phiAccrual } from '../src/detector/phi-watch.js'
 import type { MemberUpdate } from '../src/detector/swim/members.js'
 import type { SwimMessage } from '../src/detector/swim/messages.js'
-import { swim } from '../src/detector/swim/protocol.js'
+import { type SwimRequest, swim } from '../src/detector/swim/protocol.js'
 import { stubCtx } from './support/stub-ctx.js'
 
 const OPTIONS = { periodMs: 100, probeTimeoutMs: 20 }
@@ -39,9 +39,9 @@ describe('SWIM snapshots', () => {
   })
 
   it('are complete and canonical (checkSnapshots over random messages and timers)', () => {
-    type Input = SnapshotInput<SwimMessage, never>
+    type Input = SnapshotInput<SwimMessage, SwimRequest>
     const update = (random: Random, peers: readonly NodeId[]): MemberUpdate => ({
-      kind: (['alive', 'suspect', 'dead'] as const)[random.int(0, 2)]!,
+      kind: (['alive', 'suspect', 'dead', 'left'] as const)[random.int(0, 3)]!,
       node: [1, ...peers][random.int(0, peers.length)]!,
       incarnation: random.int(0, 2),
       from: peers[random.int(0, peers.length - 1)]!,
@@ -57,7 +57,36 @@ describe('SWIM snapshots', () => {
       const from = at.peers[random.int(0, at.peers.length - 1)]!
       const updates = random.int(0, 1) === 0 ? [] : [update(random, at.peers)]
       const seq = random.int(0, 3)
-      const kind = random.int(0, 3)
+      const kind = random.int(0, 7)
+      if (kind === 6) return { kind: 'request', req: { type: 'leave' } }
+      if (kind === 7) {
+        const entry = {
+          node: at.peers[random.int(0, at.peers.length - 1)]!,
+          state: 'alive' as const,
+          incarnation: 0,
+        }
+        return {
+          kind: 'message',
+          from,
+          msg: {
+            type: 'welcome',
+            members: [entry, { node: 1, state: 'dead', incarnation: random.int(0, 1) }],
+          },
+        }
+      }
+      // Membership: a join (also from a stranger, 9), a welcome, news of a leave or a stranger.
+      if (kind === 4)
+        return {
+          kind: 'message',
+          from: random.int(0, 1) === 0 ? 9 : from,
+          msg: { type: 'join', incarnation: random.int(0, 1) },
+        }
+      if (kind === 5) {
+        const node = [9, ...at.peers][random.int(0, at.peers.length)]!
+        const state = (['alive', 'dead', 'left'] as const)[random.int(0, 2)]!
+        const u = { kind: state, node, incarnation: random.int(0, 2), from }
+        return { kind: 'message', from, msg: { type: 'ping', seq, updates: [u] } }
+      }
       const msg: SwimMessage =
         kind === 0
           ? { type: 'ping', seq, updates }
@@ -68,14 +97,17 @@ describe('SWIM snapshots', () => {
               : { type: 'nack', seq, updates }
       return { kind: 'message', from, msg }
     }
-    const report = checkSnapshots(swim(OPTIONS), {
-      seeds: 20,
-      inputs,
-      peers: [2, 3, 4],
-      continuations: 8,
-    })
-    expect(report.states).toBeGreaterThan(1000)
-    expect(report.comparedPairs).toBeGreaterThan(0)
+    // A member of a group, and a process joining through seed 2 (welcomes, leaves, strangers).
+    for (const factory of [swim(OPTIONS), swim({ ...OPTIONS, seeds: [2], tombstonePeriods: 2 })]) {
+      const report = checkSnapshots(factory, {
+        seeds: 20,
+        inputs,
+        peers: [2, 3, 4],
+        continuations: 8,
+      })
+      expect(report.states).toBeGreaterThan(1000)
+      expect(report.comparedPairs).toBeGreaterThan(0)
+    }
   })
 })
 

@@ -18,4 +18,14 @@ export type SwimEvent =
   | { type: 'refute'; incarnation: number; from: NodeId }
   /** Lifeguard's local health score changed (the period and timeouts scale by score + 1). */
   | { type: 'health'; score: number }
+  /**
+   * This node's view of the group changed: `view` counts the changes since it started (its own
+   * number, not agreed with anyone), `members` is the group now, this node included while it
+   * belongs, ascending; `joined` and `left` what changed. The agreed membership's event shape.
+   */
+  | { type: 'view'; view: number; members: NodeId[]; joined: NodeId[]; left: NodeId[] }
+  /** A member entered this node's view (a join, or a dead or left member back in a higher incarnation). */
+  | { type: 'member-joined'; node: NodeId; incarnation: number }
+  /** A member left this node's view: it announced its leave, or it was declared dead. */
+  | { type: 'member-left'; node: NodeId; incarnation: number; reason: 'left' | 'dead' }
   | { type: 'ignored'; from: NodeId; reason: string }

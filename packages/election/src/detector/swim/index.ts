@@ -1,6 +1,6 @@
 export type { SwimEvent } from './events.js'
 export type { MemberState, MemberUpdate } from './members.js'
-export type { SwimMessage } from './messages.js'
+export type { MemberEntry, SwimMessage } from './messages.js'
 export type { SwimOptions, SwimSettings } from './options.js'
-export { swim } from './protocol.js'
+export { type SwimRequest, swim } from './protocol.js'
 export { type SuspicionBounds, suspicionBounds, suspicionTimeout } from './suspicion.js'

@@ -8,7 +8,7 @@ import {
   oneOf,
   shape,
 } from '@sd/transport'
-import type { MemberUpdate } from './members.js'
+import type { MemberState, MemberUpdate } from './members.js'
 
 /**
  * What SWIM nodes say. Every message carries `updates`: membership news piggybacked on the
@@ -23,6 +23,17 @@ export type SwimMessage =
   | { type: 'ping-req'; seq: number; target: NodeId; updates: MemberUpdate[] }
   /** Lifeguard: the helper asked by ping-req `seq` heard nothing from the target either. */
   | { type: 'nack'; seq: number; updates: MemberUpdate[] }
+  /** From a process that wants in, to one of its seeds; `incarnation` is its own. */
+  | { type: 'join'; incarnation: number }
+  /** The seed's answer to a join: its member list, tombstones included (at most MAX_MEMBERS). */
+  | { type: 'welcome'; members: MemberEntry[] }
+
+/** One member as a welcome lists it. */
+export interface MemberEntry {
+  node: NodeId
+  state: MemberState
+  incarnation: number
+}
 
 /** Updates per message accepted at most: a peer cannot make us handle a flood in one step. */
 export const MAX_UPDATES = 64
@@ -31,12 +42,21 @@ export const MAX_UPDATES = 64
 export const MAX_INCARNATION = 2 ** 52
 const isIncarnation = intIn(0, MAX_INCARNATION)
 
+/** Entries a welcome may list, and the highest `maxMembers`: a peer cannot make us take more. */
+export const MAX_MEMBERS = 4096
+
 const isUpdate = shape({
-  kind: oneOf('alive', 'suspect', 'dead'),
+  kind: oneOf('alive', 'suspect', 'dead', 'left'),
   node: isNodeId,
   incarnation: isIncarnation,
   from: isNodeId,
 })
+const isEntry = shape({
+  node: isNodeId,
+  state: oneOf('alive', 'suspect', 'dead', 'left'),
+  incarnation: isIncarnation,
+})
+const entries = arrayOf(isEntry, { max: MAX_MEMBERS }) as (v: unknown) => v is MemberEntry[]
 const updates = arrayOf(isUpdate, { max: MAX_UPDATES }) as (v: unknown) => v is MemberUpdate[]
 
 export const parseMessage = messageParser<SwimMessage>({
@@ -44,4 +64,6 @@ export const parseMessage = messageParser<SwimMessage>({
   ack: { seq: isNonNegInt, updates },
   'ping-req': { seq: isNonNegInt, target: isNodeId, updates },
   nack: { seq: isNonNegInt, updates },
+  join: { incarnation: isIncarnation },
+  welcome: { members: entries },
 })

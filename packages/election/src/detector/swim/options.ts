@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from '@sd/transport'
+import { InvalidArgumentError, isNodeId, type NodeId } from '@sd/transport'
+import { MAX_MEMBERS } from './messages.js'
 
 export interface SwimOptions {
   /** One probe per period, ms (scaled by the local health multiplier). Default 200. */
@@ -32,6 +33,23 @@ export interface SwimOptions {
     | { localHealth?: boolean; dynamicSuspicion?: boolean; buddy?: boolean; nacks?: boolean }
   /** Highest local health score (the multiplier is score + 1). Default 8. */
   maxLocalHealth?: number
+  /**
+   * Members to join through (their ids; the transport knows their addresses): the node starts
+   * alone, asks one seed after another, once a period, until one answers with its member list.
+   * Empty or absent: the node starts with `ctx.peers` as the group (seeds equal to self are
+   * dropped: a first member lists itself). Default none.
+   */
+  seeds?: readonly NodeId[]
+  /** Entries the member list holds at most, self and tombstones included; joins beyond are refused. Default 1024. */
+  maxMembers?: number
+  /**
+   * A dead or left member is remembered this many periods before it is forgotten, so late news
+   * of it (in its old incarnation) cannot bring it back. 0 forgets at the next period (not
+   * advised: a delayed message then resurrects it). Default 100.
+   */
+  tombstonePeriods?: number
+  /** A leaving member announces its leave this many periods before it stops. Default 5. */
+  leavePeriods?: number
 }
 
 export interface SwimSettings {
@@ -47,6 +65,10 @@ export interface SwimSettings {
   buddy: boolean
   nacks: boolean
   maxLocalHealth: number
+  seeds: NodeId[]
+  maxMembers: number
+  tombstonePeriods: number
+  leavePeriods: number
 }
 
 export const DEFAULT_PERIOD_MS = 200
@@ -102,5 +124,22 @@ export function resolveOptions(options: SwimOptions = {}): SwimSettings {
     buddy: on('buddy'),
     nacks: on('nacks'),
     maxLocalHealth: count('maxLocalHealth', options.maxLocalHealth ?? 8, 0),
+    seeds: seedList(options.seeds),
+    maxMembers: check(
+      'maxMembers',
+      options.maxMembers ?? 1024,
+      (x) => Number.isInteger(x) && x >= 1 && x <= MAX_MEMBERS,
+      `an integer in 1..${MAX_MEMBERS}`,
+    ),
+    tombstonePeriods: count('tombstonePeriods', options.tombstonePeriods ?? 100, 0),
+    leavePeriods: count('leavePeriods', options.leavePeriods ?? 5, 1),
   }
+}
+
+function seedList(seeds: unknown): NodeId[] {
+  if (seeds === undefined) return []
+  if (!Array.isArray(seeds) || !seeds.every((id) => isNodeId(id))) {
+    throw new InvalidArgumentError('swim: seeds must be an array of node ids')
+  }
+  return [...new Set(seeds as NodeId[])]
 }

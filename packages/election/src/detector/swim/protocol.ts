@@ -1,3 +1,5 @@
+// Over 450 lines: joins and leaves change the same state the probes use (gossip, suspicions,
+// the view), and split into another file they would need all of it exposed.
 /**
  * SWIM (Das, Gupta and Motivala, 2002) with Lifeguard (Dadgar, Phillips and Currey, 2017): each
  * period a node pings one member (shuffled round-robin), asks k others to ping it when no ack
@@ -5,6 +7,7 @@
  * timeout to refute (raise its incarnation) before it is declared dead. News travels on the
  * pings and acks. Lifeguard: a node whose own probes keep failing slows itself down (local
  * health), a suspicion lasts long until others confirm it, and a suspect hears it first.
+ * Membership changes at run time (membership.ts): joins through seeds, announced leaves.
  */
 import {
   type Ctx,
@@ -15,10 +18,14 @@ import {
 } from '@sd/transport'
 import type { SwimEvent } from './events.js'
 import { Gossip } from './gossip.js'
-import { MemberList, type MemberUpdate } from './members.js'
-import { parseMessage, type SwimMessage } from './messages.js'
+import { isGone, MemberList, type MemberUpdate } from './members.js'
+import { type MemberEntry, parseMessage, type SwimMessage } from './messages.js'
 import { resolveOptions, type SwimOptions, type SwimSettings } from './options.js'
 import { type SuspicionBounds, suspicionBounds, suspicionTimeout } from './suspicion.js'
+import { ViewLog } from './view.js'
+
+/** What a SWIM node is asked locally: leave the group gracefully. */
+export type SwimRequest = { type: 'leave' }
 
 type SwimCtx = Ctx<SwimMessage, SwimEvent>
 
@@ -26,6 +33,7 @@ const PROBE = 'swim:probe'
 const PROBE_TIMEOUT = 'swim:probe-timeout'
 const RELAY = 'swim:relay:'
 const SUSPICION = 'swim:suspicion:'
+const JOIN = 'swim:join'
 const suspicionTimer = (node: NodeId) => `${SUSPICION}${JSON.stringify(node)}`
 
 interface Probe {
@@ -51,7 +59,7 @@ interface Relay {
   atMs: number
 }
 
-export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
+export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
   private incarnation = 0
   private health = 0
   private seq = 0
@@ -64,6 +72,13 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
   private readonly relays = new Map<number, Relay>()
   private bounds: SuspicionBounds = { minMs: 0, maxMs: 0, k: 0 }
   private retransmits = 1
+  private readonly view = new ViewLog()
+  /** In a group: started with peers, or welcomed by a seed. */
+  private joined = true
+  private joinAttempts = 0
+  /** Periods of announcing the leave still to go; then the node stops. */
+  private leaving: number | undefined
+  private stopped = false
 
   constructor(
     readonly self: NodeId,
@@ -71,25 +86,51 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
   ) {}
 
   start(ctx: SwimCtx) {
-    this.members = new MemberList(ctx.peers)
-    const n = ctx.peers.length + 1
-    const s = this.settings
-    this.bounds = suspicionBounds(
-      n,
-      s.periodMs,
-      s.suspicionMult,
-      s.suspicionMaxMult,
-      s.dynamicSuspicion,
-    )
-    this.retransmits = s.retransmitMult * Math.ceil(Math.log10(n + 1))
+    const peers = ctx.peers.slice(0, this.settings.maxMembers - 1)
+    this.members = new MemberList(peers)
+    for (const peer of peers) this.view.join(peer)
+    this.joined = this.seeds().length === 0
+    this.resize()
     // A random phase, so the members' periods do not all tick together.
-    ctx.setTimer(PROBE, Math.floor(ctx.random() * s.periodMs))
+    ctx.setTimer(PROBE, Math.floor(ctx.random() * this.settings.periodMs))
+    if (!this.joined) ctx.setTimer(JOIN, 0)
+    this.publish(ctx)
   }
 
   onMessage(from: NodeId, raw: unknown, ctx: SwimCtx) {
+    if (this.stopped) return // gone: as silent as a process that exited
+    this.handle(from, raw, ctx)
+    this.publish(ctx)
+  }
+
+  onRequest(req: SwimRequest, ctx: SwimCtx) {
+    if (req?.type !== 'leave' || this.stopped || this.leaving !== undefined) {
+      return ctx.emit({ type: 'ignored', from: this.self, reason: 'not a leave, or gone already' })
+    }
+    if (!this.joined) this.stop(ctx)
+    else {
+      this.leaving = this.settings.leavePeriods
+      this.gossip.add(this.leaveNews())
+      this.announceLeave(ctx)
+    }
+    this.publish(ctx)
+  }
+
+  private handle(from: NodeId, raw: unknown, ctx: SwimCtx) {
     const msg = parseMessage(raw)
     if (typeof msg === 'string') return ctx.emit({ type: 'ignored', from, reason: msg })
+    if (msg.type === 'join') return this.onJoin(from, msg.incarnation, ctx)
+    if (msg.type === 'welcome') return this.onWelcome(from, msg.members, ctx)
     if (this.members.get(from) === undefined) {
+      // A process that joined through another seed introduces itself with its own alive news.
+      const intro = msg.updates.find((u) => u.node === from && u.kind === 'alive')
+      if (intro !== undefined && this.joined) this.apply(intro, ctx)
+    }
+    if (this.members.get(from) === undefined) {
+      // Still joining, we are alive all the same: an ack spares us a suspicion.
+      if (!this.joined && msg.type === 'ping') {
+        return ctx.send(from, { type: 'ack', seq: msg.seq, updates: [] })
+      }
       return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
     }
     for (const u of msg.updates) this.apply(u, ctx)
@@ -119,6 +160,13 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
   }
 
   onTimer(key: string, ctx: SwimCtx) {
+    if (this.stopped) return
+    this.timer(key, ctx)
+    this.publish(ctx)
+  }
+
+  private timer(key: string, ctx: SwimCtx) {
+    if (key === JOIN) return this.askSeed(ctx)
     if (key === PROBE) return this.tick(ctx)
     if (key === PROBE_TIMEOUT) return this.indirect(ctx)
     if (key.startsWith(RELAY)) {
@@ -160,6 +208,11 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
       relays: relays.map((seq) => ({ mySeq: seq, ...this.relays.get(seq)! })),
       bounds: { ...this.bounds },
       retransmits: this.retransmits,
+      ...this.view.snapshot(),
+      joined: this.joined,
+      joinAttempts: this.joinAttempts,
+      leaving: this.leaving ?? null,
+      stopped: this.stopped,
     }
   }
 
@@ -174,7 +227,7 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
         ctx,
       )
       const m = this.members.get(p.target)
-      if (m !== undefined && m.state !== 'dead') {
+      if (m !== undefined && !isGone(m.state)) {
         this.apply(
           { kind: 'suspect', node: p.target, incarnation: m.incarnation, from: this.self },
           ctx,
@@ -186,12 +239,30 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
     for (const [seq, r] of this.relays) {
       if (now - r.atMs >= this.scaled(this.settings.periodMs)) this.relays.delete(seq)
     }
+    this.forgetTombstones(now)
+    if (this.leaving !== undefined) {
+      this.leaving -= 1
+      if (this.leaving === 0) return this.stop(ctx)
+      this.announceLeave(ctx)
+    }
     ctx.setTimer(PROBE, this.scaled(this.settings.periodMs))
     const target = this.nextTarget(ctx)
     if (target === undefined) return
     this.seq += 1
     this.probe = { target, seq: this.seq, acked: false, expectedNacks: 0, nacks: 0 }
-    ctx.send(target, { type: 'ping', seq: this.seq, updates: this.piggyback(this.buddy(target)) })
+    const updates = this.piggyback(this.buddy(target))
+    // Our own alive news on every probe, room permitting: a member the join's gossip missed
+    // learns of us from our first ping to it, instead of ignoring us for ever.
+    const introduce = this.leaving === undefined && !updates.some((u) => u.node === this.self)
+    if (introduce && updates.length < this.settings.maxPiggyback) {
+      updates.push({
+        kind: 'alive',
+        node: this.self,
+        incarnation: this.incarnation,
+        from: this.self,
+      })
+    }
+    ctx.send(target, { type: 'ping', seq: this.seq, updates })
     ctx.setTimer(PROBE_TIMEOUT, this.scaled(this.settings.probeTimeoutMs))
   }
 
@@ -227,7 +298,8 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
   /** News about a member, from a message or from this node's own probe. */
   private apply(u: MemberUpdate, ctx: SwimCtx) {
     if (u.node === this.self) return this.aboutSelf(u, ctx)
-    const applied = this.members.apply(u)
+    if (this.members.get(u.node) === undefined) return this.admit(u, ctx)
+    const applied = this.members.apply(u, ctx.monotonic())
     if (applied === 'stale') return
     if (applied === 'confirm') {
       const s = this.suspicions.get(u.node)
@@ -260,14 +332,149 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
         from: u.from,
         confirmations: u.from === this.self && held ? held.reporters.size - 1 : 0,
       })
-    } else if (applied.before !== 'alive') {
+    } else if (u.kind === 'alive' && applied.before !== 'alive') {
       ctx.emit({ type: 'alive', node: u.node, incarnation: u.incarnation, from: u.from })
     }
+    if (u.kind === 'alive' && isGone(applied.before)) this.entered(u.node, u.incarnation, ctx)
+    if (u.kind !== 'alive' && !isGone(applied.before)) {
+      this.view.leave(u.node)
+      const reason = u.kind === 'left' ? 'left' : 'dead'
+      ctx.emit({ type: 'member-left', node: u.node, incarnation: u.incarnation, reason })
+    }
+  }
+
+  /**
+   * News of a node we do not hold: a join (alive), or a tombstone to keep (dead or left), while
+   * the list has room. A suspicion of a stranger is nobody's business here.
+   */
+  private admit(u: MemberUpdate, ctx: SwimCtx) {
+    if (u.kind === 'suspect' || this.members.size + 1 >= this.settings.maxMembers) return
+    this.members.admit(u.node, u.kind, u.incarnation, ctx.monotonic())
+    this.gossip.add(u)
+    if (u.kind === 'alive') this.entered(u.node, u.incarnation, ctx)
+  }
+
+  private entered(node: NodeId, incarnation: number, ctx: SwimCtx) {
+    this.view.join(node)
+    ctx.emit({ type: 'member-joined', node, incarnation })
+  }
+
+  private seeds(): NodeId[] {
+    return this.settings.seeds.filter((id) => id !== this.self)
+  }
+
+  /** Joining: one seed after another, a period apart, until one welcomes us. */
+  private askSeed(ctx: SwimCtx) {
+    if (this.joined) return
+    const seeds = this.seeds()
+    const seed = seeds[this.joinAttempts % seeds.length]!
+    this.joinAttempts += 1
+    ctx.send(seed, { type: 'join', incarnation: this.incarnation })
+    ctx.setTimer(JOIN, this.settings.periodMs)
+  }
+
+  /** A seed: admit the joiner (its alive news spreads by gossip) and send it our member list. */
+  private onJoin(from: NodeId, incarnation: number, ctx: SwimCtx) {
+    if (!this.joined || this.leaving !== undefined || from === this.self) {
+      return ctx.emit({ type: 'ignored', from, reason: 'join while not in a group' })
+    }
+    const known = this.members.get(from) !== undefined
+    if (!known && this.members.size + 1 >= this.settings.maxMembers) {
+      return ctx.emit({ type: 'ignored', from, reason: 'join refused: the group is full' })
+    }
+    // Known dead or left in this incarnation: the news stays, the welcome tells it, it refutes.
+    this.apply({ kind: 'alive', node: from, incarnation, from }, ctx)
+    const members = [
+      { node: this.self, state: 'alive' as const, incarnation: this.incarnation },
+      ...this.members
+        .snapshot()
+        .map(({ node, state, incarnation }) => ({ node, state, incarnation })),
+    ]
+    ctx.send(from, { type: 'welcome', members })
+  }
+
+  /** Joining: the seed's member list becomes ours, and we announce ourselves. */
+  private onWelcome(from: NodeId, entries: MemberEntry[], ctx: SwimCtx) {
+    if (this.joined || !this.seeds().includes(from)) {
+      return ctx.emit({ type: 'ignored', from, reason: 'welcome not asked for' })
+    }
+    this.joined = true
+    ctx.cancelTimer(JOIN)
+    this.gossip.add({
+      kind: 'alive',
+      node: this.self,
+      incarnation: this.incarnation,
+      from: this.self,
+    })
+    for (const e of entries) {
+      // A suspicion is the seed's; our own probes will judge.
+      const kind = e.state === 'suspect' ? 'alive' : e.state
+      this.apply({ kind, node: e.node, incarnation: e.incarnation, from }, ctx)
+    }
+  }
+
+  private leaveNews(): MemberUpdate {
+    return { kind: 'left', node: this.self, incarnation: this.incarnation, from: this.self }
+  }
+
+  /** Each period of a leave, straight to k + 1 members besides the gossip: nobody should miss it. */
+  private announceLeave(ctx: SwimCtx) {
+    const to = pick(this.members.live(), this.settings.indirectChecks + 1, ctx)
+    for (const member of to) {
+      this.seq += 1
+      ctx.send(member, { type: 'ping', seq: this.seq, updates: this.piggyback(this.leaveNews()) })
+    }
+  }
+
+  /** The leave is over (or there was no group): no timer, no answer from now on. */
+  private stop(ctx: SwimCtx) {
+    this.stopped = true
+    this.leaving = undefined
+    for (const key of [PROBE, PROBE_TIMEOUT, JOIN]) ctx.cancelTimer(key)
+    for (const node of this.suspicions.keys()) ctx.cancelTimer(suspicionTimer(node))
+    for (const seq of this.relays.keys()) ctx.cancelTimer(`${RELAY}${seq}`)
+    this.suspicions.clear()
+    this.relays.clear()
+    this.probe = undefined
+    this.order = []
+    this.next = 0
+    this.view.leave(this.self)
+    ctx.emit({
+      type: 'member-left',
+      node: this.self,
+      incarnation: this.incarnation,
+      reason: 'left',
+    })
+  }
+
+  private forgetTombstones(now: number) {
+    const keepMs = this.settings.tombstonePeriods * this.settings.periodMs
+    this.members.forget(now - keepMs)
+  }
+
+  /** The view changed during this step: new timeouts for the group's size, and one `view` event. */
+  private publish(ctx: SwimCtx) {
+    const change = this.view.take()
+    if (change === undefined) return
+    this.resize()
+    const members = this.stopped ? [] : sortNodeIds([this.self, ...this.members.live()])
+    ctx.emit({ type: 'view', ...change, members })
+  }
+
+  /** Suspicion timeouts and retransmissions follow the group's size (self included). */
+  private resize() {
+    const n = this.members.live().length + 1
+    const s = this.settings
+    const { periodMs, suspicionMult, suspicionMaxMult, dynamicSuspicion } = s
+    this.bounds = suspicionBounds(n, periodMs, suspicionMult, suspicionMaxMult, dynamicSuspicion)
+    this.retransmits = s.retransmitMult * Math.ceil(Math.log10(n + 1))
   }
 
   /** Suspected or declared dead ourselves: refute in a higher incarnation. */
   private aboutSelf(u: MemberUpdate, ctx: SwimCtx) {
     if (u.kind === 'alive') return
+    // Leaving, we do not argue: the leave is the answer to a suspicion.
+    if (this.leaving !== undefined) return this.gossip.add(this.leaveNews())
     const alive = (incarnation: number): MemberUpdate => ({
       kind: 'alive',
       node: this.self,
@@ -322,7 +529,8 @@ export class SwimNode implements Protocol<SwimMessage, never, SwimEvent> {
         if (this.order.length === 0) return undefined
       }
       const candidate = this.order[this.next++]!
-      if (this.members.get(candidate)?.state !== 'dead') return candidate
+      const m = this.members.get(candidate)
+      if (m !== undefined && !isGone(m.state)) return candidate
     }
     return undefined
   }
@@ -354,8 +562,8 @@ function pick(ids: NodeId[], k: number, ctx: SwimCtx): NodeId[] {
   return shuffle(ids, ctx).slice(0, k)
 }
 
-/** SWIM with Lifeguard over the peers at start (see SwimOptions for what is tunable). */
-export function swim(options?: SwimOptions): ProtocolFactory<SwimMessage, never, SwimEvent> {
+/** SWIM with Lifeguard over the peers at start, or joined through `seeds` (see SwimOptions for what is tunable). */
+export function swim(options?: SwimOptions): ProtocolFactory<SwimMessage, SwimRequest, SwimEvent> {
   const settings = resolveOptions(options)
   return (self) => new SwimNode(self, settings)
 }
