@@ -2,7 +2,7 @@
  * Judges a run of a membership protocol across all its nodes, from the events they emitted (and,
  * for the partition rule, the run's faults): the same shapes from the simulator or real processes.
  */
-import type { FaultEvent, NodeId, TimedEvent } from '@sd/transport'
+import { type FaultEvent, type NodeId, sortNodeIds, type TimedEvent } from '@sd/transport'
 import { majorityOf } from './view.js'
 
 export type ViewViolation =
@@ -23,17 +23,27 @@ export type ViewViolation =
       acknowledgedBy: NodeId[]
       previous: NodeId[]
     }
-  /** `node` committed `view` at `t` on a side of a partition holding a minority of the view before. */
-  | { kind: 'minority-commit'; node: NodeId; view: number; t: number; side: NodeId[] }
+  /**
+   * `node` committed `view` at `t` though fewer than a majority of the view before acknowledged
+   * it from its side of the network (`acknowledgedBy`: those who did).
+   */
+  | { kind: 'minority-commit'; node: NodeId; view: number; t: number; acknowledgedBy: NodeId[] }
 
 export interface CheckViewsOptions {
-  /** The run's faults (`faultsOf(net.trace)`): judge "no commit on a minority side". */
-  faults?: readonly FaultEvent[]
   /**
-   * How long after a partition a commit on its minority side is still excused (acknowledgements
-   * already on their way when it began), ms. Default 0.
+   * The run's faults (`faultsOf(net.trace)`): judge "no commit on a minority side", that is, every
+   * commit counted acknowledgements from a majority of the view before, each given while the
+   * acknowledging node was on the committer's side of every partition.
    */
-  graceMs?: number
+  faults?: readonly FaultEvent[]
+}
+
+/** Whether `a` and `b` were on one side of the network at `t` (nodes a partition does not list form one side). */
+function sameSide(cuts: readonly FaultEvent[], t: number, a: NodeId, b: NodeId): boolean {
+  const cut = cuts.filter((f) => f.t <= t).at(-1)
+  if (cut?.type !== 'partition') return true
+  const sideOf = (id: NodeId) => cut.groups.findIndex((g) => g.includes(id))
+  return sideOf(a) === sideOf(b)
 }
 
 export interface ViewVerdict {
@@ -61,7 +71,14 @@ export function checkViews(
   const byNumber = new Map<number, { members: NodeId[]; node: NodeId; t: number }>()
   const last = new Map<NodeId, { view: number; members: NodeId[] }>()
   const acks = new Map<string, { node: NodeId; t: number }[]>()
-  const commits: { node: NodeId; view: number; t: number }[] = []
+  const acknowledgements: {
+    node: NodeId
+    t: number
+    view: number
+    leader: NodeId
+    term: number
+  }[] = []
+  const commits: { node: NodeId; view: number; t: number; term: number }[] = []
   for (const { node, t, event } of events) {
     const e = fieldsOf(event)
     const view = e.view as number
@@ -69,7 +86,8 @@ export function checkViews(
     if (e.type === 'acknowledged') {
       const key = `${view}:${JSON.stringify(members)}`
       acks.set(key, [...(acks.get(key) ?? []), { node, t }])
-    } else if (e.type === 'committed') commits.push({ node, view, t })
+      acknowledgements.push({ node, t, view, leader: e.leader as NodeId, term: e.term as number })
+    } else if (e.type === 'committed') commits.push({ node, view, t, term: e.term as number })
     if (e.type !== 'view') continue
     const seen = byNumber.get(view)
     if (seen === undefined) byNumber.set(view, { members, node, t })
@@ -109,21 +127,29 @@ export function checkViews(
   if (options.faults !== undefined) {
     const cuts = options.faults.filter((f) => f.type === 'partition' || f.type === 'heal')
     for (const c of commits) {
-      const cut = cuts.filter((f) => f.t < c.t).at(-1)
       const previous = byNumber.get(c.view - 1)?.members
-      if (cut?.type !== 'partition' || previous === undefined) continue
-      if (c.t - cut.t <= (options.graceMs ?? 0)) continue
-      const listed = cut.groups.flat()
-      const side =
-        cut.groups.find((g) => g.includes(c.node)) ?? previous.filter((id) => !listed.includes(id))
-      const inside = previous.filter((id) => side.includes(id))
-      if (inside.length < majorityOf(previous.length)) {
+      if (previous === undefined) continue
+      // The acknowledgements of this proposal given while the acker was on the committer's side.
+      const together = new Set(
+        acknowledgements
+          .filter(
+            (a) =>
+              a.view === c.view &&
+              a.leader === c.node &&
+              a.term === c.term &&
+              a.t <= c.t &&
+              previous.includes(a.node) &&
+              sameSide(cuts, a.t, a.node, c.node),
+          )
+          .map((a) => a.node),
+      )
+      if (together.size < majorityOf(previous.length)) {
         violations.push({
           kind: 'minority-commit',
           node: c.node,
           view: c.view,
           t: c.t,
-          side: inside,
+          acknowledgedBy: sortNodeIds(together),
         })
       }
     }

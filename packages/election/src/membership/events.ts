@@ -17,6 +17,12 @@ export type MembershipEvent =
   | { type: 'acknowledged'; view: number; members: NodeId[]; leader: NodeId; term: number }
   /** This node, leader of `term`, committed view `view`: a majority of the previous view accepted it. */
   | { type: 'committed'; view: number; members: NodeId[]; term: number }
+  /**
+   * The election made this node leader of `term`, but it is not a member (a joiner not yet in,
+   * or a node out of the group): it cannot drive view changes. Wire it to the election's
+   * `resign`, so that a member leads.
+   */
+  | { type: 'not-member'; term: number }
   /** A message or request that was not acted upon, and why. */
   | { type: 'ignored'; from: NodeId; reason: string }
 

@@ -26,8 +26,33 @@ export function offerView(
     if (record.members.includes(s.self)) install(s, record, ctx)
     return
   }
-  if (record.view === current.view + 1) install(s, record, ctx)
-  else if (record.view > current.view + 1) ctx.send(from, { type: 'fetch', after: current.view })
+  if (record.view === current.view + 1) {
+    install(s, record, ctx)
+    // Still behind: the one that sent this view likely holds the next.
+    if (s.behind !== undefined && s.behind > record.view && !s.out()) {
+      ctx.send(from, { type: 'fetch', after: record.view })
+    }
+  } else if (record.view > current.view + 1) {
+    s.behind = Math.max(s.behind ?? 0, record.view)
+    ctx.send(from, { type: 'fetch', after: current.view })
+  }
+}
+
+/**
+ * The retry tick of a node that heard of views it lacks: ask the members of its view in turn (the
+ * leader may have joined after the view asked for, and not hold it).
+ */
+export function fetchMissing(s: MembershipState, ctx: MembershipCtx): void {
+  const current = s.current()
+  if (current === undefined || s.behind === undefined) return
+  if (s.behind <= current.view) {
+    s.behind = undefined
+    return
+  }
+  const others = current.members.filter((id) => id !== s.self)
+  if (others.length === 0) return
+  s.fetchTurn = (s.fetchTurn + 1) % others.length
+  ctx.send(others[s.fetchTurn]!, { type: 'fetch', after: current.view })
 }
 
 export function install(s: MembershipState, record: ViewRecord, ctx: MembershipCtx): void {
@@ -36,15 +61,13 @@ export function install(s: MembershipState, record: ViewRecord, ctx: MembershipC
   d.views.push(record)
   // What was accepted was for this view number: from now on the acceptor votes on the next.
   d.accepted = null
+  d.removals = d.removals.filter((id) => record.members.includes(id))
   writeDurable(d, ctx)
   ctx.emit(viewEvent(record))
-  for (const id of [...s.removals]) if (!record.members.includes(id)) s.removals.delete(id)
   if (wasMember && !record.members.includes(s.self)) {
-    ctx.emit({ type: 'left', view: record.view, reason: s.leaving ? 'leave' : 'removed' })
+    ctx.emit({ type: 'left', view: record.view, reason: d.leaving ? 'leave' : 'removed' })
     s.lead = undefined
     s.queue = []
-    s.removals.clear()
-    s.leaving = false
     ctx.cancelTimer('membership:retry')
     return
   }
@@ -89,6 +112,7 @@ export function onAccept(
   const current = s.current()
   if (current === undefined || record.view !== current.view + 1) {
     if (current !== undefined && record.view > current.view + 1) {
+      s.behind = Math.max(s.behind ?? 0, record.view - 1)
       ctx.send(ballot.by, { type: 'fetch', after: current.view })
     }
     return false

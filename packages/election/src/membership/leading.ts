@@ -57,6 +57,7 @@ export function onPromise(
   if (!current.members.includes(from)) return
   if (msg.view > current.view) {
     // The acceptor knows a later committed view: catch up first, then ask again.
+    s.behind = Math.max(s.behind ?? 0, msg.view)
     ctx.send(from, { type: 'fetch', after: current.view })
     return
   }

@@ -1,6 +1,6 @@
-import { isNodeId, type NodeId, type ProtocolFactory } from '@sd/transport'
+import { isNodeId, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
 import type { MembershipEvent, MembershipRequest } from './events.js'
-import { answerFetch, offerView, onAccept, onPrepare } from './installing.js'
+import { answerFetch, fetchMissing, offerView, onAccept, onPrepare } from './installing.js'
 import {
   applyChange,
   enqueue,
@@ -17,6 +17,7 @@ import {
   resolveOptions,
 } from './options.js'
 import {
+  emptyDurable,
   type MembershipCtx,
   type MembershipSnapshot,
   MembershipState,
@@ -57,7 +58,7 @@ export function agreedMembershipWith(
     const s = new MembershipState(self, settings)
     /** The stored part is read at every step: it is the runtime's, also after a restore. */
     const load = (ctx: MembershipCtx) => {
-      s.durable = readDurable(ctx) ?? { views: [], promised: null, accepted: null, led: 0 }
+      s.durable = readDurable(ctx) ?? emptyDurable()
     }
     /** A change goes to the leader (handled here when this node leads). */
     const route = (change: Change, ctx: MembershipCtx) => {
@@ -82,8 +83,9 @@ export function agreedMembershipWith(
           s.seedTurn = (s.seedTurn + 1) % seeds.length
         }
       }
-      if (s.leaving) route({ op: 'leave', id: self }, ctx)
-      for (const id of [...s.removals]) route({ op: 'remove', id }, ctx)
+      if (s.durable.leaving) route({ op: 'leave', id: self }, ctx)
+      for (const id of s.durable.removals) route({ op: 'remove', id }, ctx)
+      fetchMissing(s, ctx)
       retryPhase(s, ctx)
     }
     const ignore = (from: NodeId, reason: string, ctx: MembershipCtx) =>
@@ -142,13 +144,32 @@ export function agreedMembershipWith(
       },
       onTimer(key, ctx) {
         load(ctx)
-        if (key !== RETRY || s.out()) return
+        if (key !== RETRY) return
+        if (s.notMember !== undefined) {
+          if (s.leader?.by === self && s.leader.term === s.notMember) {
+            ctx.emit({ type: 'not-member', term: s.notMember })
+          }
+          s.notMember = undefined
+        }
+        if (s.out()) return
         ctx.setTimer(RETRY, settings.retryMs)
         retry(ctx)
       },
       onRequest(req, ctx) {
         load(ctx)
         const type: unknown = req?.type
+        if (
+          req?.type === 'leader' &&
+          req.leader === self &&
+          (s.out() || s.current() === undefined)
+        ) {
+          // Only a member drives the view protocol: say so at the next tick (in a step of its
+          // own, not inside the election's announcement), to be wired to the election's resign.
+          s.notMember = req.term
+          s.leader = { term: req.term, by: self }
+          ctx.setTimer(RETRY, settings.retryMs)
+          return
+        }
         if (s.out()) return ignore(self, `${String(type)}: no longer a member`, ctx)
         const current = s.current()
         if (req.type === 'leader' && isNodeId(req.leader) && Number.isSafeInteger(req.term)) {
@@ -161,12 +182,18 @@ export function agreedMembershipWith(
           leaveOffice(s)
         } else if (type === 'leave') {
           if (current === undefined) return ignore(self, 'leave: not a member yet', ctx)
-          s.leaving = true
+          if (!s.durable.leaving) {
+            s.durable.leaving = true
+            writeDurable(s.durable, ctx)
+          }
           route({ op: 'leave', id: self }, ctx)
         } else if (type === 'remove' && isNodeId((req as { id?: unknown }).id)) {
           const id = (req as { id: NodeId }).id
           if (!current?.members.includes(id)) return ignore(self, 'remove: not a member', ctx)
-          s.removals.add(id)
+          if (!s.durable.removals.includes(id)) {
+            s.durable.removals = sortNodeIds([...s.durable.removals, id])
+            writeDurable(s.durable, ctx)
+          }
           route({ op: 'remove', id }, ctx)
         } else ignore(self, 'malformed request', ctx)
       },

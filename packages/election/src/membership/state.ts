@@ -3,6 +3,7 @@ import {
   type Ctx,
   compareNodeIds,
   intIn,
+  isBoolean,
   isNodeId,
   type NodeId,
   readStored,
@@ -36,6 +37,10 @@ export interface Durable {
   accepted: Accepted | null
   /** The highest term it proposed in: it never leads a term twice (a restart forgets proposals). */
   led: number
+  /** It asked to leave (a restart goes on leaving). */
+  leaving: boolean
+  /** Members it asked to remove, until a view without them is installed (ids ascending). */
+  removals: NodeId[]
 }
 
 const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
@@ -46,11 +51,14 @@ const isDurable = shape({
   promised: (v: unknown): v is Ballot | null => v === null || isBallot(v),
   accepted: (v: unknown): v is Accepted | null => v === null || isAccepted(v),
   led: intIn(0, Number.MAX_SAFE_INTEGER),
+  leaving: isBoolean,
+  removals: arrayOf(isNodeId),
 })
 
 /** The stored record's shape: a value of another shape throws StoredStateError when read. */
 export const durableShape = {
-  expected: 'an object with views (view records), promised, accepted (or null) and led',
+  expected:
+    'an object with views (consecutive view records), promised, accepted (or null), led, leaving and removals',
   is: (v): v is Durable & import('@sd/transport').JsonValue =>
     isDurable(v) && consecutive((v as Durable).views),
 } satisfies StoredShape<Durable & import('@sd/transport').JsonValue>
@@ -67,6 +75,10 @@ export function readDurable(ctx: MembershipCtx): Durable | undefined {
 
 export function writeDurable(d: Durable, ctx: MembershipCtx): void {
   ctx.storage.set(STORE_KEY, JSON.parse(JSON.stringify(d)))
+}
+
+export function emptyDurable(): Durable {
+  return { views: [], promised: null, accepted: null, led: 0, leaving: false, removals: [] }
 }
 
 /** Ballots in order: the term first, then the leader's id (two leaders of one term differ). */
@@ -86,17 +98,19 @@ export interface Lead {
 
 /** One node's state: the stored part (`durable`, written through) and the volatile part. */
 export class MembershipState {
-  durable: Durable = { views: [], promised: null, accepted: null, led: 0 }
+  durable: Durable = emptyDurable()
   leader: Ballot | undefined
   lead: Lead | undefined
   /** As leader: changes waiting for their turn, in arrival order. */
   queue: Change[] = []
-  /** This node asked to leave. */
-  leaving = false
-  /** Members this node asked to remove, until a view without them is installed. */
-  removals = new Set<NodeId>()
   /** A joiner: which seed it asks next. */
   seedTurn = 0
+  /** The highest view number heard of beyond the next: views to fetch, in order. */
+  behind: number | undefined
+  /** Which member of its view it asks next for a missing view. */
+  fetchTurn = 0
+  /** Told it leads this term while not a member: `not-member` is emitted at the next tick. */
+  notMember: number | undefined
 
   constructor(
     readonly self: NodeId,
@@ -134,9 +148,10 @@ export function snapshotMembership(s: MembershipState) {
             acks: byId<NodeId>(lead.acks),
           },
     queue: s.queue.map((c) => ({ ...c })),
-    leaving: s.leaving,
-    removals: byId<NodeId>(s.removals),
     seedTurn: s.seedTurn,
+    notMember: s.notMember ?? null,
+    behind: s.behind ?? null,
+    fetchTurn: s.fetchTurn,
   }
 }
 
@@ -156,7 +171,8 @@ export function restoreMembership(s: MembershipState, snap: MembershipSnapshot):
           acks: new Set(snap.lead.acks),
         }
   s.queue = snap.queue.map((c) => ({ ...c }))
-  s.leaving = snap.leaving
-  s.removals = new Set(snap.removals)
   s.seedTurn = snap.seedTurn
+  s.notMember = snap.notMember ?? undefined
+  s.behind = snap.behind ?? undefined
+  s.fetchTurn = snap.fetchTurn
 }
