@@ -5,6 +5,7 @@ import {
   intIn,
   isBoolean,
   isNodeId,
+  type JsonValue,
   type NodeId,
   readStored,
   type StoredShape,
@@ -59,9 +60,8 @@ const isDurable = shape({
 export const durableShape = {
   expected:
     'an object with views (consecutive view records), promised, accepted (or null), led, leaving and removals',
-  is: (v): v is Durable & import('@sd/transport').JsonValue =>
-    isDurable(v) && consecutive((v as Durable).views),
-} satisfies StoredShape<Durable & import('@sd/transport').JsonValue>
+  is: (v): v is Durable & JsonValue => isDurable(v) && consecutive((v as Durable).views),
+} satisfies StoredShape<Durable & JsonValue>
 
 function consecutive(views: readonly ViewRecord[]): boolean {
   return views.every((r, i) => i === 0 || r.view === views[i - 1]!.view + 1)
