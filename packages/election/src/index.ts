@@ -83,6 +83,19 @@ export {
   type TransferFailure,
 } from './majority/index.js'
 export {
+  type AgreedMembershipOptions,
+  agreedMembership,
+  type CheckViewsOptions,
+  checkViews,
+  type MembershipEvent,
+  type MembershipMessage,
+  type MembershipRequest,
+  type ViewEvent,
+  type ViewRecord,
+  type ViewVerdict,
+  type ViewViolation,
+} from './membership/index.js'
+export {
   type CoordinatorPass,
   type ElectionPass,
   type RingElectionOptions,

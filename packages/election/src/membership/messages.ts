@@ -1,0 +1,70 @@
+import {
+  arrayOf,
+  intIn,
+  isNodeId,
+  messageParser,
+  type NodeId,
+  oneOf,
+  optional,
+  shape,
+} from '@sd/transport'
+import type { ViewRecord } from './view.js'
+
+/** A change of the group, one member at a time (Raft's single-server changes). */
+export interface Change {
+  op: 'join' | 'leave' | 'remove'
+  id: NodeId
+}
+
+/** A proposal an acceptor took: view `record` in the ballot (`term`, `by`). */
+export interface Accepted {
+  term: number
+  by: NodeId
+  record: ViewRecord
+}
+
+/**
+ * What the nodes say. A ballot is the leader's election term with its id (`term`, sender): each
+ * view number is decided like one Paxos instance among the members of the view before it, so
+ * two leaders at once (a stale one and a new one) still cannot commit two different views of
+ * one number.
+ */
+export type MembershipMessage =
+  /** A process asks a member (any) to let it join. */
+  | { type: 'join' }
+  /** A change asked of the leader (forwarded by the member that heard of it). */
+  | { type: 'change'; op: Change['op']; id: NodeId }
+  /** Leader of `term` to the members of its view: promise to take no lower ballot (Paxos phase 1). */
+  | { type: 'prepare'; term: number }
+  /** The promise, with the acceptor's view and what it accepted for the next one, if anything. */
+  | { type: 'promise'; term: number; view: number; accepted?: Accepted }
+  /** Leader to the members of view `record.view - 1`: accept `record` (phase 2). */
+  | { type: 'accept'; term: number; record: ViewRecord }
+  /** The acknowledgement of `accept`. */
+  | { type: 'accepted'; term: number; view: number }
+  /** A committed view (an announcement, or the answer to `fetch`). */
+  | { type: 'install'; record: ViewRecord }
+  /** A node that missed views asks for the one after `after`. */
+  | { type: 'fetch'; after: number }
+
+const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
+const isView = intIn(1, Number.MAX_SAFE_INTEGER)
+const isIds = arrayOf(isNodeId, { max: 10_000 })
+export const isViewRecord = shape({ view: isView, members: isIds, joined: isIds, left: isIds })
+const isAccepted = shape({ term: isTerm, by: isNodeId, record: isViewRecord })
+
+/** The message if it has the shape of one, else a reason to ignore it. */
+export const parseMessage = messageParser<MembershipMessage>({
+  join: {},
+  change: { op: oneOf('join', 'leave', 'remove'), id: isNodeId },
+  prepare: { term: isTerm },
+  promise: {
+    term: isTerm,
+    view: intIn(0, Number.MAX_SAFE_INTEGER),
+    accepted: optional(isAccepted),
+  },
+  accept: { term: isTerm, record: isViewRecord },
+  accepted: { term: isTerm, view: isView },
+  install: { record: isViewRecord },
+  fetch: { after: intIn(0, Number.MAX_SAFE_INTEGER) },
+})
