@@ -3,7 +3,13 @@ import type { RemoteInfo, Socket } from 'node:dgram'
 import { InvalidArgumentError, TransportClosedError } from '../errors.js'
 import type { NodeId } from '../ids.js'
 import type { MessageHandler, Transport, TransportSignal, Unsubscribe } from '../transport.js'
-import { type Family, type PeerAddress, parseAddress, type UdpAddress } from './address.js'
+import {
+  type Family,
+  formatAddress,
+  type PeerAddress,
+  parseAddress,
+  type UdpAddress,
+} from './address.js'
 import { Authenticator } from './auth.js'
 import { type Codec, jsonCodec } from './codec.js'
 import { type EngineSink, LinkEngine, type LinkInfo } from './engine.js'
@@ -65,7 +71,7 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     this.codec = options.codec ?? (jsonCodec as Codec<Msg>)
     const auth =
       options.key === undefined ? undefined : new Authenticator(options.key, options.hmacEngine)
-    this.engine = new LinkEngine(options.id, resolved, auth, this.sink(), {
+    this.engine = new LinkEngine(options.id, resolved, auth, this.sink(options.admit), {
       u32: () => randomInt(1, 0x1_0000_0000),
       unit: Math.random,
     })
@@ -251,7 +257,24 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
 
   // ---- the engine's effects ----
 
-  private sink(): EngineSink {
+  /** Where an unknown sender joins, if `admit` lets it: the source address of its datagram. */
+  private admitted(
+    admit: (id: NodeId, address: string) => boolean,
+    id: NodeId,
+    source: unknown,
+  ): UdpAddress | undefined {
+    const rinfo = source as RemoteInfo | undefined
+    if (rinfo === undefined) return undefined
+    const address: UdpAddress = { host: rinfo.address, port: rinfo.port }
+    try {
+      return admit(id, formatAddress(address)) === true ? address : undefined
+    } catch (error) {
+      this.handlerFailed(error)
+      return undefined
+    }
+  }
+
+  private sink(admit: UdpTransportOptions['admit']): EngineSink {
     return {
       transmit: (address, datagram) => {
         try {
@@ -269,6 +292,7 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       },
       dropped: (reason, bytes, from, source) => this.tellDrop(reason, bytes, from, source),
       wake: (at) => this.arm(at),
+      ...(admit === undefined ? {} : { admit: (id, source) => this.admitted(admit, id, source) }),
       flushSoon: () => {
         this.flushAcks = true
         this.scheduleFlush()
