@@ -9,6 +9,7 @@ import type { Protocol } from '../protocol.js'
 import { type ProtocolHandle, runProtocol } from '../runtime/index.js'
 import { pollUntil } from '../testing/index.js'
 import type { TransportSignal } from '../transport.js'
+import { admitFromSource } from './admission.js'
 import { createUdpTransport, type UdpTransport, type UdpTransportOptions } from './index.js'
 
 const KEY = 'admission-test-key-0123456789'
@@ -65,6 +66,28 @@ describe('admission over UDP', () => {
     await pollUntil(() => seed.stats.admissionsRefused > 0, 'the banned id to be refused', 10_000)
     expect(seed.peers).toEqual(['joiner'])
     expect(atSeed.messages).toHaveLength(1)
+  })
+})
+
+describe('admitFromSource', () => {
+  it('asks with the source as host:port; a throwing predicate admits nobody and reports', () => {
+    const asked: string[] = []
+    const failed: unknown[] = []
+    const yes = admitFromSource(
+      (id, address) => asked.push(`${id}@${address}`) > 0,
+      (e) => failed.push(e),
+    )
+    expect(yes('j', { address: '::1', port: 9 })).toEqual({ host: '::1', port: 9 })
+    expect(yes('j', undefined)).toBeUndefined()
+    expect(asked).toEqual(['j@[::1]:9'])
+    const boom = admitFromSource(
+      () => {
+        throw new Error('bad predicate')
+      },
+      (e) => failed.push(e),
+    )
+    expect(boom('j', { address: '127.0.0.1', port: 9 })).toBeUndefined()
+    expect(failed.map(String)).toEqual(['Error: bad predicate'])
   })
 })
 

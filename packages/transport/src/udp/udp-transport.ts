@@ -3,13 +3,8 @@ import type { RemoteInfo, Socket } from 'node:dgram'
 import { InvalidArgumentError, TransportClosedError } from '../errors.js'
 import type { NodeId } from '../ids.js'
 import type { MessageHandler, Transport, TransportSignal, Unsubscribe } from '../transport.js'
-import {
-  type Family,
-  formatAddress,
-  type PeerAddress,
-  parseAddress,
-  type UdpAddress,
-} from './address.js'
+import { type Family, type PeerAddress, parseAddress, type UdpAddress } from './address.js'
+import { admitFromSource } from './admission.js'
 import { Authenticator } from './auth.js'
 import { type Codec, jsonCodec } from './codec.js'
 import { type EngineSink, LinkEngine, type LinkInfo } from './engine.js'
@@ -257,23 +252,6 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
 
   // ---- the engine's effects ----
 
-  /** Where an unknown sender joins, if `admit` lets it: the source address of its datagram. */
-  private admitted(
-    admit: (id: NodeId, address: string) => boolean,
-    id: NodeId,
-    source: unknown,
-  ): UdpAddress | undefined {
-    const rinfo = source as RemoteInfo | undefined
-    if (rinfo === undefined) return undefined
-    const address: UdpAddress = { host: rinfo.address, port: rinfo.port }
-    try {
-      return admit(id, formatAddress(address)) === true ? address : undefined
-    } catch (error) {
-      this.handlerFailed(error)
-      return undefined
-    }
-  }
-
   private sink(admit: UdpTransportOptions['admit']): EngineSink {
     return {
       transmit: (address, datagram) => {
@@ -292,7 +270,9 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       },
       dropped: (reason, bytes, from, source) => this.tellDrop(reason, bytes, from, source),
       wake: (at) => this.arm(at),
-      ...(admit === undefined ? {} : { admit: (id, source) => this.admitted(admit, id, source) }),
+      ...(admit === undefined
+        ? {}
+        : { admit: admitFromSource(admit, (error) => this.handlerFailed(error)) }),
       flushSoon: () => {
         this.flushAcks = true
         this.scheduleFlush()
