@@ -4,6 +4,7 @@ import {
   ProtocolError as ProtocolErrorClass,
   type ProtocolPhase,
   ProtocolStoppedError,
+  UnknownNodeError,
 } from '../errors.js'
 import { compareNodeIds, type NodeId } from '../ids.js'
 import type { Ctx, Protocol, ProtocolInput } from '../protocol.js'
@@ -29,6 +30,11 @@ export interface RuntimeObserver<Msg, Req, Ev> {
   onRequest?(node: NodeId, req: Req): void
   onEmit?(node: NodeId, event: Ev): void
   onSend?(node: NodeId, to: NodeId, msg: Msg): void
+  /**
+   * After `onSend`: the transport could not reach `to` (`UnknownNodeError`), so `msg` was dropped;
+   * the protocol hears of it through an `unknown-peer` signal.
+   */
+  onUnreachable?(node: NodeId, to: NodeId, msg: Msg): void
   /** Before each handler runs: what it is about to handle. */
   onInput?(node: NodeId, input: ProtocolInput<Msg, Req>): void
 }
@@ -109,10 +115,21 @@ export function runProtocol<Msg, Req = never, Ev = never>(
    */
   let held: Output<Msg, Ev>[] | undefined
 
-  const release = (output: Output<Msg, Ev>) => {
+  /**
+   * Carries out one output. A send to an id the transport cannot reach (one a peer told about, or
+   * invented) is dropped and counted in `unreachable`, never thrown: input from the network must
+   * not be able to stop the node.
+   */
+  const release = (output: Output<Msg, Ev>, unreachable: Map<NodeId, number>) => {
     if (output.kind === 'send') {
       observer?.onSend?.(self, output.to, output.msg)
-      transport.send(output.to, output.msg)
+      try {
+        transport.send(output.to, output.msg)
+      } catch (error) {
+        if (!(error instanceof UnknownNodeError)) throw error
+        observer?.onUnreachable?.(self, output.to, output.msg)
+        unreachable.set(output.to, (unreachable.get(output.to) ?? 0) + 1)
+      }
     } else {
       observer?.onEmit?.(self, output.event)
       for (const listener of eventListeners) listener(output.event)
@@ -190,13 +207,16 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   /**
    * Runs one handler as a step: its writes commit when it returns, then its sends and emits leave,
    * in the order it made them. A handler that throws (or a commit that fails) commits and releases
-   * nothing, and stops the instance.
+   * nothing, and stops the instance. Sends to unreachable ids are then told to the protocol, one
+   * `unknown-peer` signal per id, unless this step handles such a signal (`tellUnknown` false):
+   * a protocol answering each with another such send must not loop.
    */
   const step = (
     input: ProtocolInput<Msg, Req>,
     phase: ProtocolPhase,
     detail: string,
     body: () => void,
+    tellUnknown = true,
   ) => {
     observer?.onInput?.(self, input)
     // A handler may start inside another's release (an event listener making a request): keep
@@ -222,9 +242,22 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     }
     held = outerHeld
     storage.resume(outerWrites)
+    const unreachable = new Map<NodeId, number>()
     for (const out of outputs) {
       if (stopped) break
-      release(out)
+      release(out, unreachable)
+    }
+    if (!tellUnknown || protocol.onSignal === undefined) return
+    for (const [peer, dropped] of unreachable) {
+      if (stopped) return
+      const signal: TransportSignal = { type: 'unknown-peer', peer, dropped }
+      step(
+        { kind: 'signal', signal },
+        'signal',
+        signal.type,
+        () => protocol.onSignal?.(signal, ctx),
+        false,
+      )
     }
   }
 

@@ -1,13 +1,13 @@
 import { MessageTooLargeError, UnknownNodeError } from '../errors.js'
 import type { NodeId } from '../ids.js'
-import type { UdpAddress } from './address.js'
+import { formatAddress, type UdpAddress } from './address.js'
 import { EngineReceive } from './engine/receive.js'
 import { PN_RENEW_AT } from './engine/transmit.js'
 import { BackpressureError } from './errors.js'
 import { Reassembler } from './fragments.js'
-import { createPeerLink } from './link/peer-link.js'
+import { createPeerLink, type PeerLink } from './link/peer-link.js'
 import type { OutMessage } from './link/send-queue.js'
-import { encodeIdField } from './wire/header.js'
+import { encodeIdField, PacketType } from './wire/header.js'
 
 export type { EngineEntropy, EngineSink } from './engine/transmit.js'
 
@@ -35,6 +35,9 @@ export interface LinkInfo {
  * the address book and `send`, the public surface.
  */
 export class LinkEngine extends EngineReceive {
+  /** Ids admitted from the network (not given by `setPeer`), bounded by `maxLearnedPeers`. */
+  private readonly learned = new Set<NodeId>()
+
   // ---- address book ----
 
   get peerIds(): NodeId[] {
@@ -83,10 +86,37 @@ export class LinkEngine extends EngineReceive {
   removePeer(id: NodeId): boolean {
     const link = this.links.get(id)
     if (link === undefined) return false
+    this.learned.delete(id) // its room goes back to admission
     this.stats.messagesAbandoned += link.queue.abandon()
     this.owed.delete(link)
     this.links.delete(id)
     return true
+  }
+
+  /** Peers in the address book that admission added (and `removePeer` did not remove since). */
+  get learnedPeers(): number {
+    return this.learned.size
+  }
+
+  protected learn(id: NodeId, type: PacketType, source: unknown): PeerLink | undefined {
+    // Only a datagram that opens a conversation: answers (HelloReply, Ack) from a stranger answer
+    // nothing of ours. Never our own id: that would be a link to ourselves.
+    if (type === PacketType.HelloReply || type === PacketType.Ack || id === this.self) return
+    if (this.sink.admit === undefined) return
+    if (this.learned.size >= this.options.maxLearnedPeers) {
+      this.stats.admissionsRefused++
+      return
+    }
+    const address = this.sink.admit(id, source)
+    if (address === undefined) {
+      this.stats.admissionsRefused++
+      return
+    }
+    this.setPeer(id, address)
+    this.learned.add(id)
+    this.stats.peersLearned++
+    this.sink.signal({ type: 'peer-learned', peer: id, address: formatAddress(address) })
+    return this.links.get(id)
   }
 
   linkInfo(id: NodeId): LinkInfo | undefined {

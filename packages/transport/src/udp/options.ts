@@ -18,6 +18,21 @@ export interface UdpTransportOptions<Msg = unknown> {
     | Record<string, PeerAddress>
     | ReadonlyMap<NodeId, PeerAddress>
     | Iterable<readonly [NodeId, PeerAddress]>
+  /**
+   * Admission: whether a datagram from a sender id not in the address book may add that id, at the
+   * datagram's source address ('host:port', '[v6]:port'), as `setPeer` would; a `peer-learned`
+   * signal says so. Asked once per unknown id (a refused one is asked again on its next datagram).
+   * Absent (the default): unknown senders are dropped (`unknown-sender`). Without `key` anyone
+   * can claim any id; with one, only holders of the key get this far. An id already in the book is
+   * never moved by admission (no hijack): its datagrams from elsewhere are answered at the
+   * address the book has. Admit everyone the key allows with `admit: () => true`.
+   */
+  admit?: (id: NodeId, address: string) => boolean
+  /**
+   * Most peers admission keeps in the address book at once (`removePeer` frees room); beyond it
+   * unknown senders are dropped, so a flood of invented ids cannot grow memory. Default 1024.
+   */
+  maxLearnedPeers?: number
   /** Reliable FIFO link (default true). false: datagrams may be lost, duplicated (without a key) or reordered. */
   reliable?: boolean
   /** Shared secret (>= 16 bytes): every datagram carries HMAC-SHA256 and replays are refused. */
@@ -77,6 +92,7 @@ export interface ResolvedOptions {
   reassemblyTimeoutMs: number
   socketBufferBytes: number
   maxAckDelayMs: number
+  maxLearnedPeers: number
 }
 
 /** A number option: its value or default, checked against [min, max] (and integrality for `int`). */
@@ -131,5 +147,6 @@ export function resolveOptions(options: UdpTransportOptions<never>): ResolvedOpt
     ),
     socketBufferBytes: int(options.socketBufferBytes, 1 << 20, 0, 1 << 30, 'socketBufferBytes'),
     maxAckDelayMs: num(options.maxAckDelayMs, 5, 0, 1000, 'maxAckDelayMs'),
+    maxLearnedPeers: int(options.maxLearnedPeers, 1024, 0, 1 << 20, 'maxLearnedPeers'),
   }
 }

@@ -14,7 +14,7 @@ export const DROP_REASONS = [
   'unauthenticated',
   /** The MAC does not match (forged or corrupted), or a MAC arrived while no key is set. */
   'bad-mac',
-  /** The sender id is not in the address book. */
+  /** The sender id is not in the address book (and admission, if on, did not add it). */
   'unknown-sender',
   /** Addressed to another node id. */
   'wrong-destination',
@@ -69,6 +69,10 @@ export interface UdpStats {
   handshakes: number
   peerRestarts: number
   peersUnreachable: number
+  /** Unknown senders admission added to the address book (`peer-learned` signals). */
+  peersLearned: number
+  /** Unknown senders admission refused: by the `admit` predicate, or `maxLearnedPeers` was reached. */
+  admissionsRefused: number
   /** Messages given up by the reliable link (the sum of `dropped` in peer-unreachable signals). */
   messagesAbandoned: number
   /** Sequence numbers a peer gave up on, skipped by this receiver. */
@@ -105,6 +109,8 @@ export function createStats(): UdpStats {
     handshakes: 0,
     peerRestarts: 0,
     peersUnreachable: 0,
+    peersLearned: 0,
+    admissionsRefused: 0,
     messagesAbandoned: 0,
     skipped: 0,
     bundledDropped: 0,

@@ -4,6 +4,7 @@ import { InvalidArgumentError, TransportClosedError } from '../errors.js'
 import type { NodeId } from '../ids.js'
 import type { MessageHandler, Transport, TransportSignal, Unsubscribe } from '../transport.js'
 import { type Family, type PeerAddress, parseAddress, type UdpAddress } from './address.js'
+import { admitFromSource } from './admission.js'
 import { Authenticator } from './auth.js'
 import { type Codec, jsonCodec } from './codec.js'
 import { type EngineSink, LinkEngine, type LinkInfo } from './engine.js'
@@ -65,7 +66,7 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     this.codec = options.codec ?? (jsonCodec as Codec<Msg>)
     const auth =
       options.key === undefined ? undefined : new Authenticator(options.key, options.hmacEngine)
-    this.engine = new LinkEngine(options.id, resolved, auth, this.sink(), {
+    this.engine = new LinkEngine(options.id, resolved, auth, this.sink(options.admit), {
       u32: () => randomInt(1, 0x1_0000_0000),
       unit: Math.random,
     })
@@ -251,7 +252,7 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
 
   // ---- the engine's effects ----
 
-  private sink(): EngineSink {
+  private sink(admit: UdpTransportOptions['admit']): EngineSink {
     return {
       transmit: (address, datagram) => {
         try {
@@ -269,6 +270,9 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       },
       dropped: (reason, bytes, from, source) => this.tellDrop(reason, bytes, from, source),
       wake: (at) => this.arm(at),
+      ...(admit === undefined
+        ? {}
+        : { admit: admitFromSource(admit, (error) => this.handlerFailed(error)) }),
       flushSoon: () => {
         this.flushAcks = true
         this.scheduleFlush()

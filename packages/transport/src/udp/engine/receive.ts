@@ -4,6 +4,7 @@
  * field of it is believed, then handled: handshakes, acknowledgements, data in order or through
  * the reorder buffer, and payloads reassembled or unbundled on their way to the sink.
  */
+import type { NodeId } from '../../ids.js'
 import type { Incoming, PeerLink } from '../link/peer-link.js'
 import { seenRecently } from '../link/peer-link.js'
 import {
@@ -23,6 +24,12 @@ import { EngineLifecycle } from './lifecycle.js'
 const ACK_EVERY = 8
 
 export abstract class EngineReceive extends EngineLifecycle {
+  /**
+   * Admission (in `LinkEngine`): the new link of an unknown sender the sink admits, within the
+   * bound on learned peers, for a datagram that opens a conversation; else undefined.
+   */
+  protected abstract learn(id: NodeId, type: PacketType, source: unknown): PeerLink | undefined
+
   /** One datagram from the network; `source` is passed back with drops and deliveries. */
   receive(buf: Buffer, now: number, source?: unknown): void {
     if (this.stopped) return
@@ -51,7 +58,7 @@ export abstract class EngineReceive extends EngineLifecycle {
       return this.drop('bad-mac', size, undefined, source)
     }
     if (d.to !== this.self) return this.drop('wrong-destination', size, d.from, source)
-    const link = this.links.get(d.from)
+    const link = this.links.get(d.from) ?? this.learn(d.from, d.type, source)
     if (link === undefined) return this.drop('unknown-sender', size, d.from, source)
     if (link.retired.includes(d.srcInc)) return this.drop('stale-incarnation', size, d.from, source)
     const known = d.srcInc === link.inc

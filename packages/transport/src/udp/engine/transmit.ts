@@ -48,6 +48,11 @@ export interface EngineSink {
   wake(at: number): void
   /** Call `flush` once the current batch of input is handled (acknowledgements are owed). */
   flushSoon(): void
+  /**
+   * Admission (`admit` of the options): a datagram from `id`, not in the address book, passed the
+   * MAC; where to reach it if it may join, else undefined. Absent: unknown senders are dropped.
+   */
+  admit?(id: NodeId, source: unknown): UdpAddress | undefined
 }
 
 /** Randomness the engine needs: unpredictable on real networks, seeded in the simulator. */

@@ -7,6 +7,7 @@ import type { NodeId } from '../../../src/ids.js'
 import type { Ctx, Protocol } from '../../../src/protocol.js'
 import { SimNetwork, type SimNetworkOptions } from '../../../src/sim/index.js'
 import type { TransportSignal } from '../../../src/transport.js'
+import { formatAddress } from '../../../src/udp/address.js'
 import { Authenticator } from '../../../src/udp/auth.js'
 import { LinkEngine } from '../../../src/udp/engine.js'
 import { BackpressureError } from '../../../src/udp/errors.js'
@@ -14,6 +15,12 @@ import { resolveOptions, type UdpTransportOptions } from '../../../src/udp/optio
 import type { UdpDropReason } from '../../../src/udp/stats.js'
 
 export type EngineOptions = Omit<UdpTransportOptions<never>, 'id' | 'peers' | 'codec' | 'bind'>
+
+/** What the harness adds: the key, and whom each node's address book starts with (default: all). */
+export type HarnessOptions = EngineOptions & {
+  key?: string
+  knows?: (self: NodeId) => readonly NodeId[]
+}
 
 /** What a node hands the harness: messages in the order delivered, signals, drops. */
 export interface NodeLog {
@@ -33,7 +40,9 @@ export type OnDeliver = (
   now: number,
 ) => void
 
-type Request = { type: 'send'; to: NodeId; text: string } | { type: 'inject'; datagram: Buffer }
+type Request =
+  | { type: 'send'; to: NodeId; text: string }
+  | { type: 'inject'; datagram: Buffer; source?: NodeId }
 
 /** A simulator with one LinkEngine per node, and a log per node that survives restarts. */
 export class SimLinks {
@@ -47,7 +56,7 @@ export class SimLinks {
 
   constructor(
     readonly ids: NodeId[],
-    options: EngineOptions & { key?: string } = {},
+    options: HarnessOptions = {},
     simOptions: SimNetworkOptions = {},
   ) {
     this.net = new SimNetwork({ trace: false, ...simOptions })
@@ -56,7 +65,7 @@ export class SimLinks {
       this.logs.set(id, { delivered: [], signals: [], drops: [], transmitted: [] })
       this.backlog.set(id, [])
     }
-    this.net.launch<Buffer, Request>(ids, (self) => this.protocol(self, resolved, options.key))
+    this.net.launch<Buffer, Request>(ids, (self) => this.protocol(self, resolved, options))
   }
 
   engine(id: NodeId): LinkEngine {
@@ -72,9 +81,14 @@ export class SimLinks {
     this.net.request<Request>(from, { type: 'send', to, text }, at)
   }
 
-  /** A datagram arrives at `to` from nowhere in particular (an attacker), at `at`. */
-  inject(to: NodeId, datagram: Buffer, at?: number): void {
-    this.net.request<Request>(to, { type: 'inject', datagram }, at)
+  /**
+   * A datagram arrives at `to` from nowhere in particular (an attacker), at `at`; or, with
+   * `source`, from that node's address (what admission would learn).
+   */
+  inject(to: NodeId, datagram: Buffer, at?: number, source?: NodeId): void {
+    const req: Request = { type: 'inject', datagram }
+    if (source !== undefined) req.source = source
+    this.net.request<Request>(to, req, at)
   }
 
   texts(at: NodeId, from: NodeId): string[] {
@@ -86,7 +100,7 @@ export class SimLinks {
   private protocol(
     self: NodeId,
     options: ReturnType<typeof resolveOptions>,
-    key: string | undefined,
+    { key, knows, admit }: HarnessOptions,
   ): Protocol<Buffer, Request> {
     const log = this.log(self)
     const backlog = this.backlog.get(self)!
@@ -134,6 +148,16 @@ export class SimLinks {
             dropped: (reason) => log.drops.push(reason),
             wake: (at) => ctx.setTimer('wake', Math.max(0, at - ctx.now())),
             flushSoon: () => ctx.setTimer('flush', 0),
+            // The datagram's source is the simulated sender (see onMessage), addressed by id.
+            ...(admit === undefined
+              ? {}
+              : {
+                  admit: (id, source) => {
+                    if (source === undefined) return undefined // from nowhere: no address to learn
+                    const address = addressOf(source as NodeId)
+                    return admit(id, formatAddress(address)) ? address : undefined
+                  },
+                }),
           },
           {
             u32: () => 1 + Math.floor(ctx.random() * 0xffff_fffe),
@@ -141,10 +165,10 @@ export class SimLinks {
           },
         )
         this.engines.set(self, engine)
-        for (const peer of c.peers) engine.setPeer(peer, addressOf(peer))
+        for (const peer of knows?.(self) ?? c.peers) engine.setPeer(peer, addressOf(peer))
       },
-      onMessage: (_from, datagram) => {
-        engine.receive(datagram, ctx.now())
+      onMessage: (from, datagram) => {
+        engine.receive(datagram, ctx.now(), from)
       },
       onTimer: (key) => {
         if (key === 'wake') engine.onTimer(ctx.now())
@@ -152,7 +176,7 @@ export class SimLinks {
         else if (key === 'backlog') pushBacklog()
       },
       onRequest: (req) => {
-        if (req.type === 'inject') return engine.receive(req.datagram, ctx.now())
+        if (req.type === 'inject') return engine.receive(req.datagram, ctx.now(), req.source)
         backlog.push({ to: req.to, text: req.text })
         if (backlog.length === 1) pushBacklog()
       },
