@@ -40,6 +40,16 @@ export class Arbiter {
     }
   }
 
+  /**
+   * Forgets the vote and the queue, keeping the fence: on a new view, votes of the old one count
+   * no more (their requesters ask again in the new view; see `views.ts` for holders).
+   */
+  reset(): void {
+    this.lock = undefined
+    this.inquired = false
+    this.queue = []
+  }
+
   request(r: RequestRef, ctx: MaekawaCtx): void {
     if (same(this.lock, r) || this.queue.some((q) => same(q, r))) return // a duplicate
     if (this.lock === undefined) {
