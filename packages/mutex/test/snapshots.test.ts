@@ -19,7 +19,14 @@ import { notPlain, observed, sortedJson, type Taken } from './support/snapshots.
 
 const ids = namedIds(4)
 type Factory = ProtocolFactory<never, MutexRequest, { type: string }>
-const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean; queries?: boolean }> = [
+const CASES: Array<{
+  name: string
+  factory: () => Factory
+  fifo?: boolean
+  queries?: boolean
+  /** p4 crashes; view 1 (p1 to p3) comes to each of the others at its own time. */
+  views?: boolean
+}> = [
   { name: 'centralized', factory: () => centralized() },
   {
     name: 'centralized (deny, leases)',
@@ -49,6 +56,8 @@ const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean; queri
   { name: 'ricart-agrawala', factory: () => ricartAgrawala() },
   { name: 'lamport', factory: () => lamportMutex(), fifo: true },
   { name: 'maekawa', factory: () => maekawa() },
+  { name: 'maekawa (a view change around a crash)', factory: () => maekawa(), views: true },
+  { name: 'token ring (a view change around a crash)', factory: () => tokenRing(), views: true },
   { name: 'quorum', factory: () => quorumMutex({ coordinators: ids }) },
 ]
 
@@ -96,6 +105,13 @@ function observedRun(c: (typeof CASES)[number], seed: number, observe = true) {
     seed,
     net: { ...JITTER, fifo: c.fifo ?? false },
     until: 600,
+    faults: c.views
+      ? (sim) => {
+          sim.at(30, () => sim.crash('p4'))
+          const next = { type: 'view', view: 1, members: ids.slice(0, 3) }
+          for (const id of ids.slice(0, 3)) sim.at(40 + rnd.int(0, 60), () => sim.request(id, next))
+        }
+      : undefined,
   })
   return { log, events: run.events, violations: run.violations, granted: run.granted }
 }
@@ -195,6 +211,23 @@ describe('snapshot() is canonical: the same state reached in another order', () 
     const forward = node(['p2', 'p3', 'p4'])
     expect(JSON.stringify(forward)).toBe(JSON.stringify(node(['p4', 'p3', 'p2'])))
     expect(forward).not.toEqual(node(['p2', 'p3'])) // one vote fewer is another state
+  })
+
+  it('maekawa: SYNCs of a view and requests waiting for them, in either order, give the same snapshot', () => {
+    const members = namedIds(4)
+    const node = (order: NodeId[]) => {
+      const n = handDriven(maekawa()('p1'), 'p1', members.slice(1))
+      n.protocol.onRequest?.({ type: 'view', view: 1, members }, n.ctx)
+      for (const from of order) {
+        n.protocol.onMessage(from, { type: 'request', req: 3, by: from, view: 1, time: 2 }, n.ctx)
+        if (from !== 'p4')
+          n.protocol.onMessage(from, { type: 'sync', view: 1, hold: 0, time: 1 }, n.ctx)
+      }
+      return n.protocol.snapshot?.()
+    }
+    const forward = node(['p2', 'p3', 'p4'])
+    expect(JSON.stringify(forward)).toBe(JSON.stringify(node(['p4', 'p3', 'p2'])))
+    expect(forward).not.toEqual(node(['p2', 'p3'])) // one request fewer is another state
   })
 
   it('quorum: grants from coordinators in either order give the same snapshot', () => {

@@ -9,7 +9,12 @@ type RegenMessage = Extract<TokenRingMessage, { type: 'regen' }>
  * (a field added here is one the snapshot must show: `snapshotOf` names every field).
  */
 export interface TokenRingState {
+  /** The ring this node passes along: its view's members, less the nodes found crashed. */
   view: NodeId[]
+  /** The highest view installed here or carried by a token seen here (0: the group started with). */
+  viewNo: number
+  /** The members of view `viewNo`, ascending: the ring a token of an older view is given here. */
+  viewMembers: NodeId[]
   lostMs: number
   /** The token, when this node holds it and may use it. */
   token: TokenState | undefined
@@ -41,6 +46,8 @@ export interface TokenRingState {
 export function initialState(self: NodeId): TokenRingState {
   return {
     view: [self],
+    viewNo: 0,
+    viewMembers: [self],
     lostMs: 0,
     token: undefined,
     inSection: false,
@@ -65,12 +72,15 @@ const tokenOf = (t: TokenState): Snapshot => ({
   generation: t.generation,
   count: t.count,
   members: [...t.members], // kept ascending by the protocol
+  view: t.view ?? 0,
 })
 
 /** The state as canonical plain data (see `Protocol.snapshot`). */
 export function snapshotOf(s: TokenRingState): Snapshot {
   return {
     view: [...s.view], // kept ascending by the protocol
+    viewNo: s.viewNo,
+    viewMembers: [...s.viewMembers], // kept ascending
     lostMs: s.lostMs,
     token: orNull(s.token, tokenOf),
     inSection: s.inSection,
