@@ -354,4 +354,81 @@ describe('restore() (checkSnapshots: a restored instance goes on as the one snap
     expect(report.restored).toBe(report.states)
     expect(report.restored).toBeGreaterThan(100)
   })
+
+  it('maekawa, with views (SYNCs, requests of other views, a view leaving the node out)', () => {
+    type Any = SnapshotInput<never, unknown>
+    const gen = (random: Random, at: { self: NodeId; peers: readonly NodeId[] }): Any => {
+      const roll = random.int(0, 11)
+      const all = [at.self, ...at.peers]
+      if (roll === 0) return { kind: 'request', req: { type: 'acquire' } }
+      if (roll === 1) return { kind: 'request', req: { type: 'release' } }
+      if (roll === 2) {
+        const members = random.int(0, 3) === 0 ? all.slice(1) : all
+        return { kind: 'request', req: { type: 'view', view: random.int(1, 2), members } }
+      }
+      const from = at.peers[random.int(0, at.peers.length - 1)]!
+      const view = random.int(0, 2)
+      const v = view === 0 ? {} : { view }
+      const about = { time: random.int(1, 3), req: random.int(1, 3), ...v }
+      const kinds = [
+        { type: 'request', ...about, by: from },
+        { type: 'locked', ...about, by: at.self, fence: random.int(0, 2) },
+        { type: 'failed', ...about, by: at.self },
+        { type: 'inquire', ...about, by: at.self },
+        { type: 'relinquish', ...about, by: from },
+        { type: 'release', ...about, by: from, fence: random.int(0, 2) },
+        { type: 'sync', time: 1, view: random.int(1, 2), hold: random.int(0, 2) },
+      ]
+      return { kind: 'message', from, msg: kinds[roll % kinds.length] as never }
+    }
+    const report = checkSnapshots(maekawa() as unknown as ProtocolFactory<never, unknown>, {
+      seeds: 20,
+      inputs: gen,
+    })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
+
+  it('token ring, with views', () => {
+    type Any = SnapshotInput<never, unknown>
+    const gen = (
+      random: Random,
+      at: { self: NodeId; peers: readonly NodeId[]; timers: readonly string[] },
+    ): Any => {
+      const roll = random.int(0, 9)
+      const all = [at.self, ...at.peers]
+      if (roll === 0) return { kind: 'request', req: { type: 'acquire' } }
+      if (roll === 1) return { kind: 'request', req: { type: 'release' } }
+      if (roll === 2) {
+        const members = random.int(0, 1) === 0 ? all.slice(0, 2) : all
+        return { kind: 'request', req: { type: 'view', view: random.int(1, 2), members } }
+      }
+      if (roll <= 4 && at.timers.length > 0)
+        return { kind: 'timer', key: at.timers[random.int(0, at.timers.length - 1)]! }
+      const from = at.peers[random.int(0, at.peers.length - 1)]!
+      const pass = random.int(1, 2)
+      const view = random.int(0, 2)
+      const kinds = [
+        {
+          type: 'token',
+          pass,
+          generation: random.int(0, 1),
+          count: random.int(0, 2),
+          members: view === 2 ? all.slice(1) : all,
+          ...(view === 0 ? {} : { view }),
+        },
+        { type: 'ack', pass },
+        { type: 'commit', pass },
+        { type: 'regen', generation: random.int(1, 2), initiator: from, live: [from], hop: pass },
+        { type: 'regen-ack', hop: pass },
+      ]
+      return { kind: 'message', from, msg: kinds[roll % kinds.length] as never }
+    }
+    const report = checkSnapshots(tokenRing() as unknown as ProtocolFactory<never, unknown>, {
+      seeds: 20,
+      inputs: gen,
+    })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
 })

@@ -8,7 +8,7 @@ import {
   type WithLockFeatures,
   withLockFeatures,
 } from '../contract.js'
-import { idMap, plainCopy } from '../snapshot.js'
+import { idMap, plainCopy, type Snapshot } from '../snapshot.js'
 import { Arbiter, type RequestRef } from './arbiter.js'
 import type { MaekawaEvent } from './events.js'
 import {
@@ -248,6 +248,44 @@ export function maekawa(
         local: local.map(plainCopy), // drained by every handler: empty between steps
         arbiter: arbiter.snapshot(),
       }),
+
+      restore(snapshot) {
+        const s = snapshot as {
+          clock: number
+          quorum: NodeId[]
+          state: typeof state
+          req: number
+          reqView: number
+          reqQuorum: NodeId[]
+          views: Snapshot
+          deferred: Array<RequestRef & { view: number }>
+          fence: number
+          queued: number
+          gotFailed: boolean
+          votes: Array<[NodeId, number]>
+          inquiries: NodeId[]
+          local: Unstamped[]
+          arbiter: Snapshot
+        }
+        clock.restore(s.clock)
+        quorum = [...s.quorum]
+        state = s.state
+        req = s.req
+        reqView = s.reqView
+        reqQuorum = [...s.reqQuorum]
+        book.restore(s.views)
+        deferred = s.deferred.map((d) => ({ req: d.req, by: d.by, view: d.view }))
+        fence = s.fence
+        queued = s.queued
+        gotFailed = s.gotFailed
+        votes.clear()
+        for (const [id, f] of s.votes) votes.set(id, f)
+        inquiries.clear()
+        for (const id of s.inquiries) inquiries.add(id)
+        local.length = 0
+        local.push(...s.local.map((m) => ({ ...m })))
+        arbiter.restore(s.arbiter)
+      },
 
       start(ctx) {
         book.members = sortNodeIds([self, ...ctx.peers])

@@ -58,6 +58,24 @@ export class ViewBook {
     })
   }
 
+  /** Takes on the state `snapshot()` gave. */
+  restore(snapshot: Snapshot): void {
+    const s = snapshot as {
+      view: number
+      members: NodeId[]
+      detached: boolean
+      synced: Array<[NodeId, { view: number; hold: number }]>
+      released: Array<[NodeId, number]>
+    }
+    this.view = s.view
+    this.members = [...s.members]
+    this.detached = s.detached
+    this.synced.clear()
+    for (const [id, v] of s.synced) this.synced.set(id, { view: v.view, hold: v.hold })
+    this.released.clear()
+    for (const [id, t] of s.released) this.released.set(id, t)
+  }
+
   snapshot(): Snapshot {
     return {
       view: this.view,

@@ -7,6 +7,7 @@ import {
   type WithLockFeatures,
   withLockFeatures,
 } from '../contract.js'
+import type { Snapshot } from '../snapshot.js'
 import type { TokenRingEvent } from './events.js'
 import {
   GENERATION_UNIT,
@@ -17,7 +18,7 @@ import {
 } from './messages.js'
 import { resolveOptions, type TokenRingOptions } from './options.js'
 import { compareElection, sameMembers, successorOf } from './ring.js'
-import { initialState, snapshotOf, type TokenRingState } from './state.js'
+import { initialState, snapshotOf, stateFrom, type TokenRingState } from './state.js'
 
 /** What every handler and helper is handed (never kept). */
 export type TokenRingCtx = Ctx<TokenRingMessage, TokenRingEvent>
@@ -247,6 +248,10 @@ export function tokenRing(
 
     return {
       snapshot: () => snapshotOf(s),
+
+      restore(snapshot) {
+        Object.assign(s, stateFrom(snapshot as Snapshot))
+      },
 
       start(ctx) {
         s.peers = ctx.peers

@@ -125,3 +125,66 @@ export function snapshotOf(s: TokenRingState): Snapshot {
     })),
   }
 }
+
+const tokenFrom = (t: Snapshot): TokenState => {
+  const saved = t as { generation: number; count: number; members: NodeId[]; view: number }
+  return {
+    generation: saved.generation,
+    count: saved.count,
+    members: [...saved.members],
+    ...(saved.view === 0 ? {} : { view: saved.view }), // view 0 travels without the field
+  }
+}
+
+/** The state `snapshotOf` gave, as live state again (for `restore()`). */
+export function stateFrom(snapshot: Snapshot): TokenRingState {
+  const s = snapshot as Record<string, unknown> & {
+    view: NodeId[]
+    viewMembers: NodeId[]
+    peers: NodeId[]
+  }
+  const or = <T>(v: unknown, f: (x: never) => T): T | undefined =>
+    v === null ? undefined : f(v as never)
+  return {
+    view: [...s.view],
+    viewNo: s.viewNo as number,
+    viewMembers: [...s.viewMembers],
+    lostMs: s.lostMs as number,
+    token: or(s.token, tokenFrom),
+    inSection: s.inSection as boolean,
+    entryToken: s.entryToken as number,
+    wants: s.wants as number,
+    passSeq: s.passSeq as number,
+    hopSeq: s.hopSeq as number,
+    pending: or(s.pending, (p: { to: NodeId; pass: number; state: Snapshot; tries: number }) => ({
+      ...p,
+      state: tokenFrom(p.state),
+    })),
+    lastCommit: or(s.lastCommit, (c: { to: NodeId; pass: number }) => ({ ...c })),
+    incoming: or(
+      s.incoming,
+      (i: { from: NodeId; pass: number; state: Snapshot; tries: number }) => ({
+        ...i,
+        state: tokenFrom(i.state),
+      }),
+    ),
+    lastTaken: or(s.lastTaken, (t: { from: NodeId; pass: number }) => ({ ...t })),
+    floor: s.floor as number,
+    tokenGen: s.tokenGen as number,
+    best: or(s.best, (b: { generation: number; initiator: NodeId }) => ({ ...b })),
+    stopped: or(s.stopped, (st: { generation: number; live: NodeId[] }) => ({
+      generation: st.generation,
+      live: [...st.live],
+    })),
+    peers: [...s.peers],
+    regenPending: or(
+      s.regenPending,
+      (r: {
+        to: NodeId
+        hop: number
+        msg: { type: 'regen'; generation: number; initiator: NodeId; live: NodeId[] }
+        tries: number
+      }) => ({ ...r, msg: { ...r.msg, live: [...r.msg.live] } }),
+    ),
+  }
+}
