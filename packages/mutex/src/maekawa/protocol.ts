@@ -112,6 +112,17 @@ export function maekawa(
       for (const d of now) arbiter.request({ req: d.req, by: d.by }, ctx)
     }
 
+    /**
+     * Keeps a request for later: one per requester, its latest (a node asks again only after its
+     * entry, which this vote was part of, or in a later view), so the list stays within the group.
+     */
+    const defer = (d: RequestRef & { view: number }) => {
+      const prev = deferred.find((x) => x.by === d.by)
+      if (prev !== undefined && (prev.view > d.view || (prev.view === d.view && prev.req >= d.req)))
+        return
+      deferred = [...deferred.filter((x) => x.by !== d.by), d]
+    }
+
     const install = (v: ViewRequest, ctx: MaekawaCtx) => {
       const known = new Set<NodeId>([self, ...ctx.peers])
       const members = sortNodeIds(new Set(v.members.filter((m) => known.has(m))))
@@ -194,8 +205,7 @@ export function maekawa(
       const mine = viewOf(m) === book.view // a message of another view is dropped
       if (m.type === 'request') {
         if (m.by !== from) problem = 'request on behalf of another'
-        else if (viewOf(m) > book.view || (mine && !voteOpen()))
-          deferred.push({ ...ref, view: viewOf(m) })
+        else if (viewOf(m) > book.view || (mine && !voteOpen())) defer({ ...ref, view: viewOf(m) })
         else if (mine) arbiter.request(ref, ctx)
       } else if (m.type === 'relinquish') {
         if (m.by !== from || (mine && !arbiter.relinquish(ref, ctx)))
