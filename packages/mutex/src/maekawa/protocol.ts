@@ -1,4 +1,4 @@
-import { LamportClock } from '@sd/clocks'
+import { compareLamport, LamportClock } from '@sd/clocks'
 import { type Ctx, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
 import {
   DEFAULT_RESOURCE,
@@ -28,6 +28,9 @@ export type MaekawaCtx = Ctx<MaekawaMessage, MaekawaEvent>
 /** The `view` field of a message of view `v` (none for view 0: the messages of old). */
 const viewField = (v: number): { view?: number } => (v === 0 ? {} : { view: v })
 const viewOf = (m: { view?: number }) => m.view ?? 0
+/** Requests in the arbiter's order: (req, by), as Lamport timestamps. */
+const byTimestamp = (a: RequestRef & { view: number }, b: RequestRef & { view: number }) =>
+  a.view - b.view || compareLamport({ time: a.req, pid: a.by }, { time: b.req, pid: b.by })
 /** A message about a request (every one but SYNC). */
 type AboutMessage = Exclude<Unstamped, { type: 'sync' }>
 
@@ -108,7 +111,7 @@ export function maekawa(
       if (!voteOpen()) return
       const now = deferred.filter((d) => d.view === book.view)
       deferred = deferred.filter((d) => d.view > book.view)
-      now.sort((a, b) => a.req - b.req || (a.by < b.by ? -1 : a.by > b.by ? 1 : 0))
+      now.sort(byTimestamp)
       for (const d of now) arbiter.request({ req: d.req, by: d.by }, ctx)
     }
 
@@ -245,9 +248,7 @@ export function maekawa(
         reqQuorum: [...reqQuorum], // released in this order
         views: book.snapshot(),
         deferred: [...deferred] // handed over in timestamp order: kept sorted
-          .sort(
-            (a, b) => a.view - b.view || a.req - b.req || (a.by < b.by ? -1 : a.by > b.by ? 1 : 0),
-          )
+          .sort(byTimestamp)
           .map((d) => ({ req: d.req, by: d.by, view: d.view })),
         fence,
         queued,
