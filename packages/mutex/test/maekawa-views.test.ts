@@ -1,4 +1,4 @@
-import type { NodeId } from '@sd/transport'
+import { createRandom, type NodeId } from '@sd/transport'
 import { ofType } from '@sd/transport/testing'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
@@ -6,7 +6,7 @@ import { lockFeaturesOf, type ViewRequest } from '../src/contract.js'
 import { gridQuorum, maekawa } from '../src/maekawa/index.js'
 import { VIEW_UNIT } from '../src/maekawa/messages.js'
 import { ViewBook } from '../src/maekawa/views.js'
-import { runMutex } from './support/harness.js'
+import { randomAsks, runMutex } from './support/harness.js'
 import { planViews, runViews, unserved } from './support/view-runs.js'
 
 const JITTERY = { latency: { kind: 'uniform', min: 1, max: 10 }, fifo: false } as const
@@ -53,6 +53,46 @@ describe('maekawa across views', () => {
       sawLateView += ofType(run.events, 'acquired').filter((e) => e.event.token > VIEW_UNIT).length
     })
     expect(sawLateView).toBeGreaterThan(0)
+  })
+
+  it('stays safe and live when views come in quick succession, some overtaking others', () => {
+    forSeeds(seedList(60), (seed) => {
+      const rnd = createRandom(`quick-views/${seed}`)
+      const ids = Array.from({ length: rnd.int(3, 8) }, (_, i) => i + 1)
+      const crashed = ids[rnd.int(0, ids.length - 1)]!
+      const crashAt = rnd.int(0, 100)
+      const asks = randomAsks(ids, () => rnd.next(), rnd.int(10, 40), 400, 30)
+      // Views 1 to 4, each sent at its own time to each node (a later one may arrive first); the
+      // crashed node is in none after its crash, and those before it reach it only if sent before.
+      const plan = [1, 2, 3, 4].map((v) => {
+        const at = rnd.int(0, 200)
+        const members = at > crashAt ? ids.filter((id) => id !== crashed) : ids
+        return {
+          view: view(v, members),
+          at: new Map(members.map((id) => [id, at + rnd.int(0, 60)])),
+        }
+      })
+      const last = Math.max(...plan.flatMap((p) => [...p.at.values()]))
+      const run = runMutex(ids, maekawa(), asks, {
+        seed,
+        net: JITTERY,
+        faults: (sim) => {
+          sim.at(crashAt, () => sim.crash(crashed))
+          for (const p of plan)
+            for (const [id, t] of p.at)
+              sim.at(t, () => !sim.isCrashed(id) && sim.request(id, p.view))
+        },
+      })
+      expect(run.violations).toEqual([])
+      // Once the views settled (the highest one at every live node), every ask is served.
+      const top = plan.reduce((a, b) => (b.view.view > a.view.view ? b : a))
+      if (top.view.members.includes(crashed)) return // it blocks the top view: a later one would fix it
+      for (const id of ids.filter((i) => i !== crashed)) {
+        const asked = asks.filter((a) => a.node === id).length
+        const got = run.events.filter((e) => e.node === id && e.event.type === 'acquired').length
+        expect(got, `node ${id} (views settled at ${last})`).toBe(asked)
+      }
+    })
   })
 
   it('blocks on a crashed quorum member without a view, and goes on with one', () => {
