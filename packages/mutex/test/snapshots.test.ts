@@ -19,7 +19,14 @@ import { notPlain, observed, sortedJson, type Taken } from './support/snapshots.
 
 const ids = namedIds(4)
 type Factory = ProtocolFactory<never, MutexRequest, { type: string }>
-const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean; queries?: boolean }> = [
+const CASES: Array<{
+  name: string
+  factory: () => Factory
+  fifo?: boolean
+  queries?: boolean
+  /** p4 crashes; view 1 (p1 to p3) comes to each of the others at its own time. */
+  views?: boolean
+}> = [
   { name: 'centralized', factory: () => centralized() },
   {
     name: 'centralized (deny, leases)',
@@ -49,6 +56,8 @@ const CASES: Array<{ name: string; factory: () => Factory; fifo?: boolean; queri
   { name: 'ricart-agrawala', factory: () => ricartAgrawala() },
   { name: 'lamport', factory: () => lamportMutex(), fifo: true },
   { name: 'maekawa', factory: () => maekawa() },
+  { name: 'maekawa (a view change around a crash)', factory: () => maekawa(), views: true },
+  { name: 'token ring (a view change around a crash)', factory: () => tokenRing(), views: true },
   { name: 'quorum', factory: () => quorumMutex({ coordinators: ids }) },
 ]
 
@@ -96,6 +105,13 @@ function observedRun(c: (typeof CASES)[number], seed: number, observe = true) {
     seed,
     net: { ...JITTER, fifo: c.fifo ?? false },
     until: 600,
+    faults: c.views
+      ? (sim) => {
+          sim.at(30, () => sim.crash('p4'))
+          const next = { type: 'view', view: 1, members: ids.slice(0, 3) }
+          for (const id of ids.slice(0, 3)) sim.at(40 + rnd.int(0, 60), () => sim.request(id, next))
+        }
+      : undefined,
   })
   return { log, events: run.events, violations: run.violations, granted: run.granted }
 }
@@ -195,6 +211,23 @@ describe('snapshot() is canonical: the same state reached in another order', () 
     const forward = node(['p2', 'p3', 'p4'])
     expect(JSON.stringify(forward)).toBe(JSON.stringify(node(['p4', 'p3', 'p2'])))
     expect(forward).not.toEqual(node(['p2', 'p3'])) // one vote fewer is another state
+  })
+
+  it('maekawa: SYNCs of a view and requests waiting for them, in either order, give the same snapshot', () => {
+    const members = namedIds(4)
+    const node = (order: NodeId[]) => {
+      const n = handDriven(maekawa()('p1'), 'p1', members.slice(1))
+      n.protocol.onRequest?.({ type: 'view', view: 1, members }, n.ctx)
+      for (const from of order) {
+        n.protocol.onMessage(from, { type: 'request', req: 3, by: from, view: 1, time: 2 }, n.ctx)
+        if (from !== 'p4')
+          n.protocol.onMessage(from, { type: 'sync', view: 1, hold: 0, time: 1 }, n.ctx)
+      }
+      return n.protocol.snapshot?.()
+    }
+    const forward = node(['p2', 'p3', 'p4'])
+    expect(JSON.stringify(forward)).toBe(JSON.stringify(node(['p4', 'p3', 'p2'])))
+    expect(forward).not.toEqual(node(['p2', 'p3'])) // one request fewer is another state
   })
 
   it('quorum: grants from coordinators in either order give the same snapshot', () => {
@@ -350,9 +383,86 @@ describe('restore() (checkSnapshots: a restored instance goes on as the one snap
     expect(report.restored).toBeGreaterThan(100)
   })
 
+  it('maekawa, with views (SYNCs, requests of other views, a view leaving the node out)', () => {
+    type Any = SnapshotInput<never, unknown>
+    const gen = (random: Random, at: { self: NodeId; peers: readonly NodeId[] }): Any => {
+      const roll = random.int(0, 11)
+      const all = [at.self, ...at.peers]
+      if (roll === 0) return { kind: 'request', req: { type: 'acquire' } }
+      if (roll === 1) return { kind: 'request', req: { type: 'release' } }
+      if (roll === 2) {
+        const members = random.int(0, 3) === 0 ? all.slice(1) : all
+        return { kind: 'request', req: { type: 'view', view: random.int(1, 2), members } }
+      }
+      const from = at.peers[random.int(0, at.peers.length - 1)]!
+      const view = random.int(0, 2)
+      const v = view === 0 ? {} : { view }
+      const about = { time: random.int(1, 3), req: random.int(1, 3), ...v }
+      const kinds = [
+        { type: 'request', ...about, by: from },
+        { type: 'locked', ...about, by: at.self, fence: random.int(0, 2) },
+        { type: 'failed', ...about, by: at.self },
+        { type: 'inquire', ...about, by: at.self },
+        { type: 'relinquish', ...about, by: from },
+        { type: 'release', ...about, by: from, fence: random.int(0, 2) },
+        { type: 'sync', time: 1, view: random.int(1, 2), hold: random.int(0, 2) },
+      ]
+      return { kind: 'message', from, msg: kinds[roll % kinds.length] as never }
+    }
+    const report = checkSnapshots(maekawa() as unknown as ProtocolFactory<never, unknown>, {
+      seeds: 20,
+      inputs: gen,
+    })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
+
   it('lamport through view changes', () => {
     const types = { request: ['time'], reply: ['time'], release: ['time', 'req'] }
     const report = checkSnapshots(lamportMutex() as Factory, { seeds: 20, inputs: viewed(types) })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
+
+  it('token ring, with views', () => {
+    type Any = SnapshotInput<never, unknown>
+    const gen = (
+      random: Random,
+      at: { self: NodeId; peers: readonly NodeId[]; timers: readonly string[] },
+    ): Any => {
+      const roll = random.int(0, 9)
+      const all = [at.self, ...at.peers]
+      if (roll === 0) return { kind: 'request', req: { type: 'acquire' } }
+      if (roll === 1) return { kind: 'request', req: { type: 'release' } }
+      if (roll === 2) {
+        const members = random.int(0, 1) === 0 ? all.slice(0, 2) : all
+        return { kind: 'request', req: { type: 'view', view: random.int(1, 2), members } }
+      }
+      if (roll <= 4 && at.timers.length > 0)
+        return { kind: 'timer', key: at.timers[random.int(0, at.timers.length - 1)]! }
+      const from = at.peers[random.int(0, at.peers.length - 1)]!
+      const pass = random.int(1, 2)
+      const view = random.int(0, 2)
+      const kinds = [
+        {
+          type: 'token',
+          pass,
+          generation: random.int(0, 1),
+          count: random.int(0, 2),
+          members: view === 2 ? all.slice(1) : all,
+          ...(view === 0 ? {} : { view }),
+        },
+        { type: 'ack', pass },
+        { type: 'commit', pass },
+        { type: 'regen', generation: random.int(1, 2), initiator: from, live: [from], hop: pass },
+        { type: 'regen-ack', hop: pass },
+      ]
+      return { kind: 'message', from, msg: kinds[roll % kinds.length] as never }
+    }
+    const report = checkSnapshots(tokenRing() as unknown as ProtocolFactory<never, unknown>, {
+      seeds: 20,
+      inputs: gen,
+    })
     expect(report.restored).toBe(report.states)
     expect(report.restored).toBeGreaterThan(100)
   })

@@ -2,7 +2,8 @@
  * Check spec for the token ring (@sd/mutex), with one lost pass: safety by happens-before, and
  * liveness (a lost pass is resent: every request is still served).
  */
-import { tokenRing } from '@sd/mutex'
+import { type MutexRequest, type TokenRingEvent, type TokenRingMessage, tokenRing } from '@sd/mutex'
+import type { ProtocolFactory } from '@sd/transport'
 import { everyAskerServed } from './goals.js'
 import { idsOf, mutexScenario } from './mutex.js'
 import type { CheckSpec } from './spec.js'
@@ -37,6 +38,9 @@ export const TOKEN_RING = {
 }
 
 /** The spec's scenario around any token-ring-shaped factory (the tests pass broken ones). */
-export function tokenRingScenario(n: number, factory: ReturnType<typeof tokenRing>) {
+export function tokenRingScenario(
+  n: number,
+  factory: ProtocolFactory<TokenRingMessage, MutexRequest, TokenRingEvent>,
+) {
   return mutexScenario(factory, n, { until: TOKEN_RING_UNTIL_MS, liveness: false })
 }

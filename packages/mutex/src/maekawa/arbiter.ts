@@ -40,6 +40,30 @@ export class Arbiter {
     }
   }
 
+  /** Takes on the state `snapshot()` gave. */
+  restore(s: Snapshot): void {
+    const saved = s as unknown as {
+      lock: RequestRef | null
+      inquired: boolean
+      queue: Array<RequestRef & { failed: boolean }>
+      fence: number
+    }
+    this.lock = saved.lock === null ? undefined : { req: saved.lock.req, by: saved.lock.by }
+    this.inquired = saved.inquired
+    this.queue = saved.queue.map((q) => ({ req: q.req, by: q.by, failed: q.failed }))
+    this.fence = saved.fence
+  }
+
+  /**
+   * Forgets the vote and the queue, keeping the fence: on a new view, votes of the old one count
+   * no more (their requesters ask again in the new view; see `views.ts` for holders).
+   */
+  reset(): void {
+    this.lock = undefined
+    this.inquired = false
+    this.queue = []
+  }
+
   request(r: RequestRef, ctx: MaekawaCtx): void {
     if (same(this.lock, r) || this.queue.some((q) => same(q, r))) return // a duplicate
     if (this.lock === undefined) {

@@ -1,13 +1,26 @@
-import { isNonNegInt as count, isNodeId, messageParser, type NodeId } from '@sd/transport'
+import {
+  isNonNegInt as count,
+  intIn,
+  isNodeId,
+  messageParser,
+  type NodeId,
+  optional,
+} from '@sd/transport'
+
+/** Views stay below 2^20 and entries per view below VIEW_UNIT: fencing tokens stay exact. */
+export const VIEW_UNIT = 2 ** 32
+export const MAX_VIEW = 2 ** 20 - 1
 
 /**
  * Every message names the request it is about: its Lamport time `req` and its requester `by`
- * (the pair orders requests); `time` is the sender's Lamport clock.
+ * (the pair orders requests); `time` is the sender's Lamport clock; `view` the view the request
+ * was made in (absent: view 0, the group the nodes were started with).
  */
 interface About {
   time: number
   req: number
   by: NodeId
+  view?: number
 }
 
 export type MaekawaMessage =
@@ -23,8 +36,13 @@ export type MaekawaMessage =
   | ({ type: 'relinquish' } & About)
   /** Requester to each quorum member, on leaving; `fence` is the token it entered with. */
   | ({ type: 'release'; fence: number } & About)
+  /**
+   * To every member of a view the sender just installed: I am in `view` (or a later one) and
+   * hold the entry of token `hold` (0: I hold nothing). See `views.ts`.
+   */
+  | { type: 'sync'; time: number; view: number; hold: number }
 
-const about = { time: count, req: count, by: isNodeId }
+const about = { time: count, req: count, by: isNodeId, view: optional(intIn(0, MAX_VIEW)) }
 
 /** The message, or why it is not one. */
 export const parseMessage = messageParser<MaekawaMessage>({
@@ -34,6 +52,7 @@ export const parseMessage = messageParser<MaekawaMessage>({
   inquire: about,
   relinquish: about,
   release: { ...about, fence: count },
+  sync: { time: count, view: intIn(1, MAX_VIEW), hold: count },
 })
 
 /** A message before the sender stamps it with its clock. */

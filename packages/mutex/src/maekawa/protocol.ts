@@ -1,15 +1,38 @@
-import { LamportClock } from '@sd/clocks'
-import type { Ctx, NodeId, ProtocolFactory } from '@sd/transport'
-import { DEFAULT_RESOURCE, type MutexRequest, resourceOf } from '../contract.js'
-import { idMap, plainCopy } from '../snapshot.js'
-import { Arbiter } from './arbiter.js'
+import { compareLamport, LamportClock } from '@sd/clocks'
+import { type Ctx, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
+import {
+  DEFAULT_RESOURCE,
+  type MutexRequest,
+  resourceOf,
+  type ViewRequest,
+  type WithLockFeatures,
+  withLockFeatures,
+} from '../contract.js'
+import { idMap, plainCopy, type Snapshot } from '../snapshot.js'
+import { Arbiter, type RequestRef } from './arbiter.js'
 import type { MaekawaEvent } from './events.js'
-import { type MaekawaMessage, parseMessage, type Unstamped } from './messages.js'
+import {
+  MAX_VIEW,
+  type MaekawaMessage,
+  parseMessage,
+  type Unstamped,
+  VIEW_UNIT,
+} from './messages.js'
 import { type MaekawaOptions, resolveOptions } from './options.js'
 import { gridQuorum } from './quorum.js'
+import { ViewBook } from './views.js'
 
 /** What every handler and helper is handed (never kept). */
 export type MaekawaCtx = Ctx<MaekawaMessage, MaekawaEvent>
+
+/** The `view` field of a message of view `v` (none for view 0: the messages of old). */
+const viewField = (v: number): { view?: number } => (v === 0 ? {} : { view: v })
+const viewOf = (m: { view?: number }) => m.view ?? 0
+/** Requests in the arbiter's order: (req, by), as Lamport timestamps. */
+const byTimestamp = (a: RequestRef & { view: number }, b: RequestRef & { view: number }) =>
+  a.view - b.view || compareLamport({ time: a.req, pid: a.by }, { time: b.req, pid: b.by })
+/** A message about a request (every one but SYNC). */
+type AboutMessage = Exclude<Unstamped, { type: 'sync' }>
 
 /**
  * Maekawa's mutual exclusion with grid quorums (see `gridQuorum`), in the deadlock-free form:
@@ -23,13 +46,23 @@ export type MaekawaCtx = Ctx<MaekawaMessage, MaekawaEvent>
  * so the fencing token is not the timestamp: each member remembers the highest token released
  * to it and sends it with LOCKED; the requester enters with the highest it got, plus one. Two
  * consecutive entries share a member that saw the first RELEASE before voting for the second.
- * A crashed quorum member blocks every requester whose quorum it is in.
+ * A crashed quorum member blocks every requester whose quorum it is in, until a view without it.
+ *
+ * Views (`ViewRequest`): on installing view v a node rebuilds its quorum from v's members, drops
+ * its vote and queue (votes of the old view count no more), asks again in v if it was waiting,
+ * and sends SYNC (its view, the entry it holds) to v's members; it votes in v only once every
+ * member synced and no declared entry is unreleased (`views.ts` has the rule and its proof).
+ * Every message carries its view; one of another view is dropped (a request of a later view
+ * waits). Precondition: a node left out of a view has crashed (stopped) before the view is
+ * issued; a node restarted after it installed a view stays out until a later view names it.
  */
 export function maekawa(
   options: MaekawaOptions = {},
-): ProtocolFactory<MaekawaMessage, MutexRequest, MaekawaEvent> {
+): WithLockFeatures<ProtocolFactory<MaekawaMessage, MutexRequest | ViewRequest, MaekawaEvent>> {
   resolveOptions(options)
-  return (self) => {
+  const factory: ProtocolFactory<MaekawaMessage, MutexRequest | ViewRequest, MaekawaEvent> = (
+    self,
+  ) => {
     const clock = new LamportClock({ pid: self })
     let quorum: NodeId[] = [self]
     // Messages to self are handled after the current handler's own changes, in order.
@@ -38,7 +71,13 @@ export function maekawa(
       if (to === self) local.push(msg)
       else ctx.send(to, { ...msg, time: clock.send() })
     }
-    const arbiter = new Arbiter(post)
+    const book = new ViewBook([self])
+    // The arbiter votes in the node's current view: its messages carry it.
+    const arbiter = new Arbiter((to, msg, ctx) =>
+      post(to, { ...msg, ...viewField(book.view) } as Unstamped, ctx),
+    )
+    /** Requests not yet handed to the arbiter: of a later view, or its vote is not open yet. */
+    let deferred: Array<RequestRef & { view: number }> = []
 
     let state: 'idle' | 'wanting' | 'held' = 'idle'
     let req = 0
@@ -48,6 +87,9 @@ export function maekawa(
     const votes = new Map<NodeId, number>()
     /** Members that asked for their vote back during the current request. */
     const inquiries = new Set<NodeId>()
+    /** The view of the current request (or entry), and the quorum it went to. */
+    let reqView = 0
+    let reqQuorum: NodeId[] = []
 
     const start = (ctx: MaekawaCtx) => {
       req = clock.tick()
@@ -55,13 +97,67 @@ export function maekawa(
       gotFailed = false
       votes.clear()
       inquiries.clear()
-      for (const m of quorum) post(m, { type: 'request', req, by: self }, ctx)
+      reqView = book.view
+      reqQuorum = quorum
+      for (const m of quorum)
+        post(m, { type: 'request', req, by: self, ...viewField(reqView) }, ctx)
+    }
+
+    const voteOpen = () => book.open(self, state === 'held' && reqView < book.view)
+
+    /** Hands the waiting requests of this view to the arbiter, in timestamp order, once it may vote. */
+    const flush = (ctx: MaekawaCtx) => {
+      deferred = deferred.filter((d) => d.view >= book.view)
+      if (!voteOpen()) return
+      const now = deferred.filter((d) => d.view === book.view)
+      deferred = deferred.filter((d) => d.view > book.view)
+      now.sort(byTimestamp)
+      for (const d of now) arbiter.request({ req: d.req, by: d.by }, ctx)
+    }
+
+    /**
+     * Keeps a request for later: one per requester, its latest (a node asks again only after its
+     * entry, which this vote was part of, or in a later view), so the list stays within the group.
+     */
+    const defer = (d: RequestRef & { view: number }) => {
+      const prev = deferred.find((x) => x.by === d.by)
+      if (prev !== undefined && (prev.view > d.view || (prev.view === d.view && prev.req >= d.req)))
+        return
+      deferred = [...deferred.filter((x) => x.by !== d.by), d]
+    }
+
+    const install = (v: ViewRequest, ctx: MaekawaCtx) => {
+      const known = new Set<NodeId>([self, ...ctx.peers])
+      const members = sortNodeIds(new Set(v.members.filter((m) => known.has(m))))
+      book.view = v.view
+      book.members = members
+      book.detached = !members.includes(self)
+      ctx.storage.set('view', v.view) // restarted, this node stays out until a later view
+      quorum = book.detached ? [] : gridQuorum(members, self)
+      arbiter.reset()
+      ctx.emit({ type: 'view', view: v.view, members: [...members], quorum: [...quorum] })
+      if (!book.detached) {
+        const hold = state === 'held' ? fence : 0
+        for (const m of members) {
+          if (m !== self) ctx.send(m, { type: 'sync', view: v.view, hold, time: clock.send() })
+        }
+      }
+      if (state === 'wanting') {
+        // Votes of the old view count no more: ask again in this one (or wait for one).
+        state = 'idle'
+        queued++
+      }
+      if (state === 'idle' && queued > 0 && !book.detached) {
+        queued--
+        start(ctx)
+      }
+      flush(ctx)
     }
 
     const giveBack = (to: NodeId, ctx: MaekawaCtx) => {
       votes.delete(to)
       ctx.emit({ type: 'relinquished', to })
-      post(to, { type: 'relinquish', req, by: self }, ctx)
+      post(to, { type: 'relinquish', req, by: self, ...viewField(reqView) }, ctx)
     }
 
     /** Gives back the votes asked for, once a FAILED shows this request cannot win yet. */
@@ -75,9 +171,10 @@ export function maekawa(
     }
 
     /** The requester's side: answers about its own request. */
-    const asRequester = (from: NodeId, m: Unstamped, ctx: MaekawaCtx): string | undefined => {
+    const asRequester = (from: NodeId, m: AboutMessage, ctx: MaekawaCtx): string | undefined => {
       if (m.by !== self) return `${m.type} about another node's request`
       if (m.req < req || (m.req === req && state === 'idle')) return undefined // late, after the fact
+      if (viewOf(m) !== reqView || reqView !== book.view) return undefined // of another view
       if (m.req > req) return `${m.type} about no request of mine`
       if (state === 'held') return undefined // RELEASE answers an INQUIRE; a late FAILED is moot
       if (m.type === 'locked') {
@@ -88,7 +185,8 @@ export function maekawa(
         }
         state = 'held'
         inquiries.clear() // they get RELEASE at exit
-        fence = Math.max(...votes.values()) + 1
+        // Entries of a view come after every entry of older views (views.ts): tokens start above.
+        fence = Math.max(...votes.values(), book.view * VIEW_UNIT) + 1
         ctx.emit({ type: 'acquired', resource: DEFAULT_RESOURCE, token: fence })
       } else if (m.type === 'failed') {
         gotFailed = true
@@ -102,23 +200,41 @@ export function maekawa(
 
     const handle = (from: NodeId, m: Unstamped, ctx: MaekawaCtx) => {
       let problem: string | undefined
+      if (m.type === 'sync') {
+        book.onSync(from, m.view, m.hold)
+        return flush(ctx)
+      }
       const ref = { req: m.req, by: m.by }
+      const mine = viewOf(m) === book.view // a message of another view is dropped
       if (m.type === 'request') {
         if (m.by !== from) problem = 'request on behalf of another'
-        else arbiter.request(ref, ctx)
+        else if (viewOf(m) > book.view || (mine && !voteOpen())) defer({ ...ref, view: viewOf(m) })
+        else if (mine) arbiter.request(ref, ctx)
       } else if (m.type === 'relinquish') {
-        if (m.by !== from || !arbiter.relinquish(ref, ctx))
+        if (m.by !== from || (mine && !arbiter.relinquish(ref, ctx)))
           problem = 'relinquish of no vote of mine'
       } else if (m.type === 'release') {
-        if (m.by !== from || !arbiter.release(ref, m.fence, ctx)) {
+        if (m.by === from) book.onRelease(m.by, m.fence)
+        if (m.by !== from || (mine && !arbiter.release(ref, m.fence, ctx) && book.view === 0)) {
           problem = 'release of no vote of mine'
         }
+        flush(ctx)
       } else problem = asRequester(from, m, ctx)
       if (problem !== undefined) ctx.emit({ type: 'ignored', from, reason: problem })
     }
 
     const drain = (ctx: MaekawaCtx) => {
       for (let m = local.shift(); m !== undefined; m = local.shift()) handle(self, m, ctx)
+    }
+
+    const onView = (v: ViewRequest, ctx: MaekawaCtx) => {
+      const ok = Number.isSafeInteger(v.view) && v.view <= MAX_VIEW && Array.isArray(v.members)
+      if (!ok) return ctx.emit({ type: 'ignored', from: self, reason: 'malformed view' })
+      if (v.view <= book.view) {
+        return ctx.emit({ type: 'ignored', from: self, reason: `view ${v.view} not above mine` })
+      }
+      install(v, ctx)
+      drain(ctx)
     }
 
     return {
@@ -128,6 +244,12 @@ export function maekawa(
         quorum: [...quorum],
         state,
         req,
+        reqView,
+        reqQuorum: [...reqQuorum], // released in this order
+        views: book.snapshot(),
+        deferred: [...deferred] // handed over in timestamp order: kept sorted
+          .sort(byTimestamp)
+          .map((d) => ({ req: d.req, by: d.by, view: d.view })),
         fence,
         queued,
         gotFailed,
@@ -138,8 +260,53 @@ export function maekawa(
         arbiter: arbiter.snapshot(),
       }),
 
+      restore(snapshot) {
+        const s = snapshot as {
+          clock: number
+          quorum: NodeId[]
+          state: typeof state
+          req: number
+          reqView: number
+          reqQuorum: NodeId[]
+          views: Snapshot
+          deferred: Array<RequestRef & { view: number }>
+          fence: number
+          queued: number
+          gotFailed: boolean
+          votes: Array<[NodeId, number]>
+          inquiries: NodeId[]
+          local: Unstamped[]
+          arbiter: Snapshot
+        }
+        clock.restore(s.clock)
+        quorum = [...s.quorum]
+        state = s.state
+        req = s.req
+        reqView = s.reqView
+        reqQuorum = [...s.reqQuorum]
+        book.restore(s.views)
+        deferred = s.deferred.map((d) => ({ req: d.req, by: d.by, view: d.view }))
+        fence = s.fence
+        queued = s.queued
+        gotFailed = s.gotFailed
+        votes.clear()
+        for (const [id, f] of s.votes) votes.set(id, f)
+        inquiries.clear()
+        for (const id of s.inquiries) inquiries.add(id)
+        local.length = 0
+        local.push(...s.local.map((m) => ({ ...m })))
+        arbiter.restore(s.arbiter)
+      },
+
       start(ctx) {
-        quorum = gridQuorum([self, ...ctx.peers], self)
+        book.members = sortNodeIds([self, ...ctx.peers])
+        const stored = ctx.storage.get('view')
+        if (typeof stored === 'number') {
+          // Restarted after a view: its votes are forgotten, so it waits to be named again.
+          book.view = stored
+          book.detached = true
+          quorum = []
+        } else quorum = gridQuorum(book.members, self)
         ctx.emit({ type: 'quorum', members: [...quorum] })
       },
 
@@ -147,9 +314,11 @@ export function maekawa(
         // Checked, not trusted: requests come from application code, typed or not.
         const loose: { type?: unknown } | null | undefined = r
         const kind = loose?.type
+        if (kind === 'view') return onView(r as ViewRequest, ctx)
         if (kind !== 'acquire' && kind !== 'release') {
           return ctx.emit({ type: 'ignored', from: self, reason: 'unknown request' })
         }
+        if (r.type === 'view') return // narrowed above
         if (resourceOf(r) !== DEFAULT_RESOURCE) {
           return ctx.emit({
             type: 'ignored',
@@ -158,15 +327,22 @@ export function maekawa(
           })
         }
         if (kind === 'acquire') {
-          if (state === 'idle') start(ctx)
+          if (state === 'idle' && !book.detached) start(ctx)
           else queued++
         } else {
           if (state !== 'held')
             return ctx.emit({ type: 'ignored', from: self, reason: 'release outside the section' })
           state = 'idle'
           ctx.emit({ type: 'released', resource: DEFAULT_RESOURCE, token: fence })
-          for (const m of quorum) post(m, { type: 'release', req, by: self, fence }, ctx)
-          if (queued > 0) {
+          // An entry of an older view was declared to the members of this one: they hear too.
+          const to =
+            reqView === book.view
+              ? reqQuorum
+              : sortNodeIds(new Set([...reqQuorum, ...book.members]))
+          const release = { type: 'release', req, by: self, fence, ...viewField(reqView) } as const
+          for (const m of to) post(m, release, ctx)
+          flush(ctx)
+          if (queued > 0 && !book.detached) {
             queued--
             start(ctx)
           }
@@ -186,4 +362,5 @@ export function maekawa(
       },
     }
   }
+  return withLockFeatures(factory, ['views'])
 }

@@ -5,6 +5,7 @@ import {
   isNodeId,
   messageParser,
   type NodeId,
+  optional,
 } from '@sd/transport'
 
 /** The token as it travels: its generation, its entry counter and the ring it knows. */
@@ -14,7 +15,12 @@ export interface TokenState {
   count: number
   /** The ring, ascending by id. */
   members: NodeId[]
+  /** The view (`ViewRequest`) the ring comes from; absent: view 0, the group started with. */
+  view?: number
 }
+
+/** Views stay below 2^20, like generations. */
+export const MAX_VIEW = 2 ** 20 - 1
 
 export type TokenRingMessage =
   /** A pass of the token; `pass` numbers the sender's passes, so retries are recognised. */
@@ -40,6 +46,7 @@ export const parseMessage = messageParser<TokenRingMessage>({
     generation: intIn(0, 2 ** 20 - 1),
     count: intIn(0, GENERATION_UNIT - 1),
     members,
+    view: optional(intIn(1, MAX_VIEW)),
   },
   ack: { pass: count },
   commit: { pass: count },

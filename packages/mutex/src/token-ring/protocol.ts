@@ -1,15 +1,24 @@
 import { type Ctx, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
-import { DEFAULT_RESOURCE, type MutexRequest, resourceOf } from '../contract.js'
+import {
+  DEFAULT_RESOURCE,
+  type MutexRequest,
+  resourceOf,
+  type ViewRequest,
+  type WithLockFeatures,
+  withLockFeatures,
+} from '../contract.js'
+import type { Snapshot } from '../snapshot.js'
 import type { TokenRingEvent } from './events.js'
 import {
   GENERATION_UNIT,
+  MAX_VIEW,
   parseMessage,
   type TokenRingMessage,
   type TokenState,
 } from './messages.js'
 import { resolveOptions, type TokenRingOptions } from './options.js'
 import { compareElection, sameMembers, successorOf } from './ring.js'
-import { initialState, snapshotOf, type TokenRingState } from './state.js'
+import { initialState, snapshotOf, stateFrom, type TokenRingState } from './state.js'
 
 /** What every handler and helper is handed (never kept). */
 export type TokenRingCtx = Ctx<TokenRingMessage, TokenRingEvent>
@@ -33,14 +42,23 @@ type RegenMessage = Extract<TokenRingMessage, { type: 'regen' }>
  * went through back into the ring. The initiator that gets its own election back creates the
  * token of that generation, with the ring the election collected.
  *
+ * Views (`ViewRequest`): a view only changes who the token goes to, never how many tokens
+ * there are (only a regeneration creates one), so it needs no precondition for safety. The token
+ * carries the view its ring comes from; a node of a newer view gives it that view's ring (a
+ * joiner gets the token in turn, a node left out is skipped without the ACK retries), and a node
+ * of an older view takes the token's. A pass in flight across a change is handled by its
+ * receiver; a waiting acquire stays waiting, whatever the view.
+ *
  * Not tolerated: partitions (each side regenerates its own token), and a live holder inside the
  * section that a regeneration skips because all its ACKs were lost (`retries` + 1 in a row).
  */
 export function tokenRing(
   options: TokenRingOptions = {},
-): ProtocolFactory<TokenRingMessage, MutexRequest, TokenRingEvent> {
+): WithLockFeatures<ProtocolFactory<TokenRingMessage, MutexRequest | ViewRequest, TokenRingEvent>> {
   const settings = resolveOptions(options)
-  return (self) => {
+  const factory: ProtocolFactory<TokenRingMessage, MutexRequest | ViewRequest, TokenRingEvent> = (
+    self,
+  ) => {
     /** All the volatile state, in one object that `snapshot()` reads whole. */
     const s: TokenRingState = initialState(self)
 
@@ -80,7 +98,35 @@ export function tokenRing(
       sendPass(ctx)
     }
 
+    /** Gives the token the ring of the newest view known here, or this node the token's view. */
+    const followView = (t: TokenState) => {
+      const carried = t.view ?? 0
+      if (carried < s.viewNo) {
+        t.members = [...s.viewMembers]
+        t.view = s.viewNo
+      } else if (carried > s.viewNo) {
+        s.viewNo = carried
+        s.viewMembers = [...t.members]
+        s.lostMs = settings.lostTokenTimeoutMs(t.members.length)
+      }
+    }
+
+    const install = (v: ViewRequest, ctx: TokenRingCtx) => {
+      const ok = Number.isSafeInteger(v.view) && v.view <= MAX_VIEW && Array.isArray(v.members)
+      if (!ok) return ctx.emit({ type: 'ignored', from: self, reason: 'malformed view' })
+      if (v.view <= s.viewNo) {
+        return ctx.emit({ type: 'ignored', from: self, reason: `view ${v.view} not above mine` })
+      }
+      const known = new Set<NodeId>([self, ...s.peers])
+      s.viewNo = v.view
+      s.viewMembers = sortNodeIds(new Set(v.members.filter((m) => known.has(m))))
+      s.lostMs = settings.lostTokenTimeoutMs(s.viewMembers.length)
+      if (s.token !== undefined) followView(s.token)
+      adoptView(s.viewMembers, ctx)
+    }
+
     const becomeHolder = (state: TokenState, ctx: TokenRingCtx) => {
+      followView(state)
       s.token = state
       s.tokenGen = Math.max(s.tokenGen, state.generation)
       s.floor = Math.max(s.floor, state.generation)
@@ -144,7 +190,8 @@ export function tokenRing(
         if (!mine || hasToken() || m.generation <= s.tokenGen) return
         const members = sortNodeIds(new Set(m.live))
         ctx.emit({ type: 'token-regenerated', generation: m.generation })
-        becomeHolder({ generation: m.generation, count: 0, members }, ctx)
+        const view = s.viewNo === 0 ? {} : { view: s.viewNo } // its ring: the one collected
+        becomeHolder({ generation: m.generation, count: 0, members, ...view }, ctx)
         return
       }
       // A node taken for dead that is running an election is alive: back into the ring it goes.
@@ -191,6 +238,7 @@ export function tokenRing(
         generation: m.generation,
         count: m.count,
         members: sortNodeIds(m.members),
+        ...(m.view === undefined ? {} : { view: m.view }),
       }
       if (state.generation < s.floor || hasToken()) return destroy(state.generation, ctx)
       s.incoming = { from, pass: m.pass, state, tries: 0 }
@@ -201,9 +249,14 @@ export function tokenRing(
     return {
       snapshot: () => snapshotOf(s),
 
+      restore(snapshot) {
+        Object.assign(s, stateFrom(snapshot as Snapshot))
+      },
+
       start(ctx) {
         s.peers = ctx.peers
         s.view = sortNodeIds([self, ...ctx.peers])
+        s.viewMembers = [...s.view]
         s.lostMs = settings.lostTokenTimeoutMs(s.view.length)
         // A restarted node must not create a second token.
         const restarted = ctx.storage.get('started') === true
@@ -215,7 +268,8 @@ export function tokenRing(
 
       onRequest(req, ctx) {
         const r: { type?: unknown } = req // checked: application code may pass anything
-        if (r.type !== 'acquire' && r.type !== 'release') {
+        if (r.type === 'view') return install(req as ViewRequest, ctx)
+        if (req.type === 'view' || (r.type !== 'acquire' && r.type !== 'release')) {
           return ctx.emit({ type: 'ignored', from: self, reason: 'unknown request' })
         }
         if (resourceOf(req) !== DEFAULT_RESOURCE) {
@@ -254,6 +308,7 @@ export function tokenRing(
           // No ACK: the successor crashed. Skip it, and tell the ring through the token.
           const { state, to } = s.pending
           s.pending = undefined
+          followView(state) // first, so a newer view does not bring it back
           state.members = state.members.filter((m) => m !== to)
           s.token = state
           adoptView(state.members, ctx)
@@ -345,4 +400,5 @@ export function tokenRing(
       },
     }
   }
+  return withLockFeatures(factory, ['views'])
 }

@@ -9,7 +9,12 @@ type RegenMessage = Extract<TokenRingMessage, { type: 'regen' }>
  * (a field added here is one the snapshot must show: `snapshotOf` names every field).
  */
 export interface TokenRingState {
+  /** The ring this node passes along: its view's members, less the nodes found crashed. */
   view: NodeId[]
+  /** The highest view installed here or carried by a token seen here (0: the group started with). */
+  viewNo: number
+  /** The members of view `viewNo`, ascending: the ring a token of an older view is given here. */
+  viewMembers: NodeId[]
   lostMs: number
   /** The token, when this node holds it and may use it. */
   token: TokenState | undefined
@@ -41,6 +46,8 @@ export interface TokenRingState {
 export function initialState(self: NodeId): TokenRingState {
   return {
     view: [self],
+    viewNo: 0,
+    viewMembers: [self],
     lostMs: 0,
     token: undefined,
     inSection: false,
@@ -65,12 +72,15 @@ const tokenOf = (t: TokenState): Snapshot => ({
   generation: t.generation,
   count: t.count,
   members: [...t.members], // kept ascending by the protocol
+  view: t.view ?? 0,
 })
 
 /** The state as canonical plain data (see `Protocol.snapshot`). */
 export function snapshotOf(s: TokenRingState): Snapshot {
   return {
     view: [...s.view], // kept ascending by the protocol
+    viewNo: s.viewNo,
+    viewMembers: [...s.viewMembers], // kept ascending
     lostMs: s.lostMs,
     token: orNull(s.token, tokenOf),
     inSection: s.inSection,
@@ -113,5 +123,68 @@ export function snapshotOf(s: TokenRingState): Snapshot {
       },
       tries: r.tries,
     })),
+  }
+}
+
+const tokenFrom = (t: Snapshot): TokenState => {
+  const saved = t as { generation: number; count: number; members: NodeId[]; view: number }
+  return {
+    generation: saved.generation,
+    count: saved.count,
+    members: [...saved.members],
+    ...(saved.view === 0 ? {} : { view: saved.view }), // view 0 travels without the field
+  }
+}
+
+/** The state `snapshotOf` gave, as live state again (for `restore()`). */
+export function stateFrom(snapshot: Snapshot): TokenRingState {
+  const s = snapshot as Record<string, unknown> & {
+    view: NodeId[]
+    viewMembers: NodeId[]
+    peers: NodeId[]
+  }
+  const or = <T>(v: unknown, f: (x: never) => T): T | undefined =>
+    v === null ? undefined : f(v as never)
+  return {
+    view: [...s.view],
+    viewNo: s.viewNo as number,
+    viewMembers: [...s.viewMembers],
+    lostMs: s.lostMs as number,
+    token: or(s.token, tokenFrom),
+    inSection: s.inSection as boolean,
+    entryToken: s.entryToken as number,
+    wants: s.wants as number,
+    passSeq: s.passSeq as number,
+    hopSeq: s.hopSeq as number,
+    pending: or(s.pending, (p: { to: NodeId; pass: number; state: Snapshot; tries: number }) => ({
+      ...p,
+      state: tokenFrom(p.state),
+    })),
+    lastCommit: or(s.lastCommit, (c: { to: NodeId; pass: number }) => ({ ...c })),
+    incoming: or(
+      s.incoming,
+      (i: { from: NodeId; pass: number; state: Snapshot; tries: number }) => ({
+        ...i,
+        state: tokenFrom(i.state),
+      }),
+    ),
+    lastTaken: or(s.lastTaken, (t: { from: NodeId; pass: number }) => ({ ...t })),
+    floor: s.floor as number,
+    tokenGen: s.tokenGen as number,
+    best: or(s.best, (b: { generation: number; initiator: NodeId }) => ({ ...b })),
+    stopped: or(s.stopped, (st: { generation: number; live: NodeId[] }) => ({
+      generation: st.generation,
+      live: [...st.live],
+    })),
+    peers: [...s.peers],
+    regenPending: or(
+      s.regenPending,
+      (r: {
+        to: NodeId
+        hop: number
+        msg: { type: 'regen'; generation: number; initiator: NodeId; live: NodeId[] }
+        tries: number
+      }) => ({ ...r, msg: { ...r.msg, live: [...r.msg.live] } }),
+    ),
   }
 }
