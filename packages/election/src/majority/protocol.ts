@@ -19,6 +19,7 @@ import {
   TRANSFER,
 } from './state.js'
 import { onTransfer, onTransferTimer, requestTransfer } from './transfer.js'
+import { onViewRequest } from './view.js'
 import {
   elect,
   endPreRound,
@@ -80,6 +81,8 @@ export function majorityElection(
       snapshot: () => snapshotMajority(s),
       start(ctx) {
         s.members = [ctx.self, ...ctx.peers]
+        s.peers = [...s.members]
+        s.passive = settings.awaitView
         s.majority = Math.floor(s.members.length / 2) + 1
         for (const id of s.members) {
           const p = settings.priority(id)
@@ -103,14 +106,15 @@ export function majorityElection(
         expireLease(s, ctx)
         const msg = parseMessage(raw)
         if (typeof msg === 'string') ignore(from, msg, ctx)
-        else if (from === self || !s.members.includes(from)) ignore(from, 'no member', ctx)
-        else if (msg.type === 'pre-vote') onPreVote(s, from, msg.term, ctx)
+        else if (from === self || !s.peers.includes(from)) ignore(from, 'no member', ctx)
+        else if (msg.type === 'pre-vote') onPreVote(s, from, msg.term, ctx, msg.view)
         else if (msg.type === 'pre-vote-reply') onPreVoteReply(s, from, msg, ctx)
-        else if (msg.type === 'vote') onVoteRequest(s, from, msg.term, msg.at, ctx, msg.handover)
+        else if (msg.type === 'vote')
+          onVoteRequest(s, from, msg.term, msg.at, ctx, msg.handover, msg.view)
         else if (msg.type === 'vote-reply') onVoteReply(s, from, msg, ctx)
         else if (msg.type === 'leader' || msg.type === 'heartbeat')
           onHeartbeat(s, from, msg.term, msg.at, ctx)
-        else if (msg.type === 'ack') onAck(s, from, msg.term, msg.at, ctx)
+        else if (msg.type === 'ack') onAck(s, from, msg.term, msg.at, ctx, msg.view)
         else if (msg.type === 'stale') {
           if (s.role === 'leader' && msg.term > s.leaderTerm) stepDown(s, 'newer-leader', ctx)
         } else if (msg.type === 'transfer') onTransfer(s, from, msg, ctx)
@@ -143,6 +147,8 @@ export function majorityElection(
           else if (s.preRound !== undefined) endPreRound(s, ctx)
         } else if (type === 'transfer') {
           requestTransfer(s, (req as { to?: unknown }).to, ctx)
+        } else if (type === 'view') {
+          onViewRequest(s, req, ctx)
         } else {
           ignore(self, 'malformed request', ctx)
         }
