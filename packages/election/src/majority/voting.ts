@@ -41,7 +41,10 @@ export function onVoteRequest(
   view?: number,
 ): void {
   // A node out of the view takes no part: it does not even refuse.
-  if (s.passive) return ignore(candidate, 'vote request: not in the view', ctx)
+  if (s.passive) {
+    ignore(candidate, 'vote request: not in the view', ctx)
+    return
+  }
   if (handover !== undefined) releaseForHandover(s, handover, candidate, ctx)
   const known = storedTerm(ctx.storage)
   if (term >= known) noteAsker(s, candidate, term)
@@ -128,7 +131,10 @@ export function onPreVote(
   ctx: MajorityCtx,
   view?: number,
 ): void {
-  if (s.passive) return ignore(candidate, 'pre-vote: not in the view', ctx)
+  if (s.passive) {
+    ignore(candidate, 'pre-vote: not in the view', ctx)
+    return
+  }
   const known = storedTerm(ctx.storage)
   const granted = s.role !== 'leader' && !loyal(s, candidate, ctx) && !outOfView(s, candidate, view)
   ctx.send(candidate, { type: 'pre-vote-reply', term, granted, known })
