@@ -4,37 +4,40 @@ import { majorityElection } from '../../src/majority/index.js'
 import type { MembershipEvent } from '../../src/membership/events.js'
 import type { AgreedMembershipSettings } from '../../src/membership/options.js'
 import { agreedMembershipWith } from '../../src/membership/protocol.js'
+import { electionToMembership, membershipToElection } from '../../src/membership/wiring.js'
 
 export const INTERVAL = 50
 export const TIMEOUT = 250
 
 /**
- * One node: the election's `leader` / `leader-lost` events drive the view protocol, and a node
- * out of the group resigns a leadership it may hold (it is about to stop).
+ * One node: the election's `leader` / `leader-lost` events drive the view protocol, and every
+ * installed view sets the group the election counts (a joiner takes no part in the election
+ * before its first view, a node out of the view none after).
  */
-export function memberNode(settings: AgreedMembershipSettings) {
+export function memberNode(settings: AgreedMembershipSettings, followViews = true) {
   const factory = (self: NodeId) =>
     compose(
       {
-        election: majorityElection({ heartbeat: { intervalMs: INTERVAL, timeoutMs: TIMEOUT } })(
-          self,
-        ),
+        election: majorityElection({
+          heartbeat: { intervalMs: INTERVAL, timeoutMs: TIMEOUT },
+          awaitView: followViews,
+        })(self),
         membership: agreedMembershipWith(settings)(self),
       },
       {
         wiring: [
-          {
-            from: 'election',
-            to: 'membership',
-            map: (e) => (e.type === 'leader' || e.type === 'leader-lost' ? e : undefined),
-          },
+          { from: 'election', to: 'membership', map: electionToMembership },
           {
             from: 'membership',
             to: 'election',
-            map: (e: MembershipEvent) =>
-              e.type === 'left' || e.type === 'not-member'
-                ? { type: 'resign' as const }
-                : undefined,
+            // The election over the transport's fixed peer list (for comparison): a leader out of
+            // the group can only resign, at the membership's next tick.
+            map: followViews
+              ? membershipToElection
+              : (e: MembershipEvent) =>
+                  e.type === 'left' || e.type === 'not-member'
+                    ? { type: 'resign' as const }
+                    : undefined,
           },
         ],
       },
