@@ -21,6 +21,12 @@ export type ElectionRequest =
    * them is passive. The shape of `@sd/mutex`'s `ViewRequest`; `membershipToElection` wires it.
    */
   | { type: 'view'; view: number; members: NodeId[] }
+  /**
+   * The membership accepted view `view` (the one after the current), not yet committed (the
+   * majority mode): until it installs it, the node counts a majority of both views and votes only
+   * for candidates that know of it. `membershipToElection` wires it from `acknowledged`.
+   */
+  | { type: 'view-accepted'; view: number; members: NodeId[] }
 
 /**
  * Emitted when the node learns of a (new) leader. `term` grows with every leadership and never goes

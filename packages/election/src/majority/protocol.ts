@@ -19,7 +19,7 @@ import {
   TRANSFER,
 } from './state.js'
 import { onTransfer, onTransferTimer, requestTransfer } from './transfer.js'
-import { onViewRequest } from './view.js'
+import { onViewAccepted, onViewRequest } from './view.js'
 import {
   elect,
   endPreRound,
@@ -149,6 +149,8 @@ export function majorityElection(
           requestTransfer(s, (req as { to?: unknown }).to, ctx)
         } else if (type === 'view') {
           onViewRequest(s, req, ctx)
+        } else if (type === 'view-accepted') {
+          onViewAccepted(s, req, ctx)
         } else {
           ignore(self, 'malformed request', ctx)
         }

@@ -59,6 +59,8 @@ export class MajorityState {
   peers: NodeId[] = []
   /** The number of the view it counts over; undefined before the first view request. */
   view: number | undefined
+  /** The view after `view` its membership accepted, not yet installed (view.ts, rule 4). */
+  pending: { view: number; members: NodeId[] } | undefined
   /** Not in the current view (or awaiting its first): it never stands nor votes. */
   passive = false
   /**
@@ -110,6 +112,8 @@ export function snapshotMajority(s: MajorityState) {
     peers: [...s.peers],
     view: s.view ?? null,
     passive: s.passive,
+    pending:
+      s.pending === undefined ? null : { view: s.pending.view, members: [...s.pending.members] },
     counted: s.counted.map((c) => ({ view: c.view ?? null, members: [...c.members] })),
     viewAcks: byId(s.viewAcks),
     role: s.role,

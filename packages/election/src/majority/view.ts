@@ -29,8 +29,18 @@
  *    leader elected at w counts w alone: its voters were a majority of w, which meets any
  *    majority of w - 1 a straggler could count.
  *
+ * 4. What a node accepted counts before it installs it (a `view-accepted` request: Raft's servers
+ *    use the latest configuration in their log, committed or not). View w + 1 commits once a
+ *    majority of w accepted it; the install may reach them much later (a partition right after
+ *    the commit). Stragglers that count w alone could elect, among a majority of w, a leader on a
+ *    side that is a minority of w + 1 (the test shows it). A node that accepted w + 1 stands only
+ *    with a majority of w and of w + 1, and refuses candidates whose view is below w + 1; since a
+ *    majority of w accepted, any majority of w holds one such node.
+ *
  * The membership commits a view only through the election's leader, while it leads, so the
- * views change under the leader's eye: it installs each one it commits at once.
+ * views change under the leader's eye: it installs each one it commits at once. Not covered: a
+ * node that restarts between accepting and installing forgets what it accepted (the membership
+ * keeps it, but says it only when it accepts), so it counts as a straggler until it installs.
  */
 import type { NodeId } from '@sd/transport'
 import { loseLeader } from './following.js'
@@ -60,6 +70,7 @@ export function onViewRequest(s: MajorityState, req: unknown, ctx: MajorityCtx):
 
 function setGroup(s: MajorityState, view: number, members: NodeId[], ctx: MajorityCtx): void {
   const wasPassive = s.passive
+  if (s.pending !== undefined && s.pending.view <= view) s.pending = undefined
   s.view = view
   s.members = members
   s.majority = majorityOf(members.length)
@@ -86,8 +97,57 @@ function setGroup(s: MajorityState, view: number, members: NodeId[], ctx: Majori
   }
 }
 
-/** Whether `id` counts in this node's rounds: a member of the group it counts. */
-export const counts = (s: MajorityState, id: NodeId): boolean => s.members.includes(id)
+/** Whether `id` counts in this node's rounds: a member of the view, or of the view it accepted. */
+export const counts = (s: MajorityState, id: NodeId): boolean =>
+  s.members.includes(id) || (s.pending?.members.includes(id) ?? false)
+
+/** The view this node compares with a candidate's: the one it accepted if any, else its own. */
+export const knownView = (s: MajorityState): number | undefined => s.pending?.view ?? s.view
+
+const inGroup = (group: readonly NodeId[], ids: Iterable<NodeId>) => {
+  let n = 0
+  for (const id of ids) if (group.includes(id)) n++
+  return n
+}
+
+/** A majority of the view, and of the view it accepted (rule 4), among `ids`. */
+export function won(s: MajorityState, ids: Set<NodeId> | Map<NodeId, unknown>): boolean {
+  const keys = [...ids.keys()]
+  const p = s.pending
+  return (
+    inGroup(s.members, keys) >= s.majority &&
+    (p === undefined || inGroup(p.members, keys) >= majorityOf(p.members.length))
+  )
+}
+
+/** The refusals leave one of the groups without a majority: the round cannot be won. */
+export function lost(s: MajorityState, refusals: Set<NodeId>): boolean {
+  const p = s.pending
+  return (
+    inGroup(s.members, refusals) > s.members.length - s.majority ||
+    (p !== undefined &&
+      inGroup(p.members, refusals) > p.members.length - majorityOf(p.members.length))
+  )
+}
+
+/**
+ * The membership accepted view `view` (the one after its current view), not yet committed: until
+ * it installs it (or a later one), this node votes only for candidates that know of it, and stands
+ * only with a majority of both views (rule 4).
+ */
+export function onViewAccepted(s: MajorityState, req: unknown, ctx: MajorityCtx): void {
+  const { view, members } = (req ?? {}) as { view?: unknown; members?: unknown }
+  if (
+    !(Number.isSafeInteger(view) && (view as number) >= 0) ||
+    !Array.isArray(members) ||
+    !members.every((id) => s.peers.includes(id))
+  ) {
+    ignore(s.self, 'malformed view-accepted request', ctx)
+    return
+  }
+  if (s.view === undefined || view !== s.view + 1 || s.passive) return
+  s.pending = { view, members: [...(members as NodeId[])] }
+}
 
 /** The group a new leader counts its lease over: the view it was elected in. */
 export function countFresh(s: MajorityState): void {

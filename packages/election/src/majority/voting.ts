@@ -17,19 +17,22 @@ import {
   VOTE_KEY,
 } from './state.js'
 import { releaseForHandover } from './transfer.js'
-import { counts } from './view.js'
+import { counts, knownView, lost, won } from './view.js'
 
 /**
  * A candidate this node must refuse whatever else holds: one out of the group it counts, or one
  * whose view is older than its own (view.ts, rule 1).
  */
 function outOfView(s: MajorityState, candidate: NodeId, view: number | undefined): boolean {
-  return !counts(s, candidate) || (s.view !== undefined && (view ?? 0) < s.view)
+  const mine = knownView(s)
+  return !counts(s, candidate) || (mine !== undefined && (view ?? 0) < mine)
 }
 
 /** The view a request carries: this node's, once it follows views. */
-const withView = <M extends object>(s: MajorityState, msg: M): M =>
-  s.view === undefined ? msg : { ...msg, view: s.view }
+const withView = <M extends object>(s: MajorityState, msg: M): M => {
+  const view = knownView(s)
+  return view === undefined ? msg : { ...msg, view }
+}
 
 export function onVoteRequest(
   s: MajorityState,
@@ -116,7 +119,7 @@ export function preVote(s: MajorityState, ctx: MajorityCtx): void {
   const term = storedTerm(ctx.storage) + 1
   s.preRound = { term, grants: new Set([s.self]), refusals: new Set() }
   ctx.emit({ type: 'pre-candidate', term })
-  if (s.preRound.grants.size >= s.majority) campaign(s, ctx)
+  if (won(s, s.preRound.grants)) campaign(s, ctx)
   else {
     ctx.broadcast(withView(s, { type: 'pre-vote' as const, term }))
     ctx.setTimer(PRE_ROUND, s.settings.voteTimeoutMs)
@@ -153,13 +156,13 @@ export function onPreVoteReply(
   if (!counts(s, from)) return
   if (msg.granted) {
     pre.grants.add(from)
-    if (pre.grants.size >= s.majority) {
+    if (won(s, pre.grants)) {
       dropPreRound(s, ctx)
       campaign(s, ctx)
     }
   } else {
     pre.refusals.add(from)
-    if (pre.refusals.size > s.members.length - s.majority) endPreRound(s, ctx)
+    if (lost(s, pre.refusals)) endPreRound(s, ctx)
   }
 }
 
@@ -190,7 +193,7 @@ export function campaign(s: MajorityState, ctx: MajorityCtx, handover?: number):
   s.round = { term, votes: new Map([[s.self, at]]), refusals: new Set() }
   s.loyalty = { to: s.self, term, until: at + s.settings.voteTimeoutMs }
   ctx.emit({ type: 'candidate', term })
-  if (s.round.votes.size >= s.majority) becomeLeader(s, ctx)
+  if (won(s, s.round.votes)) becomeLeader(s, ctx)
   else {
     ctx.broadcast(
       withView(
@@ -216,10 +219,10 @@ export function onVoteReply(
   if (!counts(s, from)) return
   if (msg.granted) {
     round.votes.set(from, msg.at)
-    if (round.votes.size >= s.majority) becomeLeader(s, ctx)
+    if (won(s, round.votes)) becomeLeader(s, ctx)
   } else {
     round.refusals.add(from)
-    if (round.refusals.size > s.members.length - s.majority) endRound(s, ctx)
+    if (lost(s, round.refusals)) endRound(s, ctx)
   }
 }
 

@@ -18,7 +18,11 @@ import type { MembershipRequest } from './events.js'
 
 const isLeader = shape({ type: oneOf('leader'), leader: isNodeId, term: isNonNegInt })
 const isLost = shape({ type: oneOf('leader-lost'), term: isNonNegInt })
-const isView = shape({ type: oneOf('view'), view: isNonNegInt, members: arrayOf(isNodeId) })
+const isView = shape({
+  type: oneOf('view', 'acknowledged'),
+  view: isNonNegInt,
+  members: arrayOf(isNodeId),
+})
 
 /** The election's `leader` / `leader-lost` drive the view changes (the leader proposes them). */
 export function electionToMembership(event: unknown): MembershipRequest | undefined {
@@ -29,9 +33,12 @@ export function electionToMembership(event: unknown): MembershipRequest | undefi
 
 /**
  * Every installed `view` becomes the election's view request: it counts a majority of the view's
- * members, and a node out of it (a joiner not yet in, a member that left or was removed) is passive.
+ * members, and a node out of it (a joiner not yet in, a member that left or was removed) is
+ * passive. Every `acknowledged` (this node accepted the next view, not yet committed) becomes
+ * `view-accepted`: until the view is installed the node counts a majority of both.
  */
 export function membershipToElection(event: unknown): ElectionRequest | undefined {
-  if (isView(event)) return { type: 'view', view: event.view, members: [...event.members] }
-  return undefined
+  if (!isView(event)) return undefined
+  const type = event.type === 'view' ? 'view' : 'view-accepted'
+  return { type, view: event.view, members: [...event.members] }
 }

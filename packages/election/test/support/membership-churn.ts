@@ -8,7 +8,7 @@ import { runInSim } from '@sd/transport/testing'
 import type { MajorityEvent } from '../../src/majority/events.js'
 import type { MembershipEvent } from '../../src/membership/events.js'
 import type { AgreedMembershipSettings } from '../../src/membership/options.js'
-import { memberNode, TIMEOUT } from './membership.js'
+import { type ElectionWiring, memberNode, TIMEOUT } from './membership.js'
 
 const MAX_LATENCY = 10
 const link = { latency: { kind: 'uniform' as const, min: 1, max: MAX_LATENCY } }
@@ -107,9 +107,13 @@ function planChurn(net: SimNetwork, group: Group, seed: number): Plan {
   return plan
 }
 
-export function runChurn(seed: number, settings: AgreedMembershipSettings, followViews = true) {
+export function runChurn(
+  seed: number,
+  settings: AgreedMembershipSettings,
+  wiring: ElectionWiring = 'views',
+) {
   let plan: Plan | undefined
-  const { net } = runInSim(IDS, memberNode(settings, followViews), {
+  const { net } = runInSim(IDS, memberNode(settings, wiring), {
     seed,
     net: link,
     until: UNTIL,

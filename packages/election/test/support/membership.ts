@@ -14,7 +14,15 @@ export const TIMEOUT = 250
  * installed view sets the group the election counts (a joiner takes no part in the election
  * before its first view, a node out of the view none after).
  */
-export function memberNode(settings: AgreedMembershipSettings, followViews = true) {
+/**
+ * How the election is wired: over the views (`views`, the package's wiring), over the installed
+ * views alone without the accepted ones (`installed`, to show what rule 4 of view.ts prevents), or
+ * over the transport's fixed peer list (`peers`, as before the election followed the view).
+ */
+export type ElectionWiring = 'views' | 'installed' | 'peers'
+
+export function memberNode(settings: AgreedMembershipSettings, wiring: ElectionWiring = 'views') {
+  const followViews = wiring !== 'peers'
   const factory = (self: NodeId) =>
     compose(
       {
@@ -33,7 +41,10 @@ export function memberNode(settings: AgreedMembershipSettings, followViews = tru
             // The election over the transport's fixed peer list (for comparison): a leader out of
             // the group can only resign, at the membership's next tick.
             map: followViews
-              ? membershipToElection
+              ? (e: MembershipEvent) =>
+                  wiring === 'installed' && e.type === 'acknowledged'
+                    ? undefined
+                    : membershipToElection(e)
               : (e: MembershipEvent) =>
                   e.type === 'left' || e.type === 'not-member'
                     ? { type: 'resign' as const }

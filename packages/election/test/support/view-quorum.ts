@@ -75,7 +75,8 @@ export function ledOutOfView(
   end: number,
 ): Array<{ node: NodeId; term: number; t: number; view: number }> {
   const out: Array<{ node: NodeId; term: number; t: number; view: number }> = []
-  for (const lead of leaderships(election, faults, end)) {
+  // A leadership of no duration is none (a leader's own commit that leaves it out ends it at once).
+  for (const lead of leaderships(election, faults, end).filter((l) => l.to > l.from)) {
     const v = views.filter((c) => c.t <= lead.from).at(-1)!
     if (!v.members.includes(lead.node)) {
       out.push({ node: lead.node, term: lead.term, t: lead.from, view: v.view })
@@ -104,7 +105,7 @@ export function ledAfterRemoval(
     installed.set(event.view, at)
   }
   const out: Array<{ node: NodeId; term: number; t: number; view: number }> = []
-  const leads = leaderships(election, faults, end)
+  const leads = leaderships(election, faults, end).filter((l) => l.to > l.from)
   for (const [view, record] of records) {
     const at = installed.get(view)!
     if (record.left.length === 0 || !record.members.every((id) => at.has(id))) continue
