@@ -260,6 +260,9 @@ describe('ring and Chang-Roberts keep their state in one object, all of it in th
         passive: (s) => {
           s.passive = true
         },
+        pending: (s) => {
+          s.pending = { view: 4, members: [1, 2] }
+        },
         counted: (s) => {
           s.counted = [{ view: 2, members: [1, 2] }]
         },
