@@ -63,6 +63,9 @@ export type MajorityCtx = Ctx<MajorityMessage, MajorityEvent>
  *   node usually wins; it is not guaranteed (a slow best node loses to a faster one), and a better
  *   node that joins later does not take over.
  *
+ * "Members" are the node and ctx.peers, until a `view` request sets the group to a view's members
+ * (view.ts: what is counted across a change, and why two leaders still cannot overlap).
+ *
  * A false suspicion (one node misses heartbeats) costs that node a refused pre-vote: it emits
  * `leader-lost` and `pre-candidate`, asks (2(n - 1) messages, nothing written, no term spent), is
  * refused by everyone who hears the leader, and follows the same leader again at its next
