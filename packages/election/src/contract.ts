@@ -15,6 +15,18 @@ export type ElectionRequest =
    * `transferLeadership` on `createElection`'s handle.
    */
   | { type: 'transfer'; to: NodeId }
+  /**
+   * The group is view `view` of an agreed membership (the majority mode; other algorithms ignore
+   * it): from now on votes and the lease count a majority of `members`, and a node not among
+   * them is passive. The shape of `@sd/mutex`'s `ViewRequest`; `membershipToElection` wires it.
+   */
+  | { type: 'view'; view: number; members: NodeId[] }
+  /**
+   * The membership accepted view `view` (the one after the current), not yet committed (the
+   * majority mode): until it installs it, the node counts a majority of both views and votes only
+   * for candidates that know of it. `membershipToElection` wires it from `acknowledged`.
+   */
+  | { type: 'view-accepted'; view: number; members: NodeId[] }
 
 /**
  * Emitted when the node learns of a (new) leader. `term` grows with every leadership and never goes

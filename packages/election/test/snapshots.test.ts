@@ -251,6 +251,22 @@ describe('ring and Chang-Roberts keep their state in one object, all of it in th
         transfer: (s) => {
           s.transfer = { to: 2, term: 1 }
         },
+        peers: (s) => {
+          s.peers = [1, 2]
+        },
+        view: (s) => {
+          s.view = 3
+        },
+        passive: (s) => {
+          s.passive = true
+        },
+        pending: (s) => {
+          s.pending = { view: 4, members: [1, 2] }
+        },
+        counted: (s) => {
+          s.counted = [{ view: 2, members: [1, 2] }]
+        },
+        viewAcks: (s) => void s.viewAcks.set(2, 3),
         watch: (s) => lead(s.watch),
       },
       ['self', 'settings'],
@@ -273,6 +289,8 @@ describe('ring and Chang-Roberts keep their state in one object, all of it in th
       ]),
       refusals: new Set(['x', 'y']),
     }
+    for (const id of [3, 2]) a.viewAcks.set(id, id)
+    for (const id of [2, 3]) b.viewAcks.set(id, id)
     a.acks.set(3, 1).set(2, 2)
     b.acks.set(2, 2).set(3, 1)
     expect(text(snapshotMajority(a))).toBe(text(snapshotMajority(b)))

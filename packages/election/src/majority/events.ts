@@ -7,6 +7,8 @@ export type StepDownReason =
   | 'lease'
   /** A `resign` request. */
   | 'resign'
+  /** A view request left it out of the group (it was removed, or it left). */
+  | 'not-in-view'
   /** It heard of the leader of a later term. */
   | 'newer-leader'
   /** It hands over to another node (`transferLeadership`): it gives its lease up first. */

@@ -50,18 +50,25 @@ function follow(
     s.lastLeader = leader
     s.standDown = false
     ctx.emit({ type: 'leader', leader, term })
+    // A request wired to the announcement may have changed everything: it is this node's state now.
+    if (s.leader !== leader || s.leaderTerm !== term) return
     settleTransfer(s, leader, term, ctx)
   }
   ctx.cancelTimer(ELECT)
   s.loyalty = { to: leader, term, until: ctx.monotonic() + s.settings.timeoutMs }
   s.watch.follow(ctx)
-  ctx.send(leader, { type: 'ack', term, at })
+  ctx.send(
+    leader,
+    s.view === undefined ? { type: 'ack', term, at } : { type: 'ack', term, at, view: s.view },
+  )
 }
 
 /** The leader fell silent for timeoutMs. */
 export function suspect(s: MajorityState, ctx: MajorityCtx): void {
   loseLeader(s, ctx)
-  ctx.setTimer(ELECT, candidacyDelay(s, ctx))
+  // A node out of the view never stands: it listens on for whoever leads.
+  if (s.passive) s.watch.follow(ctx)
+  else ctx.setTimer(ELECT, candidacyDelay(s, ctx))
 }
 
 export function onResign(s: MajorityState, from: NodeId, term: number, ctx: MajorityCtx): void {
@@ -69,7 +76,8 @@ export function onResign(s: MajorityState, from: NodeId, term: number, ctx: Majo
   loseLeader(s, ctx)
   s.loyalty = undefined
   s.watch.stop(ctx)
-  ctx.setTimer(ELECT, candidacyDelay(s, ctx))
+  if (s.passive) s.watch.follow(ctx)
+  else ctx.setTimer(ELECT, candidacyDelay(s, ctx))
 }
 
 export function loseLeader(s: MajorityState, ctx: MajorityCtx): void {

@@ -4,6 +4,7 @@ import type { StepDownReason } from './events.js'
 import type { MajorityCtx } from './protocol.js'
 import { LEASE, LONE_LEASE, type MajorityState, ROUND, SHOWN_KEY, shown } from './state.js'
 import { settleTransfer } from './transfer.js'
+import { countFresh, leaseOf, noteAckView } from './view.js'
 import { dropPreRound } from './voting.js'
 
 export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
@@ -18,11 +19,15 @@ export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
   s.loyalty = undefined
   s.standDown = false
   s.acks.clear()
+  countFresh(s)
   for (const [id, at] of round.votes) if (id !== s.self) s.acks.set(id, at)
   if (round.term > shown(ctx).term) {
     ctx.storage.set(SHOWN_KEY, { term: round.term, leader: s.self })
   }
   ctx.emit({ type: 'leader', leader: s.self, term: round.term })
+  // Whatever the announcement caused at once (a `resign` wired to it) is this node's state now:
+  // a leader that stepped down inside it sends no heartbeat.
+  if (s.role !== 'leader' || s.leaderTerm !== round.term) return
   settleTransfer(s, s.self, round.term, ctx)
   s.firstBeat = true
   s.watch.lead(ctx, (ctx) => beat(s, ctx))
@@ -30,6 +35,7 @@ export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
 }
 
 function beat(s: MajorityState, ctx: MajorityCtx): void {
+  if (s.role !== 'leader') return
   const type = s.firstBeat ? 'leader' : 'heartbeat'
   s.firstBeat = false
   ctx.broadcast({ type, term: s.leaderTerm, at: ctx.monotonic() })
@@ -41,9 +47,11 @@ export function onAck(
   term: number,
   at: number,
   ctx: MajorityCtx,
+  view?: number,
 ): void {
   if (s.role !== 'leader' || term !== s.leaderTerm) return
   if (at > (s.acks.get(from) ?? Number.NEGATIVE_INFINITY)) s.acks.set(from, at)
+  noteAckView(s, from, view)
   checkLease(s, ctx)
 }
 
@@ -58,19 +66,14 @@ export function onAck(
  */
 export function checkLease(s: MajorityState, ctx: MajorityCtx): void {
   if (s.role !== 'leader') return
-  const need = s.majority - 1
-  const newest = [...s.acks.values()].sort((a, b) => b - a)[need - 1]
-  const expiry =
-    need === 0
-      ? LONE_LEASE
-      : newest === undefined
-        ? Number.NEGATIVE_INFINITY
-        : newest + s.settings.timeoutMs - s.settings.intervalMs
+  // A majority of every view it counts (one, but for a while after a view change: view.ts).
+  let expiry = Math.min(...s.counted.map((group) => leaseOf(s, group)))
+  if (expiry === Number.POSITIVE_INFINITY) expiry = LONE_LEASE
   const now = ctx.monotonic()
   if (expiry - now < 1e-6) stepDown(s, 'lease', ctx)
   else if (expiry !== s.leaseExpiry) {
     s.leaseExpiry = expiry
-    if (need > 0) ctx.setTimer(LEASE, expiry - now)
+    if (expiry !== LONE_LEASE) ctx.setTimer(LEASE, expiry - now)
     ctx.emit({ type: 'lease', term: s.leaderTerm, until: expiry })
   }
 }
@@ -101,6 +104,8 @@ export function stepDown(s: MajorityState, reason: StepDownReason, ctx: Majority
   ctx.cancelTimer(LEASE)
   s.leaseExpiry = undefined
   s.acks.clear()
+  s.counted = []
+  s.viewAcks.clear()
   s.role = 'follower'
   s.leader = undefined
   s.loyalty = undefined

@@ -20,7 +20,7 @@ export type MajorityMessage =
    * nothing is written and no term is spent, so a node cut off in a minority does not inflate
    * its term. `term` is the term it would stand in.
    */
-  | { type: 'pre-vote'; term: number }
+  | { type: 'pre-vote'; term: number; view?: number }
   /**
    * The answer: `granted` when the voter hears no leader and owes no candidate its vote; `known`
    * is its highest term, so the candidate stands above it.
@@ -31,15 +31,18 @@ export type MajorityMessage =
    * over to this candidate (it stands on TIMEOUT-NOW), so a voter that has not yet heard the
    * `transfer` (it may come later) releases its loyalty to that leader all the same.
    */
-  | { type: 'vote'; term: number; at: number; handover?: number }
+  | { type: 'vote'; term: number; at: number; handover?: number; view?: number }
   /** The answer. `known` is the highest term the voter has seen, so a loser stands higher next. */
   | { type: 'vote-reply'; term: number; granted: boolean; at: number; known: number }
   /** A new leader's first heartbeat (the announcement)... */
   | { type: 'leader'; term: number; at: number }
   /** ...then one every intervalMs. */
   | { type: 'heartbeat'; term: number; at: number }
-  /** A follower accepted the heartbeat sent at `at`. */
-  | { type: 'ack'; term: number; at: number }
+  /**
+   * A follower accepted the heartbeat sent at `at`. `view` (on pre-vote, vote and ack): the view
+   * of the agreed membership the sender installed last, sent once it follows views.
+   */
+  | { type: 'ack'; term: number; at: number; view?: number }
   /** A follower already announced the leader of a later `term`: the sender is not leader anymore. */
   | { type: 'stale'; term: number }
   /** The leader of `term` steps down on request: stand now, do not wait for its silence. */
@@ -57,13 +60,13 @@ const isSafeInt = intIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
 
 /** The message if it has the shape of one, else a reason to ignore it. */
 export const parseMessage = messageParser<MajorityMessage>({
-  'pre-vote': { term: isTerm },
+  'pre-vote': { term: isTerm, view: optional(isNonNegInt) },
   'pre-vote-reply': { term: isTerm, granted: isBoolean, known: isNonNegInt },
-  vote: { term: isTerm, at: isTime, handover: optional(isTerm) },
+  vote: { term: isTerm, at: isTime, handover: optional(isTerm), view: optional(isNonNegInt) },
   'vote-reply': { term: isTerm, granted: isBoolean, at: isTime, known: isSafeInt },
   leader: { term: isTerm, at: isTime },
   heartbeat: { term: isTerm, at: isTime },
-  ack: { term: isTerm, at: isTime },
+  ack: { term: isTerm, at: isTime, view: optional(isNonNegInt) },
   stale: { term: isTerm },
   resign: { term: isTerm },
   transfer: { term: isTerm, to: isNodeId, known: isNonNegInt },

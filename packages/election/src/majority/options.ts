@@ -26,6 +26,12 @@ export interface MajorityOptions {
    * split later elections along the old partition line).
    */
   preVote?: boolean
+  /**
+   * Take no part until a view request names this node (it follows an agreed membership and may
+   * be a joiner): passive until then, as a node out of the view is. Default false: the group is
+   * itself and ctx.peers until a view request says otherwise.
+   */
+  awaitView?: boolean
 }
 
 /** @deprecated Use MajorityOptions. */
@@ -39,6 +45,7 @@ export interface MajoritySettings {
   delayMaxMs: number
   voteTimeoutMs: number
   preVote: boolean
+  awaitView: boolean
 }
 
 /** Checks the options once, when the factory is built; throws InvalidArgumentError. */
@@ -78,7 +85,14 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
   if (typeof preVote !== 'boolean') {
     throw new InvalidArgumentError(`majorityElection: preVote must be a boolean, got ${preVote}`)
   }
+  const awaitView = options.awaitView ?? false
+  if (typeof awaitView !== 'boolean') {
+    throw new InvalidArgumentError(
+      `majorityElection: awaitView must be a boolean, got ${awaitView}`,
+    )
+  }
   return {
+    awaitView,
     intervalMs,
     timeoutMs,
     priority,

@@ -19,6 +19,7 @@ import {
   TRANSFER,
 } from './state.js'
 import { onTransfer, onTransferTimer, requestTransfer } from './transfer.js'
+import { onViewAccepted, onViewRequest } from './view.js'
 import {
   elect,
   endPreRound,
@@ -62,6 +63,9 @@ export type MajorityCtx = Ctx<MajorityMessage, MajorityEvent>
  *   node usually wins; it is not guaranteed (a slow best node loses to a faster one), and a better
  *   node that joins later does not take over.
  *
+ * "Members" are the node and ctx.peers, until a `view` request sets the group to a view's members
+ * (view.ts: what is counted across a change, and why two leaders still cannot overlap).
+ *
  * A false suspicion (one node misses heartbeats) costs that node a refused pre-vote: it emits
  * `leader-lost` and `pre-candidate`, asks (2(n - 1) messages, nothing written, no term spent), is
  * refused by everyone who hears the leader, and follows the same leader again at its next
@@ -80,6 +84,8 @@ export function majorityElection(
       snapshot: () => snapshotMajority(s),
       start(ctx) {
         s.members = [ctx.self, ...ctx.peers]
+        s.peers = [...s.members]
+        s.passive = settings.awaitView
         s.majority = Math.floor(s.members.length / 2) + 1
         for (const id of s.members) {
           const p = settings.priority(id)
@@ -103,14 +109,15 @@ export function majorityElection(
         expireLease(s, ctx)
         const msg = parseMessage(raw)
         if (typeof msg === 'string') ignore(from, msg, ctx)
-        else if (from === self || !s.members.includes(from)) ignore(from, 'no member', ctx)
-        else if (msg.type === 'pre-vote') onPreVote(s, from, msg.term, ctx)
+        else if (from === self || !s.peers.includes(from)) ignore(from, 'no member', ctx)
+        else if (msg.type === 'pre-vote') onPreVote(s, from, msg.term, ctx, msg.view)
         else if (msg.type === 'pre-vote-reply') onPreVoteReply(s, from, msg, ctx)
-        else if (msg.type === 'vote') onVoteRequest(s, from, msg.term, msg.at, ctx, msg.handover)
+        else if (msg.type === 'vote')
+          onVoteRequest(s, from, msg.term, msg.at, ctx, msg.handover, msg.view)
         else if (msg.type === 'vote-reply') onVoteReply(s, from, msg, ctx)
         else if (msg.type === 'leader' || msg.type === 'heartbeat')
           onHeartbeat(s, from, msg.term, msg.at, ctx)
-        else if (msg.type === 'ack') onAck(s, from, msg.term, msg.at, ctx)
+        else if (msg.type === 'ack') onAck(s, from, msg.term, msg.at, ctx, msg.view)
         else if (msg.type === 'stale') {
           if (s.role === 'leader' && msg.term > s.leaderTerm) stepDown(s, 'newer-leader', ctx)
         } else if (msg.type === 'transfer') onTransfer(s, from, msg, ctx)
@@ -143,6 +150,10 @@ export function majorityElection(
           else if (s.preRound !== undefined) endPreRound(s, ctx)
         } else if (type === 'transfer') {
           requestTransfer(s, (req as { to?: unknown }).to, ctx)
+        } else if (type === 'view') {
+          onViewRequest(s, req, ctx)
+        } else if (type === 'view-accepted') {
+          onViewAccepted(s, req, ctx)
         } else {
           ignore(self, 'malformed request', ctx)
         }

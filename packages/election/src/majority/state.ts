@@ -29,6 +29,12 @@ export interface Loyalty {
   until: number
 }
 
+/** A view the lease counts over: its number and members. */
+export interface CountedView {
+  view: number | undefined
+  members: NodeId[]
+}
+
 /** A pre-vote: would a majority vote for this node now? Nothing durable happens in it. */
 export interface PreRound {
   term: number
@@ -46,8 +52,24 @@ export interface Round {
 /** One node's volatile state; what must survive a crash is in `ctx.storage` (the keys above). */
 export class MajorityState {
   readonly watch: LeaderWatch
+  /** The group it counts: the current view's members, or itself and ctx.peers before any view. */
   members: NodeId[] = []
   majority = 1
+  /** Itself and ctx.peers: whom it hears from at all (a view may name fewer). */
+  peers: NodeId[] = []
+  /** The number of the view it counts over; undefined before the first view request. */
+  view: number | undefined
+  /** The view after `view` its membership accepted, not yet installed (view.ts, rule 4). */
+  pending: { view: number; members: NodeId[] } | undefined
+  /** Not in the current view (or awaiting its first): it never stands nor votes. */
+  passive = false
+  /**
+   * As leader: the views its lease must hold a majority of, oldest first. One, but for a while
+   * after it installed a new view while leading: the previous one too (see view.ts).
+   */
+  counted: CountedView[] = []
+  /** As leader: per follower, the highest view it acknowledged a heartbeat with. */
+  readonly viewAcks = new Map<NodeId, number>()
   role: 'follower' | 'candidate' | 'leader' = 'follower'
   /** The leader this node follows (itself while it leads); undefined once it lost it. */
   leader: NodeId | undefined
@@ -87,6 +109,13 @@ export function snapshotMajority(s: MajorityState) {
   return {
     members: [...s.members],
     majority: s.majority,
+    peers: [...s.peers],
+    view: s.view ?? null,
+    passive: s.passive,
+    pending:
+      s.pending === undefined ? null : { view: s.pending.view, members: [...s.pending.members] },
+    counted: s.counted.map((c) => ({ view: c.view ?? null, members: [...c.members] })),
+    viewAcks: byId(s.viewAcks),
     role: s.role,
     leader: s.leader ?? null,
     leaderTerm: s.leaderTerm,

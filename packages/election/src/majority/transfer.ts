@@ -63,7 +63,7 @@ export function onTransfer(
     if (s.role === 'candidate') endRound(s, ctx)
     dropPreRound(s, ctx)
     s.standDown = false
-    if (s.role !== 'leader') campaign(s, ctx, msg.term)
+    if (s.role !== 'leader' && !s.passive) campaign(s, ctx, msg.term)
     return
   }
   release(s, msg.term, msg.to, ctx)

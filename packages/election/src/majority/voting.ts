@@ -8,6 +8,7 @@ import type { MajorityMessage } from './messages.js'
 import type { MajorityCtx } from './protocol.js'
 import {
   ELECT,
+  ignore,
   loyal,
   type MajorityState,
   PRE_ROUND,
@@ -16,6 +17,22 @@ import {
   VOTE_KEY,
 } from './state.js'
 import { releaseForHandover } from './transfer.js'
+import { counts, knownView, lost, won } from './view.js'
+
+/**
+ * A candidate this node must refuse whatever else holds: one out of the group it counts, or one
+ * whose view is older than its own (view.ts, rule 1).
+ */
+function outOfView(s: MajorityState, candidate: NodeId, view: number | undefined): boolean {
+  const mine = knownView(s)
+  return !counts(s, candidate) || (mine !== undefined && (view ?? 0) < mine)
+}
+
+/** The view a request carries: this node's, once it follows views. */
+const withView = <M extends object>(s: MajorityState, msg: M): M => {
+  const view = knownView(s)
+  return view === undefined ? msg : { ...msg, view }
+}
 
 export function onVoteRequest(
   s: MajorityState,
@@ -24,7 +41,13 @@ export function onVoteRequest(
   at: number,
   ctx: MajorityCtx,
   handover?: number,
+  view?: number,
 ): void {
+  // A node out of the view takes no part: it does not even refuse.
+  if (s.passive) {
+    ignore(candidate, 'vote request: not in the view', ctx)
+    return
+  }
   if (handover !== undefined) releaseForHandover(s, handover, candidate, ctx)
   const known = storedTerm(ctx.storage)
   if (term >= known) noteAsker(s, candidate, term)
@@ -32,6 +55,7 @@ export function onVoteRequest(
   let granted = false
   if (vote !== undefined && vote.term === term) granted = vote.for === candidate
   else if (term < known || s.role === 'leader' || loyal(s, candidate, ctx)) granted = false
+  else if (outOfView(s, candidate, view)) granted = false
   else if (s.askers?.term === term && s.askers.best !== candidate) granted = false
   else {
     if (s.role === 'candidate') endRound(s, ctx)
@@ -63,7 +87,7 @@ function noteAsker(s: MajorityState, candidate: NodeId, term: number): void {
 
 /** The elect timer: stand, unless a leader or a candidate holds this node's loyalty. */
 export function elect(s: MajorityState, ctx: MajorityCtx): void {
-  if (s.role !== 'follower' || s.leader !== undefined) return
+  if (s.role !== 'follower' || s.leader !== undefined || s.passive) return
   const now = ctx.monotonic()
   const loyalty = s.loyalty
   if (loyalty !== undefined && loyalty.to !== s.self && now < loyalty.until) {
@@ -84,6 +108,7 @@ export function elect(s: MajorityState, ctx: MajorityCtx): void {
  * given in vain held each side's voters for a timeout.
  */
 export function preVote(s: MajorityState, ctx: MajorityCtx): void {
+  if (s.passive) return
   if (!s.settings.preVote) {
     campaign(s, ctx)
     return
@@ -94,9 +119,9 @@ export function preVote(s: MajorityState, ctx: MajorityCtx): void {
   const term = storedTerm(ctx.storage) + 1
   s.preRound = { term, grants: new Set([s.self]), refusals: new Set() }
   ctx.emit({ type: 'pre-candidate', term })
-  if (s.preRound.grants.size >= s.majority) campaign(s, ctx)
+  if (won(s, s.preRound.grants)) campaign(s, ctx)
   else {
-    ctx.broadcast({ type: 'pre-vote', term })
+    ctx.broadcast(withView(s, { type: 'pre-vote' as const, term }))
     ctx.setTimer(PRE_ROUND, s.settings.voteTimeoutMs)
   }
 }
@@ -107,9 +132,14 @@ export function onPreVote(
   candidate: NodeId,
   term: number,
   ctx: MajorityCtx,
+  view?: number,
 ): void {
+  if (s.passive) {
+    ignore(candidate, 'pre-vote: not in the view', ctx)
+    return
+  }
   const known = storedTerm(ctx.storage)
-  const granted = s.role !== 'leader' && !loyal(s, candidate, ctx)
+  const granted = s.role !== 'leader' && !loyal(s, candidate, ctx) && !outOfView(s, candidate, view)
   ctx.send(candidate, { type: 'pre-vote-reply', term, granted, known })
 }
 
@@ -123,15 +153,16 @@ export function onPreVoteReply(
   if (pre === undefined || pre.term !== msg.term || s.role !== 'follower') return
   // Stand above every term the voters have seen, so that none refuses the term as too low.
   if (msg.known > storedTerm(ctx.storage)) observeTerm(ctx.storage, msg.known)
+  if (!counts(s, from)) return
   if (msg.granted) {
     pre.grants.add(from)
-    if (pre.grants.size >= s.majority) {
+    if (won(s, pre.grants)) {
       dropPreRound(s, ctx)
       campaign(s, ctx)
     }
   } else {
     pre.refusals.add(from)
-    if (pre.refusals.size > s.members.length - s.majority) endPreRound(s, ctx)
+    if (lost(s, pre.refusals)) endPreRound(s, ctx)
   }
 }
 
@@ -162,10 +193,15 @@ export function campaign(s: MajorityState, ctx: MajorityCtx, handover?: number):
   s.round = { term, votes: new Map([[s.self, at]]), refusals: new Set() }
   s.loyalty = { to: s.self, term, until: at + s.settings.voteTimeoutMs }
   ctx.emit({ type: 'candidate', term })
-  if (s.round.votes.size >= s.majority) becomeLeader(s, ctx)
+  if (won(s, s.round.votes)) becomeLeader(s, ctx)
   else {
     ctx.broadcast(
-      handover === undefined ? { type: 'vote', term, at } : { type: 'vote', term, at, handover },
+      withView(
+        s,
+        handover === undefined
+          ? { type: 'vote' as const, term, at }
+          : { type: 'vote' as const, term, at, handover },
+      ),
     )
     ctx.setTimer(ROUND, s.settings.voteTimeoutMs)
   }
@@ -180,12 +216,13 @@ export function onVoteReply(
   if (msg.known > storedTerm(ctx.storage)) observeTerm(ctx.storage, msg.known)
   const round = s.round
   if (s.role !== 'candidate' || round === undefined || round.term !== msg.term) return
+  if (!counts(s, from)) return
   if (msg.granted) {
     round.votes.set(from, msg.at)
-    if (round.votes.size >= s.majority) becomeLeader(s, ctx)
+    if (won(s, round.votes)) becomeLeader(s, ctx)
   } else {
     round.refusals.add(from)
-    if (round.refusals.size > s.members.length - s.majority) endRound(s, ctx)
+    if (lost(s, round.refusals)) endRound(s, ctx)
   }
 }
 

@@ -19,8 +19,9 @@ export type MembershipEvent =
   | { type: 'committed'; view: number; members: NodeId[]; term: number }
   /**
    * The election made this node leader of `term`, but it is not a member (a joiner not yet in,
-   * or a node out of the group): it cannot drive view changes. Wire it to the election's
-   * `resign`, so that a member leads.
+   * or a node out of the group): it cannot drive view changes. Only an election that does not
+   * follow the views can do that (`membershipToElection` makes such a node passive): then wire it
+   * to the election's `resign`, so that a member leads.
    */
   | { type: 'not-member'; term: number }
   /** A message or request that was not acted upon, and why. */
