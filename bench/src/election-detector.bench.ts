@@ -122,7 +122,7 @@ function heartbeatFamily(n: number, condition: Condition): CurveRecord[] {
       settings: HEARTBEAT_SETTINGS,
       phiWindow: Math.min(200, beats + 2),
     })
-    runs.push({ seed, ...runFacts(plan, out, start) })
+    runs.push({ seed, ...runFacts('heartbeats', plan, out, start) })
     for (let i = 0; i < HEARTBEAT_SETTINGS.length; i++) pool(pools[i]!, out, i, i)
   }
   const byFamily = (family: HeartbeatSetting['family'], detector: keyof typeof WHAT) => ({
@@ -153,7 +153,7 @@ function swimFamily(n: number, condition: Condition): CurveRecord {
       const start = performance.now()
       const options: SwimOptions = { periodMs: s.periodMs, suspicionMult: s.suspicionMult }
       const out = runSwim(plan, condition, options)
-      runs.push({ seed, ...s, ...runFacts(plan, out, start) })
+      runs.push({ seed, ...s, ...runFacts(`swim ${JSON.stringify(s)}`, plan, out, start) })
       pool(into, out, 0, 1)
     }
     return toPoint({ ...s }, into)
@@ -161,7 +161,11 @@ function swimFamily(n: number, condition: Condition): CurveRecord {
   return { detector: 'swim', what: WHAT.swim, condition: condition.name, n, curve, runs: { runs } }
 }
 
-function runFacts(plan: Plan, out: RunOutcome, start: number) {
+function runFacts(label: string, plan: Plan, out: RunOutcome, start: number) {
+  const wallMs = Math.round(performance.now() - start)
+  console.error(
+    `    ${label} n=${plan.n} seed ${plan.seed}: ${out.virtualMs / 1000} s virtual, ${out.events} events, ${wallMs / 1000} s${out.truncated ? ' (truncated: event budget)' : ''}`,
+  )
   return {
     virtualMs: out.virtualMs,
     steadyMs: plan.steadyMs,
@@ -169,7 +173,7 @@ function runFacts(plan: Plan, out: RunOutcome, start: number) {
     gapMs: plan.gapMs,
     events: out.events,
     truncated: out.truncated,
-    wallMs: Math.round(performance.now() - start),
+    wallMs,
   }
 }
 

@@ -8,7 +8,8 @@
  *   pnpm --filter @sd/bench exec tsx src/lib/plot-detector.ts [results dir] [out.svg...]
  *
  * Defaults: reads bench/results/, writes bench/results/election.detector.tradeoff.svg and
- * packages/election/docs/detector-tradeoff.svg (the one the package README shows).
+ * packages/election/docs/detector-tradeoff.svg (the one the package README shows). Prints the
+ * operating points as a Markdown table (for bench/README.md).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -180,4 +181,29 @@ for (const file of outs) {
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, `${out.join('\n')}\n`)
   console.error(`wrote ${file}`)
+}
+
+// The operating points, as the README's table: median / p99 ms (the setting), per size.
+const cell = (f: Figure | undefined) => {
+  if (!f) return ''
+  const p = f.curve.find((q) => JSON.stringify(q.knob) === JSON.stringify(f.knob))
+  if (!p || p.detectionMs.median === null) return 'none'
+  const knob = Object.entries(f.knob)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')
+  const mark = f.meets ? '' : ' (over 1/node-h)'
+  return `${Math.round(p.detectionMs.median)} / ${Math.round(p.detectionMs.p99!)} (${knob})${mark}`
+}
+console.log(
+  `| detector | condition | ${sizes.map((n) => `n = ${n.toLocaleString('en-US')}`).join(' | ')} |`,
+)
+console.log(`|---|---|${sizes.map(() => '---').join('|')}|`)
+for (const key of Object.keys(DETECTORS)) {
+  for (const condition of conditions) {
+    const row = sizes.map((n) =>
+      cell(figures.find((f) => f.detector === key && f.condition === condition && f.n === n)),
+    )
+    if (row.every((c) => c === '')) continue
+    console.log(`| ${DETECTORS[key]!.label} | ${CONDITION_LABEL[condition]} | ${row.join(' | ')} |`)
+  }
 }
