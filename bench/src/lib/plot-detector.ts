@@ -146,6 +146,11 @@ conditions.forEach((condition, row) => {
     out.push(
       `<line x1="${sx(1)}" y1="0" x2="${sx(1)}" y2="${plotH}" stroke="#d62728" stroke-dasharray="4 3"/>`,
     )
+    if (!figures.some((g) => g.condition === condition && g.n === n)) {
+      out.push(
+        `<text x="${plotW / 2}" y="${plotH / 2}" text-anchor="middle" fill="#999">not measured</text>`,
+      )
+    }
     for (const [key, d] of Object.entries(DETECTORS)) {
       const f = figures.find((g) => g.detector === key && g.condition === condition && g.n === n)
       if (!f) continue
