@@ -87,6 +87,7 @@ export {
   agreedMembership,
   type CheckViewsOptions,
   checkViews,
+  type MemberAddress,
   type MembershipEvent,
   type MembershipMessage,
   type MembershipRequest,
