@@ -34,6 +34,7 @@ interface NodeConfig {
 const config = JSON.parse(process.argv[2] ?? '') as NodeConfig
 const { id: self, founders, dir } = config
 const joiner = !founders.includes(self)
+const address = `127.0.0.1:${config.port}` // where the others reach this node
 const seedIds = Object.keys(config.seeds)
 // A system-wide monotonic clock (CLOCK_MONOTONIC on Linux), so lines of all processes compare.
 const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6
@@ -52,7 +53,8 @@ for (const [peer, address] of Object.entries(config.seeds)) transport.setPeer(pe
 const node = compose(
   {
     lock: centralized({ leaseMs: 1000, leaderLease: true })(self),
-    membership: agreedMembership({ founders, seeds: joiner ? seedIds : founders })(self),
+    // `address`: a joiner's JOIN carries it into the views, so every member can reach it.
+    membership: agreedMembership({ founders, seeds: joiner ? seedIds : founders, address })(self),
     presence: presence({ everyMs: 100, deadAfterMs: 1500 })(self),
     // Last, so that whatever it emits finds the other children started.
     election: majorityElection({ heartbeat: { intervalMs: 100, timeoutMs: 500 } })(self),
@@ -118,8 +120,8 @@ const node = compose(
 let members: NodeId[] = []
 let inGroup = false
 let stopping = false
-let onLeft: (() => void) | undefined
-let onReleased: (() => void) | undefined
+let leftGroup = false
+let closed = false
 let holding = false
 let asked = false
 
@@ -134,13 +136,17 @@ const handle = runProtocol(node, {
       for (const gone of event.left) {
         if (gone !== self) setTimeout(() => forget(gone), 3_000).unref()
       }
+      // ...and learns the members it cannot reach yet from the addresses the view carries.
+      for (const { id, address } of event.addresses ?? []) {
+        if (id !== self && !transport.peers.includes(id)) transport.setPeer(id, address)
+      }
       members = event.members
       inGroup = members.includes(self)
       say(event)
       if (inGroup && !stopping && !holding) setTimeout(acquire, 0) // not from inside a step
     } else if (proto === 'membership' && event.type === 'left') {
       say(event)
-      onLeft?.()
+      leftGroup = true
     } else if (
       proto === 'membership' &&
       (event.type === 'acknowledged' || event.type === 'committed')
@@ -152,10 +158,15 @@ const handle = runProtocol(node, {
       say(event)
       holding = true
       work(event.token)
+    } else if (
+      proto === 'lock' &&
+      (event.type === 'lease-renewed' || event.type === 'lease-lost')
+    ) {
+      say(event) // what checkMutualExclusion reads beside acquired / released
     } else if (proto === 'lock' && event.type === 'released') {
       say(event)
       holding = false
-      onReleased?.()
+      asked = false
       if (!stopping) setTimeout(acquire, 50)
     }
   },
@@ -167,7 +178,7 @@ function forget(id: NodeId) {
 }
 
 function acquire() {
-  if (asked || stopping || !inGroup) return
+  if (asked || stopping || closed || !inGroup) return
   asked = true
   handle.request({ proto: 'lock', req: { type: 'acquire' } })
 }
@@ -182,31 +193,28 @@ function work(token: number) {
     writeFileSync(file, JSON.stringify({ value: counter.value + 1, token }))
   else say({ type: 'fenced', token, last: counter.token })
   setTimeout(() => {
-    asked = false
-    handle.request({ proto: 'lock', req: { type: 'release' } })
+    if (!closed) handle.request({ proto: 'lock', req: { type: 'release' } })
   }, 20)
 }
 
-const within = (ms: number, done: (resolve: () => void) => void) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    done(() => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
+/** Resolves once `done()` holds, or after `ms` at most (a shutdown must end). */
+async function waitFor(done: () => boolean, ms: number) {
+  for (let waited = 0; !done() && waited < ms; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 process.once('SIGTERM', async () => {
   stopping = true
-  // 1. No new entries; the one in progress is given back.
-  if (holding) await within(5_000, (resolve) => (onReleased = resolve))
+  // 1. No new entries; the one in progress (or asked for) ends and is given back.
+  await waitFor(() => !holding && !asked, 5_000)
   // 2. Leave, announced, unless this is the last member: wait for a committed view without it.
   if (inGroup && members.some((m) => m !== self)) {
-    const left = within(10_000, (resolve) => (onLeft = resolve))
     handle.request({ proto: 'membership', req: { type: 'leave' } })
-    await left
+    await waitFor(() => leftGroup, 10_000)
   }
   // 3. Stop the protocols (lock, membership, election), then the transport.
+  closed = true
   handle.stop()
   await transport.close()
   say({ type: 'closed' })

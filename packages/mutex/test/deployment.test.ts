@@ -108,8 +108,11 @@ it('starts in any order, elects, locks, survives a killed leader, admits a joine
     20_000,
   )
 
-  // 3. A fourth process joins through its seeds (the founders' addresses, one of them dead).
-  start('n4', founders)
+  // 3. A fourth process joins knowing only two seeds: the dead one and a follower. The leader
+  //    learns its address from the view (its JOIN carried it), it learns the leader's from the
+  //    leader's first datagram (admission).
+  const leaderNow = agreedLeader(survivors)!.split('@')[0]!
+  start('n4', [victim, ...survivors.filter((id) => id !== leaderNow)])
   const members = [...survivors, 'n4']
   await pollUntil(
     () =>
