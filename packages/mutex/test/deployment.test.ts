@@ -85,6 +85,11 @@ it('starts in any order, elects, locks, survives a killed leader, admits a joine
     const seen = alive.map((id) => lastLeader(w(id)))
     return seen[0] !== undefined && seen.every((s) => s === seen[0]) ? seen[0] : undefined
   }
+  /** The leader `alive` all follow, once they agree (in one term). */
+  const leaderOf = async (alive: string[]) => {
+    await pollUntil(() => agreedLeader(alive) !== undefined, `one leader of ${alive}`, 10_000)
+    return agreedLeader(alive)!.split('@')[0]!
+  }
   await pollUntil(
     () =>
       agreedLeader(founders) !== undefined &&
@@ -111,7 +116,7 @@ it('starts in any order, elects, locks, survives a killed leader, admits a joine
   // 3. A fourth process joins knowing only two seeds: the dead one and a follower. The leader
   //    learns its address from the view (its JOIN carried it), it learns the leader's from the
   //    leader's first datagram (admission).
-  const leaderNow = agreedLeader(survivors)!.split('@')[0]!
+  const leaderNow = await leaderOf(survivors)
   start('n4', [victim, ...survivors.filter((id) => id !== leaderNow)])
   const members = [...survivors, 'n4']
   await pollUntil(
@@ -123,7 +128,7 @@ it('starts in any order, elects, locks, survives a killed leader, admits a joine
   )
 
   // 4. Stop one by one: the joiner, the follower, the leader last. Each leaves before it exits.
-  const leader = agreedLeader(survivors)!.split('@')[0]!
+  const leader = await leaderOf(survivors)
   const shutdown = ['n4', ...survivors.filter((id) => id !== leader), leader]
   for (const [i, id] of shutdown.entries()) {
     w(id).proc.kill('SIGTERM')
