@@ -88,6 +88,7 @@ export {
   type CheckViewsOptions,
   checkViews,
   electionToMembership,
+  type MemberAddress,
   type MembershipEvent,
   type MembershipMessage,
   type MembershipRequest,

@@ -107,12 +107,22 @@ export function applyChange(current: ViewRecord, change: Change): ViewRecord | u
       : current.members.filter((id) => id !== change.id)
   // A group never empties itself: the last member stays.
   if (members.length === 0) return undefined
-  return {
+  const record: ViewRecord = {
     view: current.view + 1,
     members,
     joined: change.op === 'join' ? [change.id] : [],
     left: change.op === 'join' ? [] : [change.id],
   }
+  // The members' addresses carry over; a joiner's comes with its JOIN. Absent while none is known.
+  const addresses = (current.addresses ?? []).filter((a) => members.includes(a.id))
+  if (change.op === 'join' && change.address !== undefined) {
+    addresses.push({ id: change.id, address: change.address })
+  }
+  if (addresses.length > 0) {
+    const order = sortNodeIds(addresses.map((a) => a.id))
+    record.addresses = order.map((id) => addresses.find((a) => a.id === id)!)
+  }
+  return record
 }
 
 export function onAccepted(

@@ -10,10 +10,17 @@ import {
 } from '@sd/transport'
 import type { ViewRecord } from './view.js'
 
+/** The longest address a JOIN may carry: a host name or an IPv6 literal with a port fits. */
+export const MAX_ADDRESS_LENGTH = 256
+export const isAddress = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_ADDRESS_LENGTH
+
 /** A change of the group, one member at a time (Raft's single-server changes). */
 export interface Change {
   op: 'join' | 'leave' | 'remove'
   id: NodeId
+  /** A joiner's address, as its JOIN gave it (see `MemberAddress`). */
+  address?: string
 }
 
 /** A proposal an acceptor took: view `record` in the ballot (`term`, `by`). */
@@ -30,10 +37,10 @@ export interface Accepted {
  * one number.
  */
 export type MembershipMessage =
-  /** A process asks a member (any) to let it join. */
-  | { type: 'join' }
+  /** A process asks a member (any) to let it join; `address`: where the others can reach it. */
+  | { type: 'join'; address?: string }
   /** A change asked of the leader (forwarded by the member that heard of it). */
-  | { type: 'change'; op: Change['op']; id: NodeId }
+  | { type: 'change'; op: Change['op']; id: NodeId; address?: string }
   /** Leader of `term` to the members of its view: promise to take no lower ballot (Paxos phase 1). */
   | { type: 'prepare'; term: number }
   /** The promise, with the acceptor's view and what it accepted for the next one, if anything. */
@@ -50,13 +57,20 @@ export type MembershipMessage =
 const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
 const isView = intIn(1, Number.MAX_SAFE_INTEGER)
 const isIds = arrayOf(isNodeId, { max: 10_000 })
-export const isViewRecord = shape({ view: isView, members: isIds, joined: isIds, left: isIds })
+const isAddresses = arrayOf(shape({ id: isNodeId, address: isAddress }), { max: 10_000 })
+export const isViewRecord = shape({
+  view: isView,
+  members: isIds,
+  joined: isIds,
+  left: isIds,
+  addresses: optional(isAddresses),
+})
 const isAccepted = shape({ term: isTerm, by: isNodeId, record: isViewRecord })
 
 /** The message if it has the shape of one, else a reason to ignore it. */
 export const parseMessage = messageParser<MembershipMessage>({
-  join: {},
-  change: { op: oneOf('join', 'leave', 'remove'), id: isNodeId },
+  join: { address: optional(isAddress) },
+  change: { op: oneOf('join', 'leave', 'remove'), id: isNodeId, address: optional(isAddress) },
   prepare: { term: isTerm },
   promise: {
     term: isTerm,

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, isNodeId, type NodeId, sortNodeIds } from '@sd/transport'
+import { isAddress, MAX_ADDRESS_LENGTH } from './messages.js'
 import { majorityOf } from './view.js'
 
 export interface AgreedMembershipOptions {
@@ -15,12 +16,20 @@ export interface AgreedMembershipOptions {
    * member that missed an announcement catches up). Default 250.
    */
   retryMs?: number
+  /**
+   * Where the others can reach this node (its transport's address as they see it, e.g.
+   * `'10.0.0.7:4000'`, at most 256 characters). A joiner sends it with its JOIN, and the views
+   * carry it (`addresses`), so members that never heard from it can add it to their address
+   * book. Default: none.
+   */
+  address?: string
 }
 
 export interface AgreedMembershipSettings {
   founders: NodeId[]
   seeds: NodeId[]
   retryMs: number
+  address?: string
   /**
    * How many acknowledgements of view v's members commit view v + 1: a majority. Not an option:
    * the tests replace it to show that a smaller quorum breaks the guarantees.
@@ -34,7 +43,7 @@ export function resolveOptions(options: AgreedMembershipOptions): AgreedMembersh
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('agreedMembership: options must be an object with founders')
   }
-  const { founders, seeds = founders, retryMs = DEFAULT_RETRY_MS } = options
+  const { founders, seeds = founders, retryMs = DEFAULT_RETRY_MS, address } = options
   if (!Array.isArray(founders) || founders.length === 0 || !founders.every(isNodeId)) {
     throw new InvalidArgumentError(
       'agreedMembership: founders must be a non-empty list of node ids',
@@ -49,5 +58,16 @@ export function resolveOptions(options: AgreedMembershipOptions): AgreedMembersh
   if (!(Number.isFinite(retryMs) && retryMs > 0)) {
     throw new InvalidArgumentError(`agreedMembership: retryMs must be > 0, got ${retryMs}`)
   }
-  return { founders: sortNodeIds(founders), seeds: [...seeds], retryMs, quorum: majorityOf }
+  if (address !== undefined && !isAddress(address)) {
+    throw new InvalidArgumentError(
+      `agreedMembership: address must be a string of 1 to ${MAX_ADDRESS_LENGTH} characters`,
+    )
+  }
+  return {
+    founders: sortNodeIds(founders),
+    seeds: [...seeds],
+    retryMs,
+    quorum: majorityOf,
+    ...(address === undefined ? {} : { address }),
+  }
 }

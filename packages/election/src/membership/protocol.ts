@@ -71,7 +71,13 @@ export function agreedMembershipWith(
         }
         enqueue(s, change, ctx)
       } else if (s.leader !== undefined && s.leader.by !== self) {
-        ctx.send(s.leader.by, { type: 'change', op: change.op, id: change.id })
+        const { address } = change
+        ctx.send(s.leader.by, {
+          type: 'change',
+          op: change.op,
+          id: change.id,
+          ...(address === undefined ? {} : { address }),
+        })
       }
     }
     const retry = (ctx: MembershipCtx) => {
@@ -79,7 +85,11 @@ export function agreedMembershipWith(
       if (current === undefined) {
         const seeds = settings.seeds.filter((id) => id !== self)
         if (seeds.length > 0) {
-          ctx.send(seeds[s.seedTurn % seeds.length]!, { type: 'join' })
+          const { address } = settings
+          ctx.send(seeds[s.seedTurn % seeds.length]!, {
+            type: 'join',
+            ...(address === undefined ? {} : { address }),
+          })
           s.seedTurn = (s.seedTurn + 1) % seeds.length
         }
       }
@@ -117,10 +127,22 @@ export function agreedMembershipWith(
           case 'join':
             if (current?.members.includes(from))
               ctx.send(from, { type: 'install', record: current })
-            else if (current !== undefined) route({ op: 'join', id: from }, ctx)
+            else if (current !== undefined) {
+              route(
+                {
+                  op: 'join',
+                  id: from,
+                  ...(msg.address === undefined ? {} : { address: msg.address }),
+                },
+                ctx,
+              )
+            }
             return
           case 'change':
-            if (current !== undefined) route({ op: msg.op, id: msg.id }, ctx)
+            if (current !== undefined) {
+              const { op, id, address } = msg
+              route({ op, id, ...(op === 'join' && address !== undefined ? { address } : {}) }, ctx)
+            }
             return
           case 'prepare': {
             const promise = onPrepare(s, { term: msg.term, by: from }, ctx)

@@ -7,6 +7,15 @@
 import type { NodeId } from '@sd/transport'
 
 /**
+ * Where a member that joined said it can be reached (the transport's address as the others see
+ * it, e.g. `'10.0.0.7:4000'`): what lets members that never heard from a joiner reach it.
+ */
+export interface MemberAddress {
+  id: NodeId
+  address: string
+}
+
+/**
  * The node installed view number `view`: from now on the group is `members` (ids ascending).
  * `joined` and `left` are what changed from view `view - 1` (for the first view of a group, its
  * founders joined). Views are numbered upwards from 1.
@@ -17,6 +26,8 @@ export interface ViewEvent {
   members: NodeId[]
   joined: NodeId[]
   left: NodeId[]
+  /** The members that joined with an `address`, and it (ids ascending); absent when none did. */
+  addresses?: MemberAddress[]
 }
 
 /** One committed view, as kept in stable storage and sent on the wire. */
@@ -25,6 +36,8 @@ export interface ViewRecord {
   members: NodeId[]
   joined: NodeId[]
   left: NodeId[]
+  /** Of the members, those that joined with an address (absent when none did). */
+  addresses?: MemberAddress[]
 }
 
 /** The event a node emits when it installs `record`. */
@@ -35,6 +48,9 @@ export function viewEvent(record: ViewRecord): ViewEvent {
     members: [...record.members],
     joined: [...record.joined],
     left: [...record.left],
+    ...(record.addresses === undefined
+      ? {}
+      : { addresses: record.addresses.map((a) => ({ ...a })) }),
   }
 }
 
