@@ -48,7 +48,7 @@ function runThroughViews(options: CentralizedOptions, workload: string, seed: nu
     events.push({ node, t, event })
     if (event.type !== 'acquired') return
     served.set(node, (served.get(node) ?? 0) + 1)
-    request(node, { type: 'release' }, t + 1 + pick(5))
+    request(node, { type: 'release' }, t + 1 + pick(100)) // long enough to span a change
   }
   net.launch(MEMBERS, factory, { onEmit })
   net.addNode(JOINER) // known to the network from the start; its protocol runs from joinAt
@@ -155,5 +155,68 @@ describe('centralized(): recovery after a coordinator crash', () => {
     const viewed = recoveryAfterCrash({}, true)
     expect(viewed.recoveredAt).toBe(40)
     expect(viewed.acquiredAt).toBeDefined()
+  })
+})
+
+describe('centralized(): nodes a view leaves out', () => {
+  function fixed(options: CentralizedOptions) {
+    const net = new SimNetwork({ seed: 1, latency: 10 })
+    const events: TimedEvent<CentralizedEvent>[] = []
+    const group = net.launch(MEMBERS, centralized(options), {
+      onEmit: (node, event, t) => events.push({ node, t, event }),
+    })
+    const of = (node: NodeId, type: CentralizedEvent['type']) =>
+      events.filter((e) => e.node === node && e.event.type === type)
+    return { net, group, events, of }
+  }
+
+  it('without leases, a crashed holder left out is released at the coordinator (left-out) and the next request granted', () => {
+    const { net, group, events, of } = fixed({})
+    group.request('d', { type: 'acquire' }, 0)
+    net.at(30, () => net.crash('d')) // holds from 20 on, for good
+    group.request('c', { type: 'acquire' }, 40)
+    net.run({ until: 200 })
+    expect(of('c', 'acquired')).toEqual([]) // stuck behind the crashed holder
+    for (const m of ['a', 'b', 'c']) {
+      group.request(m, { type: 'view', view: 1, members: ['a', 'b', 'c'] }, 200)
+    }
+    net.run({ until: 400 })
+    expect(of('a', 'left-out').map((e) => e.event)).toEqual([
+      { type: 'left-out', resource: 'default', node: 'd', token: 1 },
+    ])
+    expect(of('c', 'acquired').map((e) => e.t)).toEqual([210]) // the GRANT leaves at 200
+    const crashes = [{ node: 'd' as NodeId, t: 30 }]
+    expect(checkMutualExclusion(events, crashes).violations).toEqual([])
+  })
+
+  it('with leases, the left-out holder is not released: its lease runs out', () => {
+    const { net, group, of } = fixed(LEASED)
+    group.request('d', { type: 'acquire' }, 0)
+    net.at(30, () => net.crash('d'))
+    group.request('c', { type: 'acquire' }, 40)
+    for (const m of ['a', 'b', 'c']) {
+      group.request(m, { type: 'view', view: 1, members: ['a', 'b', 'c'] }, 50)
+    }
+    net.run({ until: 1000 })
+    expect(of('a', 'left-out')).toEqual([])
+    expect(of('a', 'lease-expired').map((e) => e.event.node)).toEqual(['d'])
+    expect(of('c', 'acquired')).toHaveLength(1)
+  })
+
+  it('a node left out refuses acquires and drops the ones that wait (not-in-view)', () => {
+    const { net, group, of } = fixed({})
+    group.request('a', { type: 'acquire' }, 0) // 'a' coordinates: holds from 0
+    group.request('d', { type: 'acquire' }, 0) // waits behind it
+    group.request('d', { type: 'acquire', resource: 'x' }, 0)
+    group.request('d', { type: 'view', view: 1, members: ['a', 'b', 'c'] }, 5) // before x's GRANT
+    group.request('d', { type: 'acquire' }, 30)
+    net.run({ until: 100 })
+    expect(of('d', 'not-in-view').map((e) => [e.t, e.event])).toEqual([
+      [5, { type: 'not-in-view', resource: 'default', view: 1 }],
+      [5, { type: 'not-in-view', resource: 'x', view: 1 }],
+      [30, { type: 'not-in-view', resource: 'default', view: 1 }],
+    ])
+    expect(of('d', 'acquired')).toEqual([]) // x's GRANT, come at 20, is given back
+    expect(of('d', 'ignored').map((e) => e.event.reason)).toContain('unexpected grant of x')
   })
 })
