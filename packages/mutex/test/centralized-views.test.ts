@@ -222,3 +222,25 @@ describe('centralized(): nodes a view leaves out', () => {
     )
   })
 })
+
+describe('centralized(): a steal whose victim is left out', () => {
+  it('without leases, the crashed victim never acknowledges: the view releases it and the stealer is granted', () => {
+    const net = new SimNetwork({ seed: 1, latency: 10 })
+    const events: TimedEvent<CentralizedEvent>[] = []
+    const group = net.launch(MEMBERS, centralized(), {
+      onEmit: (node, event, t) => events.push({ node, t, event }),
+    })
+    group.request('d', { type: 'acquire' }, 0) // holds from 20
+    net.at(25, () => net.crash('d'))
+    group.request('c', { type: 'acquire', steal: true }, 30) // 'd' is told at 40: crashed
+    net.run({ until: 300 })
+    const acquired = () => events.filter((e) => e.node === 'c' && e.event.type === 'acquired')
+    expect(acquired()).toEqual([])
+    for (const m of ['a', 'b', 'c']) {
+      group.request(m, { type: 'view', view: 1, members: ['a', 'b', 'c'] }, 300)
+    }
+    net.run({ until: 600 })
+    expect(acquired().map((e) => e.t)).toEqual([310])
+    expect(checkMutualExclusion(events, [{ node: 'd', t: 25 }]).violations).toEqual([])
+  })
+})

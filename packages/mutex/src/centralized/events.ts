@@ -17,8 +17,8 @@ import type { Hold } from './kinds.js'
  *   waiting, while this node is not in its installed view: refused or dropped);
  * - coordinator side: `requested` (a request accepted, in the order received), `granted`
  *   (shared and permit ones with their `mode` / `permits`), `lease-expired` (also a steal's victim
- *   that never acknowledged), `left-out` (without leases: an entry of a node a view left out,
- *   released), `stolen` (a holder's entry revoked for `by`, which is granted once
+ *   that never acknowledged), `left-out` (without leases: an entry, or a steal's victim, of a node a
+ *   view left out, released), `stolen` (a holder's entry revoked for `by`, which is granted once
  *   every victim acknowledged or expired), `lock-delay` / `lock-delay-over` (with `lockDelayMs`: what an expired
  *   lease held stays taken that long), `recovering` / `recovered` (after a change or a restart, before the first
  *   grant), `coordinator-stopped` (this node no longer coordinates `term`: its leader stepped down);

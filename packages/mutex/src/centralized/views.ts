@@ -2,7 +2,7 @@ import { isNodeId, type JsonValue, type NodeId, readStored } from '@sd/transport
 import { parseViewRequest, type ViewInstall } from '../lamport/view.js'
 import { idSet, type Snapshot } from '../snapshot.js'
 import type { CentralizedCtx } from './protocol.js'
-import { close, holdersOf, type Resource } from './resource.js'
+import { close, holdersOf, type Resource, victimsOf } from './resource.js'
 
 /** Stable storage key of the installed view (a restarted node resumes in it). */
 const VIEW_KEY = 'view'
@@ -92,7 +92,7 @@ export function isStranger(
 /**
  * A view installed at the coordinator: `name`'s waiting requests of nodes left out are dropped
  * (granting a crashed node would hold the resource), and, without leases, their entries are
- * released (`left-out`), under the precondition that only crashed or departed nodes are left
+ * released (`left-out`; a steal's victims too), under the precondition that only crashed or departed nodes are left
  * out: nobody else can end them. With leases an entry is kept until it is released or its lease
  * runs out, which assumes nothing of the node.
  */
@@ -111,5 +111,11 @@ export function leaveOut(
     close(r, h.token, h)
     r.holders.delete(h.node)
     ctx.emit({ type: 'left-out', resource: name, node: h.node, token: h.token })
+  }
+  // A steal's victim left out will never acknowledge: without a lease, nothing else ends it.
+  for (const v of victimsOf(r).filter((w) => !group.has(w.node, ctx))) {
+    close(r, v.token, v)
+    r.victims.delete(v.token)
+    ctx.emit({ type: 'left-out', resource: name, node: v.node, token: v.token })
   }
 }
