@@ -206,7 +206,14 @@ describe('centralized: ifAvailable', () => {
 describe('centralized: lock features', () => {
   it('is marked with what it honours, and still fits where a ProtocolFactory is expected', () => {
     const factory = centralized()
-    expect(lockFeaturesOf(factory)).toEqual(['shared', 'permits', 'ifAvailable', 'steal', 'query'])
+    expect(lockFeaturesOf(factory)).toEqual([
+      'shared',
+      'permits',
+      'ifAvailable',
+      'steal',
+      'query',
+      'views',
+    ])
     const plain: ProtocolFactory<never, MutexRequest, { type: string }> = factory
     expect(typeof plain).toBe('function')
   })

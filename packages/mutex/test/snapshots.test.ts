@@ -52,6 +52,12 @@ const CASES: Array<{
     factory: () => withQueries(centralized({ leaseMs: 40, maxDelayMs: 20 })),
     queries: true,
   },
+  { name: 'centralized (a view change around a crash)', factory: () => centralized(), views: true },
+  {
+    name: 'centralized (leases, a view change around a crash)',
+    factory: () => centralized({ leaseMs: 40, maxDelayMs: 20 }),
+    views: true,
+  },
   { name: 'token ring', factory: () => tokenRing() },
   { name: 'ricart-agrawala', factory: () => ricartAgrawala() },
   { name: 'lamport', factory: () => lamportMutex(), fifo: true },

@@ -63,6 +63,11 @@ export class ClientRole {
   }
 
   acquire(name: string, want: Want, ctx: CentralizedCtx): void {
+    const { group } = this.node
+    if (!group.inView) {
+      ctx.emit({ type: 'not-in-view', resource: name, view: group.view })
+      return
+    }
     const use = this.use(name)
     use.asks.push(want)
     if (use.state === 'idle') this.ask(name, use, ctx)
@@ -92,7 +97,21 @@ export class ClientRole {
       if (use.state === 'pending')
         wanted.push({ resource: name, seq: use.seq, at: ctx.monotonic(), ...use.asks[0] })
     }
-    this.node.toCoordinator({ type: 'sync', term: this.node.term, epoch, held, wanted }, ctx)
+    const sync = { type: 'sync', term: this.node.term, epoch, held, wanted }
+    this.node.toCoordinator({ ...sync, ...this.node.group.stamp() } as CentralizedMessage, ctx)
+  }
+
+  /** This node's view leaves it out: every acquire that waits is dropped (`not-in-view`). */
+  leftOut(ctx: CentralizedCtx): void {
+    for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (use.state === 'pending') {
+        for (const key of [ANSWER, RETRY, RESEND]) ctx.cancelTimer(key + name)
+        use.state = 'idle'
+      }
+      for (const _ of use.asks.splice(0)) {
+        ctx.emit({ type: 'not-in-view', resource: name, view: this.node.group.view })
+      }
+    }
   }
 
   /** A new coordinator is known: waiting requests go to it at once (rule 3). */

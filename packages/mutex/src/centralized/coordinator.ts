@@ -36,6 +36,7 @@ import {
   LOCK_DELAY,
   RESEND_STOLEN,
 } from './timer-keys.js'
+import { isStranger, leaveOut } from './views.js'
 
 const tokenKey = (resource: string) => `token:${resource}`
 /** The last token granted on `name` (0 before the first); a damaged value throws StoredStateError. */
@@ -100,6 +101,7 @@ export class CoordinatorRole {
   onMessage(from: NodeId, msg: CentralizedMessage, ctx: CentralizedCtx): void {
     switch (msg.type) {
       case 'request':
+        if (isStranger(this.node.group, from, msg.type, ctx)) return
         this.request(from, msg, ctx)
         break
       case 'release':
@@ -109,7 +111,7 @@ export class CoordinatorRole {
         this.renew(from, msg.resource, msg.token, msg.at, ctx)
         break
       case 'sync':
-        this.sync(from, msg.epoch, msg.held, msg.wanted, ctx)
+        this.sync(from, msg.epoch, msg.view ?? 0, msg.held, msg.wanted, ctx)
         break
       case 'stolen-ack':
         this.steals.acknowledged(from, msg.resource, this.res(msg.resource), msg.token, ctx)
@@ -369,21 +371,25 @@ export class CoordinatorRole {
   private sync(
     from: NodeId,
     epoch: number,
+    view: number,
     held: readonly Held[],
     wanted: readonly Wanted[],
     ctx: CentralizedCtx,
   ): void {
+    const { group } = this.node
+    const recover = { type: 'recover', term: this.node.term, epoch: this.node.epoch }
     if (epoch !== this.node.epoch) {
       // Not an answer to this incarnation's RECOVER (sent before a restart, or by a member that
       // restarted): its content may be stale. Ask that member again.
-      this.node.toClient(
-        from,
-        { type: 'recover', term: this.node.term, epoch: this.node.epoch },
-        ctx,
-      )
+      this.node.toClient(from, { ...recover, ...group.stamp() } as CentralizedMessage, ctx)
       return
     }
-    this.heardFrom.add(from)
+    if (isStranger(group, from, 'sync', ctx)) return
+    // Only a report of this view counts; an older one's sender is asked again (its content is kept).
+    if (view === group.view) this.heardFrom.add(from)
+    else if (view < group.view) {
+      this.node.toClient(from, { ...recover, ...group.stamp() } as CentralizedMessage, ctx)
+    }
     for (const h of held) this.claim(from, h, ctx)
     for (const w of wanted) this.request(from, w, ctx)
     if (this.recovering && this.heardEveryone(ctx)) this.endRecovery(ctx)
@@ -419,7 +425,19 @@ export class CoordinatorRole {
   }
 
   private heardEveryone(ctx: CentralizedCtx): boolean {
-    return this.heardFrom.has(ctx.self) && ctx.peers.every((p) => this.heardFrom.has(p))
+    const others = this.node.group.others(ctx)
+    return this.heardFrom.has(ctx.self) && others.every((p) => this.heardFrom.has(p))
+  }
+
+  /** A view installed here (views.ts `leaveOut`); true when recovering: members are asked again. */
+  viewInstalled(ctx: CentralizedCtx): boolean {
+    const { group, settings } = this.node
+    for (const name of [...this.resources.keys()].sort()) {
+      leaveOut(name, this.res(name), group, settings.lease !== undefined, ctx)
+      this.grantNext(name, ctx)
+    }
+    if (this.recovering) this.heardFrom.clear() // reports of the old view count no more
+    return this.recovering
   }
 
   private endRecovery(ctx: CentralizedCtx): void {

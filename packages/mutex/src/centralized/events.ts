@@ -13,10 +13,12 @@ import type { Hold } from './kinds.js'
  *   `lease-lost` (always followed by `released`: the node no longer holds the resource; reason
  *   `'stolen'` when another node's `steal` took it), `unavailable` (an `ifAvailable` acquire
  *   not grantable at once: forgotten), `limit-mismatch` (permits of another limit than the
- *   resource's entries use: forgotten), `coordinator-changed`;
+ *   resource's entries use: forgotten), `coordinator-changed`, `not-in-view` (an acquire made, or
+ *   waiting, while this node is not in its installed view: refused or dropped);
  * - coordinator side: `requested` (a request accepted, in the order received), `granted`
  *   (shared and permit ones with their `mode` / `permits`), `lease-expired` (also a steal's victim
- *   that never acknowledged), `stolen` (a holder's entry revoked for `by`, which is granted once
+ *   that never acknowledged), `left-out` (without leases: an entry, or a steal's victim, of a node a
+ *   view left out, released), `stolen` (a holder's entry revoked for `by`, which is granted once
  *   every victim acknowledged or expired), `lock-delay` / `lock-delay-over` (with `lockDelayMs`: what an expired
  *   lease held stays taken that long), `recovering` / `recovered` (after a change or a restart, before the first
  *   grant), `coordinator-stopped` (this node no longer coordinates `term`: its leader stepped down);
@@ -38,10 +40,12 @@ export type CentralizedEvent =
       reason: 'expired' | 'revoked' | 'stolen'
     }
   | { type: 'coordinator-changed'; coordinator: NodeId; term: number }
+  | { type: 'not-in-view'; resource: string; view: number }
   | { type: 'coordinator-stopped'; term: number }
   | ({ type: 'requested'; resource: string; node: NodeId } & Hold)
   | ({ type: 'granted'; resource: string; node: NodeId; token: number } & Hold)
   | { type: 'lease-expired'; resource: string; node: NodeId; token: number }
+  | { type: 'left-out'; resource: string; node: NodeId; token: number }
   | { type: 'stolen'; resource: string; node: NodeId; token: number; by: NodeId }
   | { type: 'lock-delay'; resource: string; node: NodeId; token: number; delayMs: number }
   | { type: 'lock-delay-over'; resource: string; token: number }

@@ -8,6 +8,7 @@ import {
   messageParser,
   type NodeId,
   oneOf,
+  optional,
   shape,
 } from '@sd/transport'
 import { HOLD_FIELDS, type Hold, WANT_FIELDS, type Want } from './kinds.js'
@@ -54,8 +55,9 @@ export type CentralizedMessage =
    * is given back). The stealer is granted once every victim acknowledged (or its lease ran out).
    */
   | { type: 'stolen-ack'; term: number; resource: string; token: number }
-  | { type: 'sync'; term: number; epoch: number; held: Held[]; wanted: Wanted[] }
-  | { type: 'recover'; term: number; epoch: number }
+  /** `view`: the sender's view number, absent in view 0 (views.ts); only one of the coordinator's view counts for its recovery. */
+  | { type: 'sync'; term: number; epoch: number; held: Held[]; wanted: Wanted[]; view?: number }
+  | { type: 'recover'; term: number; epoch: number; view?: number }
   | { type: 'newer'; term: number; coordinator: NodeId }
   /** A client asks for the coordinator's view of every resource; `id` is echoed (lock-state.ts). */
   | { type: 'query'; term: number; id: string | number }
@@ -113,8 +115,14 @@ export const parseMessage = messageParser<CentralizedMessage>({
   revoked: { term: isCount, resource: isName, token: isCount },
   stolen: { term: isCount, resource: isName, token: isCount, seq: isTime },
   'stolen-ack': { term: isCount, resource: isName, token: isCount },
-  sync: { term: isCount, epoch: isCount, held: arrayOf(isHeld), wanted: arrayOf(isWanted) },
-  recover: { term: isCount, epoch: isCount },
+  sync: {
+    term: isCount,
+    epoch: isCount,
+    held: arrayOf(isHeld),
+    wanted: arrayOf(isWanted),
+    view: optional(isCount),
+  },
+  recover: { term: isCount, epoch: isCount, view: optional(isCount) },
   newer: { term: isCount, coordinator: isNodeId },
   query: { term: isCount, id: isQueryId },
   'lock-state': {

@@ -2,6 +2,7 @@ import type { NodeId } from '@sd/transport'
 import type { CentralizedMessage } from './messages.js'
 import type { CentralizedSettings } from './options.js'
 import type { CentralizedCtx } from './protocol.js'
+import type { MemberView } from './views.js'
 
 /** What the two roles of a node share: who coordinates in which term, and how to reach each other. */
 export interface Node {
@@ -10,6 +11,8 @@ export interface Node {
   readonly coordinator: NodeId
   /** This node's incarnation (1 on the first start, +1 on each restart). */
   readonly epoch: number
+  /** The view this node follows (view 0: the launch group). */
+  readonly group: MemberView
   /**
    * Whether the coordinator may grant or renew now: it coordinates the newest term this node knows
    * and, with `leaderLease`, holds a leader lease of that term valid on `ctx.monotonic()` now.

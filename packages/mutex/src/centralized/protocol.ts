@@ -1,3 +1,5 @@
+// Over 450 lines: the module comment holds the rules (views included) the closure below follows
+// in one place; view bookkeeping lives in views.ts.
 /**
  * The centralized mutex: one coordinator keeps a FIFO queue per named resource; a client sends
  * REQUEST, the coordinator answers GRANT when the resource is free, the client sends RELEASE when
@@ -74,6 +76,19 @@
  * long. SYNC claims carry how they hold; a RELEASE too, so a late claim of a shared entry is
  * judged by its own token (shared entries end in any order).
  *
+ * Views (`{ type: 'view', view, members }`, feature `'views'`; views.ts): the group is the
+ * members of the installed view (view 0: the launch group). RECOVER and SYNC carry the view
+ * number (none in view 0, so runs without views send what they always sent). A recovering
+ * coordinator waits for the SYNCs of its view's members only, and a SYNC counts only when it
+ * is of the coordinator's view: installing a view while recovering, it forgets the reports it
+ * had and asks the new members (a joiner too); a member answers a RECOVER of a view it has not
+ * installed once it installs it. The coordinator enters no request or SYNC of a node left out
+ * and drops its waiting requests; without leases it releases its entries (`left-out`), with
+ * leases it lets them run out. A node left out refuses acquires and drops its waiting ones
+ * (`not-in-view`). Precondition: a view leaves out only nodes that crashed or left (released,
+ * asking no more) before it is issued, since a recovery that ends without a left-out node's SYNC
+ * cannot know what it held. The view is stored: a restart resumes in it.
+ *
  * Query (`{ type: 'query', id }`, feature `'query'`): the client asks the coordinator (QUERY; a
  * local call when it is the coordinator), which answers with its holders and queues, its term and
  * whether it recovers, bounded (lock-state.ts); the client emits it as `lock-state`. Nothing is
@@ -104,6 +119,7 @@ import {
 } from '@sd/transport'
 import { DEFAULT_RESOURCE, type WithLockFeatures, withLockFeatures } from '../contract.js'
 import { InvalidArgumentError } from '../errors.js'
+import type { ViewInstall } from '../lamport/view.js'
 import { orNull, type Snapshot } from '../snapshot.js'
 import { ClientRole } from './client.js'
 import { CoordinatorRole } from './coordinator.js'
@@ -114,6 +130,7 @@ import { type CentralizedMessage, parseMessage } from './messages.js'
 import type { Node } from './node.js'
 import { type CentralizedOptions, MAX_TERM, resolveOptions, TOKENS_PER_TERM } from './options.js'
 import type { CentralizedRequest } from './requests.js'
+import { MemberView, parseViewRequest } from './views.js'
 
 /** What every handler and helper of the centralized mutex is handed (never kept). */
 export type CentralizedCtx = Ctx<CentralizedMessage, CentralizedEvent>
@@ -157,6 +174,7 @@ export function centralized(options?: CentralizedOptions): CentralizedFactory {
     'ifAvailable',
     'steal',
     'query',
+    'views',
   ])
 }
 
@@ -170,8 +188,13 @@ function centralizedNode(
     let coordinatorEpoch = 0
     /** The newest leader lease this node was told of (`leaderLease` only). */
     let leaderLease: { term: number; until: number } | undefined
+    /** The newest RECOVER of a view this node has not installed yet, answered once it does. */
+    let pendingRecover: { from: NodeId; msg: CentralizedMessage & { type: 'recover' } } | undefined
+    /** The view of the last RECOVER answered (a RECOVER of a newer view is answered again). */
+    let syncedView = 0
     const node: Node & { term: number; coordinator: NodeId; epoch: number } = {
       settings,
+      group: new MemberView(),
       term: settings.term,
       coordinator: settings.coordinator ?? '',
       epoch: 0,
@@ -245,13 +268,61 @@ function centralizedNode(
     const becomeCoordinator = (recovering: boolean, ctx: CentralizedCtx) => {
       coord = new CoordinatorRole(node, recovering, ctx)
       coordinatorEpoch = node.epoch
-      if (!recovering) return
-      ctx.broadcast({ type: 'recover', term: node.term, epoch: node.epoch })
+      if (recovering) askMembers(ctx)
+    }
+
+    const askMembers = (ctx: CentralizedCtx) => {
+      const recover = { type: 'recover' as const, term: node.term, epoch: node.epoch }
+      if (node.group.view === 0) ctx.broadcast(recover)
+      else
+        for (const p of node.group.others(ctx)) ctx.send(p, { ...recover, view: node.group.view })
+      syncedView = node.group.view
       client.sync(node.epoch, ctx)
     }
 
+    /** A view request above this node's view (views.ts; the rules in this module's comment). */
+    const installView = (next: ViewInstall, ctx: CentralizedCtx) => {
+      node.group.install(next, ctx)
+      if (!next.self) client.leftOut(ctx)
+      if (coord?.viewInstalled(ctx)) askMembers(ctx)
+      const due = pendingRecover
+      if (due !== undefined && (due.msg.view ?? 0) <= next.view) {
+        pendingRecover = undefined
+        recover(due.from, due.msg, ctx)
+      }
+    }
+
+    const recover = (
+      from: NodeId,
+      msg: CentralizedMessage & { type: 'recover' },
+      ctx: CentralizedCtx,
+    ) => {
+      const view = msg.view ?? 0
+      if (view > node.group.view) {
+        // Answered once this node installs that view: its report must be of the same view.
+        if (view >= (pendingRecover?.msg.view ?? 0)) pendingRecover = { from, msg }
+        return
+      }
+      if (msg.term > node.term && !change(from, msg.term, ctx, from)) return
+      if (from !== node.coordinator) {
+        ctx.emit({
+          type: 'ignored',
+          from,
+          reason: `recover from a node that does not coordinate term ${msg.term}`,
+        })
+        return
+      }
+      // Rule 7: GRANTs of its incarnations before this one are void from now on.
+      const again = msg.epoch === coordinatorEpoch && view > syncedView
+      if (msg.epoch > coordinatorEpoch || again) {
+        coordinatorEpoch = msg.epoch
+        syncedView = view
+        client.sync(msg.epoch, ctx)
+      }
+    }
+
     const change = (id: NodeId, term: number, ctx: CentralizedCtx, from: NodeId): boolean => {
-      if (id !== ctx.self && !ctx.peers.includes(id)) {
+      if (id !== ctx.self && !ctx.peers.includes(id) && !node.group.has(id, ctx)) {
         ctx.emit({
           type: 'ignored',
           from,
@@ -295,6 +366,9 @@ function centralizedNode(
           until: Number.isFinite(l.until) ? l.until : String(l.until),
         })),
         coordinatorRole: orNull(coord, (c) => c.snapshot()),
+        group: node.group.snapshot(),
+        pendingRecover: orNull(pendingRecover, (p) => ({ from: p.from, msg: { ...p.msg } })),
+        syncedView,
         client: orNull(role, (c) => c.snapshot()),
       }
     }
@@ -318,6 +392,7 @@ function centralizedNode(
         }
         ctx.storage.set('boots', boots)
         node.epoch = boots
+        node.group.restore(ctx) // a restart resumes in the view installed last
         client = new ClientRole(node, boots * TOKENS_PER_TERM)
         if (term !== undefined && stored !== undefined) {
           node.term = term
@@ -336,7 +411,14 @@ function centralizedNode(
       onRequest(req, ctx) {
         const r: LooseRequest | null | undefined = req
         const resource = r?.resource ?? DEFAULT_RESOURCE
-        if (r?.type === 'coordinator') {
+        const view = parseViewRequest(req, ctx.self)
+        if (view !== undefined) {
+          if (typeof view === 'string') ctx.emit({ type: 'ignored', from: ctx.self, reason: view })
+          else if (view.view <= node.group.view) {
+            const reason = `view ${view.view} is not above view ${node.group.view}`
+            ctx.emit({ type: 'ignored', from: ctx.self, reason })
+          } else installView(view, ctx)
+        } else if (r?.type === 'coordinator') {
           if (!isNodeId(r.id) || !isTerm(r.term)) {
             ctx.emit({ type: 'ignored', from: ctx.self, reason: `malformed coordinator request` })
           } else change(r.id, r.term, ctx, ctx.self)
@@ -393,20 +475,7 @@ function centralizedNode(
           return
         }
         if (msg.type === 'recover') {
-          if (msg.term > node.term && !change(from, msg.term, ctx, from)) return
-          if (from !== node.coordinator) {
-            ctx.emit({
-              type: 'ignored',
-              from,
-              reason: `recover from a node that does not coordinate term ${msg.term}`,
-            })
-            return
-          }
-          // Rule 7: GRANTs of its incarnations before this one are void from now on.
-          if (msg.epoch > coordinatorEpoch) {
-            coordinatorEpoch = msg.epoch
-            client.sync(msg.epoch, ctx)
-          }
+          recover(from, msg, ctx)
           return
         }
         if (TO_COORDINATOR.has(msg.type)) {

@@ -1,5 +1,5 @@
 import type { NodeId } from '@sd/transport'
-import type { LockQueryRequest, MutexRequest } from '../contract.js'
+import type { LockQueryRequest, MutexRequest, ViewRequest } from '../contract.js'
 
 /** Moves the coordinator (what an election composed on the node sends through wiring). */
 export interface CoordinatorRequest {
@@ -31,3 +31,4 @@ export type CentralizedRequest =
   | CoordinatorRequest
   | CoordinatorLostRequest
   | CoordinatorLeaseRequest
+  | ViewRequest
