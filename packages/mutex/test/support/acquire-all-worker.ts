@@ -10,10 +10,10 @@
  *   ENTER <ns> <resource>:<token>,...   ACT <ns> | LOST <ns>   LEAVE <ns>
  * then `DONE`; it stays up until stdin says `exit` or closes.
  */
-import { createUdpTransport } from '@sd/transport/udp'
-import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
+import { say, workerConfig } from '../../../../test-support/worker-process.js'
 import { createMutex } from '../../src/api/index.js'
 import { centralized } from '../../src/centralized/index.js'
+import { serveParent, sleep, stamp, workerTransport } from './worker-node.js'
 
 interface Config {
   id: string
@@ -29,19 +29,14 @@ interface Config {
 }
 
 const config = workerConfig<Config>()
-const transport = await createUdpTransport({
-  id: config.id,
-  bind: { host: '127.0.0.1', port: config.port },
-  peers: Object.fromEntries(Object.entries(config.peers).map(([id, p]) => [id, `127.0.0.1:${p}`])),
-})
+const transport = await workerTransport(config)
 const lock = createMutex({
   transport,
   algorithm: centralized({ coordinator: config.coordinator, leaseMs: config.leaseMs }),
   members: Object.keys(config.peers),
 })
 
-const now = () => process.hrtime.bigint()
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const now = stamp
 
 const work = async () => {
   for (let i = 1; i <= config.iterations; i++) {
@@ -56,20 +51,10 @@ const work = async () => {
   say('DONE')
 }
 
-const shutdown = async () => {
-  await lock.close()
-  await transport.close({ timeoutMs: 1000 })
-  process.exit(0)
-}
-onParentLines({
-  line: (line) => {
-    if (line === 'go') {
-      work().catch((error: unknown) => {
-        say(`ERROR ${String(error)}`)
-        process.exit(1)
-      })
-    } else if (line === 'exit') void shutdown()
+serveParent({
+  work,
+  close: async () => {
+    await lock.close()
+    await transport.close({ timeoutMs: 1000 })
   },
-  close: () => void shutdown(),
 })
-say('READY')

@@ -22,11 +22,11 @@
  * `QUERY <json of held>` (asked again after a timeout, three times at most).
  * It stays up until stdin says `exit` or closes.
  */
-import { createUdpTransport } from '@sd/transport/udp'
-import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
+import { say, workerConfig } from '../../../../test-support/worker-process.js'
 import { createLockManager, type Lock, LockQueryTimeoutError } from '../../src/api/index.js'
 import { centralized } from '../../src/centralized/index.js'
 import { LeaseLostError } from '../../src/errors.js'
+import { failWorker, serveParent, sleep, stamp, workerTransport } from './worker-node.js'
 
 interface Config {
   id: string
@@ -42,19 +42,14 @@ interface Config {
 }
 
 const config = workerConfig<Config>()
-const transport = await createUdpTransport({
-  id: config.id,
-  bind: { host: '127.0.0.1', port: config.port },
-  peers: Object.fromEntries(Object.entries(config.peers).map(([id, p]) => [id, `127.0.0.1:${p}`])),
-})
+const transport = await workerTransport(config)
 const manager = createLockManager({
   transport,
   algorithm: centralized({ coordinator: config.coordinator, leaseMs: config.leaseMs }),
   members: Object.keys(config.peers),
 })
 
-const now = () => process.hrtime.bigint()
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const now = stamp
 const lostLine = (lock: Lock) => {
   const why = lock.signal.reason
   const [code, reason] = why instanceof LeaseLostError ? [why.code, why.reason] : ['-', '-']
@@ -133,24 +128,17 @@ const query = async () => {
   }
 }
 
-const fail = (error: unknown) => {
-  say(`ERROR ${String(error)}`)
-  process.exit(1)
-}
-const shutdown = async () => {
-  await manager.close()
-  await transport.close({ timeoutMs: 1000 })
-  process.exit(0)
-}
-onParentLines({
-  line: (line) => {
+const fail = failWorker
+serveParent({
+  work: loop,
+  close: async () => {
+    await manager.close()
+    await transport.close({ timeoutMs: 1000 })
+  },
+  other: (line) => {
     const [word, name] = line.split(' ')
-    if (word === 'go') loop().catch(fail)
-    else if (word === 'hold' || word === 'steal') hold(name!, word === 'steal').catch(fail)
+    if (word === 'hold' || word === 'steal') hold(name!, word === 'steal').catch(fail)
     else if (word === 'release') release()
     else if (word === 'query') query().catch(fail)
-    else if (word === 'exit') void shutdown()
   },
-  close: () => void shutdown(),
 })
-say('READY')

@@ -10,12 +10,12 @@
  * after each write the file took, `REFUSED <token>` for one it refused, then `DONE`; it stays up
  * (others may need its transport, the coordinator its lock) until stdin says `exit` or closes.
  */
-import { createUdpTransport } from '@sd/transport/udp'
-import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
+import { say, workerConfig } from '../../../../test-support/worker-process.js'
 import { createMutex } from '../../src/api/index.js'
 import { centralized } from '../../src/centralized/index.js'
 import { ricartAgrawala } from '../../src/ricart-agrawala/index.js'
 import { readCounter, writeFenced } from './lock-counter.js'
+import { serveParent, workerTransport } from './worker-node.js'
 
 interface Config {
   id: string
@@ -39,11 +39,7 @@ interface Config {
 }
 
 const config = workerConfig<Config>()
-const transport = await createUdpTransport({
-  id: config.id,
-  bind: { host: '127.0.0.1', port: config.port },
-  peers: Object.fromEntries(Object.entries(config.peers).map(([id, p]) => [id, `127.0.0.1:${p}`])),
-})
+const transport = await workerTransport(config)
 const members = Object.keys(config.peers)
 const lock =
   config.algorithm === 'ricart-agrawala'
@@ -97,21 +93,13 @@ const work = async () => {
   say('DONE')
 }
 
-const shutdown = async () => {
-  await lock.close()
-  await transport.close({ timeoutMs: 1000 })
-  process.exit(0)
-}
-onParentLines({
-  line: (line) => {
-    if (line === 'go') {
-      work().catch((error: unknown) => {
-        say(`ERROR ${String(error)}`)
-        process.exit(1)
-      })
-    } else if (line === 'write') writeLine()
-    else if (line === 'exit') void shutdown()
+serveParent({
+  work,
+  close: async () => {
+    await lock.close()
+    await transport.close({ timeoutMs: 1000 })
   },
-  close: () => void shutdown(),
+  other: (line) => {
+    if (line === 'write') writeLine()
+  },
 })
-say('READY')
