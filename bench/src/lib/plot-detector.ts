@@ -104,7 +104,8 @@ const sy = (y: number) =>
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 const out: string[] = []
 out.push(
-  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="10">`,
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="10" role="img">`,
+  `<title>Failure detectors in the simulator: crash detection time against false positives, per detector, loss and group size</title>`,
   `<rect width="100%" height="100%" fill="white"/>`,
   `<text x="${M.left}" y="18" font-size="13" font-weight="bold">Failure detectors in the simulator: crash detection time against false positives</text>`,
   `<text x="${M.left}" y="32">x: live nodes declared dead (suspected, for detectors without a separate death) per node-hour, log (0 at the left edge).</text>`,
