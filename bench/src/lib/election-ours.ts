@@ -2,7 +2,7 @@
  * Our elections in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no
  * key) bound to this node's address, and `createElection` running `bully({ heartbeat })` or
  * `majorityElection({ heartbeat })` on it, with the heartbeat at node-discover's hello interval and
- * node timeout.
+ * node timeout; `bully-phi` adds the phi accrual detector, `majority-no-prevote` turns PreVote off.
  */
 import { bully, createElection, type Election, majorityElection } from '@sd/election'
 import type { ProtocolFactory } from '@sd/transport'
@@ -18,8 +18,18 @@ function algorithmOf(spec: NodeSpec): AnyFactory {
     intervalMs: spec.settings.helloIntervalMs,
     timeoutMs: spec.settings.nodeTimeoutMs,
   }
-  if (spec.contender === 'bully') return bully({ heartbeat }) as unknown as AnyFactory
-  if (spec.contender === 'majority') return majorityElection({ heartbeat }) as unknown as AnyFactory
+  switch (spec.contender) {
+    case 'bully':
+      return bully({ heartbeat }) as unknown as AnyFactory
+    case 'bully-phi':
+      return bully({
+        heartbeat: { ...heartbeat, detector: { phi: { ...spec.settings.phi } } },
+      }) as unknown as AnyFactory
+    case 'majority':
+      return majorityElection({ heartbeat }) as unknown as AnyFactory
+    case 'majority-no-prevote':
+      return majorityElection({ heartbeat, preVote: false }) as unknown as AnyFactory
+  }
   throw new Error(`not ours: ${spec.contender}`)
 }
 
@@ -42,8 +52,23 @@ export const oursNode: NodeMaker = async (spec, report) => {
       report({ leader: null, self: false, term: 0 })
       election = createElection({ transport, algorithm, members: spec.members })
       const e = election
-      const look = () => report({ leader: leaderOf(e), self: e.isLeader(), term: e.term() })
+      // Every event too, not only a change of leader: a candidacy (its term) is a view of its own
+      // (the rejoin figure counts terms); an unchanged view is not reported again.
+      let last = ''
+      let stood: number | undefined
+      const look = () => {
+        const view = { leader: leaderOf(e), self: e.isLeader(), term: e.term(), stood }
+        const key = JSON.stringify(view)
+        if (key === last) return
+        last = key
+        report(view)
+      }
       e.onLeaderChange(look)
+      e.onEvent((event) => {
+        const { type, term } = event as { type?: string; term?: number }
+        if (type === 'candidate' && term !== undefined) stood = Math.max(stood ?? 0, term)
+        look()
+      })
       look()
     },
     async close() {

@@ -4,8 +4,18 @@
  * per trial.
  */
 
-/** Ours: bully or majority election over the UDP transport. Theirs: node-discover 1.2.1. */
-export type Contender = 'bully' | 'majority' | 'node-discover'
+/**
+ * Ours: bully or majority election over the UDP transport; `bully-phi` is the bully with the phi
+ * accrual detector (`ElectionSettings.phi`), `majority-no-prevote` the majority mode with
+ * `preVote: false` (the contrast of the rejoin figure). Theirs: node-discover 1.2.1.
+ */
+export type Contender = 'bully' | 'bully-phi' | 'majority' | 'majority-no-prevote' | 'node-discover'
+
+/** The phi accrual detector's knobs `bully-phi` runs with (the rest at their defaults). */
+export interface PhiKnobs {
+  threshold: number
+  acceptablePauseMs: number
+}
 
 /** Timing settings, the same for every contender (node-discover's names, ours derived). */
 export interface ElectionSettings {
@@ -17,6 +27,8 @@ export interface ElectionSettings {
   nodeTimeoutMs: number
   /** node-discover only: masterTimeout. */
   masterTimeoutMs: number
+  /** `bully-phi` only: heartbeat.detector = { phi }. */
+  phi: PhiKnobs
 }
 
 /** How one worker takes part in one trial. */
@@ -49,6 +61,8 @@ export interface View {
   /** Ours: the term. node-discover: the number of masters it knows, itself included. */
   term?: number
   masters?: number
+  /** Ours: the highest term this node stood for as a candidate (majority mode), if any. */
+  stood?: number
   /** On the machine's monotonic clock (`nowMs`). */
   at: number
 }

@@ -22,7 +22,9 @@ const emit = (event: WorkerEvent) => process.stdout.write(`${JSON.stringify(even
 
 const makers: Record<Contender, NodeMaker> = {
   bully: oursNode,
+  'bully-phi': oursNode,
   majority: oursNode,
+  'majority-no-prevote': oursNode,
   'node-discover': discoverNode,
 }
 
