@@ -5,10 +5,11 @@
  * retried after a short pause while the lock is taken. One ioredis connection per client.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { ClientRole, FamilyTrialSpec } from './locks-protocol.js'
 import { byDeadline, type Locker } from './mutex-locker.js'
 import { nowMs } from './mutex-protocol.js'
+import { connectRedis } from './mutex-redis.js'
 
 // A reader enters unless a writer holds the lock or waits for it (the writer key, see below).
 // The hash's TTL is renewed by every reader: a crashed reader's field then lingers while others
@@ -55,13 +56,7 @@ type RwRedis = Redis & {
 
 export async function redisRwLocker(spec: FamilyTrialSpec, asks: ClientRole): Promise<Locker> {
   if (asks.kind === 'permits') throw new Error('the Redis read-write lock has no permits')
-  const redis = new Redis({
-    host: '127.0.0.1',
-    port: spec.redisPort,
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-  })
-  await redis.connect()
+  const redis = await connectRedis(spec.redisPort)
   // defineCommand: sent as EVALSHA, loaded once.
   for (const [name, lua] of [
     ['rwReadAcquire', readAcquire],

@@ -5,11 +5,11 @@
  * at once). Both retry after `retryInterval` while the permits are out. One ioredis connection per
  * client, one lock object per client reused for every acquire.
  */
-import { Redis } from 'ioredis'
 import { MultiSemaphore, Semaphore } from 'redis-semaphore'
 import type { ClientRole, FamilyTrialSpec } from './locks-protocol.js'
 import { byDeadline, type Locker } from './mutex-locker.js'
 import { nowMs } from './mutex-protocol.js'
+import { connectRedis } from './mutex-redis.js'
 
 export async function redisSemaphoreLocker(
   spec: FamilyTrialSpec,
@@ -18,13 +18,7 @@ export async function redisSemaphoreLocker(
   if (asks.kind !== 'permits') throw new Error('a semaphore client asks for permits')
   if (spec.contender === 'redis-semaphore' && asks.take !== 1)
     throw new Error('Semaphore takes one permit at a time: use MultiSemaphore')
-  const redis = new Redis({
-    host: '127.0.0.1',
-    port: spec.redisPort,
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-  })
-  await redis.connect()
+  const redis = await connectRedis(spec.redisPort)
   const options = {
     lockTimeout: spec.ttlMs,
     // The run's deadline bounds each acquire (byDeadline below); this is only a backstop.

@@ -14,14 +14,15 @@ const compareAndDelete =
 
 type CasRedis = Redis & { casDel(key: string, token: string): Promise<number> }
 
-async function connect(spec: TrialSpec): Promise<CasRedis> {
-  const redis = new Redis({
-    host: '127.0.0.1',
-    port: spec.redisPort,
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-  })
+/** One client's connection to the benchmark's redis-server on loopback (every Redis contender). */
+export async function connectRedis(port: number | undefined): Promise<Redis> {
+  const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1 })
   await redis.connect()
+  return redis
+}
+
+async function connect(spec: TrialSpec): Promise<CasRedis> {
+  const redis = await connectRedis(spec.redisPort)
   redis.defineCommand('casDel', { numberOfKeys: 1, lua: compareAndDelete })
   return redis as CasRedis
 }
