@@ -17,9 +17,11 @@ export interface Counters {
   sent: number
   delivered: number
   retransmissions: number
+  /** Resent to a restarted peer: the old incarnation may have delivered some of them already. */
+  resent: number
   dropped: number
 }
-export const ZERO: Counters = { sent: 0, delivered: 0, retransmissions: 0, dropped: 0 }
+export const ZERO: Counters = { sent: 0, delivered: 0, retransmissions: 0, resent: 0, dropped: 0 }
 const total = (n: Node, k: keyof Counters) => n.incarnations.reduce((sum, c) => sum + c[k], 0)
 
 /** The message counters of every incarnation of every node, summed. */
@@ -29,6 +31,7 @@ export function messageTotals(nodes: readonly Node[]): Counters {
       sent: sum.sent + total(n, 'sent'),
       delivered: sum.delivered + total(n, 'delivered'),
       retransmissions: sum.retransmissions + total(n, 'retransmissions'),
+      resent: sum.resent + total(n, 'resent'),
       dropped: sum.dropped + total(n, 'dropped'),
     }),
     { ...ZERO },

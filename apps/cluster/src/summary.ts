@@ -87,7 +87,14 @@ export interface RunRecord {
   store: StoreState
   anomalies: string[]
   /** Totals over every incarnation of every node. */
-  messages: { sent: number; delivered: number; retransmissions: number; dropped: number }
+  messages: {
+    sent: number
+    delivered: number
+    retransmissions: number
+    /** Resent to a restarted peer's new incarnation, which may deliver what the old one had. */
+    resent: number
+    dropped: number
+  }
   /** Packets the fault rules dropped (namespace mode). */
   nftDrops: { cut: number; loss: number }
   /**

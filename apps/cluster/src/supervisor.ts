@@ -83,6 +83,7 @@ export class Supervisor {
         counters.sent = line.sent
         counters.delivered = line.delivered
         counters.retransmissions = line.retransmissions
+        counters.resent = line.resent
         counters.dropped = line.dropped
       }
       if (line !== undefined && node.proc === proc) this.hooks.line(node, line)

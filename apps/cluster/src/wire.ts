@@ -56,6 +56,8 @@ export type NodeLine =
       sent: number
       delivered: number
       retransmissions: number
+      /** Messages resent to a restarted peer's new incarnation (the UDP link's `resentAfterRestart`). */
+      resent: number
       dropped: number
       unreachable: number
       /** The software clock minus the machine's clock (ms). */

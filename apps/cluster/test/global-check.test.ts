@@ -51,7 +51,7 @@ function recordOf(doc: TraceDocument): RunRecord {
     boots: [],
     store: { counter: 0, acknowledged: 0, newestToken: 0, fencingRejections: 0 },
     anomalies: [],
-    messages: { sent: 0, delivered: 0, retransmissions: 0, dropped: 0 },
+    messages: { sent: 0, delivered: 0, retransmissions: 0, resent: 0, dropped: 0 },
     nftDrops: { cut: 0, loss: 0 },
     clockSpreadMs: { start: undefined, end: undefined },
     errors: [],

@@ -49,8 +49,10 @@ function expectSafeRun(s: Summary, nodes: number): void {
     ['lock', 'linearizable'],
   ])
   for (const v of s.linearizability) expect(v.operations).toBeGreaterThan(0)
-  // Sends are reported before they leave, so a killed node's last sends are counted too.
-  expect(s.messages.delivered).toBeLessThanOrEqual(s.messages.sent)
+  // Sends are reported before they leave, so a killed node's last sends are counted too. A restarted
+  // node's new incarnation is resent what the old one had not acknowledged, some of which the old
+  // one had delivered: each incarnation delivers once (1,155 delivered of 1,154 sent, one run).
+  expect(s.messages.delivered).toBeLessThanOrEqual(s.messages.sent + s.messages.resent)
 }
 
 describe.skipIf(unavailable !== undefined)('a cluster in network namespaces', () => {

@@ -89,7 +89,7 @@ function baseRun(overrides: Partial<RunRecord> = {}): RunRecord {
     ],
     store: { counter: 3, acknowledged: 3, newestToken: 2 * T + 1, fencingRejections: 1 },
     anomalies: [],
-    messages: { sent: 100, delivered: 98, retransmissions: 3, dropped: 1 },
+    messages: { sent: 100, delivered: 98, retransmissions: 3, resent: 0, dropped: 1 },
     nftDrops: { cut: 0, loss: 0 },
     clockSpreadMs: { start: 40, end: 0.5 },
     errors: [],

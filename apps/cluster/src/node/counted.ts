@@ -2,7 +2,8 @@
  * The node's own count of the messages it sends and delivers, for the summary's `sent` and
  * `delivered`. A send is counted, and reported through `report`, before it leaves: a node killed
  * right after a send (kill-holder, kill-leader) has still told the parent of it, so the summed
- * `delivered` never exceeds the summed `sent`. The transport's own counters, read every 300 ms,
+ * `delivered` never exceeds the summed `sent` plus what links resent to restarted peers (an old
+ * incarnation may have delivered a message its successor gets again). The transport's own counters, read every 300 ms,
  * missed up to 300 ms of a killed node's sends whose deliveries were counted (1,896 sent and
  * 1,901 delivered in one run).
  */

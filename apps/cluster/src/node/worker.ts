@@ -183,6 +183,7 @@ function stats(): void {
     sent: counted.counts.sent,
     delivered: counted.counts.delivered,
     retransmissions: s.retransmissions,
+    resent: s.resentAfterRestart,
     dropped: s.droppedTotal,
     unreachable: s.peersUnreachable,
     clockMs: clock.read(hardware.now()) - machineNow(),

@@ -65,7 +65,7 @@ export function formatSummary(s: Summary): string {
   }
   const m = s.messages
   lines.push(
-    `  messages           ${m.sent} sent, ${m.delivered} delivered, ${m.retransmissions} retransmissions, ${m.dropped} datagrams refused`,
+    `  messages           ${m.sent} sent, ${m.delivered} delivered, ${m.retransmissions} retransmissions, ${m.resent} resent after a restart, ${m.dropped} datagrams refused`,
   )
   if (s.mode === 'netns')
     lines.push(

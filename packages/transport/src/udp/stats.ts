@@ -68,6 +68,13 @@ export interface UdpStats {
   acksSent: number
   handshakes: number
   peerRestarts: number
+  /**
+   * Messages a restarted peer had not acknowledged, resent to its new incarnation. Some of them the
+   * old incarnation may have delivered before it died (its acknowledgement was delayed or lost), so
+   * across a restart a message can be delivered once per incarnation: summed over a cluster,
+   * delivered messages stay within sent plus this.
+   */
+  resentAfterRestart: number
   peersUnreachable: number
   /** Unknown senders admission added to the address book (`peer-learned` signals). */
   peersLearned: number
@@ -108,6 +115,7 @@ export function createStats(): UdpStats {
     acksSent: 0,
     handshakes: 0,
     peerRestarts: 0,
+    resentAfterRestart: 0,
     peersUnreachable: 0,
     peersLearned: 0,
     admissionsRefused: 0,

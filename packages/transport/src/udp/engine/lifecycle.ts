@@ -91,6 +91,7 @@ export abstract class EngineLifecycle extends EngineTransmit {
       for (const message of unacknowledged) {
         link.queue.enqueue(message, this.segment(link, message))
       }
+      this.stats.resentAfterRestart += unacknowledged.length
       link.recovery.reset()
       link.recv.reset()
       link.acks.reset()
