@@ -2,25 +2,29 @@
  * `pnpm bench [word] [--save]`: runs every bench/src/*.bench.ts (default export: a Benchmark)
  * whose name contains the word, prints a table and writes one JSON file per figure to bench/out/
  * (untracked). `--save` writes them to bench/results/ instead: the committed figures the READMEs
- * quote, which a run replaces only when asked.
+ * quote, which a run replaces only when asked. `--out DIR` writes them to DIR (bench:against).
+ * Each figure records the machine's load average when its file started and ended.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Benchmark, BenchResult } from './src/lib/result.js'
 import { withRatio } from './src/lib/result.js'
+import { formatFigure as format, printTable } from './src/lib/table.js'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const args = process.argv.slice(2)
 const save = args.includes('--save')
-const unknown = args.filter((a) => a.startsWith('-') && a !== '--save')
-const words = args.filter((a) => !a.startsWith('-'))
-if (unknown.length > 0 || words.length > 1) {
-  console.error('usage: pnpm bench [word] [--save]')
+const outAt = args.indexOf('--out')
+const outArg = outAt >= 0 ? args[outAt + 1] : undefined
+const unknown = args.filter((a) => a.startsWith('-') && a !== '--save' && a !== '--out')
+const words = args.filter((a, i) => !a.startsWith('-') && (outAt < 0 || i !== outAt + 1))
+if (unknown.length > 0 || words.length > 1 || (outAt >= 0 && !outArg) || (save && outArg)) {
+  console.error('usage: pnpm bench [word] [--save | --out DIR]')
   process.exit(2)
 }
 const filter = words[0]
-const outDir = save ? `${here}results` : `${here}out`
+const outDir = outArg ?? (save ? `${here}results` : `${here}out`)
 const files = readdirSync(`${here}src`)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => !filter || f.includes(filter))
@@ -37,11 +41,15 @@ const rows: string[][] = []
 for (const file of files) {
   const bench = (await import(pathToFileURL(`${here}src/${file}`).href)).default as Benchmark
   console.error(`running ${file}...`)
-  for (const raw of await bench()) {
-    const result: BenchResult & { machine: string; date: string } = {
+  const loadAtStart = loadAverage()
+  const results = await bench()
+  const load = { start: loadAtStart, end: loadAverage() }
+  for (const raw of results) {
+    const result: BenchResult & { machine: string; date: string; loadAverage: typeof load } = {
       ...withRatio(raw),
       machine,
       date,
+      loadAverage: load,
     }
     writeFileSync(`${outDir}/${result.name}.json`, `${JSON.stringify(result, null, 2)}\n`)
     rows.push([
@@ -54,20 +62,14 @@ for (const file of files) {
 }
 printTable(['benchmark', 'median', 'baseline', 'ratio'], rows)
 console.error(
-  save
-    ? `saved to bench/results/ (the committed figures): commit them with the README figures they support`
-    : `written to bench/out/ (untracked); --save writes them to bench/results/`,
+  outArg
+    ? `written to ${outArg}`
+    : save
+      ? `saved to bench/results/ (the committed figures): commit them with the README figures they support`
+      : `written to bench/out/ (untracked); --save writes them to bench/results/`,
 )
 
-function format(n: number): string {
-  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US')
-  return n.toPrecision(3)
-}
-
-function printTable(head: string[], body: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)))
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')
-  console.log(line(head))
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '))
-  for (const row of body) console.log(line(row))
+/** The 1, 5 and 15 minute load averages, to tell a quiet run from a busy one. */
+function loadAverage(): number[] {
+  return loadavg().map((x) => Math.round(x * 100) / 100)
 }
