@@ -91,6 +91,7 @@ export default async function mutexBench(): Promise<BenchResult[]> {
     graceMs: 5_000,
     maxClients: Math.max(...clientCounts),
     redisPort: redis.port,
+    redisPid: redis.pid,
     clientCounts,
     redisVersion: redisVersion(),
   }

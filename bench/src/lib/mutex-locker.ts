@@ -52,6 +52,11 @@ export async function clientLoop(locker: Locker, run: RunSpec): Promise<LoopRepo
   const latenciesUs: number[] = []
   let cycles = 0
   await sleep(Math.max(0, run.startAt - nowMs()))
+  const cpuBefore = process.cpuUsage()
+  const cpuUs = () => {
+    const used = process.cpuUsage(cpuBefore)
+    return used.user + used.system
+  }
   try {
     while (nowMs() < to) {
       const asked = nowMs()
@@ -61,8 +66,8 @@ export async function clientLoop(locker: Locker, run: RunSpec): Promise<LoopRepo
       await locker.release(deadline)
       cycles++
     }
-    return { acquires: latenciesUs.length, cycles, latenciesUs }
+    return { acquires: latenciesUs.length, cycles, latenciesUs, cpuUs: cpuUs() }
   } catch (e) {
-    return { acquires: latenciesUs.length, cycles, latenciesUs, error: String(e) }
+    return { acquires: latenciesUs.length, cycles, latenciesUs, cpuUs: cpuUs(), error: String(e) }
   }
 }

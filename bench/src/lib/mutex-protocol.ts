@@ -54,6 +54,8 @@ export interface LoopReport {
   cycles: number
   /** Acquire latencies in microseconds (request to acquired), in the window. */
   latenciesUs: number[]
+  /** User + system CPU time of the client's process over the whole loop (process.cpuUsage), µs. */
+  cpuUs: number
   /** Set when an acquire or release did not end by the deadline, or threw. */
   error?: string
 }

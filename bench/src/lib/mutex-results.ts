@@ -21,6 +21,19 @@ function pairedRatio(numerators: number[], denominators: number[]): number | und
 
 const ms = (us: number[], p: number) => (us.length > 0 ? round3(percentile(us, p) / 1000) : null)
 
+const round1 = (x: number) => Math.round(x * 10) / 10
+
+/** Medians over rounds of each part of the CPU time per acquire + release, µs. */
+function cpuSummary(trials: Trial[]) {
+  const measured = trials.flatMap((t) => (t.cpuUsPerOp ? [t.cpuUsPerOp] : []))
+  if (measured.length === 0) return null
+  return {
+    clients: round1(median(measured.map((c) => c.clients))),
+    server: round1(median(measured.map((c) => c.server))),
+    total: round1(median(measured.map((c) => c.total))),
+  }
+}
+
 /** Medians over rounds of each round's rate and p50/p99 acquire latency (ms). */
 function summary(trials: Trial[]) {
   const rates = trials.map((t) => t.rate)
@@ -33,6 +46,7 @@ function summary(trials: Trial[]) {
       p99: p99s.length > 0 ? round3(median(p99s)) : null,
     },
     samples: rates.map(round0),
+    cpuUsPerOp: cpuSummary(trials),
   }
 }
 
@@ -43,6 +57,7 @@ function detail(t: Trial) {
     p99Ms: ms(t.latenciesUs, 99),
     perClient: t.perClient,
     ...(t.datagrams ? { datagrams: t.datagrams } : {}),
+    ...(t.cpuUsPerOp ? { cpuUsPerOp: t.cpuUsPerOp } : {}),
     ...(t.errors.length > 0 ? { errors: t.errors } : {}),
   }
 }
@@ -86,6 +101,16 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
           durationMs: setup.durationMs,
           latencyMs: { ours: mine.latencyMs, redisSetNx: base.latencyMs },
           samples: { ours: mine.samples, redisSetNx: base.samples },
+          cpuUsPerOp: {
+            ours: mine.cpuUsPerOp,
+            redisSetNx: base.cpuUsPerOp,
+            redlock: rl.cpuUsPerOp,
+            // Lower is better: Redis's total over ours, paired by round.
+            ratioRedisToOurs: pairedRatio(
+              setNx.map((t) => t.cpuUsPerOp?.total ?? 0),
+              ours.map((t) => t.cpuUsPerOp?.total ?? 0),
+            ),
+          },
           redlock: {
             value: rl.value,
             latencyMs: rl.latencyMs,
@@ -108,7 +133,9 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
           timing:
             'acquires completed inside the same window (machine monotonic clock) after a warm-up, all clients together; ' +
             "latency from the acquire request to holding the lock, every client pooled, median over rounds of each round's percentile; " +
-            'ratio: median over rounds of ours / Redis SET NX in the same round',
+            'ratio: median over rounds of ours / Redis SET NX in the same round; ' +
+            'cpuUsPerOp: user + system time per acquire + release (warm-up included) of the client processes (process.cpuUsage) ' +
+            'and of the server side (our coordinator or the redis-server, /proc/<pid>/stat, 10 ms ticks; none for Ricart-Agrawala), median over rounds',
         },
         extra: {
           perRound: ours.map((t, i) => ({

@@ -4,6 +4,7 @@
  * report. The worker processes are kept from trial to trial; any that fails a step is killed and
  * the pool is spawned afresh for the next trial.
  */
+import { processCpuUs } from './locks-cpu.js'
 import { type Contender, nowMs, type WorkerEvent } from './mutex-protocol.js'
 import { MutexWorker } from './mutex-workers.js'
 
@@ -15,6 +16,8 @@ export interface RigSettings {
   warmupMs: number
   durationMs: number
   graceMs: number
+  /** The redis-server's process, whose CPU time is the Redis locks' server side. */
+  redisPid: number | undefined
 }
 
 export interface Trial {
@@ -28,6 +31,12 @@ export interface Trial {
   perClient: number[]
   /** Ours: datagrams sent by every process of the trial per acquire + release, warm-up included. */
   datagrams?: { perAcquire: number; acksPerAcquire: number; retransmissions: number }
+  /**
+   * CPU time per acquire + release (warm-up included), µs: the client processes', the server
+   * side's (our coordinator; the redis-server; none for Ricart-Agrawala, whose clients are the
+   * whole group), and their sum. Undefined when a process's time could not be read.
+   */
+  cpuUsPerOp?: { clients: number; server: number; total: number }
   errors: string[]
 }
 
@@ -44,6 +53,12 @@ function datagramsPerAcquire(closed: (WorkerEvent | undefined)[], cycles: number
   if (sent === 0 || cycles === 0) return undefined
   const per = (x: number) => Math.round((x / cycles) * 100) / 100
   return { perAcquire: per(sent), acksPerAcquire: per(acks), retransmissions }
+}
+
+function cpuPerOp(clientsUs: number, serverUs: number | undefined, cycles: number) {
+  if (serverUs === undefined || cycles === 0) return undefined
+  const per = (us: number) => Math.round((us / cycles) * 10) / 10
+  return { clients: per(clientsUs), server: per(serverUs), total: per(clientsUs + serverUs) }
 }
 
 const setupTimeoutMs = 20_000 // a fresh worker first starts Node and tsx
@@ -99,8 +114,17 @@ export class MutexRig {
     }
     const perClient: number[] = []
     let cycles = 0
+    let clientCpuUs = 0
+    let serverCpuUs: number | undefined = 0
     const latenciesUs: number[] = []
     if (errors.length === 0) {
+      const serverPid =
+        contender === 'centralized'
+          ? this.coordinator!.pid
+          : contender === 'ricart-agrawala'
+            ? undefined
+            : s.redisPid
+      const serverBefore = processCpuUs(serverPid)
       const clients = parts.filter((p) => p.client)
       const run = {
         trial,
@@ -111,10 +135,19 @@ export class MutexRig {
       }
       for (const p of clients) p.w.send({ cmd: 'run', run })
       const total = 100 + s.warmupMs + s.durationMs + s.graceMs + stepTimeoutMs
-      for (const [i, e] of (await step('done', clients, total)).entries()) {
+      const done = await step('done', clients, total)
+      const serverAfter = processCpuUs(serverPid)
+      serverCpuUs =
+        serverPid === undefined
+          ? 0
+          : serverBefore !== undefined && serverAfter !== undefined
+            ? serverAfter - serverBefore
+            : undefined
+      for (const [i, e] of done.entries()) {
         if (e?.event !== 'done') continue
         perClient.push(e.report.acquires)
         cycles += e.report.cycles
+        clientCpuUs += e.report.cpuUs
         for (const us of e.report.latenciesUs) latenciesUs.push(us)
         if (e.report.error) errors.push(`${clients[i]!.id}: ${e.report.error}`)
       }
@@ -131,6 +164,7 @@ export class MutexRig {
       latenciesUs,
       perClient,
       datagrams,
+      cpuUsPerOp: cpuPerOp(clientCpuUs, serverCpuUs, cycles),
       errors,
     }
   }
