@@ -139,12 +139,15 @@ export const mutexElectionCheck: CheckSpec = {
   },
 }
 
+/** A node of the spec: the composed lock and election, its messages stamped with their send time. */
+export const mutexElectionNode = (wiring: LockWiring) => withDelays(nodeOf(wiring))
+
 /** The spec's scenario, with the fixed wiring or the one before. */
 export function mutexElectionScenario(wiring: LockWiring): ExploreScenario<NodeEvent> {
   const ids: NodeId[] = [1, 2, 3]
   return {
     setup(net) {
-      net.launch(ids, withDelays(nodeOf(wiring)))
+      net.launch(ids, mutexElectionNode(wiring))
       net.request(1, { proto: 'lock', req: { type: 'acquire' } }, 70)
       net.request(3, { proto: 'lock', req: { type: 'acquire' } }, 75)
       net.at(CUT_AT, () => net.partition([3], [1, 2]))
