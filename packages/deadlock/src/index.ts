@@ -29,6 +29,7 @@ export {
   type CmhGraphMsg,
   type CmhGraphOptions,
   type CmhGraphRequest,
+  type CmhGraphSnapshot,
   cmhOnGraph,
 } from './detect/cmh-graph.js'
 export * from './graph/index.js'

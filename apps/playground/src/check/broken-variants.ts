@@ -58,6 +58,7 @@ export function wrapping<Msg, Req, Ev>(
     if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
     if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
     if (inner.snapshot) protocol.snapshot = () => inner.snapshot!()
+    if (inner.snapshot && inner.restore) protocol.restore = (snapshot) => inner.restore!(snapshot)
     return protocol
   }
 }

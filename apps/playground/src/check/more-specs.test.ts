@@ -1,9 +1,11 @@
+import { cmhOnGraph } from '@sd/deadlock'
 import { type NtpSimEvent, ntpSim } from '@sd/timesync'
 import type { ProtocolFactory } from '@sd/transport'
 import { explore, replay } from '@sd/transport/explore'
 import { describe, expect, it } from 'vitest'
 import { sd, wrapping } from './broken-variants.js'
 import { deadlockScenario, settles } from './deadlock.js'
+import { cmhGraphCheck, cmhGraphScenario } from './deadlock-graph.js'
 import { defaultsAt } from './spec.js'
 import { ntpCheck, ntpScenario, temporalOrderCheck, temporalScenario } from './timesync-more.js'
 
@@ -31,17 +33,41 @@ describe('sd check: the specs of the remaining algorithms exhaust their defaults
     })
 })
 
-describe('sd check deadlock-cmh-graph: the algorithm alone on a fixed graph (stateless)', () => {
-  it('exhausted at n = 3; bounded at its default n = 5, no violation, no liveness goal', () => {
-    expect(JSON.parse(sd('check', 'deadlock-cmh-graph', '--n', '3', '--json').out)).toMatchObject({
-      search: 'stateless',
-      exhausted: true,
-      violations: [],
-      liveness: [],
-    })
-    const { code, out } = sd('check', 'deadlock-cmh-graph', '--json')
+describe('sd check deadlock-cmh-graph: the algorithm alone on a fixed graph (stateful)', () => {
+  it('exhausted at n = 3 and 4, restoring saved states; no violation, no liveness goal', () => {
+    const at3 = JSON.parse(sd('check', 'deadlock-cmh-graph', '--n', '3', '--json').out)
+    expect(at3).toMatchObject({ search: 'stateful', exhausted: true, violations: [], liveness: [] })
+    expect(at3.states).toBe(175)
+    expect(at3.executions).toBe(1)
+    expect(at3.restores).toBeGreaterThan(0)
+    const { code, out } = sd('check', 'deadlock-cmh-graph', '--n', '4', '--json')
     expect(code, out).toBe(0)
-    expect(JSON.parse(out)).toMatchObject({ n: 5, exhausted: false, schedules: 1000 })
+    const at4 = JSON.parse(out)
+    expect(at4).toMatchObject({ n: 4, search: 'stateful', exhausted: true, violations: [] })
+    expect(at4.states).toBeGreaterThan(at3.states)
+  })
+
+  it('catches a process that never initiates, and one that leaves the last hop out of its cycle', () => {
+    const silent = cmhGraphScenario(4, (waitsFor) => (self) => {
+      const inner = cmhOnGraph({ waitsFor })(self)
+      return self === 2 ? { ...inner, onRequest() {} } : inner
+    })
+    const quiet = explore(silent, defaultsAt(cmhGraphCheck, 4))
+    expect(quiet.mode).toBe('stateful')
+    expect(quiet.counterexample?.message).toBe('process 2 is on a cycle and declared 0 deadlocks')
+    const shortened = cmhGraphScenario(4, (waitsFor) =>
+      wrapping(cmhOnGraph({ waitsFor }), (ctx) => ({
+        emit: (e) => ctx.emit(e.type === 'deadlock' ? { ...e, cycle: e.cycle.slice(0, -1) } : e),
+      })),
+    )
+    const short = explore(shortened, defaultsAt(cmhGraphCheck, 4))
+    expect(short.counterexample?.message).toMatch(
+      /declared the cycle .*, but \d does not wait for \d/,
+    )
+    // The shrunk schedule, then virtual-time order: some node declares a cycle cut short.
+    expect(replay(shortened, short.counterexample!.shrunk).violation).toMatch(
+      /declared the cycle .*, but \d does not wait for \d/,
+    )
   })
 })
 

@@ -92,6 +92,10 @@ function withDelays<Msg extends object, Req, Ev>(
     if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
     if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
     if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
+    // The wrapper keeps nothing between handlers (send times travel in the messages, which the
+    // explorer's state holds): its state is the inner one's, and so is whether it restores.
+    if (inner.snapshot) protocol.snapshot = () => inner.snapshot!()
+    if (inner.snapshot && inner.restore) protocol.restore = (snapshot) => inner.restore!(snapshot)
     return protocol
   }
 }
@@ -109,8 +113,19 @@ const lockEvents = (events: readonly Emitted[]) =>
 const isType = (e: Emitted, type: string) =>
   'type' in e.event ? e.event.type === type : e.event.event.type === type
 
-/** Judged once per new `acquired` (only an entry can break mutual exclusion). */
-const judged = new WeakMap<readonly Emitted[], number>()
+/**
+ * Judged once per new `acquired` (only an entry can break mutual exclusion): how many events were
+ * judged, and the last of them. The explorer may cut the list back to a saved state's and grow
+ * it again; an event object it no longer holds at that index means judging it all anew.
+ */
+const judged = new WeakMap<readonly Emitted[], { count: number; last: Emitted | undefined }>()
+const judgedUpTo = (events: readonly Emitted[]) => {
+  const seen = judged.get(events)
+  const kept =
+    seen !== undefined && seen.count <= events.length && events[seen.count - 1] === seen.last
+  judged.set(events, { count: events.length, last: events[events.length - 1] })
+  return kept ? seen.count : 0
+}
 
 export const mutexElectionCheck: CheckSpec = {
   scenario: 'mutex-centralized',
@@ -124,20 +139,21 @@ export const mutexElectionCheck: CheckSpec = {
   },
 }
 
+/** A node of the spec: the composed lock and election, its messages stamped with their send time. */
+export const mutexElectionNode = (wiring: LockWiring) => withDelays(nodeOf(wiring))
+
 /** The spec's scenario, with the fixed wiring or the one before. */
 export function mutexElectionScenario(wiring: LockWiring): ExploreScenario<NodeEvent> {
   const ids: NodeId[] = [1, 2, 3]
   return {
     setup(net) {
-      net.launch(ids, withDelays(nodeOf(wiring)))
+      net.launch(ids, mutexElectionNode(wiring))
       net.request(1, { proto: 'lock', req: { type: 'acquire' } }, 70)
       net.request(3, { proto: 'lock', req: { type: 'acquire' } }, 75)
       net.at(CUT_AT, () => net.partition([3], [1, 2]))
     },
     invariant({ events }) {
-      const from = judged.get(events) ?? 0
-      judged.set(events, events.length)
-      const fresh = events.slice(from)
+      const fresh = events.slice(judgedUpTo(events))
       if (!fresh.some((e) => isType(e, 'acquired') || isType(e, 'late'))) return undefined
       const late = events.findIndex((e) => isType(e, 'late'))
       const judge = late < 0 ? events : events.slice(0, late)

@@ -8,7 +8,14 @@
  * message per edge reachable from the initiator. The waits are fixed for the run, as the AND
  * model's proof assumes of a deadlocked set; `{ type: 'set-waits' }` changes them between runs.
  */
-import { arrayOf, isNodeId, messageParser, type NodeId, type Protocol } from '@sd/transport'
+import {
+  arrayOf,
+  isNodeId,
+  messageParser,
+  type NodeId,
+  type Protocol,
+  sortNodeIds,
+} from '@sd/transport'
 import type { DeadlockEvent, IgnoredEvent } from '../contract.js'
 
 export type CmhGraphMsg = {
@@ -42,6 +49,17 @@ export interface CmhGraphOptions {
   waitsFor: ReadonlyMap<NodeId, readonly NodeId[]>
   /** Carry the path in probes (for the cycle in the event); off saves memory at scale. */
   recordPath?: boolean
+}
+
+/**
+ * A process's whole volatile state (`snapshot()`, `restore()`): its waits in the order it sends
+ * probes along them, the initiators it forwarded for (ascending: only membership counts), and
+ * whether it declared since it last initiated.
+ */
+export interface CmhGraphSnapshot {
+  waits: NodeId[]
+  forwarded: NodeId[]
+  declared: boolean
 }
 
 export function cmhOnGraph(options: CmhGraphOptions) {
@@ -94,6 +112,18 @@ export function cmhOnGraph(options: CmhGraphOptions) {
             receiver: to,
             path,
           })
+      },
+      snapshot: (): CmhGraphSnapshot => ({
+        waits: [...waits],
+        forwarded: sortNodeIds(forwarded),
+        declared,
+      }),
+      restore(snapshot) {
+        const s = snapshot as CmhGraphSnapshot
+        waits = [...s.waits]
+        forwarded.clear()
+        for (const id of s.forwarded) forwarded.add(id)
+        declared = s.declared
       },
     }
   }

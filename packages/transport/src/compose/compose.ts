@@ -126,12 +126,32 @@ export function compose<C extends ProtocolMap>(
     },
     [PART_LOCATOR]: locator(names, child),
   }
-  // The composition's state is its children's: it keeps none of its own between handlers.
+  // The composition's state is its children's: it keeps none of its own between handlers (the
+  // views are a cache of the outer ctx; the chain is empty between handlers).
   if (names.every((name) => typeof child(name)!.snapshot === 'function')) {
     composed.snapshot = () =>
       Object.fromEntries(names.map((name) => [name, child(name)!.snapshot!()]))
+    // Restorable only when every child is: a child left in its initial state would be wrong.
+    if (names.every((name) => typeof child(name)!.restore === 'function')) {
+      composed.restore = (snapshot) => {
+        const byName = childSnapshots(snapshot, names)
+        for (const name of names) child(name)!.restore!(byName[name])
+      }
+    }
   }
   return composed
+}
+
+/** The snapshot `composed.snapshot()` gave, checked to hold one entry per child. */
+function childSnapshots(snapshot: unknown, names: readonly string[]): Record<string, unknown> {
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot))
+    throw new InvalidArgumentError('compose(): restore() takes the object snapshot() gave')
+  const missing = names.filter((name) => !Object.hasOwn(snapshot, name))
+  if (missing.length > 0)
+    throw new InvalidArgumentError(
+      `compose(): restore() got no snapshot for ${missing.map((n) => JSON.stringify(n)).join(', ')}`,
+    )
+  return snapshot as Record<string, unknown>
 }
 
 function checkName(name: string): void {
