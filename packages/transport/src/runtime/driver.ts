@@ -117,10 +117,10 @@ export function runProtocol<Msg, Req = never, Ev = never>(
 
   /**
    * Carries out one output. A send to an id the transport cannot reach (one a peer told about, or
-   * invented) is dropped and counted in `unreachable`, never thrown: input from the network must
-   * not be able to stop the node.
+   * invented) is dropped and false returned, never thrown: input from the network must not be able
+   * to stop the node.
    */
-  const release = (output: Output<Msg, Ev>, unreachable: Map<NodeId, number>) => {
+  const release = (output: Output<Msg, Ev>): boolean => {
     if (output.kind === 'send') {
       observer?.onSend?.(self, output.to, output.msg)
       try {
@@ -128,12 +128,13 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       } catch (error) {
         if (!(error instanceof UnknownNodeError)) throw error
         observer?.onUnreachable?.(self, output.to, output.msg)
-        unreachable.set(output.to, (unreachable.get(output.to) ?? 0) + 1)
+        return false
       }
     } else {
       observer?.onEmit?.(self, output.event)
       for (const listener of eventListeners) listener(output.event)
     }
+    return true
   }
   const output = (out: Output<Msg, Ev>) => {
     if (held === undefined) {
@@ -209,12 +210,13 @@ export function runProtocol<Msg, Req = never, Ev = never>(
    * in the order it made them. A handler that throws (or a commit that fails) commits and releases
    * nothing, and stops the instance. Sends to unreachable ids are then told to the protocol, one
    * `unknown-peer` signal per id, unless this step handles such a signal (`tellUnknown` false):
-   * a protocol answering each with another such send must not loop.
+   * a protocol answering each with another such send must not loop. `detail` names the input in
+   * a ProtocolError; a function, so that the text is made only when a handler failed.
    */
   const step = (
     input: ProtocolInput<Msg, Req>,
     phase: ProtocolPhase,
-    detail: string,
+    detail: string | (() => string),
     body: () => void,
     tellUnknown = true,
   ) => {
@@ -234,7 +236,8 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       storage.discard()
       held = outerHeld
       storage.resume(outerWrites)
-      const error = new ProtocolErrorClass(self, phase, detail, cause)
+      const named = typeof detail === 'string' ? detail : detail()
+      const error = new ProtocolErrorClass(self, phase, named, cause)
       stop()
       if (errorListeners.size === 0) throw error
       for (const listener of errorListeners) listener(error)
@@ -242,12 +245,16 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     }
     held = outerHeld
     storage.resume(outerWrites)
-    const unreachable = new Map<NodeId, number>()
+    // Sends dropped for an unreachable id, counted per id (made only when one was).
+    let unreachable: Map<NodeId, number> | undefined
     for (const out of outputs) {
       if (stopped) break
-      release(out, unreachable)
+      if (!release(out) && out.kind === 'send') {
+        unreachable ??= new Map()
+        unreachable.set(out.to, (unreachable.get(out.to) ?? 0) + 1)
+      }
     }
-    if (!tellUnknown || protocol.onSignal === undefined) return
+    if (unreachable === undefined || !tellUnknown || protocol.onSignal === undefined) return
     for (const [peer, dropped] of unreachable) {
       if (stopped) return
       const signal: TransportSignal = { type: 'unknown-peer', peer, dropped }
@@ -263,8 +270,11 @@ export function runProtocol<Msg, Req = never, Ev = never>(
 
   const offMessage = transport.onMessage((from, msg) => {
     if (stopped) return
-    step({ kind: 'message', from, msg }, 'message', `from ${JSON.stringify(from)}`, () =>
-      protocol.onMessage(from, msg, ctx),
+    step(
+      { kind: 'message', from, msg },
+      'message',
+      () => `from ${JSON.stringify(from)}`,
+      () => protocol.onMessage(from, msg, ctx),
     )
   })
   const offSignal = transport.onSignal?.((signal: TransportSignal) => {
