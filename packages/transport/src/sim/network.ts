@@ -679,10 +679,7 @@ export class SimNetwork {
       return
     }
     if (event.kind === 'deliver') {
-      const { to } = event
-      if (this.wire.arrive(event)) {
-        this.guardedDeliver(event)
-      }
+      if (this.wire.arrive(event)) this.guardedDeliver(event)
     } else {
       event.node?.timers.delete(event)
       this.guardRaw(event.node, event.run)
