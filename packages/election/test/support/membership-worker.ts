@@ -129,6 +129,7 @@ async function leave() {
   process.exit(0)
 }
 
+line('worker', { type: 'started' })
 say('READY')
 onParentLines({
   line: (text) => {
