@@ -5,7 +5,10 @@
  * eventually consistent view the agreed one is decided on top of). n = 5 and 10 founders, 0% and
  * 5% loss, the median over seeds. See bench/README.md.
  */
+import { fileURLToPath } from 'node:url'
+import { netnsUnavailable } from '../../test-support/netns-hosts.js'
 import { median, percentile } from './lib/measure.js'
+import { type RealChange, type RealTrial, realTrial } from './lib/membership-real.js'
 import {
   type Change,
   type MembershipRunOutcome,
@@ -18,6 +21,19 @@ const env = process.env
 const SIZES = (env.SD_MEMBERSHIP_N ?? '5,10').split(',').map(Number)
 const LOSSES = (env.SD_MEMBERSHIP_LOSS ?? '0,5').split(',').map(Number)
 const SEEDS = Number(env.SD_MEMBERSHIP_SEEDS ?? 20)
+/** Trials of the real-process scenario (0: none). */
+const REAL_TRIALS = Number(env.SD_MEMBERSHIP_REAL_TRIALS ?? 5)
+const REAL_LOSS = 5
+
+/**
+ * The real processes' settings: the test's (a 1.5 s election timeout, SWIM every 250 ms), which
+ * a machine shared with other work does not upset.
+ */
+const REAL_SETTINGS = {
+  heartbeat: { intervalMs: 100, timeoutMs: 1500 },
+  swim: { periodMs: 250, probeTimeoutMs: 100 },
+  retryMs: 250,
+}
 
 /** A deployment's settings: the election's 100/500 ms heartbeat, SWIM's and the membership's defaults. */
 const SETTINGS: MembershipSettings = {
@@ -46,8 +62,75 @@ function stats(samples: number[]) {
   }
 }
 
+const REAL_CAUSE: Record<RealChange, string> = {
+  join: "from the joiner's first line (its transport bound) until every process had the view with it",
+  leave:
+    "agreed: from the parent's leave request until every remaining process had the view without the leaver; SWIM: from the leaver's `left` (it then announces its SWIM leave) until every SWIM view dropped it",
+  removal: 'from the SIGKILL until every remaining process had the view without the killed one',
+  rejoin:
+    "from the new incarnation's first line until every process had the view with it again (it must be admitted anew: its membership state is gone)",
+}
+
+async function realProcesses(): Promise<BenchResult[]> {
+  const unavailable = netnsUnavailable()
+  if (REAL_TRIALS <= 0 || unavailable) {
+    console.error(`  real processes skipped: ${unavailable ?? 'SD_MEMBERSHIP_REAL_TRIALS=0'}`)
+    return []
+  }
+  // The workers run as the benchmark does: @sd/* from the built packages.
+  process.env.TSX_TSCONFIG_PATH = fileURLToPath(new URL('../tsconfig.run.json', import.meta.url))
+  const trials: RealTrial[] = []
+  let failed = 0
+  for (let i = 0; i < REAL_TRIALS; i++) {
+    try {
+      trials.push(
+        await realTrial({
+          tag: 'sdmb',
+          subnet: 215,
+          port: 47_300,
+          lossPercent: REAL_LOSS,
+          ...REAL_SETTINGS,
+          stepMs: 60_000,
+        }),
+      )
+    } catch (e) {
+      failed += 1
+      console.error(`  real trial ${i + 1} failed: ${(e as Error).message}`)
+    }
+  }
+  return (['join', 'leave', 'removal', 'rejoin'] as const).map((change) => {
+    const a = stats(trials.map((t) => t.agreed[change]).filter(Number.isFinite))
+    const s = stats(trials.map((t) => t.swim[change]).filter(Number.isFinite))
+    return {
+      name: `election.membership.real.${change}.loss${REAL_LOSS}.n5`,
+      unit: 'ms',
+      value: a.median ?? Number.NaN,
+      lowerIsBetter: true,
+      ...(s.median === null
+        ? {}
+        : { baseline: { name: 'SWIM alone (its own view, same processes)', value: s.median } }),
+      params: {
+        founders: 5,
+        processes: 6,
+        lossPercent: REAL_LOSS,
+        trials: REAL_TRIALS,
+        settings: REAL_SETTINGS,
+      },
+      extra: {
+        measured: REAL_CAUSE[change],
+        agreedMs: a,
+        swimMs: s,
+        failedTrials: failed,
+        what: '@sd/election test/support/membership-worker.ts: one process per network namespace on one bridge, UDP (createUdpTransport, reliable links), nftables dropping 5% of the packets entering each host',
+        notes:
+          'real processes on a machine shared with other work (2 cores): the figures include its load and vary from run to run; medians over trials.',
+      },
+    }
+  })
+}
+
 export default async function electionMembershipBench(): Promise<BenchResult[]> {
-  const results: BenchResult[] = []
+  const results: BenchResult[] = await realProcesses()
   for (const n of SIZES) {
     for (const loss of LOSSES) {
       const started = performance.now()

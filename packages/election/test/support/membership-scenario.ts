@@ -91,6 +91,12 @@ export async function runMembershipScenario(o: ScenarioOptions): Promise<Scenari
       return m
     }
     const running = () => all.filter((m) => m.worker.exitCode === undefined)
+    /** Processes meant to exit (the leaver, the killed one): any other exit fails the run at once. */
+    const exiting = new Set<Member>()
+    const guard = () => {
+      const gone = all.find((m) => m.worker.exitCode !== undefined && !exiting.has(m))
+      if (gone) throw new Error(`${gone.label} exited (${gone.worker.exitCode}) unexpectedly`)
+    }
     const agreeOn = (members: NodeId[]) => () =>
       running().every((m) => same(agreedMembers(m), members))
     const oneLeader = () => {
@@ -104,7 +110,11 @@ export async function runMembershipScenario(o: ScenarioOptions): Promise<Scenari
     const waits: Record<string, number> = {}
     const timed = async (what: string, done: () => boolean) => {
       const from = performance.now()
-      await waitUntil(done, what, o.stepMs)
+      const checked = () => {
+        guard()
+        return done()
+      }
+      await waitUntil(checked, what, o.stepMs)
       waits[what] = Math.round(performance.now() - from)
     }
 
@@ -120,12 +130,14 @@ export async function runMembershipScenario(o: ScenarioOptions): Promise<Scenari
     // View 3: a founder that does not lead leaves, in order, and exits 0.
     const leaderNow = oneLeader()?.leader
     const leaver = all.find((m) => FOUNDERS.includes(m.label) && m.label !== leaderNow)!
+    exiting.add(leaver)
     const leaveAt = now()
     leaver.worker.proc.stdin!.write('leave\n')
     const afterLeave = six.filter((id) => id !== leaver.label)
     await timed('leave', () => leaver.worker.exitCode !== undefined && agreeOn(afterLeave)())
 
     // View 4: the joiner killed; SWIM declares it dead and the leader removes it.
+    exiting.add(joiner)
     const killAt = now()
     joiner.worker.proc.kill('SIGKILL')
     await waitUntil(() => joiner.worker.exitCode !== undefined, 'the SIGKILL', o.stepMs)
