@@ -29,11 +29,17 @@ export interface NetnsHosts {
   cut(index: number): void
   /** Removes every cut. */
   heal(): void
+  /**
+   * Drops `percent` of the packets entering every host, at random (nftables `numgen`), silently;
+   * 0 removes the rule. Independent of cuts.
+   */
+  loss(percent: number): void
   /** Deletes every namespace; idempotent and synchronous, so exit handlers can call it. */
   destroy(): void
 }
 
 const TABLE = 'sdcut'
+const LOSS_TABLE = 'sdloss'
 
 /**
  * `count` hosts `<tag>-<pid>-h<i>` at 10.<subnet>.0.<i + 1>/24 and the bridge `<tag>-<pid>-sw`.
@@ -103,6 +109,24 @@ export function createNetnsHosts(tag: string, count: number, subnet: number): Ne
       // Declaring the table first makes the delete succeed whether it existed or not.
       for (let i = 0; i < hosts.length; i++)
         nft(i, `table netdev ${TABLE}\ndelete table netdev ${TABLE}\n`)
+    },
+    loss(percent) {
+      if (!(percent >= 0 && percent <= 100)) throw new RangeError(`loss ${percent}% out of range`)
+      const rule = percent > 0 ? `numgen random mod 10000 < ${Math.round(percent * 100)} drop` : ''
+      for (let i = 0; i < hosts.length; i++) {
+        nft(
+          i,
+          `table netdev ${LOSS_TABLE}
+delete table netdev ${LOSS_TABLE}
+table netdev ${LOSS_TABLE} {
+  chain in {
+    type filter hook ingress device "veth0" priority filter; policy accept;
+    ${rule}
+  }
+}
+`,
+        )
+      }
     },
     destroy,
   }

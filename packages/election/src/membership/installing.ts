@@ -1,5 +1,6 @@
 // Every node's side: taking committed views in order, and being an acceptor (Paxos' voter) for the next.
 import type { NodeId } from '@sd/transport'
+import { admitsThisIncarnation } from './generation.js'
 import { onViewInstalled } from './leading.js'
 import type { MembershipMessage } from './messages.js'
 import {
@@ -12,8 +13,8 @@ import {
 import { type ViewRecord, viewEvent } from './view.js'
 
 /**
- * A committed view heard of: installed if it is the next one (or, for a joiner, its first view
- * with itself in it); a later one means views were missed, so ask `from` for the next.
+ * A committed view heard of: installed if it is the next one (or, for a joiner, the view that
+ * admitted it); a later one means views were missed, so ask `from` for the next.
  */
 export function offerView(
   s: MembershipState,
@@ -23,7 +24,7 @@ export function offerView(
 ) {
   const current = s.current()
   if (current === undefined) {
-    if (record.members.includes(s.self)) install(s, record, ctx)
+    if (admitsThisIncarnation(record, s.self, s.durable.generation)) install(s, record, ctx)
     return
   }
   if (record.view === current.view + 1) {

@@ -118,6 +118,7 @@ export function applyChange(current: ViewRecord, change: Change): ViewRecord | u
   if (change.op === 'join' && change.address !== undefined) {
     addresses.push({ id: change.id, address: change.address })
   }
+  if (change.op === 'join' && change.generation !== undefined) record.generation = change.generation
   if (addresses.length > 0) {
     const order = sortNodeIds(addresses.map((a) => a.id))
     record.addresses = order.map((id) => addresses.find((a) => a.id === id)!)

@@ -21,6 +21,8 @@ export interface Change {
   id: NodeId
   /** A joiner's address, as its JOIN gave it (see `MemberAddress`). */
   address?: string
+  /** A joiner's generation, as its JOIN gave it (see `ViewRecord.generation`). */
+  generation?: number
 }
 
 /** A proposal an acceptor took: view `record` in the ballot (`term`, `by`). */
@@ -37,10 +39,13 @@ export interface Accepted {
  * one number.
  */
 export type MembershipMessage =
-  /** A process asks a member (any) to let it join; `address`: where the others can reach it. */
-  | { type: 'join'; address?: string }
+  /**
+   * A process asks a member (any) to let it join; `address`: where the others can reach it;
+   * `generation`: which incarnation of its id asks (its state file's, see `ViewRecord.generation`).
+   */
+  | { type: 'join'; address?: string; generation?: number }
   /** A change asked of the leader (forwarded by the member that heard of it). */
-  | { type: 'change'; op: Change['op']; id: NodeId; address?: string }
+  | { type: 'change'; op: Change['op']; id: NodeId; address?: string; generation?: number }
   /** Leader of `term` to the members of its view: promise to take no lower ballot (Paxos phase 1). */
   | { type: 'prepare'; term: number }
   /** The promise, with the acceptor's view and what it accepted for the next one, if anything. */
@@ -57,6 +62,7 @@ export type MembershipMessage =
 const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
 const isView = intIn(1, Number.MAX_SAFE_INTEGER)
 const isIds = arrayOf(isNodeId, { max: 10_000 })
+const isGeneration = intIn(0, Number.MAX_SAFE_INTEGER)
 const isAddresses = arrayOf(shape({ id: isNodeId, address: isAddress }), { max: 10_000 })
 export const isViewRecord = shape({
   view: isView,
@@ -64,13 +70,19 @@ export const isViewRecord = shape({
   joined: isIds,
   left: isIds,
   addresses: optional(isAddresses),
+  generation: optional(isGeneration),
 })
 const isAccepted = shape({ term: isTerm, by: isNodeId, record: isViewRecord })
 
 /** The message if it has the shape of one, else a reason to ignore it. */
 export const parseMessage = messageParser<MembershipMessage>({
-  join: { address: optional(isAddress) },
-  change: { op: oneOf('join', 'leave', 'remove'), id: isNodeId, address: optional(isAddress) },
+  join: { address: optional(isAddress), generation: optional(isGeneration) },
+  change: {
+    op: oneOf('join', 'leave', 'remove'),
+    id: isNodeId,
+    address: optional(isAddress),
+    generation: optional(isGeneration),
+  },
   prepare: { term: isTerm },
   promise: {
     term: isTerm,

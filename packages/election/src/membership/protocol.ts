@@ -1,5 +1,6 @@
 import { isNodeId, type NodeId, type ProtocolFactory, sortNodeIds } from '@sd/transport'
 import type { MembershipEvent, MembershipRequest } from './events.js'
+import { admissionOf, answerMemberJoin } from './generation.js'
 import { answerFetch, fetchMissing, offerView, onAccept, onPrepare } from './installing.js'
 import {
   applyChange,
@@ -65,18 +66,22 @@ export function agreedMembershipWith(
       const current = s.current()
       if (s.lead !== undefined) {
         if (current !== undefined && applyChange(current, change) === undefined) {
-          // Already done: tell the subject (a joiner or leaver that missed the announcement).
-          if (change.id !== self) ctx.send(change.id, { type: 'install', record: current })
+          // Already done: tell the subject (a joiner or leaver that missed the announcement); a
+          // joiner, the view that admitted it (the only first view it takes).
+          const record =
+            change.op === 'join' ? (admissionOf(s.durable.views, change.id) ?? current) : current
+          if (change.id !== self) ctx.send(change.id, { type: 'install', record })
           return
         }
         enqueue(s, change, ctx)
       } else if (s.leader !== undefined && s.leader.by !== self) {
-        const { address } = change
+        const { address, generation } = change
         ctx.send(s.leader.by, {
           type: 'change',
           op: change.op,
           id: change.id,
           ...(address === undefined ? {} : { address }),
+          ...(generation === undefined ? {} : { generation }),
         })
       }
     }
@@ -86,9 +91,11 @@ export function agreedMembershipWith(
         const seeds = settings.seeds.filter((id) => id !== self)
         if (seeds.length > 0) {
           const { address } = settings
+          const { generation } = s.durable
           ctx.send(seeds[s.seedTurn % seeds.length]!, {
             type: 'join',
             ...(address === undefined ? {} : { address }),
+            ...(generation === undefined ? {} : { generation }),
           })
           s.seedTurn = (s.seedTurn + 1) % seeds.length
         }
@@ -110,6 +117,10 @@ export function agreedMembershipWith(
           const founders = settings.founders
           s.durable.views.push({ view: 1, members: founders, joined: founders, left: [] })
           writeDurable(s.durable, ctx)
+        } else if (s.durable.views.length === 0 && s.durable.generation === undefined) {
+          // A joiner's first start with this state: its incarnation (see generation.ts).
+          s.durable.generation = Math.max(0, Math.floor(ctx.now()))
+          writeDurable(s.durable, ctx)
         }
         const current = s.current()
         // A (re)started member shows the view it is in, so what follows views knows it again.
@@ -124,24 +135,40 @@ export function agreedMembershipWith(
         if (from === self) return ignore(from, 'from itself', ctx)
         const current = s.current()
         switch (msg.type) {
-          case 'join':
-            if (current?.members.includes(from))
-              ctx.send(from, { type: 'install', record: current })
-            else if (current !== undefined) {
+          case 'join': {
+            if (current === undefined) return
+            const { address, generation } = msg
+            if (current.members.includes(from)) {
+              const answer = answerMemberJoin(s.durable.views, from, generation)
+              if (answer === 'remove') route({ op: 'remove', id: from }, ctx)
+              else if (answer !== undefined)
+                ctx.send(from, { type: 'install', record: answer.send })
+              return
+            }
+            route(
+              {
+                op: 'join',
+                id: from,
+                ...(address === undefined ? {} : { address }),
+                ...(generation === undefined ? {} : { generation }),
+              },
+              ctx,
+            )
+            return
+          }
+          case 'change':
+            if (current !== undefined) {
+              const { op, id, address, generation } = msg
+              const joining = op === 'join'
               route(
                 {
-                  op: 'join',
-                  id: from,
-                  ...(msg.address === undefined ? {} : { address: msg.address }),
+                  op,
+                  id,
+                  ...(joining && address !== undefined ? { address } : {}),
+                  ...(joining && generation !== undefined ? { generation } : {}),
                 },
                 ctx,
               )
-            }
-            return
-          case 'change':
-            if (current !== undefined) {
-              const { op, id, address } = msg
-              route({ op, id, ...(op === 'join' && address !== undefined ? { address } : {}) }, ctx)
             }
             return
           case 'prepare': {

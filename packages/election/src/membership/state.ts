@@ -7,6 +7,7 @@ import {
   isNodeId,
   type JsonValue,
   type NodeId,
+  optional,
   readStored,
   type StoredShape,
   shape,
@@ -42,6 +43,11 @@ export interface Durable {
   leaving: boolean
   /** Members it asked to remove, until a view without them is installed (ids ascending). */
   removals: NodeId[]
+  /**
+   * A joiner's generation: the time (ctx.now(), ms) this state first started without a view. A
+   * fresh state file under the same id is a new incarnation, with a later generation.
+   */
+  generation?: number
 }
 
 const isTerm = intIn(1, Number.MAX_SAFE_INTEGER)
@@ -54,6 +60,7 @@ const isDurable = shape({
   led: intIn(0, Number.MAX_SAFE_INTEGER),
   leaving: isBoolean,
   removals: arrayOf(isNodeId),
+  generation: optional(intIn(0, Number.MAX_SAFE_INTEGER)),
 })
 
 /** The stored record's shape: a value of another shape throws StoredStateError when read. */

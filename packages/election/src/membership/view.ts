@@ -38,6 +38,13 @@ export interface ViewRecord {
   left: NodeId[]
   /** Of the members, those that joined with an address (absent when none did). */
   addresses?: MemberAddress[]
+  /**
+   * The generation the member in `joined` asked with (absent for other changes, and for a JOIN
+   * without one). A joiner takes as its first view only the one that admitted its own generation:
+   * a view meant for an earlier incarnation of its id (a message still on its way, or resent by a
+   * transport to the new process) would make it a member it is not.
+   */
+  generation?: number
 }
 
 /** The event a node emits when it installs `record`. */
