@@ -2,7 +2,6 @@ import {
   InvalidArgumentError,
   type ProtocolError,
   ProtocolError as ProtocolErrorClass,
-  type ProtocolPhase,
   ProtocolStoppedError,
   UnknownNodeError,
 } from '../errors.js'
@@ -155,7 +154,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
         pending.delete(key)
         if (stopped) return
         observer?.onTimerFire?.(self, key)
-        step({ kind: 'timer', key }, 'timer', key, () => protocol.onTimer?.(key, ctx))
+        step({ kind: 'timer', key }, () => protocol.onTimer?.(key, ctx))
       },
       key,
     )
@@ -210,34 +209,25 @@ export function runProtocol<Msg, Req = never, Ev = never>(
    * in the order it made them. A handler that throws (or a commit that fails) commits and releases
    * nothing, and stops the instance. Sends to unreachable ids are then told to the protocol, one
    * `unknown-peer` signal per id, unless this step handles such a signal (`tellUnknown` false):
-   * a protocol answering each with another such send must not loop. `detail` names the input in
-   * a ProtocolError; a function, so that the text is made only when a handler failed.
+   * a protocol answering each with another such send must not loop.
    */
-  const step = (
-    input: ProtocolInput<Msg, Req>,
-    phase: ProtocolPhase,
-    detail: string | (() => string),
-    body: () => void,
-    tellUnknown = true,
-  ) => {
+  const step = (input: ProtocolInput<Msg, Req>, body: () => void, tellUnknown = true) => {
     observer?.onInput?.(self, input)
     // A handler may start inside another's release (an event listener making a request): keep
     // their writes and outputs apart.
     const outerWrites = storage.suspend()
     const outerHeld = held
-    held = []
-    let outputs: Output<Msg, Ev>[] = []
+    const outputs: Output<Msg, Ev>[] = []
+    held = outputs
     try {
       body()
       if (stopped) storage.discard()
       else storage.commit() // may throw: a full disk, or the simulator crashing the node here
-      outputs = held
     } catch (cause) {
       storage.discard()
       held = outerHeld
       storage.resume(outerWrites)
-      const named = typeof detail === 'string' ? detail : detail()
-      const error = new ProtocolErrorClass(self, phase, named, cause)
+      const error = new ProtocolErrorClass(self, input.kind, describe(input), cause)
       stop()
       if (errorListeners.size === 0) throw error
       for (const listener of errorListeners) listener(error)
@@ -258,28 +248,17 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     for (const [peer, dropped] of unreachable) {
       if (stopped) return
       const signal: TransportSignal = { type: 'unknown-peer', peer, dropped }
-      step(
-        { kind: 'signal', signal },
-        'signal',
-        signal.type,
-        () => protocol.onSignal?.(signal, ctx),
-        false,
-      )
+      step({ kind: 'signal', signal }, () => protocol.onSignal?.(signal, ctx), false)
     }
   }
 
   const offMessage = transport.onMessage((from, msg) => {
     if (stopped) return
-    step(
-      { kind: 'message', from, msg },
-      'message',
-      () => `from ${JSON.stringify(from)}`,
-      () => protocol.onMessage(from, msg, ctx),
-    )
+    step({ kind: 'message', from, msg }, () => protocol.onMessage(from, msg, ctx))
   })
   const offSignal = transport.onSignal?.((signal: TransportSignal) => {
     if (stopped) return
-    step({ kind: 'signal', signal }, 'signal', signal.type, () => protocol.onSignal?.(signal, ctx))
+    step({ kind: 'signal', signal }, () => protocol.onSignal?.(signal, ctx))
   })
 
   const handle: ProtocolHandle<Req, Ev> = {
@@ -290,9 +269,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     request(req) {
       if (stopped) throw new ProtocolStoppedError(self)
       observer?.onRequest?.(self, req)
-      step({ kind: 'request', req }, 'request', 'local request', () =>
-        protocol.onRequest?.(req, ctx),
-      )
+      step({ kind: 'request', req }, () => protocol.onRequest?.(req, ctx))
     },
     onEvent(listener) {
       eventListeners.add(listener)
@@ -306,10 +283,25 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   }
   if (options.onEvent) eventListeners.add(options.onEvent)
   if (options.onError) errorListeners.add(options.onError)
-  if (options.resume === undefined)
-    step({ kind: 'start' }, 'start', 'start', () => protocol.start?.(ctx))
+  if (options.resume === undefined) step({ kind: 'start' }, () => protocol.start?.(ctx))
   else for (const key of options.resume.timers) arm(key, 0)
   return handle
+}
+
+/** What a ProtocolError says of the input whose handler failed. */
+function describe(input: ProtocolInput<unknown, unknown>): string {
+  switch (input.kind) {
+    case 'message':
+      return `from ${JSON.stringify(input.from)}`
+    case 'timer':
+      return input.key
+    case 'request':
+      return 'local request'
+    case 'signal':
+      return input.signal.type
+    case 'start':
+      return 'start'
+  }
 }
 
 type Output<Msg, Ev> = { kind: 'send'; to: NodeId; msg: Msg } | { kind: 'emit'; event: Ev }
