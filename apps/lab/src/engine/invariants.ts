@@ -14,7 +14,7 @@ export interface JudgeInput {
   events: readonly TimedEvent[]
   faults: readonly FaultEvent[]
   /** Nothing is left to happen: what only holds at the end (no deadlock left) is judged. */
-  atEnd: boolean
+  atEnd: boolean | (() => boolean)
 }
 
 export type Judge = (input: JudgeInput) => string | undefined
@@ -42,7 +42,8 @@ export function judgeFor(scenario: string): { name: string; judge: Judge } | und
         const phantom = verdict.phantoms[0]
         if (phantom)
           return `a deadlock was reported for a cycle that never existed: ${phantom.cycle.join('→')}`
-        if (atEnd && verdict.unresolved)
+        const ended = typeof atEnd === 'function' ? atEnd() : atEnd
+        if (ended && verdict.unresolved)
           return `a deadlock is left at the end: ${verdict.unresolved.join('→')}`
         return undefined
       },

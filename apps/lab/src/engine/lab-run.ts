@@ -135,9 +135,12 @@ export class LabRun {
   run(count: number, until = Number.POSITIVE_INFINITY): number {
     this.position = this.steps.length
     let done = 0
+    const bounded = until !== Number.POSITIVE_INFINITY
     while (done < count) {
-      const next = this.nextTime()
-      if (next === undefined || next > until) break
+      if (bounded) {
+        const next = this.nextTime()
+        if (next === undefined || next > until) break
+      }
       if (!this.executeAuto()) break
       done++
     }
@@ -183,7 +186,9 @@ export class LabRun {
       else this.record(step, false)
       return
     }
+    const before = this.net.now
     const applied = applyStep(this.net, step, this.source.ids)
+    this.source.stepped(before)
     this.record(step, !applied)
   }
 

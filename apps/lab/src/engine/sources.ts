@@ -16,6 +16,7 @@ import type { Scenario } from '@sd/playground/src/scenario.js'
 import { scenarios } from '@sd/playground/src/scenarios/index.js'
 import {
   emitsOf,
+  type FaultEvent,
   faultsOf,
   type NodeId,
   type RunOptions,
@@ -34,6 +35,8 @@ export interface Source {
   events(): readonly TimedEvent[]
   /** The network was rewound to a checkpoint: forget what was emitted after it. */
   rewound(): void
+  /** A chosen step was carried out, virtual time `before` it (the run's own rule may care). */
+  stepped(before: number): void
   /** One step by the run's own rule; false when nothing is left to happen. */
   auto(): boolean
   /** The invariant after the last step: a sentence when broken. */
@@ -120,19 +123,31 @@ function idsOf(net: SimNetwork): Map<string, NodeId> {
 function runSource(config: LabConfig): Source {
   const { net, until } = captureScenario(config)
   const judged = judgeFor(config.scenario)
-  // Emits read from the trace as it grows (the scenario launched before the lab saw the network).
+  // Emits and faults read from the trace as it grows (the scenario launched before the lab saw
+  // the network), so that judging a step costs what the step added.
   let read = 0
   const events: TimedEvent[] = []
+  const faults: FaultEvent[] = []
   const sync = () => {
     const trace = net.trace
     if (trace.length < read) {
       events.length = 0
+      faults.length = 0
       read = 0
     }
-    events.push(...emitsOf(trace.slice(read)))
+    const fresh = trace.slice(read)
+    events.push(...emitsOf(fresh))
+    faults.push(...faultsOf(fresh))
     read = trace.length
     return events
   }
+  /**
+   * A chosen timer, request or action happens at its own time, which may be past events still
+   * queued: until those are taken (at the present time, as `replay` does, so time never goes
+   * back) the run's own loop waits. Only then is the queue searched, so a run left alone costs
+   * one `net.step()` a step.
+   */
+  let mayBeLate = false
   return {
     net,
     ids: idsOf(net),
@@ -140,20 +155,25 @@ function runSource(config: LabConfig): Source {
     rewound: () => {
       read = 0
       events.length = 0
+      faults.length = 0
+    },
+    stepped(before: number) {
+      if (net.now > before) mayBeLate = true
     },
     auto() {
-      // After a chosen timer moved time past events still queued, take those at the present time
-      // (as `replay` does) so that time never goes back; otherwise the run's own loop.
-      let late: { key: string; t: number } | undefined
-      for (const c of net.choices())
-        if (c.t < net.now && (late === undefined || c.t < late.t)) late = c
-      if (late !== undefined) return net.take(late.key, 'happen', 'due')
+      if (mayBeLate) {
+        let late: { key: string; t: number } | undefined
+        for (const c of net.choices())
+          if (c.t < net.now && (late === undefined || c.t < late.t)) late = c
+        if (late !== undefined) return net.take(late.key, 'happen', 'due')
+        mayBeLate = false
+      }
       return net.step()
     },
     judge() {
       if (judged === undefined) return undefined
-      const atEnd = net.choices().length === 0
-      return judged.judge({ events: sync(), faults: faultsOf(net.trace), atEnd })
+      sync()
+      return judged.judge({ events, faults, atEnd: () => net.choices().length === 0 })
     },
     invariant: judged?.name ?? 'none for this scenario (its verdict comes with sd run)',
     horizon: until,
@@ -188,6 +208,7 @@ function checkSource(config: LabConfig): Source {
       for (const c of next) if (c.t < pick.t) pick = c
       return net.take(pick.key, 'happen', 'due')
     },
+    stepped() {},
     judge: () => scenario.invariant({ net, events }),
     invariant: `sd check ${spec.scenario}'s invariant`,
     horizon: Number.POSITIVE_INFINITY,

@@ -1,0 +1,62 @@
+/// <reference lib="dom" />
+/**
+ * The run as the visualizer draws it: its own modules (trace to diagram, layout, state lanes,
+ * SVG), imported, not copied. The trace drawn is the run's up to the step shown; the marks of
+ * that step are ringed (`data-latest`), those of the step that first broke the invariant are
+ * marked `data-violation`.
+ */
+import type { TraceDocument, TraceEvent } from '@sd/transport'
+import { stateLanes } from '@sd/visualizer/src/annotations.js'
+import { layout } from '@sd/visualizer/src/layout.js'
+import { type Drawing, renderDiagram, typeColors } from '@sd/visualizer/src/render.js'
+import { traceToDiagram } from '@sd/visualizer/src/trace.js'
+import { drawRange, screenLayout } from '@sd/visualizer/src/viewport.js'
+
+export interface DrawInput {
+  seed: number | string
+  nodes: readonly (string | number)[]
+  events: readonly TraceEvent[]
+  /** Trace indexes of the step shown. */
+  latest: { from: number; to: number }
+  /** Trace indexes of the step that first broke the invariant, when it is shown. */
+  violation?: { from: number; to: number; message: string }
+}
+
+/** Draws into `canvas` at 100% scale, scrolled to the latest events. */
+export function drawRun(canvas: HTMLElement, input: DrawInput): Drawing {
+  const doc: TraceDocument = {
+    format: 'sd-trace',
+    version: 1,
+    seed: input.seed,
+    nodes: [...input.nodes],
+    events: [...input.events],
+  }
+  const diagram = traceToDiagram(doc)
+  const base = layout(diagram, 'compact')
+  const width = Math.max(200, canvas.clientWidth)
+  const height = Math.max(160, canvas.clientHeight - 16)
+  const lay = screenLayout(base, diagram.processes, 1, height)
+  const scrollLeft = Math.max(0, lay.width - width)
+  const items = diagram.events.length + diagram.messages.length
+  const drawing = renderDiagram(
+    diagram,
+    lay,
+    typeColors(diagram.messageTypes),
+    stateLanes(diagram),
+    drawRange(items, scrollLeft, width),
+  )
+  drawing.svg.setAttribute('width', String(Math.ceil(lay.width)))
+  drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
+  drawing.now.remove()
+  const inside = (id: number, r: { from: number; to: number }) => id >= r.from && id < r.to
+  for (const [event, g] of drawing.events) {
+    if (inside(event.id, input.latest)) g.dataset.latest = ''
+    if (input.violation && inside(event.id, input.violation)) {
+      g.dataset.violation = input.violation.message
+      g.classList.add('violation')
+    }
+  }
+  canvas.replaceChildren(drawing.svg)
+  canvas.scrollLeft = scrollLeft
+  return drawing
+}
