@@ -49,10 +49,21 @@ export function drawRun(canvas: HTMLElement, input: DrawInput): Drawing {
   drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
   drawing.now.remove()
   const inside = (id: number, r: { from: number; to: number }) => id >= r.from && id < r.to
-  for (const [event, g] of drawing.events) {
-    if (inside(event.id, input.latest)) g.dataset.latest = ''
-    if (input.violation && inside(event.id, input.violation)) {
-      g.dataset.violation = input.violation.message
+  const marks: Array<{ id: number; g: SVGGElement }> = []
+  for (const [event, g] of drawing.events) marks.push({ id: event.id, g })
+  // A drop is drawn on its message's arrow, not as a mark: the arrow stands for it.
+  for (const [m, g] of drawing.messages) if (m.drop) marks.push({ id: m.drop.id, g })
+  for (const { id, g } of marks) if (inside(id, input.latest)) g.dataset.latest = ''
+  const v = input.violation
+  if (v) {
+    let hit = marks.filter(({ id }) => inside(id, v))
+    // A step that drew nothing (the invariant judged the end): the last mark before it.
+    if (hit.length === 0) {
+      const before = marks.filter(({ id }) => id < v.to).sort((a, b) => b.id - a.id)[0]
+      hit = before ? [before] : []
+    }
+    for (const { g } of hit) {
+      g.dataset.violation = v.message
       g.classList.add('violation')
     }
   }

@@ -260,7 +260,19 @@ function showLesson(r: LabRun): void {
   }
   const progress = document.createElement('p')
   progress.className = 'hint'
-  progress.textContent = `${b + 1} / ${lesson.beats.length}`
+  progress.textContent = `${b + 1} / ${lesson.beats.length} `
+  if (b + 1 < lesson.beats.length && !beat.act) {
+    const next = document.createElement('button')
+    next.type = 'button'
+    next.id = 'next-beat'
+    next.textContent = lang === 'pt' ? 'Até ao próximo passo ▶' : 'On to the next beat ▶'
+    next.onclick = () =>
+      act(() => {
+        for (let i = 0; i < RUN_TO_END_MAX && beatAt(lesson, r.traceAt()) === b; i++)
+          if (!r.forward()) break
+      }, 'next beat')
+    progress.append(next)
+  }
   box.append(progress)
 }
 
