@@ -58,6 +58,11 @@ export class LabRun {
     return this.source.net
   }
 
+  /** Every event emitted on the live line, in order. */
+  emitted() {
+    return this.source.events()
+  }
+
   get invariant(): string {
     return this.source.invariant
   }

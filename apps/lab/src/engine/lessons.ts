@@ -163,6 +163,188 @@ export const lessons: readonly Lesson[] = [
       },
     ],
   },
+  {
+    id: 'lamport',
+    title: {
+      pt: 'Relógios lógicos de Lamport: P, Q e R',
+      en: "Lamport's logical clocks: P, Q and R",
+    },
+    config: run('lamport-pqr', 3),
+    beats: [
+      {
+        cue: {},
+        say: {
+          pt: 'Três processos, P (1), Q (2) e R (3), com relógios lógicos. Cada evento incrementa o relógio; cada mensagem leva o relógio de quem a envia.',
+          en: 'Three processes, P (1), Q (2) and R (3), with logical clocks. Each event ticks the clock; each message carries its sender’s clock.',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'M1' },
+        say: {
+          pt: 'P envia M1 com t = 1. Ao receber, Q faz C = max(C, t) + 1.',
+          en: 'P sends M1 with t = 1. On receipt Q sets C = max(C, t) + 1.',
+        },
+        look: {
+          pt: 'Passe o rato sobre as marcas: cada uma mostra o relógio de Lamport.',
+          en: 'Hover the marks: each shows its Lamport clock.',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'M3' },
+        say: {
+          pt: 'R responde a Q com M3: o relógio de Q salta para lá do de R, e a condição do relógio mantém-se: C(envio) < C(receção).',
+          en: 'R answers Q with M3: Q’s clock jumps past R’s, and the clock condition holds: C(send) < C(receive).',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'M4' },
+        say: {
+          pt: 'Q envia M4 a P. Com os empates desfeitos pelo identificador, (T, pid) ordena todos os eventos numa ordem total.',
+          en: 'Q sends M4 to P. With ties broken by the id, (T, pid) puts every event in one total order.',
+        },
+      },
+    ],
+  },
+  {
+    id: 'ring',
+    title: {
+      pt: 'Eleição em anel (Tanenbaum)',
+      en: 'Ring election (Tanenbaum)',
+    },
+    config: run('election-ring', 8),
+    beats: [
+      {
+        cue: {},
+        say: {
+          pt: 'Oito processos num anel lógico; o 7 está em baixo desde o início. O 2 e o 5 começam uma eleição ao mesmo tempo.',
+          en: 'Eight processes in a logical ring; 7 is down from the start. 2 and 5 start an election at once.',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'election' },
+        say: {
+          pt: 'A mensagem ELECTION recolhe os identificadores dos processos vivos por onde passa; cada passagem é confirmada.',
+          en: 'The ELECTION message collects the ids of the live processes it passes; every pass is acknowledged.',
+        },
+        look: {
+          pt: 'Os rótulos das setas mostram a lista a crescer: election [2,3,4].',
+          en: 'The arrow labels show the list growing: election [2,3,4].',
+        },
+      },
+      {
+        cue: { type: 'emit', what: 'skipped' },
+        say: {
+          pt: 'O 6 não recebe confirmação do 7: salta-o e passa ao 0.',
+          en: '6 gets no acknowledgement from 7: it skips it and passes on to 0.',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'coordinator' },
+        say: {
+          pt: 'De volta ao iniciador, a lista dá o maior vivo: a mensagem passa a COORDINATOR e dá mais uma volta.',
+          en: 'Back at its initiator, the list names the best live process: the message becomes COORDINATOR and goes round once more.',
+        },
+      },
+      {
+        cue: { type: 'emit', what: 'leader' },
+        say: {
+          pt: 'Todos ficam a conhecer o mesmo líder, o 6, no mesmo termo; as duas eleições concorrentes acabam no mesmo resultado.',
+          en: 'Everyone learns the same leader, 6, in the same term; the two concurrent elections end the same way.',
+        },
+      },
+    ],
+  },
+  {
+    id: 'quorum',
+    title: {
+      pt: 'Quórum de coordenadores que esquecem: uma violação real',
+      en: 'A quorum of coordinators that forget: a real violation',
+    },
+    config: run('mutex-quorum', 7),
+    beats: [
+      {
+        cue: {},
+        say: {
+          pt: 'Os nós 1 a 5 são coordenadores; um cliente precisa de 3 autorizações (m = 3). O 6 e o 7 são clientes.',
+          en: 'Nodes 1 to 5 are coordinators; a client needs 3 grants (m = 3). 6 and 7 are clients.',
+        },
+      },
+      {
+        cue: { type: 'emit', node: '6', what: 'acquired' },
+        say: {
+          pt: 'O 6 entra com as autorizações de 1, 2 e 3.',
+          en: '6 enters with the grants of 1, 2 and 3.',
+        },
+      },
+      {
+        cue: { type: 'crash', node: '3' },
+        say: {
+          pt: 'O 3 falha e recupera: guardava a autorização só em memória, e esqueceu-a.',
+          en: '3 crashes and restarts: it kept its grant in memory only, and forgot it.',
+        },
+      },
+      {
+        cue: { type: 'emit', node: '7', what: 'acquired' },
+        say: {
+          pt: 'O 7 junta 3, 4 e 5 e entra enquanto o 6 ainda lá está. O invariante quebra: veja a marca vermelha e “first broken at step”.',
+          en: '7 collects 3, 4 and 5 and enters while 6 is still inside. The invariant breaks: see the red mark and "first broken at step".',
+        },
+        look: {
+          pt: 'Duas faixas verdes ao mesmo tempo: dois processos na secção crítica.',
+          en: 'Two green lanes at once: two processes in the critical section.',
+        },
+      },
+    ],
+  },
+  {
+    id: 'cmh',
+    title: {
+      pt: 'Deteção de impasses de Chandy-Misra-Haas',
+      en: 'Chandy-Misra-Haas deadlock detection',
+    },
+    config: run('deadlock-cmh', 4),
+    beats: [
+      {
+        cue: {},
+        say: {
+          pt: 'Quatro sítios; o processo i tem o recurso r<i> e pede r<i+1>: as esperas 1 → 2 → 3 → 4 → 1 atravessam todos os sítios, um ciclo que nenhum vê sozinho.',
+          en: 'Four sites; process i holds r<i> and asks for r<i+1>: the waits 1 → 2 → 3 → 4 → 1 cross every site, a cycle no site sees alone.',
+        },
+      },
+      {
+        cue: { type: 'emit', what: 'waits-for' },
+        say: {
+          pt: 'Um processo bloqueia: fica à espera de quem detém o recurso.',
+          en: 'A process blocks: it waits for whoever holds the resource.',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'probe' },
+        say: {
+          pt: 'Quem bloqueia envia a sonda (i, i, k) ao detentor k; um bloqueado reencaminha (i, k, m) a quem espera.',
+          en: 'A blocked process sends probe (i, i, k) to the holder k; a blocked receiver forwards (i, k, m) to the one it waits for.',
+        },
+        look: {
+          pt: 'Os rótulos das setas: probe (i,j,k).',
+          en: 'The arrow labels: probe (i,j,k).',
+        },
+      },
+      {
+        cue: { type: 'emit', what: 'deadlock' },
+        say: {
+          pt: 'A sonda volta ao seu iniciador: há impasse.',
+          en: 'The probe comes back to its initiator: deadlock.',
+        },
+      },
+      {
+        cue: { type: 'emit', what: 'finished' },
+        say: {
+          pt: 'O processo mais novo do ciclo, o 4, foi abortado como vítima e libertou o que detinha: os outros avançam e acabam.',
+          en: 'The youngest process of the cycle, 4, was aborted as the victim and freed what it held: the others go on and finish.',
+        },
+      },
+    ],
+  },
 ]
 
 export function lessonOf(id: string): Lesson | undefined {

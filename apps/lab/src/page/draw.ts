@@ -8,7 +8,9 @@
 import type { TraceDocument, TraceEvent } from '@sd/transport'
 import { stateLanes } from '@sd/visualizer/src/annotations.js'
 import { layout } from '@sd/visualizer/src/layout.js'
+import { wireMarks } from '@sd/visualizer/src/mark-events.js'
 import { type Drawing, renderDiagram, typeColors } from '@sd/visualizer/src/render.js'
+import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
 import { traceToDiagram } from '@sd/visualizer/src/trace.js'
 import { drawRange, screenLayout } from '@sd/visualizer/src/viewport.js'
 
@@ -22,8 +24,11 @@ export interface DrawInput {
   violation?: { from: number; to: number; message: string }
 }
 
-/** Draws into `canvas` at 100% scale, scrolled to the latest events. */
-export function drawRun(canvas: HTMLElement, input: DrawInput): Drawing {
+/**
+ * Draws into `canvas` at 100% scale, scrolled to the latest events, the process names kept at
+ * the left edge; hovering a mark or an arrow shows its details (the visualizer's tooltip).
+ */
+export function drawRun(canvas: HTMLElement, input: DrawInput, tooltip: Tooltip): Drawing {
   const doc: TraceDocument = {
     format: 'sd-trace',
     version: 1,
@@ -67,7 +72,22 @@ export function drawRun(canvas: HTMLElement, input: DrawInput): Drawing {
       g.classList.add('violation')
     }
   }
+  tooltip.hide()
+  wireMarks(
+    diagram,
+    drawing,
+    tooltip,
+    () => {},
+    () => undefined,
+  )
   canvas.replaceChildren(drawing.svg)
   canvas.scrollLeft = scrollLeft
+  pinLabels(canvas, drawing)
+  canvas.onscroll = () => pinLabels(canvas, drawing)
   return drawing
+}
+
+/** Keeps the process names at the pane's left edge, whatever the horizontal scroll. */
+function pinLabels(canvas: HTMLElement, drawing: Drawing): void {
+  drawing.labels?.setAttribute('transform', `translate(${canvas.scrollLeft},0)`)
 }

@@ -4,7 +4,9 @@
  * panels and drawn with the visualizer's drawing. The run (`LabRun`) and its URL are the
  * engine's; this file wires the controls, the panels and the drawing to them.
  */
+import '@sd/visualizer/src/style.css'
 import '@sd/visualizer/src/diagram.css'
+import { createTooltip } from '@sd/visualizer/src/tooltip.js'
 import './lab.css'
 import { decodeConfig, defaultConfig, encodeConfig, type LabConfig } from '../engine/config.js'
 import { LabRun } from '../engine/lab-run.js'
@@ -30,6 +32,7 @@ const statusLine = $<HTMLSpanElement>('status')
 const playButton = $<HTMLButtonElement>('play')
 const speedSelect = $<HTMLSelectElement>('speed')
 const lessonSelect = $<HTMLSelectElement>('lesson-select')
+const tooltip = createTooltip($<HTMLDivElement>('tooltip'))
 
 /** Steps "Run to end" takes at most (a scenario with periodic timers never ends by itself). */
 const RUN_TO_END_MAX = 20_000
@@ -131,13 +134,17 @@ function show(what: string, engineMs = 0): void {
           message: r.frameAt(first).violation!,
         }
       : undefined
-  drawRun(canvas, {
-    seed: r.net.seed,
-    nodes: r.net.nodeIds,
-    events: r.traceAt(p),
-    latest: { from: before, to: frame.trace },
-    ...(violation ? { violation } : {}),
-  })
+  drawRun(
+    canvas,
+    {
+      seed: r.net.seed,
+      nodes: r.net.nodeIds,
+      events: r.traceAt(p),
+      latest: { from: before, to: frame.trace },
+      ...(violation ? { violation } : {}),
+    },
+    tooltip,
+  )
   scrub.max = String(r.length)
   scrub.value = String(p)
   const step = p > 0 ? r.stepAt(p - 1) : undefined
@@ -201,7 +208,7 @@ function showSteer(r: LabRun): void {
     return
   }
   renderPending(pending, r.net, nextKey(r))
-  renderNodes(nodes, r.net)
+  renderNodes(nodes, r.net, r.emitted())
   renderLinks(links, r.net, take)
 }
 

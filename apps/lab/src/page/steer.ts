@@ -89,10 +89,36 @@ function pendingItem(c: Choice, isNext: boolean, now: number): HTMLLIElement {
   return li
 }
 
-/** One row per node: its state and the faults that apply to it now. */
-export function renderNodes(box: HTMLElement, net: SimNetwork): void {
+/**
+ * One row per node: up, crashed or paused, its wall clock, the faults that apply to it now, and
+ * its state: the protocol's snapshot when every node has one (`net.fingerprint()`), otherwise the
+ * last event it emitted.
+ */
+export function renderNodes(
+  box: HTMLElement,
+  net: SimNetwork,
+  emitted: ReadonlyArray<{ node: NodeId; event: unknown }>,
+): void {
   const rows = el('div', { class: 'node-rows' })
-  for (const id of net.nodeIds) rows.append(nodeRow(net, id))
+  const print = net.fingerprint()
+  const snapshots = new Map(print?.nodes.map((n) => [String(n.id), n.state]))
+  const last = new Map<string, unknown>()
+  for (const { node, event } of emitted) last.set(String(node), event)
+  for (const id of net.nodeIds) {
+    rows.append(nodeRow(net, id))
+    const name = String(id)
+    const state = print
+      ? `state ${payload(snapshots.get(name))}`
+      : last.has(name)
+        ? `last emitted ${payload(last.get(name))}`
+        : 'nothing emitted yet'
+    const info = el('div', { class: 'node-info', 'data-node-info': name })
+    info.append(
+      el('span', { class: 'node-clock' }, `clock ${net.clockOf(id).toFixed(3)} ms · `),
+      el('code', {}, state),
+    )
+    rows.append(info)
+  }
   box.replaceChildren(rows)
 }
 
