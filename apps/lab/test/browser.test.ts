@@ -219,7 +219,9 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     const entries = await evaluate<number>('window.lab.run().net.trace.length')
     const timed = async (selector: string) => {
       await click(selector)
-      return evaluate<{ engineMs: number; drawMs: number }>('window.lab.timings.at(-1)')
+      return evaluate<{ engineMs: number; drawMs: number; parts: Record<string, number> }>(
+        'window.lab.timings.at(-1)',
+      )
     }
     const back = await timed('#back')
     const forward = await timed('#forward')
@@ -237,6 +239,9 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
   })
 })
 
-function fmt(t: { engineMs: number; drawMs: number }): string {
-  return `${t.engineMs.toFixed(1)} ms + draw ${t.drawMs.toFixed(1)} ms`
+function fmt(t: { engineMs: number; drawMs: number; parts: Record<string, number> }): string {
+  const parts = Object.entries(t.parts)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ')
+  return `${t.engineMs.toFixed(1)} ms + draw ${t.drawMs.toFixed(1)} ms (${parts})`
 }

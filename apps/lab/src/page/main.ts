@@ -13,7 +13,7 @@ import { LabRun } from '../engine/lab-run.js'
 import { beatAt, lessonOf, lessons } from '../engine/lessons.js'
 import { checkScenarios, runScenarios } from '../engine/sources.js'
 import { parseSteps, stepText } from '../engine/steps.js'
-import { drawRun } from './draw.js'
+import { drawRun, parts } from './draw.js'
 import { renderLinks, renderNodes, renderPending } from './steer.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
@@ -41,7 +41,12 @@ let run: LabRun | undefined
 let lang: 'pt' | 'en' = 'en'
 
 /** Timings of the last actions, in ms, for the tests and the README's figures. */
-const timings: Array<{ what: string; engineMs: number; drawMs: number }> = []
+const timings: Array<{
+  what: string
+  engineMs: number
+  drawMs: number
+  parts?: { diagram: number; layoutAndSvg: number; marksAndDom: number }
+}> = []
 
 function showError(text: string): void {
   errorBox.textContent = text
@@ -156,7 +161,7 @@ function show(what: string, engineMs = 0): void {
   showSteps(r)
   showLesson(r)
   writeUrl()
-  timings.push({ what, engineMs, drawMs: performance.now() - started })
+  timings.push({ what, engineMs, drawMs: performance.now() - started, parts: { ...parts } })
   if (timings.length > 200) timings.splice(0, timings.length - 200)
   document.body.dataset.state = 'ready'
 }

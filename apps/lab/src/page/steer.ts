@@ -8,6 +8,8 @@
 import type { Choice, NodeId, SimNetwork } from '@sd/transport'
 
 const MAX_PAYLOAD = 90
+/** Pending events listed at most (a large run has thousands in flight): the earliest due. */
+export const MAX_LISTED = 100
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
