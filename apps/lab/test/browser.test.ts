@@ -48,8 +48,6 @@ beforeAll(async () => {
   if (unavailable) return
   dir = mkdtempSync(join(tmpdir(), 'sd-lab-'))
   const dist = join(dir, 'dist')
-  const empty = join(dir, 'traces')
-  mkdirSync(empty)
   mkdirSync(screenshots, { recursive: true })
   // The site as `pnpm lab:build` writes it, of the current sources.
   const built = spawnSync(
@@ -58,7 +56,8 @@ beforeAll(async () => {
     { cwd: app, encoding: 'utf8', timeout: 300_000 },
   )
   if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}${built.stdout}`)
-  await browser.start(dist, empty)
+  // The site at / and again under /traces/: relative paths, so any directory of a static host.
+  await browser.start(dist, dist)
 })
 
 afterAll(async () => {
@@ -88,6 +87,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     )
     const unsteered = await drawing()
     await click(`#pending li[data-choice="${key}"] button[data-step="${key}"]`)
+    await shot('steered.png')
     for (let i = 0; i < 30; i++) await click('#forward')
     const { net } = captureScenario(defaultConfig('flood', 5))
     for (let i = 0; i < 12; i++) net.step()
@@ -96,7 +96,6 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     expect(await pageTrace()).toEqual(json(net.trace))
     expect(await evaluate<string>('location.search')).toContain(encodeURIComponent(key))
     expect(await drawing()).not.toBe(unsteered)
-    await shot('steered.png')
   })
 
   it('back then forward gives an identical drawing; a shared URL replays identically', async () => {
@@ -203,6 +202,9 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     )
     expect(leaders.at(-1)).toBe(expected.leader)
     expect(await evaluate<string>('location.search')).toContain('crash%3A7')
+    // Asked once, done once: the button goes once the step is taken.
+    const steps = await evaluate<string>("document.getElementById('steps').textContent")
+    expect(steps.match(/crash:7/g)).toHaveLength(1)
     expect(await evaluate<string>("document.getElementById('verdict').dataset.verdict")).toBe(
       'holds',
     )

@@ -373,7 +373,13 @@ export function matches(cue: Cue, e: TraceEvent): boolean {
 
 /** The index of the beat showing once the trace is `trace`: the last one whose cue came. */
 export function beatAt(lesson: Lesson, trace: readonly TraceEvent[]): number {
+  return beatOf(lesson, trace).beat
+}
+
+/** The beat showing, and the index of the trace entry that cued it (-1 for the first beat). */
+export function beatOf(lesson: Lesson, trace: readonly TraceEvent[]): { beat: number; at: number } {
   let shown = 0
+  let at = -1
   let from = 0
   for (let b = 1; b < lesson.beats.length; b++) {
     const cue = lesson.beats[b]!.cue
@@ -385,7 +391,8 @@ export function beatAt(lesson: Lesson, trace: readonly TraceEvent[]): number {
       }
     if (found < 0) break
     shown = b
+    at = found
     from = found
   }
-  return shown
+  return { beat: shown, at }
 }

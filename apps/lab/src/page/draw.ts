@@ -7,9 +7,10 @@
  */
 import type { TraceDocument, TraceEvent } from '@sd/transport'
 import { stateLanes } from '@sd/visualizer/src/annotations.js'
-import { layout } from '@sd/visualizer/src/layout.js'
+import { ticks, timeScale } from '@sd/visualizer/src/axis.js'
+import { LEFT, layout } from '@sd/visualizer/src/layout.js'
 import { wireMarks } from '@sd/visualizer/src/mark-events.js'
-import { type Drawing, renderDiagram, typeColors } from '@sd/visualizer/src/render.js'
+import { type Drawing, drawAxis, renderDiagram, typeColors } from '@sd/visualizer/src/render.js'
 import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
 import { traceToDiagram } from '@sd/visualizer/src/trace.js'
 import { drawRange, screenLayout } from '@sd/visualizer/src/viewport.js'
@@ -59,6 +60,10 @@ export function drawRun(canvas: HTMLElement, input: DrawInput, tooltip: Tooltip)
   drawing.svg.setAttribute('width', String(Math.ceil(lay.width)))
   drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
   drawing.now.remove()
+  // At 100% scale the layout's x is the screen's: the time axis around what is in sight.
+  const times = timeScale(diagram.timeline, base.x)
+  const from = Math.max(LEFT, scrollLeft - width / 2)
+  drawAxis(drawing.axis, ticks(times, from, Math.min(base.endX, from + width * 2), 110), lay.height)
   const inside = (id: number, r: { from: number; to: number }) => id >= r.from && id < r.to
   const marks: Array<{ id: number; g: SVGGElement }> = []
   for (const [event, g] of drawing.events) marks.push({ id: event.id, g })

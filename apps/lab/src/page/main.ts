@@ -10,7 +10,7 @@ import { createTooltip } from '@sd/visualizer/src/tooltip.js'
 import './lab.css'
 import { decodeConfig, defaultConfig, encodeConfig, type LabConfig } from '../engine/config.js'
 import { LabRun } from '../engine/lab-run.js'
-import { beatAt, lessonOf, lessons } from '../engine/lessons.js'
+import { beatAt, beatOf, lessonOf, lessons } from '../engine/lessons.js'
 import { checkScenarios, runScenarios } from '../engine/sources.js'
 import { parseSteps, stepText } from '../engine/steps.js'
 import { drawRun, parts } from './draw.js'
@@ -245,7 +245,7 @@ function showLesson(r: LabRun): void {
   const lesson = r.config.lesson ? lessonOf(r.config.lesson) : undefined
   section.hidden = lesson === undefined
   if (!lesson) return
-  const b = beatAt(lesson, r.traceAt())
+  const { beat: b, at } = beatOf(lesson, r.traceAt())
   const beat = lesson.beats[b]!
   const box = $<HTMLDivElement>('narration')
   box.replaceChildren()
@@ -262,10 +262,11 @@ function showLesson(r: LabRun): void {
     look.textContent = `👁 ${beat.look[lang]}`
     box.append(look)
   }
-  if (beat.act && r.atLive) {
+  const acted = beat.act === undefined || actedSince(r, at, beat.act)
+  if (!acted && r.atLive) {
     const doIt = document.createElement('button')
     doIt.type = 'button'
-    doIt.dataset.step = beat.act
+    doIt.dataset.step = beat.act!
     doIt.id = 'lesson-act'
     doIt.textContent = lang === 'pt' ? `Fazer: ${beat.act}` : `Do it: ${beat.act}`
     box.append(doIt)
@@ -273,7 +274,7 @@ function showLesson(r: LabRun): void {
   const progress = document.createElement('p')
   progress.className = 'hint'
   progress.textContent = `${b + 1} / ${lesson.beats.length} `
-  if (b + 1 < lesson.beats.length && !beat.act) {
+  if (b + 1 < lesson.beats.length && acted) {
     const next = document.createElement('button')
     next.type = 'button'
     next.id = 'next-beat'
@@ -286,6 +287,15 @@ function showLesson(r: LabRun): void {
     progress.append(next)
   }
   box.append(progress)
+}
+
+/** Whether `act` was taken at a step after the trace entry `cue` (the beat asked once). */
+function actedSince(r: LabRun, cue: number, act: string): boolean {
+  for (let p = r.position; p > 0 && r.frameAt(p - 1).trace > cue; p--) {
+    const step = r.stepAt(p - 1)
+    if (step && stepText(step) === act) return true
+  }
+  return false
 }
 
 /** Runs `change` on the run, timed, then shows the result. */
