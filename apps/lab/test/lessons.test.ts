@@ -38,11 +38,14 @@ describe('lessons', () => {
     }
   })
 
-  it.each(['lamport', 'ring', 'cmh'])('%s, with nothing to do, is the run of sd run', (id) => {
-    const { lesson, run } = play(id)
-    const s = scenarios.find((x) => x.name === lesson.config.scenario)!
-    expect(run.net.trace).toEqual(s.run({ n: lesson.config.n, seed: 1, crash: [] }).net.trace)
-  })
+  it.each(['lamport', 'ring', 'cmh', 'make', 'cristian'])(
+    '%s, with nothing to do, is the run of sd run',
+    (id) => {
+      const { lesson, run } = play(id)
+      const s = scenarios.find((x) => x.name === lesson.config.scenario)!
+      expect(run.net.trace).toEqual(s.run({ n: lesson.config.n, seed: 1, crash: [] }).net.trace)
+    },
+  )
 
   it('the quorum lesson marks the violation the scenario is built to show', () => {
     const { run } = play('quorum')

@@ -345,6 +345,90 @@ export const lessons: readonly Lesson[] = [
       },
     ],
   },
+  {
+    id: 'make',
+    title: {
+      pt: 'O make e um relógio atrasado: ordem de Lamport',
+      en: 'make and a clock that is behind: Lamport order',
+    },
+    config: run('make', 3),
+    beats: [
+      {
+        cue: {},
+        say: {
+          pt: 'Três máquinas partilham um servidor de ficheiros (1); o 2 compila, o 3 edita com o relógio 12 ms atrasado.',
+          en: 'Three machines share a file server (1); 2 compiles, 3 edits with a clock 12 ms behind.',
+        },
+      },
+      {
+        cue: { type: 'send', node: '2', what: 'write' },
+        say: {
+          pt: 'O 2 compila e escreve os .o, carimbados com a hora local (mtime) e com um relógio de Lamport.',
+          en: '2 compiles and writes the .o files, stamped with its local time (mtime) and with a Lamport clock.',
+        },
+      },
+      {
+        cue: { type: 'send', node: '3', what: 'write' },
+        say: {
+          pt: 'O 3 edita output.c depois da compilação, mas o relógio atrasado dá-lhe uma hora anterior à do output.o.',
+          en: '3 edits output.c after the compilation, but its slow clock gives it a time earlier than output.o’s.',
+        },
+        look: {
+          pt: 'Passe o rato sobre a mensagem write do 3: mtime menor, carimbo de Lamport maior.',
+          en: 'Hover 3’s write message: a smaller mtime, a larger Lamport stamp.',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'stats' },
+        say: {
+          pt: 'O make pela hora de modificação salta output.c; pelos carimbos de Lamport, recompila-o: a ordem certa.',
+          en: 'make by modification time skips output.c; by the Lamport stamps it recompiles it: the right order.',
+        },
+      },
+    ],
+  },
+  {
+    id: 'cristian',
+    title: {
+      pt: 'Sincronização de relógios de Cristian',
+      en: 'Cristian’s clock synchronization',
+    },
+    config: run('cristian', 5),
+    beats: [
+      {
+        cue: {},
+        say: {
+          pt: 'O 1 é o servidor de tempo. Os relógios dos outros começam até ±200 ms desviados e derivam.',
+          en: 'Node 1 is the time server. The others’ clocks start up to ±200 ms off, and drift.',
+        },
+      },
+      {
+        cue: { type: 'send', what: 'time-request' },
+        say: {
+          pt: 'Cada cliente pergunta a hora (T0) e recebe C_utc; na chegada (T1) estima T = C_utc + (T1 − T0 − I) / 2.',
+          en: 'Each client asks the time (T0) and gets C_utc back; on arrival (T1) it takes T = C_utc + (T1 − T0 − I) / 2.',
+        },
+        look: {
+          pt: 'As setas de ida e volta têm comprimentos diferentes: os atrasos são assimétricos, e metade da ida e volta é uma estimativa enviesada.',
+          en: 'The way there and the way back differ in length: delays are asymmetric, and half the round trip is a biased guess.',
+        },
+      },
+      {
+        cue: { type: 'emit', what: 'adjusted' },
+        say: {
+          pt: 'Com a resposta de menor ida e volta, o cliente corrige o relógio de software aos poucos (slew), com um limite de erro.',
+          en: 'With the answer of least round trip, the client corrects its software clock gradually (slew), with an error bound.',
+        },
+      },
+      {
+        cue: { t: 2000 },
+        say: {
+          pt: 'A cada 2 s uma nova ronda: a deriva desde a última é corrigida.',
+          en: 'Every 2 s a new round: the drift since the last one is corrected.',
+        },
+      },
+    ],
+  },
 ]
 
 export function lessonOf(id: string): Lesson | undefined {
