@@ -117,6 +117,29 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     expect(await position()).toBe(81)
     expect(await pageTrace()).toEqual(trace)
     expect(await drawing()).toBe(before)
+    // Branch at step 66: crash 6 instead; the old line is kept, and compared under the new one.
+    for (let i = 0; i < 15; i++) await click('#back')
+    await click('#branch')
+    expect(await evaluate<number>('window.lab.run().length')).toBe(66)
+    await click('button[data-step="crash:6"]')
+    await click('#run-end')
+    await click('button[data-compare="0"]')
+    expect(await evaluate<boolean>("document.getElementById('compare-pane').hidden")).toBe(false)
+    const differ = Number(
+      await evaluate<string>("document.getElementById('compare-title').dataset.differ"),
+    )
+    const a = await evaluate<number>("document.querySelectorAll('#canvas [data-diff=a]').length")
+    const b = await evaluate<number>(
+      "document.querySelectorAll('#compare-canvas [data-diff=b]').length",
+    )
+    expect(a).toBeGreaterThan(0)
+    expect(b).toBeGreaterThan(0)
+    expect(a + b).toBe(differ)
+    const old = await evaluate<string>("document.querySelector('#branches a').search")
+    expect(old).toBe(url)
+    await shot('branch-compared.png')
+    await click('#compare-close')
+    expect(await evaluate<boolean>("document.getElementById('compare-pane').hidden")).toBe(true)
   })
 
   it('a crash injected at a step gives the trace of sd run --crash', async () => {

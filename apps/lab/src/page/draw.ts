@@ -8,8 +8,10 @@
 import type { TraceDocument, TraceEvent } from '@sd/transport'
 import { stateLanes } from '@sd/visualizer/src/annotations.js'
 import { ticks, timeScale } from '@sd/visualizer/src/axis.js'
+import { diffRuns } from '@sd/visualizer/src/compare.js'
 import { LEFT, layout } from '@sd/visualizer/src/layout.js'
 import { wireMarks } from '@sd/visualizer/src/mark-events.js'
+import type { Diagram } from '@sd/visualizer/src/model.js'
 import { type Drawing, drawAxis, renderDiagram, typeColors } from '@sd/visualizer/src/render.js'
 import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
 import { traceToDiagram } from '@sd/visualizer/src/trace.js'
@@ -32,7 +34,11 @@ export const parts = { diagram: 0, layoutAndSvg: 0, marksAndDom: 0 }
  * Draws into `canvas` at 100% scale, scrolled to the latest events, the process names kept at
  * the left edge; hovering a mark or an arrow shows its details (the visualizer's tooltip).
  */
-export function drawRun(canvas: HTMLElement, input: DrawInput, tooltip: Tooltip): Drawing {
+export function drawRun(
+  canvas: HTMLElement,
+  input: DrawInput,
+  tooltip: Tooltip,
+): { drawing: Drawing; diagram: Diagram } {
   const doc: TraceDocument = {
     format: 'sd-trace',
     version: 1,
@@ -99,10 +105,32 @@ export function drawRun(canvas: HTMLElement, input: DrawInput, tooltip: Tooltip)
   parts.diagram = t1 - t0
   parts.layoutAndSvg = t2 - t1
   parts.marksAndDom = t3 - t2
-  return drawing
+  return { drawing, diagram }
 }
 
 /** Keeps the process names at the pane's left edge, whatever the horizontal scroll. */
 function pinLabels(canvas: HTMLElement, drawing: Drawing): void {
   drawing.labels?.setAttribute('transform', `translate(${canvas.scrollLeft},0)`)
+}
+
+/**
+ * Rings the events one run has and the other has not (the visualizer's comparison of two runs:
+ * a longest common subsequence per pair of lines), `data-diff="a"` in the run shown, `"b"` in
+ * the earlier line; returns how many differ.
+ */
+export function markDifferences(
+  a: { drawing: Drawing; diagram: Diagram },
+  b: { drawing: Drawing; diagram: Diagram },
+): number {
+  const diff = diffRuns(a.diagram, b.diagram)
+  for (const [side, run, only] of [
+    ['a', a, diff.onlyA],
+    ['b', b, diff.onlyB],
+  ] as const)
+    for (const [e, g] of run.drawing.events)
+      if (only.has(e)) {
+        g.dataset.diff = side
+        g.classList.add('diff')
+      }
+  return diff.total
 }

@@ -8,12 +8,13 @@ import '@sd/visualizer/src/style.css'
 import '@sd/visualizer/src/diagram.css'
 import { createTooltip } from '@sd/visualizer/src/tooltip.js'
 import './lab.css'
+import type { TraceEvent } from '@sd/transport'
 import { decodeConfig, defaultConfig, encodeConfig, type LabConfig } from '../engine/config.js'
 import { LabRun } from '../engine/lab-run.js'
 import { beatAt, beatOf, lessonOf, lessons } from '../engine/lessons.js'
 import { checkScenarios, runScenarios } from '../engine/sources.js'
 import { parseSteps, stepText } from '../engine/steps.js'
-import { drawRun, parts } from './draw.js'
+import { drawRun, markDifferences, parts } from './draw.js'
 import { renderLinks, renderNodes, renderPending } from './steer.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
@@ -38,6 +39,8 @@ const tooltip = createTooltip($<HTMLDivElement>('tooltip'))
 const RUN_TO_END_MAX = 20_000
 
 let run: LabRun | undefined
+/** The earlier line drawn under the run to compare, while open. */
+let compared: { text: string; index: number; steps: number; trace: TraceEvent[] } | undefined
 let lang: 'pt' | 'en' = 'en'
 
 /** Timings of the last actions, in ms, for the tests and the README's figures. */
@@ -87,6 +90,7 @@ function fillScenarios(): void {
 /** Opens a run of `config`: re-executes its steps, draws the last, writes the URL. */
 function open(config: LabConfig): void {
   stopPlay()
+  compared = undefined
   errorBox.hidden = true
   try {
     const started = performance.now()
@@ -139,7 +143,7 @@ function show(what: string, engineMs = 0): void {
           message: r.frameAt(first).violation!,
         }
       : undefined
-  drawRun(
+  const drawn = drawRun(
     canvas,
     {
       seed: r.net.seed,
@@ -150,6 +154,7 @@ function show(what: string, engineMs = 0): void {
     },
     tooltip,
   )
+  showCompare(r, drawn)
   scrub.max = String(r.length)
   scrub.value = String(p)
   const step = p > 0 ? r.stepAt(p - 1) : undefined
@@ -236,8 +241,38 @@ function showSteps(r: LabRun): void {
     a.target = '_blank'
     a.dataset.branch = String(i)
     a.textContent = `earlier line ${i + 1} (${text.split(' ').length} words)`
-    branches.append(a, document.createElement('br'))
+    const compare = document.createElement('button')
+    compare.type = 'button'
+    compare.dataset.compare = String(i)
+    compare.textContent = 'compare'
+    compare.onclick = () => {
+      const old = new LabRun(config)
+      compared = { text, index: i, steps: old.length, trace: old.traceAt() }
+      show('compare')
+    }
+    branches.append(a, ' ', compare, document.createElement('br'))
   }
+}
+
+/** The earlier line under the run, the events only one of them has ringed (`data-diff`). */
+function showCompare(r: LabRun, drawn: ReturnType<typeof drawRun>): void {
+  const pane = $<HTMLElement>('compare-pane')
+  pane.hidden = compared === undefined
+  if (!compared) return
+  const old = drawRun(
+    $<HTMLElement>('compare-canvas'),
+    {
+      seed: r.net.seed,
+      nodes: r.net.nodeIds,
+      events: compared.trace,
+      latest: { from: 0, to: 0 },
+    },
+    tooltip,
+  )
+  const differ = markDifferences(drawn, old)
+  const title = $<HTMLSpanElement>('compare-title')
+  title.dataset.differ = String(differ)
+  title.textContent = `earlier line ${compared.index + 1}, its ${compared.steps} steps: ${differ} events differ from the run above (ringed)`
 }
 
 function showLesson(r: LabRun): void {
@@ -400,6 +435,10 @@ function wire(): void {
   $<HTMLButtonElement>('run-end').onclick = () =>
     act(() => run?.run(RUN_TO_END_MAX, run.horizon), 'run to end')
   playButton.onclick = togglePlay
+  $<HTMLButtonElement>('compare-close').onclick = () => {
+    compared = undefined
+    show('close compare')
+  }
   scrub.oninput = () => act(() => run?.goTo(Number(scrub.value)), 'scrub')
   // Every steering button names its step.
   document.body.addEventListener('click', (e) => {
