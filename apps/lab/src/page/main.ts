@@ -11,10 +11,11 @@ import './lab.css'
 import type { TraceEvent } from '@sd/transport'
 import { decodeConfig, defaultConfig, encodeConfig, type LabConfig } from '../engine/config.js'
 import { LabRun } from '../engine/lab-run.js'
-import { beatAt, beatOf, lessonOf, lessons } from '../engine/lessons.js'
+import { lessonOf, lessons } from '../engine/lessons.js'
 import { checkScenarios, runScenarios } from '../engine/sources.js'
 import { parseSteps, stepText } from '../engine/steps.js'
 import { drawRun, markDifferences, parts } from './draw.js'
+import { renderLesson } from './lesson-view.js'
 import { renderLinks, renderNodes, renderPending } from './steer.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
@@ -276,61 +277,7 @@ function showCompare(r: LabRun, drawn: ReturnType<typeof drawRun>): void {
 }
 
 function showLesson(r: LabRun): void {
-  const section = $<HTMLElement>('lesson')
-  const lesson = r.config.lesson ? lessonOf(r.config.lesson) : undefined
-  section.hidden = lesson === undefined
-  if (!lesson) return
-  const { beat: b, at } = beatOf(lesson, r.traceAt())
-  const beat = lesson.beats[b]!
-  const box = $<HTMLDivElement>('narration')
-  box.replaceChildren()
-  const title = document.createElement('h3')
-  title.textContent = lesson.title[lang]
-  const say = document.createElement('p')
-  say.id = 'say'
-  say.dataset.beat = String(b)
-  say.textContent = beat.say[lang]
-  box.append(title, say)
-  if (beat.look) {
-    const look = document.createElement('p')
-    look.className = 'look'
-    look.textContent = `👁 ${beat.look[lang]}`
-    box.append(look)
-  }
-  const acted = beat.act === undefined || actedSince(r, at, beat.act)
-  if (!acted && r.atLive) {
-    const doIt = document.createElement('button')
-    doIt.type = 'button'
-    doIt.dataset.step = beat.act!
-    doIt.id = 'lesson-act'
-    doIt.textContent = lang === 'pt' ? `Fazer: ${beat.act}` : `Do it: ${beat.act}`
-    box.append(doIt)
-  }
-  const progress = document.createElement('p')
-  progress.className = 'hint'
-  progress.textContent = `${b + 1} / ${lesson.beats.length} `
-  if (b + 1 < lesson.beats.length && acted) {
-    const next = document.createElement('button')
-    next.type = 'button'
-    next.id = 'next-beat'
-    next.textContent = lang === 'pt' ? 'Até ao próximo passo ▶' : 'On to the next beat ▶'
-    next.onclick = () =>
-      act(() => {
-        for (let i = 0; i < RUN_TO_END_MAX && beatAt(lesson, r.traceAt()) === b; i++)
-          if (!r.forward()) break
-      }, 'next beat')
-    progress.append(next)
-  }
-  box.append(progress)
-}
-
-/** Whether `act` was taken at a step after the trace entry `cue` (the beat asked once). */
-function actedSince(r: LabRun, cue: number, act: string): boolean {
-  for (let p = r.position; p > 0 && r.frameAt(p - 1).trace > cue; p--) {
-    const step = r.stepAt(p - 1)
-    if (step && stepText(step) === act) return true
-  }
-  return false
+  renderLesson(r, lang, { section: $('lesson'), box: $('narration') }, act, RUN_TO_END_MAX)
 }
 
 /** Runs `change` on the run, timed, then shows the result. */
