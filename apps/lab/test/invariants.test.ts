@@ -37,6 +37,20 @@ describe('invariants judged per step', () => {
     expect(judge({ events, faults: [], atEnd: false })).toBe('node 2 delivered rumour 1 twice')
   })
 
+  it("Cristian: a correction beyond its bound of the server's clock breaks it", () => {
+    const judge = judgeFor('cristian')!.judge
+    const adjusted = (readingMs: number, offsetMs: number) =>
+      at(100, 2, { type: 'adjusted', readingMs, offsetMs, errorBoundMs: 2 })
+    expect(judge({ events: [adjusted(90, 11)], faults: [], atEnd: false })).toBeUndefined()
+    expect(judge({ events: [adjusted(90, 13)], faults: [], atEnd: false })).toMatch(
+      /node 2 at t=100.000 ms set its clock 3.000 ms off/,
+    )
+    const run = new LabRun(defaultConfig('cristian', 0))
+    run.run(100_000, run.horizon)
+    expect(run.emitted().length).toBeGreaterThan(10)
+    expect(run.firstViolation()).toBeUndefined()
+  })
+
   it('scenarios without one say so', () => {
     expect(judgeFor('lamport')).toBeUndefined()
   })

@@ -2,7 +2,8 @@
  * The packages' invariants, judged after every step of a run-mode scenario from what the trace
  * holds so far: mutual exclusion and fencing tokens (`@sd/mutex`'s checker), one leader per term
  * and terms that never go back (`@sd/election`'s), no phantom deadlock and none left at the end
- * (`@sd/deadlock`'s), no rumour delivered twice (flooding). Check-mode runs use their spec's own
+ * (`@sd/deadlock`'s), no rumour delivered twice (flooding), Cristian's corrections within their
+ * error bound. Check-mode runs use their spec's own
  * invariant instead.
  */
 import { checkDeadlocks, type TimedDeadlockEvent } from '@sd/deadlock'
@@ -50,6 +51,11 @@ export function judgeFor(scenario: string): { name: string; judge: Judge } | und
         return undefined
       },
     }
+  if (scenario === 'cristian')
+    return {
+      name: "every correction within its error bound of the server's clock",
+      judge: ({ events }) => cristianBound(events),
+    }
   if (scenario === 'flood')
     return { name: 'no rumour delivered twice', judge: ({ events }) => deliveredTwice(events) }
   return undefined
@@ -80,6 +86,27 @@ function deliveredTwice(events: readonly TimedEvent[]): string | undefined {
     const key = `${String(node)}/${event.delivered}`
     if (seen.has(key)) return `node ${String(node)} delivered rumour ${event.delivered} twice`
     seen.add(key)
+  }
+  return undefined
+}
+
+/** As the cristian scenario judges a correction (its EPSILON too): beyond it, float noise. */
+const EPSILON = 1e-6
+
+/**
+ * Cristian's clock bound: what a client set its clock to (the reading plus the offset applied)
+ * is within the bound it reported of the server's clock at that instant. The scenario's server
+ * (node 1) keeps true time, which the trace's time is.
+ */
+function cristianBound(events: readonly TimedEvent[]): string | undefined {
+  for (const { node, t, event } of events) {
+    if (!isRecord(event) || event.type !== 'adjusted') continue
+    const { readingMs, offsetMs, errorBoundMs } = event
+    if (typeof readingMs !== 'number' || typeof offsetMs !== 'number') continue
+    if (typeof errorBoundMs !== 'number') continue
+    const off = readingMs + offsetMs - t
+    if (Math.abs(off) > errorBoundMs + EPSILON)
+      return `node ${String(node)} at t=${t.toFixed(3)} ms set its clock ${off.toFixed(3)} ms off the server's, beyond its bound ±${errorBoundMs.toFixed(3)} ms`
   }
   return undefined
 }
