@@ -1,0 +1,436 @@
+/// <reference lib="dom" />
+/**
+ * The lab page: a run of the real packages in the simulator, in the page, steered from the
+ * panels and drawn with the visualizer's drawing. The run (`LabRun`) and its URL are the
+ * engine's; this file wires the controls, the panels and the drawing to them.
+ */
+import '@sd/visualizer/src/style.css'
+import '@sd/visualizer/src/diagram.css'
+import { createTooltip } from '@sd/visualizer/src/tooltip.js'
+import './lab.css'
+import type { TraceEvent } from '@sd/transport'
+import { decodeConfig, defaultConfig, encodeConfig, type LabConfig } from '../engine/config.js'
+import { LabRun } from '../engine/lab-run.js'
+import { lessonOf, lessons } from '../engine/lessons.js'
+import { checkScenarios, runScenarios } from '../engine/sources.js'
+import { parseSteps, stepText } from '../engine/steps.js'
+import { drawRun, markDifferences, parts } from './draw.js'
+import { renderLesson } from './lesson-view.js'
+import { renderLinks, renderNodes, renderPending } from './steer.js'
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
+
+const canvas = $<HTMLElement>('canvas')
+const errorBox = $<HTMLDivElement>('error')
+const scenarioSelect = $<HTMLSelectElement>('scenario')
+const nInput = $<HTMLInputElement>('n')
+const seedInput = $<HTMLInputElement>('seed')
+const crashInput = $<HTMLInputElement>('crash')
+const pauseInput = $<HTMLInputElement>('pause')
+const clockInput = $<HTMLInputElement>('clock')
+const scheduleInput = $<HTMLInputElement>('schedule')
+const scrub = $<HTMLInputElement>('scrub')
+const statusLine = $<HTMLSpanElement>('status')
+const playButton = $<HTMLButtonElement>('play')
+const speedSelect = $<HTMLSelectElement>('speed')
+const lessonSelect = $<HTMLSelectElement>('lesson-select')
+const tooltip = createTooltip($<HTMLDivElement>('tooltip'))
+
+/** Steps "Run to end" takes at most (a scenario with periodic timers never ends by itself). */
+const RUN_TO_END_MAX = 20_000
+
+let run: LabRun | undefined
+/** The earlier line drawn under the run to compare, while open. */
+let compared: { text: string; index: number; steps: number; trace: TraceEvent[] } | undefined
+let lang: 'pt' | 'en' = 'en'
+
+/** Timings of the last actions, in ms, for the tests and the README's figures. */
+const timings: Array<{
+  what: string
+  engineMs: number
+  drawMs: number
+  parts?: { diagram: number; layoutAndSvg: number; marksAndDom: number }
+}> = []
+
+function showError(text: string): void {
+  errorBox.textContent = text
+  errorBox.hidden = false
+  document.body.dataset.state = 'error'
+}
+
+function fillScenarios(): void {
+  const group = (label: string, mode: string, names: readonly string[]) => {
+    const g = document.createElement('optgroup')
+    g.label = label
+    for (const name of names) {
+      const o = document.createElement('option')
+      o.value = `${mode}:${name}`
+      o.textContent = name
+      g.append(o)
+    }
+    scenarioSelect.append(g)
+  }
+  group(
+    'sd run',
+    'run',
+    runScenarios.map((s) => s.name),
+  )
+  group(
+    'sd check',
+    'check',
+    checkScenarios.map((c) => c.scenario),
+  )
+  for (const l of lessons) {
+    const o = document.createElement('option')
+    o.value = l.id
+    o.textContent = l.title.en
+    lessonSelect.append(o)
+  }
+}
+
+/** Opens a run of `config`: re-executes its steps, draws the last, writes the URL. */
+function open(config: LabConfig): void {
+  stopPlay()
+  compared = undefined
+  errorBox.hidden = true
+  try {
+    const started = performance.now()
+    run = new LabRun(config)
+    timings.push({ what: 'open', engineMs: performance.now() - started, drawMs: 0 })
+  } catch (e) {
+    run = undefined
+    showError(`Cannot open this run: ${e instanceof Error ? e.message : String(e)}`)
+    return
+  }
+  if (config.lang) lang = config.lang
+  scenarioSelect.value = `${config.mode}:${config.scenario}`
+  nInput.value = String(config.n > 0 ? config.n : '')
+  seedInput.value = String(config.seed)
+  crashInput.value = config.crash.join(',')
+  pauseInput.value = config.pause
+  clockInput.value = config.clockStep
+  for (const el of [crashInput, pauseInput, clockInput]) el.disabled = config.mode === 'check'
+  lessonSelect.value = config.lesson ?? ''
+  document.body.dataset.mode = config.mode
+  show('open')
+}
+
+/** The config of the run as it stands: its steps up to the one shown. */
+function currentConfig(): LabConfig | undefined {
+  if (!run) return undefined
+  return { ...run.config, steps: parseSteps(run.stepsText(run.length)) }
+}
+
+function writeUrl(): void {
+  const c = currentConfig()
+  if (!c) return
+  history.replaceState(null, '', `?${encodeConfig(c)}`)
+}
+
+/** Draws the step shown and fills the panels. */
+function show(what: string, engineMs = 0): void {
+  if (!run) return
+  const r = run
+  const started = performance.now()
+  const p = r.position
+  const frame = r.frameAt(p)
+  const first = r.firstViolation()
+  const before = p > 0 ? r.frameAt(p - 1).trace : 0
+  const violation =
+    first !== undefined && first <= p
+      ? {
+          from: first > 0 ? r.frameAt(first - 1).trace : 0,
+          to: r.frameAt(first).trace,
+          message: r.frameAt(first).violation!,
+        }
+      : undefined
+  const drawn = drawRun(
+    canvas,
+    {
+      seed: r.net.seed,
+      nodes: r.net.nodeIds,
+      events: r.traceAt(p),
+      latest: { from: before, to: frame.trace },
+      ...(violation ? { violation } : {}),
+    },
+    tooltip,
+  )
+  showCompare(r, drawn)
+  scrub.max = String(r.length)
+  scrub.value = String(p)
+  const step = p > 0 ? r.stepAt(p - 1) : undefined
+  statusLine.textContent = `step ${p} of ${r.length} · t = ${frame.now.toFixed(3)} ms · ${frame.trace} trace entries${step ? ` · last: ${step.kind === 'auto' ? 'next event' : stepText(step)}${frame.skipped ? ' (skipped: no longer applies)' : ''}` : ''}`
+  document.body.dataset.position = String(p)
+  document.body.dataset.length = String(r.length)
+  showInvariant(r, p, first)
+  showSteer(r)
+  showSteps(r)
+  showLesson(r)
+  writeUrl()
+  timings.push({ what, engineMs, drawMs: performance.now() - started, parts: { ...parts } })
+  if (timings.length > 200) timings.splice(0, timings.length - 200)
+  document.body.dataset.state = 'ready'
+}
+
+function showInvariant(r: LabRun, p: number, first: number | undefined): void {
+  const box = $<HTMLDivElement>('invariant')
+  const now = r.frameAt(p).violation
+  box.replaceChildren()
+  const name = document.createElement('p')
+  name.textContent = r.invariant
+  box.append(name)
+  const verdict = document.createElement('p')
+  verdict.id = 'verdict'
+  verdict.dataset.verdict = now === undefined ? 'holds' : 'broken'
+  verdict.className = now === undefined ? 'holds' : 'broken'
+  verdict.textContent = now === undefined ? 'holds at this step' : `BROKEN: ${now}`
+  box.append(verdict)
+  if (first !== undefined) {
+    const go = document.createElement('button')
+    go.type = 'button'
+    go.id = 'first-violation'
+    go.dataset.goto = String(first)
+    go.textContent = `first broken at step ${first}: go there`
+    go.onclick = () => {
+      r.goTo(first)
+      show('goto')
+    }
+    box.append(go)
+  }
+}
+
+function showSteer(r: LabRun): void {
+  const pending = $<HTMLDivElement>('pending')
+  const nodes = $<HTMLDivElement>('nodes')
+  const links = $<HTMLDivElement>('links')
+  if (!r.atLive) {
+    const p = document.createElement('p')
+    p.className = 'hint'
+    p.textContent =
+      'A step in the past: choose here to branch (the run is re-executed up to this step, and the old line is kept).'
+    const b = document.createElement('button')
+    b.type = 'button'
+    b.id = 'branch'
+    b.textContent = 'Branch here'
+    b.onclick = () => act(() => r.branchAt(r.position), 'branch')
+    pending.replaceChildren(p, b)
+    nodes.replaceChildren()
+    links.replaceChildren()
+    return
+  }
+  renderPending(pending, r.net, nextKey(r))
+  renderNodes(nodes, r.net, r.emitted())
+  renderLinks(links, r.net, take)
+}
+
+/** The event the run would take by itself next (marked in the list). */
+function nextKey(r: LabRun): string | undefined {
+  let best: { key: string; t: number } | undefined
+  for (const c of r.net.choices()) if (best === undefined || c.t < best.t) best = c
+  return best?.key
+}
+
+function showSteps(r: LabRun): void {
+  const box = $<HTMLDivElement>('steps')
+  box.textContent = r.stepsText() || '(none yet)'
+  const branches = $<HTMLDivElement>('branches')
+  branches.replaceChildren()
+  for (const [i, text] of r.branches.entries()) {
+    const a = document.createElement('a')
+    const config = { ...r.config, steps: parseSteps(text) }
+    a.href = `?${encodeConfig(config)}`
+    a.target = '_blank'
+    a.dataset.branch = String(i)
+    a.textContent = `earlier line ${i + 1} (${text.split(' ').length} words)`
+    const compare = document.createElement('button')
+    compare.type = 'button'
+    compare.dataset.compare = String(i)
+    compare.textContent = 'compare'
+    compare.onclick = () => {
+      const old = new LabRun(config)
+      compared = { text, index: i, steps: old.length, trace: old.traceAt() }
+      show('compare')
+    }
+    branches.append(a, ' ', compare, document.createElement('br'))
+  }
+}
+
+/** The earlier line under the run, the events only one of them has ringed (`data-diff`). */
+function showCompare(r: LabRun, drawn: ReturnType<typeof drawRun>): void {
+  const pane = $<HTMLElement>('compare-pane')
+  pane.hidden = compared === undefined
+  if (!compared) return
+  const old = drawRun(
+    $<HTMLElement>('compare-canvas'),
+    {
+      seed: r.net.seed,
+      nodes: r.net.nodeIds,
+      events: compared.trace,
+      latest: { from: 0, to: 0 },
+    },
+    tooltip,
+  )
+  const differ = markDifferences(drawn, old)
+  const title = $<HTMLSpanElement>('compare-title')
+  title.dataset.differ = String(differ)
+  title.textContent = `earlier line ${compared.index + 1}, its ${compared.steps} steps: ${differ} events differ from the run above (ringed)`
+}
+
+function showLesson(r: LabRun): void {
+  renderLesson(r, lang, { section: $('lesson'), box: $('narration') }, act, RUN_TO_END_MAX)
+}
+
+/** Runs `change` on the run, timed, then shows the result. */
+function act(change: () => void, what: string): void {
+  if (!run) return
+  const started = performance.now()
+  try {
+    change()
+  } catch (e) {
+    showError(`The run failed: ${e instanceof Error ? e.message : String(e)}`)
+    return
+  }
+  show(what, performance.now() - started)
+}
+
+/** Takes the step a button names (its `data-step`). */
+function take(word: string): void {
+  const r = run
+  if (!r) return
+  act(() => {
+    for (const step of parseSteps(word)) r.choose(step)
+  }, `choose ${word}`)
+}
+
+let playTimer: ReturnType<typeof setInterval> | undefined
+
+function stopPlay(): void {
+  if (playTimer !== undefined) clearInterval(playTimer)
+  playTimer = undefined
+  playButton.setAttribute('aria-pressed', 'false')
+  playButton.textContent = '▶ Play'
+}
+
+function togglePlay(): void {
+  if (playTimer !== undefined) {
+    stopPlay()
+    return
+  }
+  playButton.setAttribute('aria-pressed', 'true')
+  playButton.textContent = '❚❚ Pause'
+  playTimer = setInterval(() => {
+    if (!run) return stopPlay()
+    let moved = false
+    act(() => {
+      moved = run!.forward()
+    }, 'play')
+    if (!moved) stopPlay()
+  }, 1000 / Number(speedSelect.value))
+}
+
+function configFromForm(): LabConfig {
+  const [mode, scenario] = scenarioSelect.value.split(/:(.*)/s) as [string, string]
+  return {
+    ...defaultConfig(scenario, Number(nInput.value) || 0),
+    mode: mode === 'check' ? 'check' : 'run',
+    seed: Number(seedInput.value) || 1,
+    crash: crashInput.value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+    pause: pauseInput.value.trim(),
+    clockStep: clockInput.value.trim(),
+  }
+}
+
+function wire(): void {
+  $<HTMLFormElement>('setup').onsubmit = (e) => {
+    e.preventDefault()
+    const c = configFromForm()
+    nInput.value = ''
+    open(c)
+  }
+  scenarioSelect.onchange = () => {
+    nInput.value = ''
+  }
+  $<HTMLFormElement>('schedule-form').onsubmit = (e) => {
+    e.preventDefault()
+    try {
+      const c = configFromForm()
+      open({ ...c, steps: parseSteps(scheduleInput.value) })
+    } catch (err) {
+      showError(err instanceof Error ? err.message : String(err))
+    }
+  }
+  $<HTMLButtonElement>('share').onclick = () => {
+    writeUrl()
+    void navigator.clipboard?.writeText(location.href).catch(() => {})
+  }
+  lessonSelect.onchange = () => {
+    const lesson = lessonOf(lessonSelect.value)
+    if (lesson) open({ ...lesson.config, steps: [], lesson: lesson.id, lang })
+  }
+  $<HTMLButtonElement>('lang').onclick = () => {
+    lang = lang === 'pt' ? 'en' : 'pt'
+    if (run) run.config.lang = lang
+    show('lang')
+  }
+  $<HTMLButtonElement>('start').onclick = () => act(() => run?.goTo(0), 'start')
+  $<HTMLButtonElement>('back').onclick = () => act(() => run?.back(), 'back')
+  $<HTMLButtonElement>('forward').onclick = () => act(() => run?.forward(), 'forward')
+  $<HTMLButtonElement>('end').onclick = () => act(() => run?.goTo(run.length), 'end')
+  $<HTMLButtonElement>('run-end').onclick = () =>
+    act(() => run?.run(RUN_TO_END_MAX, run.horizon), 'run to end')
+  playButton.onclick = togglePlay
+  $<HTMLButtonElement>('compare-close').onclick = () => {
+    compared = undefined
+    show('close compare')
+  }
+  scrub.oninput = () => act(() => run?.goTo(Number(scrub.value)), 'scrub')
+  // Every steering button names its step.
+  document.body.addEventListener('click', (e) => {
+    const target = (e.target as HTMLElement).closest<HTMLElement>('button[data-step]')
+    if (!target) return
+    take(target.dataset.step!)
+  })
+  document.addEventListener('keydown', (e) => {
+    if ((e.target as HTMLElement).closest('input, select, textarea')) return
+    if (e.key === 'ArrowRight') act(() => run?.forward(), 'forward')
+    else if (e.key === 'ArrowLeft') act(() => run?.back(), 'back')
+    else if (e.key === 'Home') act(() => run?.goTo(0), 'start')
+    else if (e.key === 'End') act(() => run?.goTo(run.length), 'end')
+    else return
+    e.preventDefault()
+  })
+}
+
+/** What the tests read: the run, the timings, and the steps of any position. */
+declare global {
+  interface Window {
+    lab: { run: () => LabRun | undefined; timings: typeof timings; take: (word: string) => void }
+  }
+}
+
+export function start(): void {
+  fillScenarios()
+  wire()
+  window.lab = { run: () => run, timings, take }
+  const query = location.search.slice(1)
+  const params = new URLSearchParams(query)
+  const lesson = lessonOf(params.get('lesson') ?? '')
+  let config: LabConfig
+  try {
+    // `?lesson=bully` alone opens the lesson's run; with scenario= the address says it all.
+    if (lesson && !params.has('scenario'))
+      config = { ...lesson.config, steps: [], lesson: lesson.id }
+    else config = query === '' ? defaultConfig('election-bully', 0) : decodeConfig(query)
+  } catch (e) {
+    showError(`Cannot read this address: ${e instanceof Error ? e.message : String(e)}`)
+    return
+  }
+  const language = params.get('lang')
+  if (language === 'pt' || language === 'en') config.lang = language
+  open(config)
+}
+
+start()

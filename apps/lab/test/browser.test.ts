@@ -1,0 +1,272 @@
+/**
+ * The lab in a real browser, with the visualizer's harness: Debian's Chromium driven by
+ * playwright-core inside a loopback-only network namespace, the built site served on 127.0.0.1
+ * there. What the page runs is compared with the simulator run here, in Node, independently of
+ * the page. Skipped with a notice without root, `ip` or Chromium; failed instead under
+ * SD_REQUIRE_ALL=1.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { checks } from '@sd/playground/src/check/index.js'
+import { scenarios } from '@sd/playground/src/scenarios/index.js'
+import type { TraceEvent } from '@sd/transport'
+import { replay } from '@sd/transport/explore'
+import { Browser, browserUnavailable } from '@sd/visualizer/test/support/browser.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defaultConfig, encodeConfig } from '../src/engine/config.js'
+import { lessons } from '../src/engine/lessons.js'
+import { captureScenario } from '../src/engine/sources.js'
+
+const unavailable = browserUnavailable()
+if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
+  throw new Error(`the browser tests cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
+}
+if (unavailable) console.warn(`skipping the lab's browser tests: ${unavailable}`)
+
+const app = fileURLToPath(new URL('..', import.meta.url))
+const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url))
+const browser = new Browser()
+let dir: string | undefined
+
+const goto = async (query: string) => {
+  expect(await browser.call('goto', { path: `/?${query}` })).toBe('ready')
+}
+const click = (selector: string) => browser.call('click', { selector })
+const evaluate = <T>(expr: string) => browser.eval<T>(expr)
+/** The page's run: its trace up to the step shown, as JSON (what it draws). */
+const pageTrace = () =>
+  evaluate<TraceEvent[]>('JSON.parse(JSON.stringify(window.lab.run().traceAt()))')
+const drawing = () => evaluate<string>("document.getElementById('canvas').innerHTML")
+const position = () => evaluate<number>('Number(document.body.dataset.position)')
+const shot = (name: string) => browser.call('screenshot', { path: join(screenshots, name) })
+const json = (x: unknown) => JSON.parse(JSON.stringify(x))
+
+beforeAll(async () => {
+  if (unavailable) return
+  dir = mkdtempSync(join(tmpdir(), 'sd-lab-'))
+  const dist = join(dir, 'dist')
+  mkdirSync(screenshots, { recursive: true })
+  // The site as `pnpm lab:build` writes it, of the current sources.
+  const built = spawnSync(
+    process.execPath,
+    [join(app, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', dist, '--logLevel', 'warn'],
+    { cwd: app, encoding: 'utf8', timeout: 300_000 },
+  )
+  if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}${built.stdout}`)
+  // The site at / and again under /traces/: relative paths, so any directory of a static host.
+  await browser.start(dist, dist)
+})
+
+afterAll(async () => {
+  await browser.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
+  it('runs a scenario in the page as sd run does, one line per node', async () => {
+    await goto('scenario=flood&n=5&seed=1')
+    await click('#run-end')
+    const s = scenarios.find((x) => x.name === 'flood')!
+    expect(await pageTrace()).toEqual(json(s.run({ n: 5, seed: 1, crash: [] }).net.trace))
+    expect(
+      await evaluate<number>("document.querySelectorAll('#diagram [data-process]').length"),
+    ).toBe(5)
+    expect(browser.pageErrors).toEqual([])
+  })
+
+  it('choosing another next message changes the run as SimNetwork.take does', async () => {
+    await goto('scenario=flood&n=5&seed=1')
+    for (let i = 0; i < 12; i++) await click('#forward')
+    expect(await position()).toBe(12)
+    // A message in flight that is not the one the run would take next.
+    const key = await evaluate<string>(
+      "document.querySelector('#pending li[data-kind=deliver]:not([data-next])').dataset.choice",
+    )
+    const unsteered = await drawing()
+    await click(`#pending li[data-choice="${key}"] button[data-step="${key}"]`)
+    await shot('steered.png')
+    for (let i = 0; i < 30; i++) await click('#forward')
+    const { net } = captureScenario(defaultConfig('flood', 5))
+    for (let i = 0; i < 12; i++) net.step()
+    expect(net.take(key, 'happen')).toBe(true)
+    for (let i = 0; i < 30; i++) net.step()
+    expect(await pageTrace()).toEqual(json(net.trace))
+    expect(await evaluate<string>('location.search')).toContain(encodeURIComponent(key))
+    expect(await drawing()).not.toBe(unsteered)
+  })
+
+  it('back then forward gives an identical drawing; a shared URL replays identically', async () => {
+    await goto('scenario=election-bully&n=8&seed=1')
+    for (let i = 0; i < 40; i++) await click('#forward')
+    await click('button[data-step="crash:5"]')
+    for (let i = 0; i < 40; i++) await click('#forward')
+    const before = await drawing()
+    const trace = await pageTrace()
+    for (let i = 0; i < 15; i++) await click('#back')
+    expect(await position()).toBe(66)
+    expect(await drawing()).not.toBe(before)
+    for (let i = 0; i < 15; i++) await click('#forward')
+    expect(await drawing()).toBe(before)
+    // The address holds the run: opened afresh, it replays to the same drawing.
+    const url = await evaluate<string>('location.search')
+    expect(url).toContain('crash%3A5')
+    await goto(url.slice(1))
+    expect(await position()).toBe(81)
+    expect(await pageTrace()).toEqual(trace)
+    expect(await drawing()).toBe(before)
+    // Branch at step 66: crash 6 instead; the old line is kept, and compared under the new one.
+    for (let i = 0; i < 15; i++) await click('#back')
+    await click('#branch')
+    expect(await evaluate<number>('window.lab.run().length')).toBe(66)
+    await click('button[data-step="crash:6"]')
+    await click('#run-end')
+    await click('button[data-compare="0"]')
+    expect(await evaluate<boolean>("document.getElementById('compare-pane').hidden")).toBe(false)
+    const differ = Number(
+      await evaluate<string>("document.getElementById('compare-title').dataset.differ"),
+    )
+    const a = await evaluate<number>("document.querySelectorAll('#canvas [data-diff=a]').length")
+    const b = await evaluate<number>(
+      "document.querySelectorAll('#compare-canvas [data-diff=b]').length",
+    )
+    expect(a).toBeGreaterThan(0)
+    expect(b).toBeGreaterThan(0)
+    expect(a + b).toBe(differ)
+    const old = await evaluate<string>("document.querySelector('#branches a').search")
+    expect(old).toBe(url)
+    await shot('branch-compared.png')
+    await click('#compare-close')
+    expect(await evaluate<boolean>("document.getElementById('compare-pane').hidden")).toBe(true)
+  })
+
+  it('a crash injected at a step gives the trace of sd run --crash', async () => {
+    await goto('scenario=flood&n=5&seed=1&steps=crash%3A4')
+    await click('#run-end')
+    const s = scenarios.find((x) => x.name === 'flood')!
+    expect(await pageTrace()).toEqual(json(s.run({ n: 5, seed: 1, crash: [4] }).net.trace))
+  })
+
+  it('opens an sd check counterexample with the violation marked', async () => {
+    const schedule = 't:1#1 m:1>2#1 drop:m:1>3#1 drop:m:2>3#1'
+    await goto(`scenario=flood&n=3&schedule=${encodeURIComponent(schedule)}`)
+    await click('#run-end')
+    const spec = checks.find((c) => c.scenario === 'flood')!
+    const replayed = replay(spec.build(3), schedule)
+    await click('#first-violation')
+    expect(await evaluate<string>("document.getElementById('verdict').textContent")).toBe(
+      `BROKEN: ${replayed.violation}`,
+    )
+    expect(await pageTrace()).toEqual(json(replayed.net.trace))
+    const marked = await evaluate<string[]>(
+      "[...document.querySelectorAll('#diagram [data-violation]')].map((g) => g.dataset.violation)",
+    )
+    expect(marked.length).toBeGreaterThan(0)
+    expect(new Set(marked)).toEqual(new Set([replayed.violation]))
+    await shot('counterexample.png')
+  })
+
+  /** Plays the lesson open in the page: acts when told, else on to the next beat; then to the end. */
+  async function playLesson(onAct?: () => Promise<void>) {
+    for (let i = 0; i < 20; i++) {
+      if ((await evaluate<number>("document.querySelectorAll('#lesson-act').length")) > 0) {
+        await onAct?.()
+        await click('#lesson-act')
+      } else if ((await evaluate<number>("document.querySelectorAll('#next-beat').length")) > 0)
+        await click('#next-beat')
+      else break
+    }
+    await click('#run-end')
+    return Number(await evaluate<string>("document.getElementById('say').dataset.beat"))
+  }
+
+  it.each(lessons.map((l) => l.id))('plays the %s lesson to its end', async (id) => {
+    const lesson = lessons.find((l) => l.id === id)!
+    await goto(`lesson=${id}`)
+    expect(await playLesson()).toBe(lesson.beats.length - 1)
+    const s = scenarios.find((x) => x.name === lesson.config.scenario)!
+    const lines = await evaluate<number>(
+      "document.querySelectorAll('#diagram [data-process]').length",
+    )
+    expect(lines).toBe(lesson.config.n)
+    if (lesson.beats.every((b) => b.act === undefined)) {
+      // Nothing done by hand: the run drawn is sd run's, entry for entry.
+      const sdRun = s.run({ n: lesson.config.n, seed: 1, crash: [] })
+      expect(await pageTrace()).toEqual(json(sdRun.net.trace))
+      // And so is its verdict: broken exactly when the scenario reports a violation it shows.
+      const broken = (sdRun.expectedViolations ?? []).length + sdRun.violations.length > 0
+      expect(await evaluate<number>("document.querySelectorAll('#first-violation').length")).toBe(
+        broken ? 1 : 0,
+      )
+    }
+    expect(browser.pageErrors).toEqual([])
+  })
+
+  it('the bully lesson in Portuguese: crash 7 when told, 7 leads again at the end', async () => {
+    await goto('lesson=bully&lang=pt')
+    expect(await evaluate<string>("document.getElementById('say').textContent")).toMatch(
+      /Oito processos/,
+    )
+    await playLesson(async () => {
+      expect(await evaluate<string>("document.getElementById('say').textContent")).toMatch(
+        /derrube o 7/,
+      )
+      await shot('lesson.png')
+    })
+    const s = scenarios.find((x) => x.name === 'election-bully')!
+    const expected = s.run({ n: 8, seed: 1, crash: [] }).result as { leader: number }
+    const trace = await pageTrace()
+    const leaders = trace.flatMap((e) =>
+      e.type === 'emit' && (e.event as { type?: string }).type === 'leader'
+        ? [(e.event as { leader: number }).leader]
+        : [],
+    )
+    expect(leaders.at(-1)).toBe(expected.leader)
+    expect(await evaluate<string>('location.search')).toContain('crash%3A7')
+    // Asked once, done once: the button goes once the step is taken.
+    const steps = await evaluate<string>("document.getElementById('steps').textContent")
+    expect(steps.match(/crash:7/g)).toHaveLength(1)
+    expect(await evaluate<string>("document.getElementById('verdict').dataset.verdict")).toBe(
+      'holds',
+    )
+    await click('#lang')
+    expect(await evaluate<string>("document.getElementById('say').textContent")).toMatch(
+      /^7 recovers/,
+    )
+  })
+
+  it('steps on a run of 5,000 events (timings logged, not asserted)', async () => {
+    await goto(encodeConfig(defaultConfig('flood', 48)))
+    await click('#run-end')
+    const length = await evaluate<number>('window.lab.run().length')
+    const entries = await evaluate<number>('window.lab.run().net.trace.length')
+    const timed = async (selector: string) => {
+      await click(selector)
+      return evaluate<{ engineMs: number; drawMs: number; parts: Record<string, number> }>(
+        'window.lab.timings.at(-1)',
+      )
+    }
+    const back = await timed('#back')
+    const forward = await timed('#forward')
+    const middle = Math.floor(length / 2)
+    await evaluate(`window.lab.run().goTo(${middle + 1})`)
+    const backInThePast = await timed('#back')
+    const branch = await timed('#branch')
+    const crash = await timed('button[data-step="crash:2"]')
+    expect(await position()).toBe(middle + 1)
+    console.log(
+      `flood n=48: ${length} steps, ${entries} trace entries; at the end: back ${fmt(back)}, forward (a new step) ${fmt(forward)}; at step ${middle + 1}: back ${fmt(backInThePast)}, branch at step ${middle} (re-execution from the setup) ${fmt(branch)}, then crash 2 ${fmt(crash)}`,
+    )
+    expect(length).toBeGreaterThan(3000)
+    expect(entries).toBeGreaterThan(5000)
+  })
+})
+
+function fmt(t: { engineMs: number; drawMs: number; parts: Record<string, number> }): string {
+  const parts = Object.entries(t.parts)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ')
+  return `${t.engineMs.toFixed(1)} ms + draw ${t.drawMs.toFixed(1)} ms (${parts})`
+}
