@@ -121,7 +121,7 @@ async function realProcesses(): Promise<BenchResult[]> {
         agreedMs: a,
         swimMs: s,
         failedTrials: failed,
-        what: '@sd/election test/support/membership-worker.ts: one process per network namespace on one bridge, UDP (createUdpTransport, reliable links), nftables dropping 5% of the packets entering each host',
+        what: 'test-support/membership-worker.ts: one process per network namespace on one bridge, UDP (createUdpTransport, reliable links), nftables dropping 5% of the packets entering each host',
         notes:
           'real processes on a machine shared with other work (2 cores): the figures include its load and vary from run to run; medians over trials.',
       },

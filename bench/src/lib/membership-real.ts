@@ -5,17 +5,13 @@
  * agreed view's times and, in the same processes, SWIM's (the baseline), on one clock: the
  * workers stamp their lines with the machine's monotonic time, the parent its leave and kill.
  */
-import {
-  type Fact,
-  factsOf,
-  type Member,
-} from '../../../packages/election/test/support/membership-procs.js'
+import { type Fact, factsOf, type Member } from '../../../test-support/membership-procs.js'
 import {
   JOINER,
   runMembershipScenario,
   type ScenarioOptions,
   type ScenarioRun,
-} from '../../../packages/election/test/support/membership-scenario.js'
+} from '../../../test-support/membership-scenario.js'
 
 export type RealChange = 'join' | 'leave' | 'removal' | 'rejoin'
 export interface RealTrial {

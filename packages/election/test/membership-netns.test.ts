@@ -11,10 +11,10 @@
  */
 import type { NodeId } from '@sd/transport'
 import { describe, expect, it } from 'vitest'
+import { type Fact, factsOf, type Member, ofProto } from '../../../test-support/membership-procs.js'
+import { JOINER, runMembershipScenario } from '../../../test-support/membership-scenario.js'
 import { checkElection } from '../src/check.js'
 import { checkViews } from '../src/membership/check.js'
-import { type Fact, factsOf, type Member, ofProto } from './support/membership-procs.js'
-import { JOINER, runMembershipScenario } from './support/membership-scenario.js'
 import { netnsSkip } from './support/netns-group.js'
 
 const LOSS_PERCENT = 5

@@ -9,14 +9,18 @@
  * `leave` leaves gracefully (the agreed view first, then SWIM's announcement, then exit 0 after
  * `closed`); stdin closing stops it at once.
  */
+
+import {
+  agreedMembership,
+  electionToMembership,
+  majorityElection,
+  membershipToElection,
+  swim,
+} from '@sd/election'
 import { type Ctx, compose, type NodeId, type Protocol, runProtocol } from '@sd/transport'
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport } from '@sd/transport/udp'
-import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
-import { swim } from '../../src/detector/swim/index.js'
-import { majorityElection } from '../../src/majority/index.js'
-import { agreedMembership } from '../../src/membership/index.js'
-import { electionToMembership, membershipToElection } from '../../src/membership/wiring.js'
+import { onParentLines, say, workerConfig } from './worker-process.js'
 
 export interface MembershipWorkerConfig {
   id: string

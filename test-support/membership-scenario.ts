@@ -11,8 +11,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { NodeId } from '@sd/transport'
-import { createNetnsHosts, type NetnsHosts } from '../../../../test-support/netns-hosts.js'
-import type { Worker } from '../../../../test-support/processes.js'
 import {
   agreedMembers,
   factsOf,
@@ -23,6 +21,8 @@ import {
   waitUntil,
 } from './membership-procs.js'
 import type { MembershipWorkerConfig } from './membership-worker.js'
+import { createNetnsHosts, type NetnsHosts } from './netns-hosts.js'
+import type { Worker } from './processes.js'
 
 export const FOUNDERS = ['n1', 'n2', 'n3', 'n4', 'n5']
 export const JOINER = 'n6'

@@ -5,11 +5,12 @@
  */
 import { fileURLToPath } from 'node:url'
 import type { NodeId } from '@sd/transport'
-import { spawnScript, type Worker } from '../../../../test-support/processes.js'
 import type { MembershipWorkerConfig } from './membership-worker.js'
+import { spawnScript, type Worker } from './processes.js'
 
 const script = fileURLToPath(new URL('./membership-worker.ts', import.meta.url))
-const packageDir = fileURLToPath(new URL('../..', import.meta.url))
+// Run from @sd/election's directory: tsx then maps @sd/* to the sources, as the package's tests do.
+const packageDir = fileURLToPath(new URL('../packages/election', import.meta.url))
 
 export interface Fact {
   /** The process's id, or a label of its own for a second incarnation (see `Member.label`). */
