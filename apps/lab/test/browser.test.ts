@@ -261,6 +261,51 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     )
     expect(length).toBeGreaterThan(3000)
     expect(entries).toBeGreaterThan(5000)
+    // Along the line (run to the end, then back and forth in its middle): the line drawn once,
+    // a step only hides or shows what follows it. Redrawn only when the view crosses into a
+    // stretch of the line not drawn yet (a run this size is drawn around the view).
+    await click('#run-end')
+    await evaluate(`window.lab.run().goTo(${middle})`)
+    await click('#forward')
+    const along: number[] = []
+    let redrawn = 0
+    for (const selector of [...Array(40).fill('#back'), ...Array(40).fill('#forward')]) {
+      along.push((await timed(selector)).drawMs)
+      if ((await evaluate<string>("document.getElementById('canvas').dataset.redrawn")) === 'true')
+        redrawn++
+    }
+    expect(await position()).toBe(middle + 1)
+    expect(redrawn).toBeLessThan(along.length / 4)
+    along.sort((a, b) => a - b)
+    console.log(
+      `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms, ${redrawn} redrawn (a new stretch in view)`,
+    )
+  })
+
+  it('along the line, the drawing at a step is the same however it was reached', async () => {
+    // The whole line drawn, what follows the step hidden: the same SVG as the line opened at
+    // that step from its address, and as reached by going back from the end.
+    await goto('scenario=election-bully&n=8&seed=1&steps=~40+crash%3A5+~40')
+    await click('#run-end')
+    for (let i = 0; i < 200 && (await position()) > 60; i++) await click('#back')
+    const hidden = await drawing()
+    const shown = await evaluate<number>(
+      "document.querySelectorAll('#diagram .marks [data-event]:not(.off-time)').length",
+    )
+    const trace = await pageTrace()
+    const drawnEvents = await evaluate<number>(
+      "document.querySelectorAll('#diagram .marks [data-event]').length",
+    )
+    expect(drawnEvents).toBeGreaterThan(shown)
+    await click('#end')
+    for (let i = 0; i < 200 && (await position()) > 60; i++) await click('#back')
+    expect(await drawing()).toBe(hidden)
+    // Every mark shown is an entry of the trace up to the step; none after it.
+    const ids = await evaluate<number[]>(
+      "[...document.querySelectorAll('#diagram .marks [data-event]:not(.off-time)')].map((g) => Number(g.dataset.event))",
+    )
+    expect(ids.every((id) => id < trace.length)).toBe(true)
+    expect(ids.length).toBe(shown)
   })
 })
 

@@ -17,14 +17,18 @@ import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
 import { traceToDiagram } from '@sd/visualizer/src/trace.js'
 import { drawRange, screenLayout } from '@sd/visualizer/src/viewport.js'
 
-export interface DrawInput {
-  seed: number | string
-  nodes: readonly (string | number)[]
-  events: readonly TraceEvent[]
+/** The step shown and the step that first broke the invariant, marked on the drawing. */
+export interface StepMarks {
   /** Trace indexes of the step shown. */
   latest: { from: number; to: number }
   /** Trace indexes of the step that first broke the invariant, when it is shown. */
   violation?: { from: number; to: number; message: string }
+}
+
+export interface DrawInput extends StepMarks {
+  seed: number | string
+  nodes: readonly (string | number)[]
+  events: readonly TraceEvent[]
 }
 
 /** Where the last drawing's time went, in ms (the README's figures). */
@@ -70,25 +74,7 @@ export function drawRun(
   const times = timeScale(diagram.timeline, base.x)
   const from = Math.max(LEFT, scrollLeft - width / 2)
   drawAxis(drawing.axis, ticks(times, from, Math.min(base.endX, from + width * 2), 110), lay.height)
-  const inside = (id: number, r: { from: number; to: number }) => id >= r.from && id < r.to
-  const marks: Array<{ id: number; g: SVGGElement }> = []
-  for (const [event, g] of drawing.events) marks.push({ id: event.id, g })
-  // A drop is drawn on its message's arrow, not as a mark: the arrow stands for it.
-  for (const [m, g] of drawing.messages) if (m.drop) marks.push({ id: m.drop.id, g })
-  for (const { id, g } of marks) if (inside(id, input.latest)) g.dataset.latest = ''
-  const v = input.violation
-  if (v) {
-    let hit = marks.filter(({ id }) => inside(id, v))
-    // A step that drew nothing (the invariant judged the end): the last mark before it.
-    if (hit.length === 0) {
-      const before = marks.filter(({ id }) => id < v.to).sort((a, b) => b.id - a.id)[0]
-      hit = before ? [before] : []
-    }
-    for (const { g } of hit) {
-      g.dataset.violation = v.message
-      g.classList.add('violation')
-    }
-  }
+  markStep(drawing, input)
   tooltip.hide()
   wireMarks(
     diagram,
@@ -108,8 +94,41 @@ export function drawRun(
   return { drawing, diagram }
 }
 
+/**
+ * Rings the marks of the step shown (`data-latest`) and marks those of the step that first broke
+ * the invariant (`data-violation`), clearing what an earlier step marked on the same drawing.
+ */
+export function markStep(drawing: Drawing, input: StepMarks): void {
+  const inside = (id: number, r: { from: number; to: number }) => id >= r.from && id < r.to
+  const marks: Array<{ id: number; g: SVGGElement }> = []
+  for (const [event, g] of drawing.events) marks.push({ id: event.id, g })
+  // A drop is drawn on its message's arrow, not as a mark: the arrow stands for it.
+  for (const [m, g] of drawing.messages) if (m.drop) marks.push({ id: m.drop.id, g })
+  for (const { id, g } of marks) {
+    if (inside(id, input.latest)) g.dataset.latest = ''
+    else delete g.dataset.latest
+    if (g.dataset.violation !== undefined) {
+      delete g.dataset.violation
+      g.classList.remove('violation')
+    }
+  }
+  const v = input.violation
+  if (v) {
+    let hit = marks.filter(({ id }) => inside(id, v))
+    // A step that drew nothing (the invariant judged the end): the last mark before it.
+    if (hit.length === 0) {
+      const before = marks.filter(({ id }) => id < v.to).sort((a, b) => b.id - a.id)[0]
+      hit = before ? [before] : []
+    }
+    for (const { g } of hit) {
+      g.dataset.violation = v.message
+      g.classList.add('violation')
+    }
+  }
+}
+
 /** Keeps the process names at the pane's left edge, whatever the horizontal scroll. */
-function pinLabels(canvas: HTMLElement, drawing: Drawing): void {
+export function pinLabels(canvas: HTMLElement, drawing: Drawing): void {
   drawing.labels?.setAttribute('transform', `translate(${canvas.scrollLeft},0)`)
 }
 

@@ -16,6 +16,7 @@ import { checkScenarios, runScenarios } from '../engine/sources.js'
 import { parseSteps, stepText } from '../engine/steps.js'
 import { drawRun, markDifferences, parts } from './draw.js'
 import { renderLesson } from './lesson-view.js'
+import { forgetLine, showLine } from './line-view.js'
 import { renderLinks, renderNodes, renderPending } from './steer.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
@@ -43,6 +44,8 @@ let run: LabRun | undefined
 /** The earlier line drawn under the run to compare, while open. */
 let compared: { text: string; index: number; steps: number; trace: TraceEvent[] } | undefined
 let lang: 'pt' | 'en' = 'en'
+/** Which run `open` made last (the drawn line is kept per run, its steps and branches). */
+let runNumber = 0
 
 /** Timings of the last actions, in ms, for the tests and the README's figures. */
 const timings: Array<{
@@ -96,6 +99,7 @@ function open(config: LabConfig): void {
   try {
     const started = performance.now()
     run = new LabRun(config)
+    runNumber++
     timings.push({ what: 'open', engineMs: performance.now() - started, drawMs: 0 })
   } catch (e) {
     run = undefined
@@ -144,18 +148,35 @@ function show(what: string, engineMs = 0): void {
           message: r.frameAt(first).violation!,
         }
       : undefined
-  const drawn = drawRun(
-    canvas,
-    {
-      seed: r.net.seed,
-      nodes: r.net.nodeIds,
-      events: r.traceAt(p),
-      latest: { from: before, to: frame.trace },
-      ...(violation ? { violation } : {}),
-    },
-    tooltip,
-  )
-  showCompare(r, drawn)
+  const marks = { latest: { from: before, to: frame.trace }, ...(violation ? { violation } : {}) }
+  if (compared) {
+    // Two runs compared: the prefix drawn afresh, so that only what happened so far is diffed.
+    forgetLine()
+    const drawn = drawRun(
+      canvas,
+      { seed: r.net.seed, nodes: r.net.nodeIds, events: r.traceAt(p), ...marks },
+      tooltip,
+    )
+    showCompare(r, drawn)
+  } else {
+    $<HTMLElement>('compare-pane').hidden = true
+    const lineLength = r.frameAt(r.length).trace
+    const key = `${runNumber} ${r.branches.length} ${r.length} ${lineLength}`
+    const line = showLine(
+      canvas,
+      {
+        seed: r.net.seed,
+        nodes: r.net.nodeIds,
+        line: () => r.traceAt(r.length),
+        lineLength,
+        key,
+        shown: frame.trace,
+        ...marks,
+      },
+      tooltip,
+    )
+    canvas.dataset.redrawn = String(line.redrawn)
+  }
   scrub.max = String(r.length)
   scrub.value = String(p)
   const step = p > 0 ? r.stepAt(p - 1) : undefined
