@@ -1,3 +1,4 @@
+import { labLink } from '@sd/playground/src/check/lab-link.js'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig, encodeConfig, type LabConfig } from '../src/engine/config.js'
 import { AUTO, formatSteps, parseSteps, type Step, StepSyntaxError } from '../src/engine/steps.js'
@@ -89,6 +90,21 @@ describe('the URL of a run', () => {
       { kind: 'happen', key: 't:1#1' },
       { kind: 'drop', key: 'm:1>2#1' },
     ])
+  })
+
+  it('opens the link sd check prints, as the playground writes it', () => {
+    const schedule = 't:1#1 m:1>2#1 drop:m:1>3#1 drop:m:2>3#1'
+    const link = labLink('flood', 3, schedule)
+    expect(link.startsWith('?')).toBe(true)
+    const c = decodeConfig(link.slice(1))
+    expect(c).toMatchObject({ mode: 'check', scenario: 'flood', n: 3, seed: 1 })
+    expect(formatSteps(c.steps)).toBe(schedule)
+    // An empty shrunk schedule (the default order breaks it): a check-mode run with no steps.
+    expect(decodeConfig(labLink('flood', 2, '').slice(1))).toMatchObject({
+      mode: 'check',
+      n: 2,
+      steps: [],
+    })
   })
 
   it('refuses a missing scenario and a bad number', () => {

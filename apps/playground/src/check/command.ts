@@ -27,6 +27,7 @@ import {
   type Timed,
 } from './figures.js'
 import { type CheckSpec, checks } from './index.js'
+import { labLink } from './lab-link.js'
 import { markedLassoTrace } from './lasso-marks.js'
 import { livenessFailed, livenessLines, replayCommand } from './liveness.js'
 import { defaultsAt, whatAt } from './spec.js'
@@ -154,7 +155,12 @@ export function runCheck(
         elapsedMs,
         statesPerSecond: statesPerSecond(result, elapsedMs),
         violations,
-        ...(result.counterexample ? { counterexample: result.counterexample } : {}),
+        ...(result.counterexample
+          ? {
+              counterexample: result.counterexample,
+              lab: labLink(spec.scenario, n, result.counterexample.shrunk),
+            }
+          : {}),
         liveness: (result.liveness ?? []).map((goal) =>
           goal.lasso
             ? { ...goal, replay: replayCommand(spec.scenario, n, goal.lasso.schedule) }
@@ -193,6 +199,9 @@ export function runCheck(
   io.out(`shrunk:   ${result.counterexample.shrunk || '(none: the default order breaks it)'}`)
   io.out(
     `replay:   the shrunk schedule, then virtual-time order${replayed?.violation ? '' : ' (did not break it again!)'}`,
+  )
+  io.out(
+    `lab:      ${labLink(spec.scenario, n, result.counterexample.shrunk)} (after the lab's address: pnpm lab)`,
   )
   io.out('')
   io.out(diagramOf(replayed!, io))
