@@ -38,7 +38,7 @@ describe('lessons', () => {
     }
   })
 
-  it.each(['lamport', 'ring', 'cmh', 'make', 'cristian'])(
+  it.each(['lamport', 'ring', 'cmh', 'make', 'cristian', 'vector', 'berkeley', 'chang-roberts'])(
     '%s, with nothing to do, is the run of sd run',
     (id) => {
       const { lesson, run } = play(id)
@@ -72,6 +72,75 @@ describe('lessons', () => {
       (s.run({ n: 8, seed: 1, crash: [] }).result as { leader: number }).leader,
     )
     expect(run.firstViolation()).toBeUndefined()
+  })
+
+  it('the twelve worked examples of the texts each have a lesson', () => {
+    expect(lessons).toHaveLength(12)
+    expect(new Set(lessons.map((l) => l.id)).size).toBe(12)
+  })
+
+  it('token ring: 5 crashed when told is skipped and removed, and the ring goes on safely', () => {
+    const { run } = play('token-ring')
+    expect(run.stepsText()).toMatch(/crash:5/)
+    const emitted = run.emitted().map((e) => ({ node: e.node, ...(e.event as { type: string }) }))
+    const changed = emitted.filter((e) => e.type === 'ring-changed')
+    // Every live node learns the ring without 5.
+    expect(new Set(changed.map((e) => e.node))).toEqual(new Set([1, 2, 3, 4, 6]))
+    for (const e of changed) expect((e as { members?: number[] }).members).toEqual([1, 2, 3, 4, 6])
+    // Each of 2 and 4 asks three times and is served three times; no two holders at once.
+    for (const node of [2, 4])
+      expect(emitted.filter((e) => e.node === node && e.type === 'acquired')).toHaveLength(3)
+    expect(run.firstViolation()).toBeUndefined()
+  })
+
+  it("the outcomes the lessons name are the scenarios' JSON", () => {
+    const result = (name: string, n: number) =>
+      scenarios.find((x) => x.name === name)!.run({ n, seed: 1, crash: [] }).result as Record<
+        string,
+        unknown
+      >
+    const emits = (id: string, type: string) =>
+      play(id)
+        .run.emitted()
+        .filter((e) => (e.event as { type: string }).type === type)
+    // Chang-Roberts: 80 leads, after 24 ELECTION messages (36 at worst, 21.7 on average).
+    const cr = result('election-chang-roberts', 8) as {
+      leader: number
+      messages: { election: number }
+      theory: { worst: number; average: number }
+      ring: number[]
+    }
+    expect(cr).toMatchObject({ leader: 80, messages: { election: 24 } })
+    expect(cr.theory).toEqual({ worst: 36, average: 21.7 })
+    expect(new Set(cr.ring)).toEqual(new Set([6, 58, 47, 19, 15, 27, 54, 80]))
+    const crRun = play('chang-roberts').run
+    expect(
+      crRun
+        .traceAt()
+        .filter((e) => e.type === 'send' && (e.msg as { type: string }).type === 'election'),
+    ).toHaveLength(24)
+    expect(
+      new Set(emits('chang-roberts', 'leader').map((e) => (e.event as { leader: number }).leader)),
+    ).toEqual(new Set([80]))
+    // Berkeley: 5 left out of the first average, every round drawn, every adjustment.
+    const b = result('berkeley', 5) as {
+      far: number
+      rounds: number
+      adjusted: number
+      firstRound: { ignored: number[] }
+    }
+    expect(b.far).toBe(5)
+    expect(b.firstRound.ignored).toEqual([5])
+    expect(emits('berkeley', 'berkeley-round')).toHaveLength(b.rounds)
+    expect(emits('berkeley', 'adjusted')).toHaveLength(b.adjusted)
+    // Vector clocks: the vectors the lesson quotes are those the messages carry.
+    const vectors = play('vector')
+      .run.traceAt()
+      .flatMap((e) =>
+        e.type === 'send' ? [`${e.from}@${e.t}:${(e.msg as { vector: number[] }).vector}`] : [],
+      )
+    for (const v of ['3@9:0,0,1', '1@20:1,0,0', '1@36:3,0,1', '3@41:0,1,4', '2@64:1,6,4'])
+      expect(vectors).toContain(v)
   })
 
   it('a cue matches by time, type, node and what was sent or emitted', () => {

@@ -3,6 +3,7 @@
  * language) and English. `lessons.ts` says what a lesson is and when a beat shows.
  */
 import type { LabConfig } from './config.js'
+import { moreLessons } from './lesson-texts-more.js'
 import type { Lesson } from './lessons.js'
 
 const run = (scenario: string, n: number): Omit<LabConfig, 'steps'> => ({
@@ -15,8 +16,8 @@ const run = (scenario: string, n: number): Omit<LabConfig, 'steps'> => ({
   clockStep: '',
 })
 
-/** The worked examples with a lesson so far (the texts have twelve; see the README). */
-export const lessons: readonly Lesson[] = [
+/** The texts' twelve worked examples: these eight, then the four of `lesson-texts-more.ts`. */
+const firstLessons: readonly Lesson[] = [
   {
     id: 'bully',
     title: {
@@ -396,3 +397,5 @@ export const lessons: readonly Lesson[] = [
     ],
   },
 ]
+
+export const lessons: readonly Lesson[] = [...firstLessons, ...moreLessons]

@@ -40,7 +40,7 @@ export interface Lesson {
   beats: Beat[]
 }
 
-/** The worked examples with a lesson so far (their texts: `lesson-texts.ts`). */
+/** The texts' twelve worked examples (their texts: `lesson-texts.ts`, `lesson-texts-more.ts`). */
 export { lessons }
 
 export function lessonOf(id: string): Lesson | undefined {
