@@ -1,3 +1,4 @@
+import { scenarios } from '@sd/playground/src/scenarios/index.js'
 import { describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/engine/config.js'
 import { judgeFor } from '../src/engine/invariants.js'
@@ -51,8 +52,9 @@ describe('invariants judged per step', () => {
     expect(run.firstViolation()).toBeUndefined()
   })
 
-  it('scenarios without one say so', () => {
-    expect(judgeFor('lamport')).toBeUndefined()
+  it('every sd run scenario has one; other names none', () => {
+    for (const s of scenarios) expect(judgeFor(s.name), s.name).toBeDefined()
+    expect(judgeFor('no-such-scenario')).toBeUndefined()
   })
 
   it('every step of a real run is judged, and an unsteered one keeps the invariant', () => {

@@ -3,19 +3,30 @@
  * holds so far: mutual exclusion and fencing tokens (`@sd/mutex`'s checker), one leader per term
  * and terms that never go back (`@sd/election`'s), no phantom deadlock and none left at the end
  * (`@sd/deadlock`'s), no rumour delivered twice (flooding), Cristian's corrections within their
- * error bound. Check-mode runs use their spec's own
- * invariant instead.
+ * error bound; for the clocks and the other timesync scenarios, `clock-invariants.ts`. Check-mode
+ * runs use their spec's own invariant instead.
  */
 import { checkDeadlocks, type TimedDeadlockEvent } from '@sd/deadlock'
 import { checkElection, type ElectionViolation } from '@sd/election'
 import { checkMutualExclusion } from '@sd/mutex'
-import { type FaultEvent, isRecord, type TimedEvent } from '@sd/transport'
+import {
+  type FaultEvent,
+  isRecord,
+  type NodeId,
+  type TimedEvent,
+  type TraceEvent,
+} from '@sd/transport'
+import { clockJudgeFor } from './clock-invariants.js'
 
 export interface JudgeInput {
   events: readonly TimedEvent[]
   faults: readonly FaultEvent[]
   /** Nothing is left to happen: what only holds at the end (no deadlock left) is judged. */
   atEnd: boolean | (() => boolean)
+  /** The trace so far (the clocks scenarios' stamps ride on their messages). */
+  trace?: readonly TraceEvent[]
+  /** The nodes, in the order of the scenario's vectors. */
+  ids?: readonly NodeId[]
 }
 
 export type Judge = (input: JudgeInput) => string | undefined
@@ -58,6 +69,13 @@ export function judgeFor(scenario: string): { name: string; judge: Judge } | und
     }
   if (scenario === 'flood')
     return { name: 'no rumour delivered twice', judge: ({ events }) => deliveredTwice(events) }
+  const clocks = clockJudgeFor(scenario, cristianBound)
+  if (clocks)
+    return {
+      name: clocks.name,
+      judge: ({ events, trace, ids }) =>
+        clocks.judge({ events, trace: trace ?? [], ids: ids ?? [] }),
+    }
   return undefined
 }
 
