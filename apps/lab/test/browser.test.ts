@@ -257,7 +257,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     const crash = await timed('button[data-step="crash:2"]')
     expect(await position()).toBe(middle + 1)
     console.log(
-      `flood n=48: ${length} steps, ${entries} trace entries; at the end: back ${fmt(back)}, forward (a new step) ${fmt(forward)}; at step ${middle + 1}: back ${fmt(backInThePast)}, branch at step ${middle} (re-execution from the setup) ${fmt(branch)}, then crash 2 ${fmt(crash)}`,
+      `flood n=48: ${length} steps, ${entries} trace entries; at the end: back ${fmt(back)}, forward again along the line ${fmt(forward)}; at step ${middle + 1}: back ${fmt(backInThePast)}, branch at step ${middle} (re-execution from the setup) ${fmt(branch)}, then crash 2 ${fmt(crash)}`,
     )
     expect(length).toBeGreaterThan(3000)
     expect(entries).toBeGreaterThan(5000)
@@ -276,6 +276,20 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     }
     expect(await position()).toBe(middle + 1)
     expect(redrawn).toBeLessThan(along.length / 4)
+    // At the live end a step changes the line: drawn afresh each time.
+    await evaluate(`window.lab.run().goTo(${middle})`)
+    await click('#branch')
+    const live: number[] = []
+    for (let i = 0; i < 20; i++) {
+      live.push((await timed('#forward')).drawMs)
+      expect(await evaluate<string>("document.getElementById('canvas').dataset.redrawn")).toBe(
+        'true',
+      )
+    }
+    live.sort((a, b) => a - b)
+    console.log(
+      `flood n=48, 20 new steps at the live end from step ${middle}: draw median ${live[10]!.toFixed(1)} ms, from ${live[0]!.toFixed(1)} to ${live.at(-1)!.toFixed(1)} ms (each draws the line afresh)`,
+    )
     along.sort((a, b) => a - b)
     console.log(
       `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms, ${redrawn} redrawn (a new stretch in view)`,
