@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { bully } from '../src/bully/index.js'
 import { changRoberts } from '../src/chang-roberts/index.js'
 import { ringElection } from '../src/ring/index.js'
+import { yoyo } from '../src/yoyo/index.js'
 
 type Any = SnapshotInput<never, unknown>
 type At = { self: NodeId; peers: readonly NodeId[]; timers: readonly string[] }
@@ -95,6 +96,34 @@ describe('elections: restore() (checkSnapshots restores every state reached)', (
       expect(report.comparedPairs).toBeGreaterThan(0)
     })
   }
+
+  it.each([
+    [1, 'a source'],
+    [2, 'one in-edge, two out-edges'],
+  ])('yoyo (node %s of a complete graph of 4: %s)', (self) => {
+    const members: NodeId[] = [1, 2, 3, 4]
+    const factory = yoyo({ neighbors: (id) => members.filter((m) => m !== id) })
+    const inputs = (random: Random, at: At): Any => {
+      const from = pick(random, at.peers)
+      const iteration = random.int(1, 2)
+      const msgs = [
+        { type: 'setup' },
+        { type: 'yo', iteration, value: pick(random, members) },
+        { type: 'vote', iteration, yes: random.int(0, 1) === 1, prune: random.int(0, 2) === 0 },
+        { type: 'leader', leader: pick(random, members), term: random.int(1, 2) },
+      ]
+      return { kind: 'message', from, msg: pick(random, msgs) as never }
+    }
+    const report = checkSnapshots(factory as ProtocolFactory<never, unknown>, {
+      seeds: 10,
+      inputs,
+      self,
+      peers: members.filter((m) => m !== self),
+    })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(500)
+    expect(() => factory(2).restore?.({ graph: [] })).toThrow(InvalidArgumentError)
+  })
 
   it('no restore() with phi accrual; a snapshot of another shape is refused', () => {
     const phi = { heartbeat: { detector: { phi: {} } } }
