@@ -1,4 +1,3 @@
-import { compareNodeIds } from '@sd/transport'
 /**
  * Centralized detection: a coordinator collects every site's waits (its lock tables), merges
  * them into one wait-for graph and looks for a cycle. The local graphs are read at different
@@ -17,6 +16,7 @@ import type { ManagerMessage, ProcRef, SiteWait } from '../manager/messages.js'
 import { youngest } from '../manager/order.js'
 import type { ManagerCtx } from '../manager/protocol.js'
 import type { ResourceSide } from '../manager/resources.js'
+import { snapshotFields } from '../snapshot.js'
 
 export interface CentralizedOptions {
   /** The site that detects. */
@@ -36,18 +36,18 @@ export class CentralizedDetector {
   private collecting: Map<ProcRef['home'], SiteWait[]> | undefined
   private confirming: { cycle: SiteWait[]; asked: number; present: Set<string> } | undefined
 
-  /** The detector's state as canonical plain data: replies by site, present waits sorted. */
+  /** The detector's state as canonical plain data: replies in arrival order, present waits sorted. */
   snapshot() {
     const copyWait = (w: SiteWait) => ({ ...w, from: { ...w.from }, to: { ...w.to } })
     const collecting = this.collecting
     return {
       round: this.round,
+      // In the order the replies came: the merge searches the waits in it, so the cycle found
+      // (when there are several) depends on it.
       collecting:
         collecting === undefined
           ? null
-          : [...collecting.keys()]
-              .sort(compareNodeIds)
-              .map((site) => ({ site, waits: collecting.get(site)!.map(copyWait) })),
+          : [...collecting].map(([site, waits]) => ({ site, waits: waits.map(copyWait) })),
       confirming:
         this.confirming === undefined
           ? null
@@ -57,6 +57,28 @@ export class CentralizedDetector {
               present: [...this.confirming.present].sort(),
             },
     }
+  }
+
+  /** Takes on the state `snapshot()` gave (for the protocol's `restore()`). */
+  restore(snapshot: unknown): void {
+    const s = snapshotFields(snapshot, 'resourceManager()', ['round', 'collecting', 'confirming'])
+    const copyWait = (w: SiteWait): SiteWait => ({ ...w, from: { ...w.from }, to: { ...w.to } })
+    const collecting = s.collecting as Array<{ site: ProcRef['home']; waits: SiteWait[] }> | null
+    type Confirming = { cycle: SiteWait[]; asked: number; present: string[] }
+    const confirming = s.confirming as Confirming | null
+    this.round = s.round as number
+    this.collecting =
+      collecting === null
+        ? undefined
+        : new Map(collecting.map(({ site, waits }) => [site, waits.map(copyWait)]))
+    this.confirming =
+      confirming === null
+        ? undefined
+        : {
+            cycle: confirming.cycle.map(copyWait),
+            asked: confirming.asked,
+            present: new Set(confirming.present),
+          }
   }
 
   constructor(

@@ -20,6 +20,7 @@ import type { HomeSide, Proc } from '../manager/home.js'
 import type { ManagerMessage, PathEntry } from '../manager/messages.js'
 import { youngest } from '../manager/order.js'
 import type { ManagerCtx } from '../manager/protocol.js'
+import { snapshotFields } from '../snapshot.js'
 
 type Probe = Extract<ManagerMessage, { type: 'probe' }>
 type Verify = Extract<ManagerMessage, { type: 'verify' }>
@@ -31,6 +32,13 @@ export class CmhDetector {
   /** The probes forwarded, sorted: the detector's only state. */
   snapshot() {
     return { forwarded: [...this.forwarded].sort() }
+  }
+
+  /** Takes on the state `snapshot()` gave (for the protocol's `restore()`). */
+  restore(snapshot: unknown): void {
+    const s = snapshotFields(snapshot, 'resourceManager()', ['forwarded'])
+    this.forwarded.clear()
+    for (const key of s.forwarded as string[]) this.forwarded.add(key)
   }
 
   constructor(

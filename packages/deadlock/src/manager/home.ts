@@ -5,6 +5,7 @@
  * told to (a deadlock victim, a wound, a death), releasing everything it holds.
  */
 import type { DeadlockRequest, ProcessSpec, ProcessStep } from '../contract.js'
+import { snapshotList } from '../snapshot.js'
 import type { SiteEnv } from './env.js'
 import type { ManagerMessage, ProcRef } from './messages.js'
 import type { ManagerCtx } from './protocol.js'
@@ -72,6 +73,24 @@ export class HomeSide {
         waits: p.waits,
       }
     })
+  }
+
+  /** Takes on the processes `snapshot()` gave (for the protocol's `restore()`). */
+  restore(snapshot: unknown): void {
+    this.procs.clear()
+    for (const saved of snapshotList<SavedProc>(snapshot, 'resourceManager()', 'the processes')) {
+      const { key, state, next, req, waits } = saved
+      const steps = saved.steps.map((step) => ({ ...step }))
+      const ref = { ...saved.ref }
+      const held = new Map(
+        heldInOrder(steps, next, saved.held).map(({ resource, req }) => [resource, req]),
+      )
+      const w = saved.waiting
+      const waiting = w === null ? undefined : { ...w, holder: { ...w.holder } }
+      const spec = { id: ref.id, home: ref.home, steps }
+      const pending = saved.pending ?? undefined
+      this.procs.set(key, { spec, steps, ref, state, next, held, req, pending, waiting, waits })
+    }
   }
 
   /** Registers a process of this site; it starts after `startAt` (or now). */
@@ -281,6 +300,33 @@ export class HomeSide {
   private releaseAll(proc: Proc, ctx: ManagerCtx): void {
     for (const resource of [...proc.held.keys()]) this.release(proc, resource, ctx)
   }
+}
+
+/** A process as `HomeSide.snapshot` gives it. */
+type SavedProc = Omit<Proc, 'spec' | 'held' | 'pending' | 'waiting'> & {
+  key: string
+  held: Array<{ resource: string; req: number }>
+  pending: string | null
+  waiting: NonNullable<Proc['waiting']> | null
+}
+
+/**
+ * Held locks in the order they were taken, which is the order they are released in: the script's
+ * (each resource at its last acquire before step `next`), so the snapshot need not keep it.
+ */
+function heldInOrder<T extends { resource: string }>(
+  steps: readonly ProcessStep[],
+  next: number,
+  held: readonly T[],
+): T[] {
+  const at = (resource: string) => {
+    for (let i = Math.min(next, steps.length - 1); i >= 0; i--) {
+      const step = steps[i]!
+      if ('acquire' in step && step.acquire === resource) return i
+    }
+    return -1
+  }
+  return [...held].sort((a, b) => at(a.resource) - at(b.resource))
 }
 
 function splitKey(key: string): [string, string] {

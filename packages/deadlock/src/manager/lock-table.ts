@@ -38,6 +38,19 @@ export class LockTable {
       }))
   }
 
+  /** Takes on the locks `snapshot()` gave (for the protocol's `restore()`). */
+  restore(
+    locks: ReadonlyArray<{ resource: string; holder: Waiter | null; queue: Waiter[] }>,
+  ): void {
+    const copy = (w: Waiter): Waiter => ({ proc: { ...w.proc }, req: w.req })
+    this.locks.clear()
+    for (const { resource, holder, queue } of locks)
+      this.locks.set(resource, {
+        holder: holder === null ? undefined : copy(holder),
+        queue: queue.map(copy),
+      })
+  }
+
   private lock(resource: string): Lock {
     let lock = this.locks.get(resource)
     if (lock === undefined) {
@@ -89,7 +102,9 @@ export class LockTable {
   /** Every wait of this site: waiter, holder, resource, and an id per wait instance. */
   waits(): SiteWait[] {
     const out: SiteWait[] = []
-    for (const [resource, lock] of this.locks) {
+    // By resource name, as the snapshot: the order they were first used in is not state.
+    for (const resource of [...this.locks.keys()].sort()) {
+      const lock = this.locks.get(resource)!
       if (lock.holder === undefined) continue
       for (const w of lock.queue)
         out.push({

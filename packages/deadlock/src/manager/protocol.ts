@@ -16,6 +16,7 @@ import {
 import type { DeadlockRequest } from '../contract.js'
 import { CentralizedDetector } from '../detect/centralized.js'
 import { CmhDetector } from '../detect/cmh.js'
+import { snapshotFields } from '../snapshot.js'
 import type { SiteEnv } from './env.js'
 import type { ManagerEvent } from './events.js'
 import { HomeSide } from './home.js'
@@ -104,6 +105,14 @@ export function resourceManager(
           cmh: cmh === undefined ? null : cmh.snapshot(),
           central: central === undefined ? null : central.snapshot(),
         }
+      },
+      restore(snapshot) {
+        const fields = ['home', 'resources', 'cmh', 'central'] as const
+        const s = snapshotFields(snapshot, 'resourceManager()', fields)
+        home.restore(s.home)
+        resourceSide.restore(s.resources)
+        if (cmh !== undefined) cmh.restore(s.cmh)
+        if (central !== undefined) central.restore(s.central)
       },
       start(ctx) {
         step(ctx, () => {

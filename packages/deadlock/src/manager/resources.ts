@@ -5,6 +5,7 @@
  * timestamps instead of always queueing, and the rule is applied again whenever the holder changes.
  */
 import type { NodeId } from '@sd/transport'
+import { snapshotFields, snapshotList } from '../snapshot.js'
 import type { SiteEnv } from './env.js'
 import { LockTable, type Waiter } from './lock-table.js'
 import type { ProcRef } from './messages.js'
@@ -39,6 +40,16 @@ export class ResourceSide {
     private readonly env: SiteEnv,
     private readonly prevention: Prevention | undefined,
   ) {}
+
+  /** Takes on the state `snapshot()` gave (for the protocol's `restore()`). */
+  restore(snapshot: unknown): void {
+    const s = snapshotFields(snapshot, 'resourceManager()', ['table', 'notices', 'cancelled'])
+    this.table.restore(snapshotList(s.table, 'resourceManager()', 'the lock table'))
+    this.notices = s.notices as number
+    this.cancelled.clear()
+    for (const { process, req } of s.cancelled as Array<{ process: string; req: number }>)
+      this.cancelled.set(process, req)
+  }
 
   request(from: NodeId, proc: ProcRef, resource: string, req: number, ctx: ManagerCtx): void {
     if (req <= (this.cancelled.get(String(proc.id)) ?? 0)) return

@@ -7,6 +7,7 @@ import {
 } from '@sd/transport'
 import { compareCandidates, type ElectionRequest } from '../contract.js'
 import { LeaderWatch } from '../detector/heartbeat.js'
+import { restorableWatch, restoreWatch, snapshotFields } from '../restore.js'
 import { observeTerm, storedTerm } from '../terms.js'
 import type { BullyEvent } from './events.js'
 import { type BullyMessage, parseMessage } from './messages.js'
@@ -78,8 +79,26 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   /** A leader that resigned stays out (no OK, no election) until a new leader is announced. */
   private resigned = false
 
+  /** Absent with phi accrual, whose history the watch cannot be given back (../restore.ts). */
+  readonly restore?: (snapshot: unknown) => void
+
   constructor(private readonly settings: BullySettings) {
     this.watch = new LeaderWatch(settings.heartbeat)
+    if (restorableWatch(settings.heartbeat)) this.restore = (snapshot) => this.load(snapshot)
+  }
+
+  /** Takes on the state `snapshot()` gave; a leading watch beats its term again. */
+  private load(snapshot: unknown): void {
+    const fields = ['leader', 'leaderTerm', 'phase', 'resigned', 'watch'] as const
+    const s = snapshotFields(snapshot, 'bully()', fields)
+    this.leader = (s.leader as NodeId | null) ?? undefined
+    this.leaderTerm = s.leaderTerm as number
+    this.phase = s.phase as BullyNode['phase']
+    this.resigned = s.resigned as boolean
+    const term = this.leaderTerm
+    restoreWatch(this.watch, s.watch, 'bully()', (ctx: BullyCtx) =>
+      ctx.broadcast({ type: 'heartbeat', term }),
+    )
   }
 
   /** The node's volatile state as canonical plain data (the highest term seen is stable storage). */

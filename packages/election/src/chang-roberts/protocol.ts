@@ -1,5 +1,6 @@
 import { type Ctx, type NodeId, type ProtocolFactory, readStored } from '@sd/transport'
 import { compareCandidates, type ElectionRequest } from '../contract.js'
+import { restorableWatch, restoreWatch } from '../restore.js'
 import { ballot, explicitOrder, idOrder } from '../ring/order.js'
 import { dropLeader, followLeader, isFresh } from '../ring-leadership.js'
 import { startedShape } from '../stored.js'
@@ -7,7 +8,7 @@ import { observeTerm, storedTerm } from '../terms.js'
 import type { ChangRobertsEvent } from './events.js'
 import { type ChangRobertsMessage, parseMessage } from './messages.js'
 import { type ChangRobertsOptions, resolveOptions } from './options.js'
-import { changRobertsState, snapshotChangRoberts } from './state.js'
+import { changRobertsState, restoreChangRoberts, snapshotChangRoberts } from './state.js'
 
 type ChangRobertsCtx = Ctx<ChangRobertsMessage, ChangRobertsEvent>
 type Election = Extract<ChangRobertsMessage, { type: 'election' }>
@@ -58,9 +59,17 @@ export function changRoberts(
       else if (msg.type === 'election') onElection(msg, ctx) // alone: our own id is back
     }
 
+    const beat = (term: number) => (ctx: ChangRobertsCtx) => toAll({ type: 'heartbeat', term }, ctx)
     const accept = (leader: NodeId, term: number, ctx: ChangRobertsCtx) => {
       s.resigned = undefined
-      followLeader(s, self, leader, term, ctx, (ctx) => toAll({ type: 'heartbeat', term }, ctx))
+      followLeader(s, self, leader, term, ctx, beat(term))
+    }
+    /** Restored, not started: the ring (configuration) is set at the first step. */
+    let unconfigured = false
+    const configure = (ctx: ChangRobertsCtx) => {
+      if (!unconfigured) return
+      s.order = given ? given(self) : idOrder(self, ctx.peers)
+      unconfigured = false
     }
     const drop = (ctx: ChangRobertsCtx) => dropLeader(s, ctx)
     const fresh = (term: number) => isFresh(s, term)
@@ -133,6 +142,15 @@ export function changRoberts(
     return {
       snapshot: () => snapshotChangRoberts(s),
 
+      ...(restorableWatch(settings.heartbeat) && {
+        restore(snapshot: unknown) {
+          const watch = restoreChangRoberts(s, snapshot)
+          // Only a leader beats, and only for the term it leads.
+          restoreWatch(s.watch, watch, 'changRoberts()', s.current && beat(s.current.term))
+          unconfigured = true
+        },
+      }),
+
       start(ctx) {
         s.order = given ? given(self) : idOrder(self, ctx.peers)
         s.electionMs = settings.electionTimeoutMs(s.order.size)
@@ -143,6 +161,7 @@ export function changRoberts(
       },
 
       onRequest(req, ctx) {
+        configure(ctx)
         const r: { type?: unknown } = req
         if (r.type === 'start') {
           drop(ctx)
@@ -163,6 +182,7 @@ export function changRoberts(
       },
 
       onTimer(key, ctx) {
+        configure(ctx)
         if (key === 'election') {
           // Our election died on the way (a crashed member), or nobody started one after a resign.
           if (s.participant || s.current === undefined) {
@@ -183,6 +203,7 @@ export function changRoberts(
       },
 
       onMessage(from, raw, ctx) {
+        configure(ctx)
         const m = parseMessage(raw)
         if (typeof m === 'string') return ctx.emit({ type: 'ignored', from, reason: m })
         if (from === self || !s.order.has(from)) {

@@ -1,6 +1,7 @@
 import { type NodeId, sortNodeIds } from '@sd/transport'
 import { type HeartbeatSettings, LeaderWatch } from '../detector/heartbeat.js'
-import { idOrder, type RingOrder } from '../ring/order.js'
+import { snapshotFields } from '../restore.js'
+import { idOrder, type RingOrder, sizeOnlyOrder } from '../ring/order.js'
 import type { ChangRobertsMessage } from './messages.js'
 
 type Election = Extract<ChangRobertsMessage, { type: 'election' }>
@@ -57,4 +58,37 @@ export function snapshotChangRoberts(s: ChangRobertsState) {
     sent: s.sent === undefined ? null : { to: s.sent.to, msg: { ...s.sent.msg } },
     watch: s.watch.snapshot(),
   }
+}
+
+/**
+ * Takes on the state `snapshotChangRoberts` gave (for `restore()`), but for the ring, which is
+ * configuration (set again at the restored member's first step), and the watch, whose beat is
+ * the protocol's (it returns the watch's snapshot).
+ */
+export function restoreChangRoberts(s: ChangRobertsState, snapshot: unknown): unknown {
+  const fields = [
+    'ringSize',
+    'electionMs',
+    'participant',
+    'standAside',
+    'current',
+    'lastTerm',
+    'suspected',
+    'resigned',
+    'sent',
+    'watch',
+  ] as const
+  const v = snapshotFields(snapshot, 'changRoberts()', fields)
+  const current = v.current as NonNullable<ChangRobertsState['current']> | null
+  const sent = v.sent as NonNullable<ChangRobertsState['sent']> | null
+  s.order = sizeOnlyOrder(v.ringSize as number)
+  s.electionMs = v.electionMs as number
+  s.participant = v.participant as boolean
+  s.standAside = v.standAside as boolean
+  s.current = current === null ? undefined : { ...current }
+  s.lastTerm = v.lastTerm as number
+  s.suspected = new Set(v.suspected as NodeId[])
+  s.resigned = (v.resigned as NodeId | null) ?? undefined
+  s.sent = sent === null ? undefined : { to: sent.to, msg: { ...sent.msg } }
+  return v.watch
 }

@@ -91,3 +91,14 @@ export function ballot(seen: number, rank: number, size: number): number {
   const base = seen - (seen % size) + rank
   return base > seen ? base : base + size
 }
+
+/**
+ * The ring of a member restored and not yet stepped: its size only (what its snapshot reads),
+ * until its first step sets the ring from ctx.peers, which `restore()` is not given.
+ */
+export function sizeOnlyOrder(size: number): RingOrder {
+  const unset = (): never => {
+    throw new Error('ring order read before the restored member took a step')
+  }
+  return { size, after: unset, rank: unset, has: unset, others: unset }
+}

@@ -1,5 +1,6 @@
 import { type Ctx, type NodeId, type ProtocolFactory, readStored, sortNodeIds } from '@sd/transport'
 import { bestOf, compareCandidates, type ElectionRequest } from '../contract.js'
+import { restorableWatch, restoreWatch } from '../restore.js'
 import { dropLeader, followLeader, isFresh } from '../ring-leadership.js'
 import { startedShape } from '../stored.js'
 import { observeTerm, storedTerm } from '../terms.js'
@@ -13,7 +14,7 @@ import {
 } from './messages.js'
 import { type RingOptions, resolveOptions } from './options.js'
 import { ballot, idOrder, sortedHas } from './order.js'
-import { ringState, snapshotRing } from './state.js'
+import { restoreRing, ringState, snapshotRing } from './state.js'
 
 type RingCtx = Ctx<RingMessage, RingEvent>
 
@@ -73,8 +74,16 @@ export function ringElection(
       ctx.setTimer(`ack:${hop}`, settings.ackTimeoutMs)
     }
 
+    const beat = (term: number) => (ctx: RingCtx) => ctx.broadcast({ type: 'heartbeat', term })
     const accept = (leader: NodeId, term: number, ctx: RingCtx) =>
-      followLeader(s, self, leader, term, ctx, (ctx) => ctx.broadcast({ type: 'heartbeat', term }))
+      followLeader(s, self, leader, term, ctx, beat(term))
+    /** Restored, not started: the ring (configuration, ctx.peers) is set at the first step. */
+    let unconfigured = false
+    const configure = (ctx: RingCtx) => {
+      if (!unconfigured) return
+      s.order = idOrder(self, ctx.peers)
+      unconfigured = false
+    }
     const drop = (ctx: RingCtx) => dropLeader(s, ctx)
     const fresh = (term: number) => isFresh(s, term)
 
@@ -169,6 +178,15 @@ export function ringElection(
     return {
       snapshot: () => snapshotRing(s),
 
+      ...(restorableWatch(settings.heartbeat) && {
+        restore(snapshot: unknown) {
+          const watch = restoreRing(s, snapshot)
+          // Only a leader beats, and only for the term it leads.
+          restoreWatch(s.watch, watch, 'ringElection()', s.current && beat(s.current.term))
+          unconfigured = true
+        },
+      }),
+
       start(ctx) {
         s.order = idOrder(self, ctx.peers)
         s.electionMs = settings.electionTimeoutMs(s.order.size)
@@ -179,6 +197,7 @@ export function ringElection(
       },
 
       onRequest(req, ctx) {
+        configure(ctx)
         const r: { type?: unknown } = req
         if (r.type === 'start') {
           drop(ctx)
@@ -198,6 +217,7 @@ export function ringElection(
       },
 
       onTimer(key, ctx) {
+        configure(ctx)
         if (key.startsWith('ack:')) {
           const hop = Number(key.slice(4))
           const p = s.passes.get(hop)
@@ -218,6 +238,7 @@ export function ringElection(
       },
 
       onMessage(from, raw, ctx) {
+        configure(ctx)
         const m = parseMessage(raw)
         if (typeof m === 'string') return ctx.emit({ type: 'ignored', from, reason: m })
         if (from === self || !s.order.has(from)) {

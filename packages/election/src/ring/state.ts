@@ -1,7 +1,8 @@
 import { type NodeId, sortNodeIds } from '@sd/transport'
 import { type HeartbeatSettings, LeaderWatch } from '../detector/heartbeat.js'
+import { snapshotFields } from '../restore.js'
 import type { Pass } from './messages.js'
-import { idOrder, type RingOrder } from './order.js'
+import { idOrder, type RingOrder, sizeOnlyOrder } from './order.js'
 
 /**
  * Everything a ring member keeps in memory, in one object so that `snapshot()` reads it all: a
@@ -74,4 +75,48 @@ export function snapshotRing(s: RingState) {
     hopSeq: s.hopSeq,
     watch: s.watch.snapshot(),
   }
+}
+
+/**
+ * Takes on the state `snapshotRing` gave (for `restore()`), but for the ring itself, which is
+ * configuration (ctx.peers, set again at the restored member's first step), and the watch, whose
+ * beat is the protocol's (it returns the watch's snapshot).
+ */
+export function restoreRing(s: RingState, snapshot: unknown): unknown {
+  const fields = [
+    'ringSize',
+    'electionMs',
+    'current',
+    'lastTerm',
+    'electing',
+    'round',
+    'lastClosed',
+    'standAside',
+    'members',
+    'dead',
+    'back',
+    'passes',
+    'hopSeq',
+    'watch',
+  ] as const
+  const v = snapshotFields(snapshot, 'ringElection()', fields)
+  const current = v.current as NonNullable<RingState['current']> | null
+  const lastClosed = v.lastClosed as NonNullable<RingState['lastClosed']> | null
+  s.order = sizeOnlyOrder(v.ringSize as number)
+  s.electionMs = v.electionMs as number
+  s.current = current === null ? undefined : { ...current }
+  s.lastTerm = v.lastTerm as number
+  s.electing = v.electing as boolean
+  s.round = (v.round as number | null) ?? undefined
+  s.lastClosed = lastClosed === null ? undefined : { ...lastClosed }
+  s.standAside = v.standAside as boolean
+  s.members = v.members === null ? undefined : [...(v.members as NodeId[])]
+  s.dead = new Set(v.dead as NodeId[])
+  s.back = new Set(v.back as NodeId[])
+  type Saved = { hop: number; to: NodeId; pass: Pass }
+  s.passes = new Map(
+    (v.passes as Saved[]).map(({ hop, to, pass }) => [hop, { to, pass: structuredClone(pass) }]),
+  )
+  s.hopSeq = v.hopSeq as number
+  return v.watch
 }

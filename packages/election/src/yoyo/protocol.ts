@@ -1,5 +1,6 @@
 import { type Ctx, compareNodeIds, type NodeId, type ProtocolFactory } from '@sd/transport'
 import type { ElectionRequest } from '../contract.js'
+import { snapshotFields } from '../restore.js'
 import { nextTerm, observeTerm, storedTerm } from '../terms.js'
 import { answers, smallest } from './answers.js'
 import type { YoyoEvent } from './events.js'
@@ -9,6 +10,25 @@ import { neighborsOf, resolveOptions, type YoyoOptions } from './options.js'
 type YoyoCtx = Ctx<YoyoMessage, YoyoEvent>
 type Vote = Extract<YoyoMessage, { type: 'vote' }>
 type Staged = Extract<YoyoMessage, { iteration: number }>
+
+const YOYO_FIELDS = [
+  'graph',
+  'stage',
+  'heard',
+  'ins',
+  'outs',
+  'iteration',
+  'isSource',
+  'values',
+  'votes',
+  'early',
+  'known',
+] as const
+
+const refill = (set: Set<NodeId>, ids: readonly NodeId[]) => {
+  set.clear()
+  for (const id of ids) set.add(id)
+}
 
 /**
  * YoYo (Santoro): elects the smallest id on any connected undirected graph, each node talking to
@@ -176,33 +196,43 @@ export function yoyo(
 
     return {
       /**
-       * Every variable above as canonical plain data: sets and maps by id, the early messages (a
-       * set, each taken up when its iteration begins) by iteration, sender and content.
+       * Every variable above as canonical plain data: the sets only asked about by id; the
+       * out-edges, the values, the votes and the early messages in the order they came, which is
+       * the order the node sends, answers, flips and takes them up in (state, not history).
        */
       snapshot() {
-        const byId = <V>(map: Map<NodeId, V>) =>
-          [...map.keys()].sort(compareNodeIds).map((id) => ({ id, value: map.get(id)! }))
-        const order = (e: { from: NodeId; m: Staged }) => JSON.stringify(e.m)
+        const inOrder = <V>(map: Map<NodeId, V>) => [...map].map(([id, value]) => ({ id, value }))
         return {
           graph: [...graph],
           stage,
           heard: [...heard].sort(compareNodeIds),
           ins: [...ins].sort(compareNodeIds),
-          outs: [...outs].sort(compareNodeIds),
+          outs: [...outs], // sent to in this order
           iteration,
           isSource,
-          values: byId(values),
-          votes: byId(votes).map(({ id, value }) => ({ id, value: { ...value } })),
-          early: [...early]
-            .sort(
-              (a, b) =>
-                a.m.iteration - b.m.iteration ||
-                compareNodeIds(a.from, b.from) ||
-                (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0),
-            )
-            .map(({ from, m }) => ({ from, m: { ...m } })),
+          values: inOrder(values), // answered in this order
+          votes: inOrder(votes).map(({ id, value }) => ({ id, value: { ...value } })), // flipped in it
+          early: early.map(({ from, m }) => ({ from, m: { ...m } })), // taken up in this order
           known: known === undefined ? null : { ...known },
         }
+      },
+
+      restore(snapshot) {
+        const v = snapshotFields(snapshot, 'yoyo()', YOYO_FIELDS)
+        type Keyed<V> = Array<{ id: NodeId; value: V }>
+        graph = [...(v.graph as NodeId[])]
+        stage = v.stage as typeof stage
+        iteration = v.iteration as number
+        isSource = v.isSource as boolean
+        refill(heard, v.heard as NodeId[])
+        refill(ins, v.ins as NodeId[])
+        refill(outs, v.outs as NodeId[])
+        values.clear()
+        for (const { id, value } of v.values as Keyed<NodeId>) values.set(id, value)
+        votes.clear()
+        for (const { id, value } of v.votes as Keyed<Vote>) votes.set(id, { ...value })
+        early = (v.early as typeof early).map(({ from, m }) => ({ from, m: { ...m } }))
+        known = v.known === null ? undefined : { ...(v.known as NonNullable<typeof known>) }
       },
 
       start(ctx) {

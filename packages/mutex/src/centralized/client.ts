@@ -1,6 +1,6 @@
 import type { NodeId } from '@sd/transport'
-import { nameMap, type Snapshot } from '../snapshot.js'
-import { type Hold, holdOf, type Want, wantJson } from './kinds.js'
+import { nameMap, type Snapshot, snapshotFields } from '../snapshot.js'
+import { type Hold, holdOf, type Want, wantJson, wantOf } from './kinds.js'
 import { lockStateEvent } from './lock-state.js'
 import type { CentralizedMessage, Held, Wanted } from './messages.js'
 import type { Node } from './node.js'
@@ -59,6 +59,19 @@ export class ClientRole {
         refusals: u.refusals,
         leaseUntil: u.leaseUntil,
       })),
+    }
+  }
+
+  /** Takes on the state `snapshot()` gave (for the protocol's `restore()`). */
+  restore(snapshot: Snapshot): void {
+    const s = snapshotFields(snapshot, 'centralized()', ['seq', 'reported', 'uses'])
+    this.seq = s.seq as number
+    this.reported = s.reported as number
+    this.uses.clear()
+    for (const [name, u] of s.uses as Array<[string, Use]>) {
+      const { state, seq, token, refusals, leaseUntil } = u
+      const asks = u.asks.map(wantOf)
+      this.uses.set(name, { asks, state, held: holdOf(u.held), seq, token, refusals, leaseUntil })
     }
   }
 

@@ -1,5 +1,7 @@
+// Over 450 lines: the coordinator's handlers share one private state, which its snapshot() and
+// restored() (the protocol's restore) read and rebuild whole, beside them; steals are in steal.ts.
 import { type NodeId, readStored, storedShapes } from '@sd/transport'
-import { nameMap, type Snapshot } from '../snapshot.js'
+import { nameMap, type Snapshot, snapshotFields } from '../snapshot.js'
 import { nextToGrant } from './grant-order.js'
 import {
   compatible,
@@ -23,6 +25,7 @@ import {
   isClosed,
   newResource,
   type Resource,
+  resourceFrom,
   resourceSnapshot,
   type Waiting,
 } from './resource.js'
@@ -56,14 +59,15 @@ export class CoordinatorRole {
   private readonly heardFrom = new Set<NodeId>()
   private readonly steals: Steals
 
+  /** `ctx` is undefined for a role `restored`: what it announced and armed at its start is done. */
   constructor(
     private readonly node: Node,
     recovering: boolean,
-    ctx: CentralizedCtx,
+    ctx: CentralizedCtx | undefined,
   ) {
     this.recovering = recovering
     this.steals = new Steals(node, (name, c) => this.grantNext(name, c))
-    if (!recovering) return
+    if (!recovering || ctx === undefined) return
     // It does not know who holds what: no grant before every member reported, or (with leases)
     // before every lease the previous coordinator gave can have run out.
     ctx.emit({ type: 'recovering', term: node.term })
@@ -81,11 +85,24 @@ export class CoordinatorRole {
     }
   }
 
+  /** The role `snapshot()` gave, live again (for the protocol's `restore()`). */
+  static restored(node: Node, snapshot: Snapshot): CoordinatorRole {
+    const s = snapshotFields(snapshot, 'centralized()', ['recovering', 'heardFrom', 'resources'])
+    const role = new CoordinatorRole(node, s.recovering as boolean, undefined)
+    for (const id of s.heardFrom as NodeId[]) role.heardFrom.add(id)
+    for (const [name, r] of s.resources as Array<[string, Snapshot]>)
+      role.resources.set(name, resourceFrom(r))
+    return role
+  }
+
   /** Hands over to another coordinator: forget everything volatile. */
   stop(ctx: CentralizedCtx): void {
-    for (const [name, r] of this.resources) {
+    // In name and token order, as every walk: a restored role (its maps rebuilt sorted) does alike.
+    for (const name of [...this.resources.keys()].sort()) {
+      const r = this.res(name)
       for (const h of holdersOf(r)) ctx.cancelTimer(expireKey(name, h))
-      for (const token of r.delayed.keys()) ctx.cancelTimer(delayKey(name, token))
+      for (const token of [...r.delayed.keys()].sort((a, b) => a - b))
+        ctx.cancelTimer(delayKey(name, token))
       this.steals.stop(name, r, ctx)
     }
     ctx.cancelTimer(RECOVERY_TIMER)

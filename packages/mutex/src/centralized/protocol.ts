@@ -130,6 +130,7 @@ import { type CentralizedMessage, parseMessage } from './messages.js'
 import type { Node } from './node.js'
 import { type CentralizedOptions, MAX_TERM, resolveOptions, TOKENS_PER_TERM } from './options.js'
 import type { CentralizedRequest } from './requests.js'
+import { centralizedState } from './restore.js'
 import { MemberView, parseViewRequest } from './views.js'
 
 /** What every handler and helper of the centralized mutex is handed (never kept). */
@@ -375,6 +376,17 @@ function centralizedNode(
 
     return {
       snapshot,
+
+      restore(snapshot) {
+        const s = centralizedState(snapshot)
+        Object.assign(node, { term: s.term, coordinator: s.coordinator, epoch: s.epoch })
+        ;({ coordinatorEpoch, leaderLease, pendingRecover, syncedView } = s)
+        node.group.load(s.group)
+        coord =
+          s.coordinatorRole === null ? undefined : CoordinatorRole.restored(node, s.coordinatorRole)
+        client = new ClientRole(node, 0) // its seq is the snapshot's
+        if (s.client !== null) client.restore(s.client)
+      },
 
       start(ctx) {
         // Stored values of the wrong shape throw StoredStateError: never read as a default.

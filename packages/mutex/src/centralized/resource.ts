@@ -1,7 +1,7 @@
 import type { NodeId } from '@sd/transport'
 import { compareNodeIds } from '@sd/transport'
-import { idMap, type Snapshot } from '../snapshot.js'
-import { type Hold, holdOf, isExclusive, type Want, wantJson } from './kinds.js'
+import { idMap, type Snapshot, snapshotFields } from '../snapshot.js'
+import { type Hold, holdOf, isExclusive, type Want, wantJson, wantOf } from './kinds.js'
 
 /** A holder at the coordinator. `seq`: the request it answered (-1 for one reported in a SYNC). */
 export interface Holder extends Hold {
@@ -109,5 +109,44 @@ export function resourceSnapshot(r: Resource): Snapshot {
     delayed: [...r.delayed].sort(([a], [b]) => a - b).map(([t, h]) => [t, wantJson(holdOf(h))]),
     // Only while a steal waits: the snapshots of runs without one are what they were.
     ...(r.victims.size > 0 ? { victims: victimsOf(r).map(holderShape) } : {}),
+  }
+}
+
+type HolderData = { node: NodeId; token: number; seq: number; at: number } & Hold
+
+const holderFrom = (h: HolderData): Holder => ({
+  node: h.node,
+  token: h.token,
+  seq: h.seq,
+  at: h.at,
+  ...holdOf(h),
+})
+
+/** What `resourceSnapshot` gave, as a live resource again (for `restore()`). */
+export function resourceFrom(snapshot: Snapshot): Resource {
+  const s = snapshotFields(snapshot, 'centralized()', [
+    'holders',
+    'queue',
+    'seen',
+    'closed',
+    'closedShared',
+    'delayed',
+  ]) as {
+    holders: Array<[NodeId, HolderData]>
+    queue: Array<Waiting>
+    seen: Array<[NodeId, number]>
+    closed: number
+    closedShared: number[]
+    delayed: Array<[number, Hold]>
+    victims?: HolderData[]
+  }
+  return {
+    holders: new Map(s.holders.map(([id, h]) => [id, holderFrom(h)])),
+    queue: s.queue.map((q) => ({ node: q.node, seq: q.seq, at: q.at, ...wantOf(q) })),
+    seen: new Map(s.seen),
+    closed: s.closed,
+    closedShared: new Set(s.closedShared),
+    delayed: new Map(s.delayed.map(([token, h]) => [token, holdOf(h)])),
+    victims: new Map((s.victims ?? []).map((v) => [v.token, holderFrom(v)])),
   }
 }

@@ -1,6 +1,6 @@
 import { isNodeId, type JsonValue, type NodeId, readStored } from '@sd/transport'
 import { parseViewRequest, type ViewInstall } from '../lamport/view.js'
-import { idSet, type Snapshot } from '../snapshot.js'
+import { idSet, type Snapshot, snapshotFields } from '../snapshot.js'
 import type { CentralizedCtx } from './protocol.js'
 import { close, holdersOf, type Resource, victimsOf } from './resource.js'
 
@@ -68,6 +68,12 @@ export class MemberView {
 
   snapshot(): Snapshot {
     return { view: this.view, peers: idSet(this.peers), inView: this.inView }
+  }
+
+  /** Takes on the state `snapshot()` gave (for the protocol's `restore()`). */
+  load(snapshot: Snapshot): void {
+    const s = snapshotFields(snapshot, 'centralized()', ['view', 'peers', 'inView'])
+    this.set({ view: s.view as number, peers: s.peers as NodeId[], self: s.inView as boolean })
   }
 
   private set(next: ViewInstall): void {

@@ -1,5 +1,5 @@
 import type { NodeId } from '@sd/transport'
-import { idMap, idSet, nameMap, type Snapshot } from '../snapshot.js'
+import { idMap, idSet, nameMap, type Snapshot, snapshotFields } from '../snapshot.js'
 import type { QuorumMutexMessage } from './messages.js'
 import type { QuorumMutexSettings } from './options.js'
 import type { QuorumMutexCtx, Send } from './protocol.js'
@@ -63,6 +63,25 @@ export class Client {
         token: w.token,
       })),
     }
+  }
+
+  /** The client `snapshot()` gave, live again (for the protocol's `restore()`). */
+  static restored(settings: QuorumMutexSettings, send: Send, snapshot: Snapshot): Client {
+    const fields = ['session', 'rank', 'lastAttempt', 'lastTokens', 'wants'] as const
+    const s = snapshotFields(snapshot, 'quorumMutex()', fields)
+    const client = new Client(settings, s.session as number, s.rank as number, send)
+    client.lastAttempt = s.lastAttempt as number
+    for (const [name, t] of s.lastTokens as Array<[string, number]>) client.lastTokens.set(name, t)
+    type Saved = Omit<Want, 'granted' | 'denied'> & {
+      granted: [NodeId, number][]
+      denied: NodeId[]
+    }
+    for (const [name, w] of s.wants as Array<[string, Saved]>) {
+      const { waiting, phase, attempt, failures, token } = w
+      const [granted, denied] = [new Map(w.granted), new Set(w.denied)]
+      client.wants.set(name, { waiting, phase, attempt, failures, granted, denied, token })
+    }
+    return client
   }
 
   acquire(resource: string, ctx: QuorumMutexCtx): void {

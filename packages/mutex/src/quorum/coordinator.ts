@@ -1,5 +1,5 @@
 import type { NodeId } from '@sd/transport'
-import { nameMap, type Snapshot } from '../snapshot.js'
+import { nameMap, type Snapshot, snapshotFields } from '../snapshot.js'
 import type { Grant, GrantStore } from './grants.js'
 import type { QuorumMutexMessage } from './messages.js'
 import type { QuorumMutexCtx, Send } from './protocol.js'
@@ -51,6 +51,14 @@ export class Coordinator {
         at: a.at,
       })),
     }
+  }
+
+  /** Takes on the state `snapshot()` gave (for the protocol's `restore()`). */
+  restore(snapshot: Snapshot): void {
+    const s = snapshotFields(snapshot, 'quorumMutex()', ['asked'])
+    this.asked.clear()
+    for (const [name, a] of s.asked as Array<[string, Asked]>)
+      this.asked.set(name, { grant: { ...a.grant }, at: a.at })
   }
 
   onRequest(from: NodeId, msg: Request, ctx: QuorumMutexCtx): void {

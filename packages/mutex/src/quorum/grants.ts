@@ -1,11 +1,12 @@
 import {
+  InvalidArgumentError,
   type JsonValue,
   type NodeId,
   readStored,
   type StableStorage,
   storedShapes,
 } from '@sd/transport'
-import { nameMap, type Snapshot } from '../snapshot.js'
+import { nameMap, type Snapshot, snapshotFields } from '../snapshot.js'
 
 /** Whom a coordinator granted a resource to, and the counter it granted with. */
 export interface Grant {
@@ -25,6 +26,8 @@ export interface GrantStore {
   check(storage: StableStorage): void
   /** What it keeps in memory, as canonical plain data (null: all of it is in stable storage). */
   snapshot(): Snapshot
+  /** Takes on what `snapshot()` gave (for the protocol's `restore()`). */
+  restore(snapshot: Snapshot): void
 }
 
 /** Plain memory, as in the texts: a restart forgets every grant (and the counters). */
@@ -49,6 +52,13 @@ export function volatileGrants(): GrantStore {
       })),
       counters: nameMap(counters, (c) => c),
     }),
+    restore(snapshot) {
+      const s = snapshotFields(snapshot, 'quorumMutex()', ['holders', 'counters'])
+      holders.clear()
+      counters.clear()
+      for (const [name, g] of s.holders as Array<[string, Grant]>) holders.set(name, { ...g })
+      for (const [name, c] of s.counters as Array<[string, number]>) counters.set(name, c)
+    },
   }
 }
 
@@ -92,5 +102,9 @@ export function durableGrants(): GrantStore {
       }
     },
     snapshot: () => null,
+    restore(snapshot) {
+      if (snapshot !== null)
+        throw new InvalidArgumentError('quorumMutex(): restore() of durable grants takes null')
+    },
   }
 }

@@ -6,7 +6,7 @@ import {
   type ProtocolFactory,
 } from '@sd/transport'
 import { type MutexRequest, resourceOf } from '../contract.js'
-import { orNull, plainCopy } from '../snapshot.js'
+import { orNull, plainCopy, type Snapshot, snapshotFields } from '../snapshot.js'
 import { Client } from './client.js'
 import { Coordinator } from './coordinator.js'
 import type { QuorumMutexEvent } from './events.js'
@@ -85,6 +85,18 @@ export function quorumMutex(
         grants: store.snapshot(),
         loopback: loopback.map(plainCopy), // drained by every handler: empty between steps
       }),
+
+      restore(snapshot) {
+        const fields = ['client', 'coordinator', 'grants', 'loopback'] as const
+        const s = snapshotFields(snapshot, 'quorumMutex()', fields)
+        client =
+          s.client === null ? undefined : Client.restored(settings, send, s.client as Snapshot)
+        if (coordinator !== undefined && s.coordinator !== null)
+          coordinator.restore(s.coordinator as Snapshot)
+        store.restore(s.grants as Snapshot)
+        loopback.length = 0
+        loopback.push(...(s.loopback as QuorumMutexMessage[]).map((m) => ({ ...m })))
+      },
 
       start(ctx) {
         const members = new Set<NodeId>([ctx.self, ...ctx.peers])
