@@ -9,7 +9,7 @@
  * locking, asks to leave, waits for a committed view without it, then stops and closes its
  * transport. It prints one JSON line per fact (view, leader, acquired, released, left).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { agreedMembership, majorityElection } from '@sd/election'
 import { centralized, electionToLock } from '@sd/mutex'
@@ -189,9 +189,13 @@ function work(token: number) {
   const counter = existsSync(file)
     ? (JSON.parse(readFileSync(file, 'utf8')) as { value: number; token: number })
     : { value: 0, token: 0 }
-  if (token > counter.token)
-    writeFileSync(file, JSON.stringify({ value: counter.value + 1, token }))
-  else say({ type: 'fenced', token, last: counter.token })
+  if (token > counter.token) {
+    // Written aside, then renamed over the file: a holder killed mid-write (the test kills the
+    // leader while it holds the lock) leaves the old file whole, never a torn one.
+    const aside = `${file}.${self}.tmp`
+    writeFileSync(aside, JSON.stringify({ value: counter.value + 1, token }))
+    renameSync(aside, file)
+  } else say({ type: 'fenced', token, last: counter.token })
   setTimeout(() => {
     if (!closed) handle.request({ proto: 'lock', req: { type: 'release' } })
   }, 20)
