@@ -1,9 +1,16 @@
 import { isFiniteNumber as finite, InvalidArgumentError } from '@sd/transport'
 import { byIdOnly, type Priorities } from '../contract.js'
 import { type HeartbeatOptions, heartbeatSettings } from '../detector/heartbeat.js'
+import type { PhiSettings } from '../detector/phi-accrual.js'
 
 export interface MajorityOptions {
-  /** Heartbeat interval and suspicion timeout (defaults 100 ms and 5 intervals). */
+  /**
+   * Heartbeat interval and suspicion timeout (defaults 100 ms and 5 intervals), and how a follower
+   * suspects the leader: `detector: 'timeout'` (default) or `{ phi: {...} }` (phi accrual, as for
+   * the other elections). Whatever the detector, votes and the lease still count timeoutMs: a
+   * follower refuses other candidates for timeoutMs after a heartbeat, so phi can make an
+   * election later than the timeout (a jittery or lossy link), never sooner.
+   */
   heartbeat?: HeartbeatOptions
   /** Who is the better candidate (default: the higher id). Better candidates stand sooner. */
   priority?: Priorities
@@ -40,6 +47,8 @@ export type MajorityElectionOptions = MajorityOptions
 export interface MajoritySettings {
   intervalMs: number
   timeoutMs: number
+  /** Absent: the timeout. */
+  detector?: { phi: PhiSettings }
   priority: Priorities
   delayMinMs: number
   delayMaxMs: number
@@ -53,7 +62,7 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('majorityElection: options must be an object')
   }
-  const { intervalMs, timeoutMs } = heartbeatSettings(options.heartbeat)
+  const { intervalMs, timeoutMs, detector } = heartbeatSettings(options.heartbeat)
   const priority = options.priority ?? byIdOnly
   if (typeof priority !== 'function') {
     throw new InvalidArgumentError('majorityElection: priority must be a function of a node id')
@@ -100,5 +109,6 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
     delayMaxMs: delay.max,
     voteTimeoutMs,
     preVote,
+    ...(detector === undefined ? {} : { detector }),
   }
 }

@@ -95,7 +95,10 @@ export class MajorityState {
     readonly self: NodeId,
     readonly settings: MajoritySettings,
   ) {
-    this.watch = new LeaderWatch({ intervalMs: settings.intervalMs, timeoutMs: settings.timeoutMs })
+    const { intervalMs, timeoutMs, detector } = settings
+    this.watch = new LeaderWatch(
+      detector === undefined ? { intervalMs, timeoutMs } : { intervalMs, timeoutMs, detector },
+    )
   }
 }
 
