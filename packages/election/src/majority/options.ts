@@ -39,6 +39,13 @@ export interface MajorityOptions {
    * itself and ctx.peers until a view request says otherwise.
    */
   awaitView?: boolean
+  /**
+   * As leader, emit `member-silent { node, term, silentMs }` once for each member of the group
+   * that acknowledged no heartbeat for this long, ms (again if it is heard and falls silent once
+   * more). `electionToMembership` turns it into the agreed membership's `remove`, so a dead
+   * member leaves the view. At least timeoutMs. Default: never.
+   */
+  silentAfterMs?: number
 }
 
 /** @deprecated Use MajorityOptions. */
@@ -55,6 +62,8 @@ export interface MajoritySettings {
   voteTimeoutMs: number
   preVote: boolean
   awaitView: boolean
+  /** Absent: never reported. */
+  silentAfterMs?: number
 }
 
 /** Checks the options once, when the factory is built; throws InvalidArgumentError. */
@@ -100,6 +109,13 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
       `majorityElection: awaitView must be a boolean, got ${awaitView}`,
     )
   }
+  const silentAfterMs = options.silentAfterMs
+  if (silentAfterMs !== undefined && !(finite(silentAfterMs) && silentAfterMs >= timeoutMs)) {
+    throw new InvalidArgumentError(
+      `majorityElection: silentAfterMs must be a number >= timeoutMs (${timeoutMs}), got ` +
+        `${silentAfterMs}`,
+    )
+  }
   return {
     awaitView,
     intervalMs,
@@ -110,5 +126,6 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
     voteTimeoutMs,
     preVote,
     ...(detector === undefined ? {} : { detector }),
+    ...(silentAfterMs === undefined ? {} : { silentAfterMs }),
   }
 }

@@ -18,16 +18,21 @@ import type { MembershipRequest } from './events.js'
 
 const isLeader = shape({ type: oneOf('leader'), leader: isNodeId, term: isNonNegInt })
 const isLost = shape({ type: oneOf('leader-lost'), term: isNonNegInt })
+const isSilent = shape({ type: oneOf('member-silent'), node: isNodeId })
 const isView = shape({
   type: oneOf('view', 'acknowledged'),
   view: isNonNegInt,
   members: arrayOf(isNodeId),
 })
 
-/** The election's `leader` / `leader-lost` drive the view changes (the leader proposes them). */
+/**
+ * The election's `leader` / `leader-lost` drive the view changes (the leader proposes them), and
+ * a member the leader reports silent (`member-silent`, option `silentAfterMs`) is removed.
+ */
 export function electionToMembership(event: unknown): MembershipRequest | undefined {
   if (isLeader(event)) return { type: 'leader', leader: event.leader, term: event.term }
   if (isLost(event)) return { type: 'leader-lost', term: event.term }
+  if (isSilent(event)) return { type: 'remove', id: event.node }
   return undefined
 }
 
