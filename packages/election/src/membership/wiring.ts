@@ -14,6 +14,7 @@
  */
 import { arrayOf, isNodeId, isNonNegInt, oneOf, shape } from '@sd/transport'
 import type { ElectionRequest } from '../contract.js'
+import type { SwimRequest } from '../detector/swim/protocol.js'
 import type { MembershipRequest } from './events.js'
 
 const isLeader = shape({ type: oneOf('leader'), leader: isNodeId, term: isNonNegInt })
@@ -46,4 +47,13 @@ export function membershipToElection(event: unknown): ElectionRequest | undefine
   if (!isView(event)) return undefined
   const type = event.type === 'view' ? 'view' : 'view-accepted'
   return { type, view: event.view, members: [...event.members] }
+}
+
+/**
+ * Every installed `view` becomes SWIM's `admit` request: only the agreed members enter its member
+ * list (gossip of anyone else is refused), and a member the view dropped leaves it.
+ */
+export function membershipToSwim(event: unknown): SwimRequest | undefined {
+  if (!isView(event) || event.type !== 'view') return undefined
+  return { type: 'admit', members: [...event.members] }
 }
