@@ -5,7 +5,7 @@
  * ridden out, a crash still ends in an election, and on a lossy link phi, which learns the gaps,
  * suspects a live leader far less often than the fixed timeout does.
  */
-import { emitsOf, faultsOf, type NodeId, type SimNetwork } from '@sd/transport'
+import { createRandom, emitsOf, faultsOf, type NodeId, SimNetwork } from '@sd/transport'
 import { runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
@@ -138,5 +138,30 @@ describe('majorityElection with phi accrual', () => {
     )
     expect(timeout).toBeGreaterThan(10)
     expect(phi).toBeLessThan(timeout / 3)
+  })
+
+  it('under random pauses of leaders and followers: safe across nodes, one leader agreed at the end', () => {
+    forSeeds(seedList(40), (seed) => {
+      const n = [3, 5, 7][seed % 3]!
+      const nodes = ids(n)
+      const rnd = createRandom(`majority-phi-pause/${seed}`)
+      const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 10 } })
+      net.launch(nodes, majorityElection(PHI))
+      net.run({ until: 2000 })
+      for (let round = 0; round < 4; round++) {
+        const victim = nodes[rnd.int(0, n - 1)]!
+        net.pause(victim)
+        net.runFor(rnd.int(50, 2000))
+        net.resume(victim)
+        net.runFor(rnd.int(0, 3 * TIMEOUT))
+      }
+      net.runFor(8 * TIMEOUT)
+      const verdict = checkElection(emitsOf(net.trace), faultsOf(net.trace), {
+        members: nodes,
+        minorityGraceMs: TIMEOUT,
+      })
+      expect(verdict.violations).toEqual([])
+      expect(agreedLeader(verdict, nodes), 'one leader agreed by all at the end').toBeDefined()
+    })
   })
 })
