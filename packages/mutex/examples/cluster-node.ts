@@ -4,10 +4,11 @@
  *     "seeds":{"n2":"127.0.0.1:47332","n3":"127.0.0.1:47333"},"key":"a shared key of 16+ bytes","dir":"/tmp/sd"}'
  * It joins the group (a founder starts in view 1; any other id joins through its seeds), runs the
  * majority election over the agreed membership's views (the leader removes a member silent for
- * 1.5 s) and the centralized lock coordinated by the elected leader on one transport, adds 1 to a shared counter file under the lock (refusing a fencing
- * token not above the last one) again and again, and on SIGTERM leaves the group: it stops
- * locking, asks to leave, waits for a committed view without it, then stops and closes its
- * transport. It prints one JSON line per fact (view, leader, acquired, released, left).
+ * 1.5 s) and the centralized lock coordinated by the elected leader on one transport, adds 1 to a
+ * shared counter file under the lock (refusing a fencing token not above the last one) again and
+ * again, and on SIGTERM leaves the group: it stops locking, asks to leave, waits for a committed
+ * view without it, then stops and closes its transport. It prints one JSON line per fact (view,
+ * leader, member-silent, acquired, released, left).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
