@@ -251,6 +251,10 @@ describe('ring and Chang-Roberts keep their state in one object, all of it in th
         transfer: (s) => {
           s.transfer = { to: 2, term: 1 }
         },
+        ledSince: (s) => {
+          s.ledSince = 5
+        },
+        silent: (s) => void s.silent.add(2),
         peers: (s) => {
           s.peers = [1, 2]
         },

@@ -3,20 +3,25 @@
  *   npx tsx cluster-node.ts '{"id":"n1","port":47331,"founders":["n1","n2","n3"],
  *     "seeds":{"n2":"127.0.0.1:47332","n3":"127.0.0.1:47333"},"key":"a shared key of 16+ bytes","dir":"/tmp/sd"}'
  * It joins the group (a founder starts in view 1; any other id joins through its seeds), runs the
- * majority election, the agreed membership and the centralized lock coordinated by the elected
- * leader on one transport, adds 1 to a shared counter file under the lock (refusing a fencing
- * token not above the last one) again and again, and on SIGTERM leaves the group: it stops
- * locking, asks to leave, waits for a committed view without it, then stops and closes its
- * transport. It prints one JSON line per fact (view, leader, acquired, released, left).
+ * majority election over the agreed membership's views (the leader removes a member silent for
+ * 1.5 s) and the centralized lock coordinated by the elected leader on one transport, adds 1 to a
+ * shared counter file under the lock (refusing a fencing token not above the last one) again and
+ * again, and on SIGTERM leaves the group: it stops locking, asks to leave, waits for a committed
+ * view without it, then stops and closes its transport. It prints one JSON line per fact (view,
+ * leader, member-silent, acquired, released, left).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { agreedMembership, majorityElection } from '@sd/election'
+import {
+  agreedMembership,
+  electionToMembership,
+  majorityElection,
+  membershipToElection,
+} from '@sd/election'
 import { centralized, electionToLock } from '@sd/mutex'
 import { compose, type NodeId, runProtocol } from '@sd/transport'
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport } from '@sd/transport/udp'
-import { presence } from './presence.js'
 
 interface NodeConfig {
   id: string
@@ -53,66 +58,26 @@ for (const [peer, address] of Object.entries(config.seeds)) transport.setPeer(pe
 const node = compose(
   {
     lock: centralized({ leaseMs: 1000, leaderLease: true })(self),
+    // Before the membership: the view it installs at start is the election's first request.
+    // `awaitView`: it counts the agreed view, and takes no part until a view names this node.
+    // `silentAfterMs`: the leader reports a member that acknowledged nothing for 1.5 s.
+    election: majorityElection({
+      heartbeat: { intervalMs: 100, timeoutMs: 500 },
+      awaitView: true,
+      silentAfterMs: 1500,
+    })(self),
     // `address`: a joiner's JOIN carries it into the views, so every member can reach it.
     membership: agreedMembership({ founders, seeds: joiner ? seedIds : founders, address })(self),
-    presence: presence({ everyMs: 100, deadAfterMs: 1500 })(self),
-    // Last, so that whatever it emits finds the other children started.
-    election: majorityElection({ heartbeat: { intervalMs: 100, timeoutMs: 500 } })(self),
   },
   {
     wiring: [
-      // The elected leader coordinates the lock, and drives the view changes.
+      // The elected leader coordinates the lock.
       { from: 'election', to: 'lock', map: electionToLock },
-      {
-        from: 'election',
-        to: 'membership',
-        map: (e) => (e.type === 'leader' || e.type === 'leader-lost' ? e : undefined),
-      },
-      {
-        from: 'election',
-        to: 'presence',
-        map: (e) =>
-          e.type === 'leader'
-            ? { type: 'leader', leader: e.leader, term: e.term }
-            : e.type === 'leader-lost' || e.type === 'stepped-down'
-              ? { type: 'leader-lost' }
-              : undefined,
-      },
-      // A leader out of the group hands the leadership on.
-      {
-        from: 'membership',
-        to: 'election',
-        map: (e) => (e.type === 'left' || e.type === 'not-member' ? { type: 'resign' } : undefined),
-      },
-      {
-        from: 'membership',
-        to: 'presence',
-        map: (e) => (e.type === 'view' ? { type: 'view', members: e.members } : undefined),
-      },
-      // The leader removes a member silent for too long.
-      {
-        from: 'presence',
-        to: 'membership',
-        map: (e) => (e.type === 'dead' ? { type: 'remove', id: e.id } : undefined),
-      },
-      // A joiner, not counted by the election yet, learns the leader from its `alive`: the lock's
-      // coordinator, and whom the membership forwards its leave to.
-      {
-        from: 'presence',
-        to: 'lock',
-        map: (e) =>
-          joiner && e.type === 'leader-heard'
-            ? { type: 'coordinator', id: e.leader, term: e.term }
-            : undefined,
-      },
-      {
-        from: 'presence',
-        to: 'membership',
-        map: (e) =>
-          joiner && e.type === 'leader-heard'
-            ? { type: 'leader', leader: e.leader, term: e.term }
-            : undefined,
-      },
+      // The leader drives the view changes, and a member it reports silent is removed.
+      { from: 'election', to: 'membership', map: electionToMembership },
+      // The election counts over the agreed view: a joiner takes part once a view has it, a
+      // member that left or was removed none after (a leader out of the view steps down).
+      { from: 'membership', to: 'election', map: membershipToElection },
     ],
   },
 )
@@ -152,7 +117,10 @@ const handle = runProtocol(node, {
       (event.type === 'acknowledged' || event.type === 'committed')
     ) {
       say(event) // what checkViews reads: who acknowledged each view before it was installed
-    } else if (proto === 'election' && (event.type === 'leader' || event.type === 'leader-lost')) {
+    } else if (
+      proto === 'election' &&
+      (event.type === 'leader' || event.type === 'leader-lost' || event.type === 'member-silent')
+    ) {
       say(event)
     } else if (proto === 'lock' && event.type === 'acquired') {
       say(event)

@@ -1,7 +1,8 @@
 /**
  * The election README's deployment, as real processes (examples/cluster-node.ts over UDP on
- * loopback, with a key and admission): three founders started in random order find each other,
- * elect and lock; the leader is killed and the others remove it and go on locking; a fourth
+ * loopback, with a key and admission, the election counting over the agreed views): three
+ * founders started in random order find each other, elect and lock; the leader is killed, the
+ * others elect, the new leader reports it silent and removes it, and they go on locking; a fourth
  * process joins through the seeds and locks too; then they stop one by one (followers first, the
  * leader last), each leaving the group before it exits. Judged across all processes from their
  * lines: one member list per view number, each acknowledged by a majority of the view before
@@ -113,6 +114,11 @@ it('starts in any order, elects, locks, survives a killed leader, admits a joine
     20_000,
   )
 
+  // The removal came from the new leader: it reported the victim silent (the election's own
+  // acknowledgements are the failure detector), and the membership removed it.
+  const remover = await leaderOf(survivors)
+  expect(eventsOf(w(remover), 'member-silent').map((l) => l.event.node)).toContain(victim)
+
   // 3. A fourth process joins knowing only two seeds: the dead one and a follower. The leader
   //    learns its address from the view (its JOIN carried it), it learns the leader's from the
   //    leader's first datagram (admission).
@@ -126,6 +132,8 @@ it('starts in any order, elects, locks, survives a killed leader, admits a joine
     'n4 in every view, and locking',
     20_000,
   )
+  // The joiner's own election follows the leader once a view has it (it counts the view).
+  expect(eventsOf(w('n4'), 'leader').length).toBeGreaterThan(0)
 
   // 4. Stop one by one: the joiner, the follower, the leader last. Each leaves before it exits.
   const leader = await leaderOf(survivors)

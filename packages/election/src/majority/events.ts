@@ -57,5 +57,10 @@ export type MajorityEvent =
   | { type: 'transfer-started'; term: number; to: NodeId }
   /** A transfer request refused, or a hand-over that did not make `to` leader. */
   | { type: 'transfer-failed'; term: number; to: NodeId; reason: TransferFailure }
+  /**
+   * The leader of `term` heard no acknowledgement from member `node` for `silentMs` (option
+   * `silentAfterMs`): once per silence. Wire it to a membership's removal.
+   */
+  | { type: 'member-silent'; node: NodeId; term: number; silentMs: number }
   /** A message that was not acted upon, and why. */
   | { type: 'ignored'; from: NodeId; reason: string }

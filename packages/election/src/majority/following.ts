@@ -42,6 +42,9 @@ function follow(
 ): void {
   if (s.role === 'candidate') endRound(s, ctx)
   dropPreRound(s, ctx)
+  // The leader it already follows: one more heartbeat for the detector (phi learns its rhythm).
+  // A new leader, or one found again after a suspicion: the watch starts afresh.
+  const again = s.leader === leader && s.leaderTerm === term
   if (s.leader !== leader || s.leaderTerm !== term) {
     observeTerm(ctx.storage, term)
     if (term > shown(ctx).term) ctx.storage.set(SHOWN_KEY, { term, leader })
@@ -56,14 +59,15 @@ function follow(
   }
   ctx.cancelTimer(ELECT)
   s.loyalty = { to: leader, term, until: ctx.monotonic() + s.settings.timeoutMs }
-  s.watch.follow(ctx)
+  if (again) s.watch.heard(ctx)
+  else s.watch.follow(ctx)
   ctx.send(
     leader,
     s.view === undefined ? { type: 'ack', term, at } : { type: 'ack', term, at, view: s.view },
   )
 }
 
-/** The leader fell silent for timeoutMs. */
+/** The leader fell silent: for timeoutMs, or as long as phi accrual takes to suspect it. */
 export function suspect(s: MajorityState, ctx: MajorityCtx): void {
   loseLeader(s, ctx)
   // A node out of the view never stands: it listens on for whoever leads.

@@ -2,9 +2,10 @@
 import type { NodeId } from '@sd/transport'
 import type { StepDownReason } from './events.js'
 import type { MajorityCtx } from './protocol.js'
+import { heardFrom, reportSilent } from './silent.js'
 import { LEASE, LONE_LEASE, type MajorityState, ROUND, SHOWN_KEY, shown } from './state.js'
 import { settleTransfer } from './transfer.js'
-import { countFresh, leaseOf, noteAckView } from './view.js'
+import { broadcast, countFresh, leaseOf, noteAckView } from './view.js'
 import { dropPreRound } from './voting.js'
 
 export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
@@ -19,6 +20,8 @@ export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
   s.loyalty = undefined
   s.standDown = false
   s.acks.clear()
+  s.ledSince = ctx.monotonic()
+  s.silent.clear()
   countFresh(s)
   for (const [id, at] of round.votes) if (id !== s.self) s.acks.set(id, at)
   if (round.term > shown(ctx).term) {
@@ -38,7 +41,8 @@ function beat(s: MajorityState, ctx: MajorityCtx): void {
   if (s.role !== 'leader') return
   const type = s.firstBeat ? 'leader' : 'heartbeat'
   s.firstBeat = false
-  ctx.broadcast({ type, term: s.leaderTerm, at: ctx.monotonic() })
+  broadcast(s, { type, term: s.leaderTerm, at: ctx.monotonic() }, ctx)
+  reportSilent(s, ctx)
 }
 
 export function onAck(
@@ -51,6 +55,7 @@ export function onAck(
 ): void {
   if (s.role !== 'leader' || term !== s.leaderTerm) return
   if (at > (s.acks.get(from) ?? Number.NEGATIVE_INFINITY)) s.acks.set(from, at)
+  heardFrom(s, from)
   noteAckView(s, from, view)
   checkLease(s, ctx)
 }
@@ -104,6 +109,8 @@ export function stepDown(s: MajorityState, reason: StepDownReason, ctx: Majority
   ctx.cancelTimer(LEASE)
   s.leaseExpiry = undefined
   s.acks.clear()
+  s.ledSince = undefined
+  s.silent.clear()
   s.counted = []
   s.viewAcks.clear()
   s.role = 'follower'
@@ -111,6 +118,6 @@ export function stepDown(s: MajorityState, reason: StepDownReason, ctx: Majority
   s.loyalty = undefined
   ctx.emit({ type: 'stepped-down', term, reason })
   ctx.emit({ type: 'leader-lost', term })
-  if (reason === 'resign') ctx.broadcast({ type: 'resign', term })
+  if (reason === 'resign') broadcast(s, { type: 'resign', term }, ctx)
   s.watch.follow(ctx)
 }

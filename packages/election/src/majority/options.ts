@@ -1,9 +1,16 @@
 import { isFiniteNumber as finite, InvalidArgumentError } from '@sd/transport'
 import { byIdOnly, type Priorities } from '../contract.js'
 import { type HeartbeatOptions, heartbeatSettings } from '../detector/heartbeat.js'
+import type { PhiSettings } from '../detector/phi-accrual.js'
 
 export interface MajorityOptions {
-  /** Heartbeat interval and suspicion timeout (defaults 100 ms and 5 intervals). */
+  /**
+   * Heartbeat interval and suspicion timeout (defaults 100 ms and 5 intervals), and how a follower
+   * suspects the leader: `detector: 'timeout'` (default) or `{ phi: {...} }` (phi accrual, as for
+   * the other elections). Whatever the detector, votes and the lease still count timeoutMs: a
+   * follower refuses other candidates for timeoutMs after a heartbeat, so phi can make an
+   * election later than the timeout (a jittery or lossy link), never sooner.
+   */
   heartbeat?: HeartbeatOptions
   /** Who is the better candidate (default: the higher id). Better candidates stand sooner. */
   priority?: Priorities
@@ -32,6 +39,13 @@ export interface MajorityOptions {
    * itself and ctx.peers until a view request says otherwise.
    */
   awaitView?: boolean
+  /**
+   * As leader, emit `member-silent { node, term, silentMs }` once for each member of the group
+   * that acknowledged no heartbeat for this long, ms (again if it is heard and falls silent once
+   * more). `electionToMembership` turns it into the agreed membership's `remove`, so a dead
+   * member leaves the view. At least timeoutMs. Default: never.
+   */
+  silentAfterMs?: number
 }
 
 /** @deprecated Use MajorityOptions. */
@@ -40,12 +54,16 @@ export type MajorityElectionOptions = MajorityOptions
 export interface MajoritySettings {
   intervalMs: number
   timeoutMs: number
+  /** Absent: the timeout. */
+  detector?: { phi: PhiSettings }
   priority: Priorities
   delayMinMs: number
   delayMaxMs: number
   voteTimeoutMs: number
   preVote: boolean
   awaitView: boolean
+  /** Absent: never reported. */
+  silentAfterMs?: number
 }
 
 /** Checks the options once, when the factory is built; throws InvalidArgumentError. */
@@ -53,7 +71,7 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('majorityElection: options must be an object')
   }
-  const { intervalMs, timeoutMs } = heartbeatSettings(options.heartbeat)
+  const { intervalMs, timeoutMs, detector } = heartbeatSettings(options.heartbeat)
   const priority = options.priority ?? byIdOnly
   if (typeof priority !== 'function') {
     throw new InvalidArgumentError('majorityElection: priority must be a function of a node id')
@@ -91,6 +109,13 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
       `majorityElection: awaitView must be a boolean, got ${awaitView}`,
     )
   }
+  const silentAfterMs = options.silentAfterMs
+  if (silentAfterMs !== undefined && !(finite(silentAfterMs) && silentAfterMs >= timeoutMs)) {
+    throw new InvalidArgumentError(
+      `majorityElection: silentAfterMs must be a number >= timeoutMs (${timeoutMs}), got ` +
+        `${silentAfterMs}`,
+    )
+  }
   return {
     awaitView,
     intervalMs,
@@ -100,5 +125,7 @@ export function resolveOptions(options: MajorityOptions = {}): MajoritySettings 
     delayMaxMs: delay.max,
     voteTimeoutMs,
     preVote,
+    ...(detector === undefined ? {} : { detector }),
+    ...(silentAfterMs === undefined ? {} : { silentAfterMs }),
   }
 }

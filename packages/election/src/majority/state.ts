@@ -88,6 +88,10 @@ export class MajorityState {
   askers: { term: number; best: NodeId } | undefined
   /** After a `resign`: stay out of the next election this node could stand in. */
   standDown = false
+  /** As leader: since when (monotonic); a member never heard from is silent since then. */
+  ledSince: number | undefined
+  /** As leader: the members it reported `member-silent` and has not heard from since. */
+  readonly silent = new Set<NodeId>()
   /** As a leader that handed over: to whom, and the term it led (until the target wins). */
   transfer: { to: NodeId; term: number } | undefined
 
@@ -95,7 +99,10 @@ export class MajorityState {
     readonly self: NodeId,
     readonly settings: MajoritySettings,
   ) {
-    this.watch = new LeaderWatch({ intervalMs: settings.intervalMs, timeoutMs: settings.timeoutMs })
+    const { intervalMs, timeoutMs, detector } = settings
+    this.watch = new LeaderWatch(
+      detector === undefined ? { intervalMs, timeoutMs } : { intervalMs, timeoutMs, detector },
+    )
   }
 }
 
@@ -143,6 +150,8 @@ export function snapshotMajority(s: MajorityState) {
     askers: s.askers === undefined ? null : { ...s.askers },
     standDown: s.standDown,
     transfer: s.transfer === undefined ? null : { ...s.transfer },
+    ledSince: s.ledSince ?? null,
+    silent: sortNodeIds([...s.silent]),
     watch: s.watch.snapshot(),
   }
 }

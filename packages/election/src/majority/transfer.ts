@@ -6,6 +6,7 @@ import { loseLeader } from './following.js'
 import { stepDown } from './leading.js'
 import type { MajorityCtx } from './protocol.js'
 import { type MajorityState, shown, TRANSFER } from './state.js'
+import { broadcast } from './view.js'
 import { campaign, dropPreRound, endRound } from './voting.js'
 
 /**
@@ -28,7 +29,7 @@ export function requestTransfer(s: MajorityState, to: unknown, ctx: MajorityCtx)
   }
   ctx.emit({ type: 'transfer-started', term, to: target })
   stepDown(s, 'transfer', ctx)
-  ctx.broadcast({ type: 'transfer', term, to: target, known: storedTerm(ctx.storage) })
+  broadcast(s, { type: 'transfer', term, to: target, known: storedTerm(ctx.storage) }, ctx)
   s.loyalty = { to: target, term: term + 1, until: ctx.monotonic() + s.settings.timeoutMs }
   s.transfer = { to: target, term }
   ctx.setTimer(TRANSFER, s.settings.timeoutMs)

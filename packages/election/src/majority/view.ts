@@ -42,12 +42,29 @@
  * node that restarts between accepting and installing forgets what it accepted (the membership
  * keeps it, but says it only when it accepts), so it counts as a straggler until it installs.
  */
-import type { NodeId } from '@sd/transport'
+import { isNodeId, type NodeId, sortNodeIds } from '@sd/transport'
 import { loseLeader } from './following.js'
 import { checkLease, stepDown } from './leading.js'
+import type { MajorityMessage } from './messages.js'
 import type { MajorityCtx } from './protocol.js'
 import { type CountedView, ELECT, ignore, type MajorityState } from './state.js'
 import { endPreRound, endRound } from './voting.js'
+
+/**
+ * A view may name nodes the runtime did not list at start (a joiner a deployment learns of from
+ * the membership): the view is agreed, so they become peers, heard from and sent to. Sorted as
+ * ctx.peers is, itself first, so a run without such nodes sends in the order it always did.
+ */
+function meet(s: MajorityState, members: readonly NodeId[]): void {
+  const fresh = members.filter((id) => !s.peers.includes(id))
+  if (fresh.length === 0) return
+  s.peers = [s.self, ...sortNodeIds([...s.peers, ...fresh].filter((id) => id !== s.self))]
+}
+
+/** Every peer but itself: ctx.peers, and whoever a view named since. */
+export function broadcast(s: MajorityState, msg: MajorityMessage, ctx: MajorityCtx): void {
+  for (const id of s.peers) if (id !== s.self) ctx.send(id, msg)
+}
 
 /** A majority of a group of `n`. */
 const majorityOf = (n: number) => Math.floor(n / 2) + 1
@@ -59,12 +76,13 @@ export function onViewRequest(s: MajorityState, req: unknown, ctx: MajorityCtx):
     !(Number.isSafeInteger(view) && (view as number) >= 0) ||
     !Array.isArray(members) ||
     members.length === 0 ||
-    !members.every((id) => s.peers.includes(id))
+    !members.every(isNodeId)
   ) {
     ignore(s.self, 'malformed view request', ctx)
     return
   }
   if (s.view !== undefined && (view as number) <= s.view) return
+  meet(s, members as NodeId[])
   setGroup(s, view as number, [...(members as NodeId[])], ctx)
 }
 
@@ -140,12 +158,13 @@ export function onViewAccepted(s: MajorityState, req: unknown, ctx: MajorityCtx)
   if (
     !(Number.isSafeInteger(view) && (view as number) >= 0) ||
     !Array.isArray(members) ||
-    !members.every((id) => s.peers.includes(id))
+    !members.every(isNodeId)
   ) {
     ignore(s.self, 'malformed view-accepted request', ctx)
     return
   }
   if (s.view === undefined || view !== s.view + 1 || s.passive) return
+  meet(s, members as NodeId[])
   s.pending = { view, members: [...(members as NodeId[])] }
 }
 

@@ -17,7 +17,7 @@ import {
   VOTE_KEY,
 } from './state.js'
 import { releaseForHandover } from './transfer.js'
-import { counts, knownView, lost, won } from './view.js'
+import { broadcast, counts, knownView, lost, won } from './view.js'
 
 /**
  * A candidate this node must refuse whatever else holds: one out of the group it counts, or one
@@ -121,7 +121,7 @@ export function preVote(s: MajorityState, ctx: MajorityCtx): void {
   ctx.emit({ type: 'pre-candidate', term })
   if (won(s, s.preRound.grants)) campaign(s, ctx)
   else {
-    ctx.broadcast(withView(s, { type: 'pre-vote' as const, term }))
+    broadcast(s, withView(s, { type: 'pre-vote' as const, term }), ctx)
     ctx.setTimer(PRE_ROUND, s.settings.voteTimeoutMs)
   }
 }
@@ -195,13 +195,15 @@ export function campaign(s: MajorityState, ctx: MajorityCtx, handover?: number):
   ctx.emit({ type: 'candidate', term })
   if (won(s, s.round.votes)) becomeLeader(s, ctx)
   else {
-    ctx.broadcast(
+    broadcast(
+      s,
       withView(
         s,
         handover === undefined
           ? { type: 'vote' as const, term, at }
           : { type: 'vote' as const, term, at, handover },
       ),
+      ctx,
     )
     ctx.setTimer(ROUND, s.settings.voteTimeoutMs)
   }

@@ -14,20 +14,26 @@
  */
 import { arrayOf, isNodeId, isNonNegInt, oneOf, shape } from '@sd/transport'
 import type { ElectionRequest } from '../contract.js'
+import type { SwimRequest } from '../detector/swim/protocol.js'
 import type { MembershipRequest } from './events.js'
 
 const isLeader = shape({ type: oneOf('leader'), leader: isNodeId, term: isNonNegInt })
 const isLost = shape({ type: oneOf('leader-lost'), term: isNonNegInt })
+const isSilent = shape({ type: oneOf('member-silent'), node: isNodeId })
 const isView = shape({
   type: oneOf('view', 'acknowledged'),
   view: isNonNegInt,
   members: arrayOf(isNodeId),
 })
 
-/** The election's `leader` / `leader-lost` drive the view changes (the leader proposes them). */
+/**
+ * The election's `leader` / `leader-lost` drive the view changes (the leader proposes them), and
+ * a member the leader reports silent (`member-silent`, option `silentAfterMs`) is removed.
+ */
 export function electionToMembership(event: unknown): MembershipRequest | undefined {
   if (isLeader(event)) return { type: 'leader', leader: event.leader, term: event.term }
   if (isLost(event)) return { type: 'leader-lost', term: event.term }
+  if (isSilent(event)) return { type: 'remove', id: event.node }
   return undefined
 }
 
@@ -41,4 +47,13 @@ export function membershipToElection(event: unknown): ElectionRequest | undefine
   if (!isView(event)) return undefined
   const type = event.type === 'view' ? 'view' : 'view-accepted'
   return { type, view: event.view, members: [...event.members] }
+}
+
+/**
+ * Every installed `view` becomes SWIM's `admit` request: only the agreed members enter its member
+ * list (gossip of anyone else is refused), and a member the view dropped leaves it.
+ */
+export function membershipToSwim(event: unknown): SwimRequest | undefined {
+  if (!isView(event) || event.type !== 'view') return undefined
+  return { type: 'admit', members: [...event.members] }
 }

@@ -1,4 +1,6 @@
 import type { NodeId } from '@sd/transport'
+import type { SwimRefusal } from './guard.js'
+import type { MemberState } from './members.js'
 
 /**
  * What a SWIM node emits. The evidence: `from` is the member whose report changed our view (the
@@ -28,4 +30,17 @@ export type SwimEvent =
   | { type: 'member-joined'; node: NodeId; incarnation: number }
   /** A member left this node's view: it announced its leave, or it was declared dead. */
   | { type: 'member-left'; node: NodeId; incarnation: number; reason: 'left' | 'dead' }
+  /**
+   * News from member `from` (the sender of the message) that this node would not take: about
+   * `node` in `incarnation` (guard.ts says why each `reason`). An `unripe-death` is taken as a
+   * suspicion instead.
+   */
+  | {
+      type: 'refused'
+      node: NodeId
+      kind: MemberState
+      incarnation: number
+      from: NodeId
+      reason: SwimRefusal
+    }
   | { type: 'ignored'; from: NodeId; reason: string }

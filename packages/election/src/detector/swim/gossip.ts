@@ -16,13 +16,18 @@ export class Gossip {
 
   /**
    * Up to `max` updates for the next message, `first` ahead of the queue (not counted: it is
-   * said to one member in particular); each taken update counts one send, and leaves at `limit`.
+   * said to one member in particular), then news about `own` (the node's own refutation) if
+   * queued; each taken update counts one send, and leaves at `limit`.
    */
-  take(max: number, limit: number, first?: MemberUpdate): MemberUpdate[] {
+  take(max: number, limit: number, first?: MemberUpdate, own?: NodeId): MemberUpdate[] {
     const out: MemberUpdate[] = first ? [first] : []
+    const mine = (e: { update: MemberUpdate }) => (e.update.node === own ? 0 : 1)
     const picks = [...this.queue.values()]
       .filter((e) => e.update.node !== first?.node)
-      .sort((a, b) => a.sent - b.sent || compareNodeIds(a.update.node, b.update.node))
+      .sort(
+        (a, b) =>
+          mine(a) - mine(b) || a.sent - b.sent || compareNodeIds(a.update.node, b.update.node),
+      )
       .slice(0, max - out.length)
     for (const e of picks) {
       out.push(e.update)

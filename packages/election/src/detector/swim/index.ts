@@ -1,4 +1,5 @@
 export type { SwimEvent } from './events.js'
+export { MAX_INCARNATION_JUMP, type SwimRefusal } from './guard.js'
 export type { MemberState, MemberUpdate } from './members.js'
 export type { MemberEntry, SwimMessage } from './messages.js'
 export type { SwimOptions, SwimSettings } from './options.js'

@@ -11,6 +11,7 @@
  */
 import {
   type Ctx,
+  isNodeId,
   type NodeId,
   type Protocol,
   type ProtocolFactory,
@@ -18,14 +19,24 @@ import {
 } from '@sd/transport'
 import type { SwimEvent } from './events.js'
 import { Gossip } from './gossip.js'
+import { admittedOf, doubt, type SwimRefusal, unrefutable } from './guard.js'
 import { isGone, MemberList, type MemberUpdate } from './members.js'
 import { type MemberEntry, parseMessage, type SwimMessage } from './messages.js'
 import { resolveOptions, type SwimOptions, type SwimSettings } from './options.js'
 import { type SuspicionBounds, suspicionBounds, suspicionTimeout } from './suspicion.js'
 import { ViewLog } from './view.js'
 
-/** What a SWIM node is asked locally: leave the group gracefully. */
-export type SwimRequest = { type: 'leave' }
+/** What a SWIM node is asked locally. */
+export type SwimRequest =
+  /** Leave the group gracefully. */
+  | { type: 'leave' }
+  /**
+   * Admission through an agreed membership (wire its views here): from now on only these ids
+   * enter the member list, a live member not among them leaves it, and a leave is taken only
+   * from the leaver itself. Before the first, any node the gossip names may enter (up to
+   * maxMembers).
+   */
+  | { type: 'admit'; members: NodeId[] }
 
 type SwimCtx = Ctx<SwimMessage, SwimEvent>
 
@@ -79,6 +90,8 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
   /** Periods of announcing the leave still to go; then the node stops. */
   private leaving: number | undefined
   private stopped = false
+  /** The ids the agreed membership admits; undefined: whoever the gossip names (guard.ts). */
+  private admitted: Set<NodeId> | undefined
 
   constructor(
     readonly self: NodeId,
@@ -104,6 +117,14 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
   }
 
   onRequest(req: SwimRequest, ctx: SwimCtx) {
+    if (req?.type === 'admit' && !this.stopped) {
+      const members = admittedOf(req, isNodeId)
+      if (members === undefined) {
+        return ctx.emit({ type: 'ignored', from: this.self, reason: 'malformed admit request' })
+      }
+      this.admit(members, ctx)
+      return this.publish(ctx)
+    }
     if (req?.type !== 'leave' || this.stopped || this.leaving !== undefined) {
       return ctx.emit({ type: 'ignored', from: this.self, reason: 'not a leave, or gone already' })
     }
@@ -124,7 +145,7 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
     if (this.members.get(from) === undefined) {
       // A process that joined through another seed introduces itself with its own alive news.
       const intro = msg.updates.find((u) => u.node === from && u.kind === 'alive')
-      if (intro !== undefined && this.joined) this.apply(intro, ctx)
+      if (intro !== undefined && this.joined) this.apply(intro, ctx, from)
     }
     if (this.members.get(from) === undefined) {
       // Still joining, we are alive all the same: an ack spares us a suspicion.
@@ -133,14 +154,14 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
       }
       return ctx.emit({ type: 'ignored', from, reason: 'not a member' })
     }
-    for (const u of msg.updates) this.apply(u, ctx)
+    for (const u of msg.updates) this.apply(u, ctx, from)
     if (msg.type === 'ping') {
-      // A member we hold dead is told so first: it refutes, instead of living on unaware.
+      // A member we hold dead (or left: news of a leave may be forged) is told so first: it
+      // refutes, instead of living on unaware. A member that does leave does not argue.
       const sender = this.members.get(from)!
-      const reminder: MemberUpdate | undefined =
-        sender.state === 'dead'
-          ? { kind: 'dead', node: from, incarnation: sender.incarnation, from: this.self }
-          : undefined
+      const reminder: MemberUpdate | undefined = isGone(sender.state)
+        ? { kind: sender.state, node: from, incarnation: sender.incarnation, from: this.self }
+        : undefined
       ctx.send(from, { type: 'ack', seq: msg.seq, updates: this.piggyback(reminder) })
     } else if (msg.type === 'ack') this.onAck(msg.seq, ctx)
     else if (msg.type === 'ping-req') {
@@ -213,6 +234,7 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
       joinAttempts: this.joinAttempts,
       leaving: this.leaving ?? null,
       stopped: this.stopped,
+      admitted: this.admitted === undefined ? null : sortNodeIds(this.admitted),
     }
   }
 
@@ -295,15 +317,51 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
     ctx.send(relay.requester, { type: 'ack', seq: relay.seq, updates: this.piggyback() })
   }
 
-  /** News about a member, from a message or from this node's own probe. */
-  private apply(u: MemberUpdate, ctx: SwimCtx) {
-    if (u.node === this.self) return this.aboutSelf(u, ctx)
-    if (this.members.get(u.node) === undefined) return this.admit(u, ctx)
+  /**
+   * News about a member, from a message (`sender` sent it) or from this node's own probe (sender
+   * itself: nothing to doubt). What a peer says passes the guards first (guard.ts).
+   */
+  private apply(u: MemberUpdate, ctx: SwimCtx, sender: NodeId = this.self): void {
+    if (u.node === this.self) {
+      if (u.kind !== 'alive' && unrefutable(u)) this.refuse(u, sender, 'incarnation', ctx)
+      else this.aboutSelf(u, ctx, sender)
+      return
+    }
+    const known = this.members.get(u.node)
+    if (sender !== this.self) {
+      const suspicion = this.suspicions.get(u.node)
+      const refusal = doubt(u, known, sender, {
+        admitted: this.admitted,
+        suspicion,
+        nowMs: ctx.monotonic(),
+        timeoutMs:
+          suspicion === undefined
+            ? Number.POSITIVE_INFINITY
+            : suspicionTimeout(this.bounds, suspicion.reporters.size - 1),
+      })
+      if (refusal === 'unripe-death') {
+        this.refuse(u, sender, refusal, ctx)
+        this.apply({ ...u, kind: 'suspect' }, ctx, sender)
+        return
+      }
+      if (refusal !== undefined) {
+        this.refuse(u, sender, refusal, ctx)
+        return
+      }
+      if (this.admitted !== undefined && !this.admitted.has(u.node)) return // old news of a member gone
+    }
+    if (known === undefined) {
+      this.admitStranger(u, ctx, sender)
+      return
+    }
     const applied = this.members.apply(u, ctx.monotonic())
     if (applied === 'stale') return
     if (applied === 'confirm') {
       const s = this.suspicions.get(u.node)
       if (s === undefined || s.reporters.has(u.from)) return
+      // A confirmation counts only from the member that says it: a `from` passed on by another
+      // could be forged, and forged confirmations would cut the suspicion to its least.
+      if (sender !== this.self && sender !== u.from) return
       s.reporters.add(u.from)
       this.gossip.add(u) // a confirmation is news to pass on: it shortens others' timeouts too
       this.armSuspicion(u.node, s, ctx)
@@ -347,11 +405,35 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
    * News of a node we do not hold: a join (alive), or a tombstone to keep (dead or left), while
    * the list has room. A suspicion of a stranger is nobody's business here.
    */
-  private admit(u: MemberUpdate, ctx: SwimCtx) {
-    if (u.kind === 'suspect' || this.members.size + 1 >= this.settings.maxMembers) return
+  private admitStranger(u: MemberUpdate, ctx: SwimCtx, sender: NodeId) {
+    if (u.kind === 'suspect') return
+    if (this.members.size + 1 >= this.settings.maxMembers) {
+      if (u.kind === 'alive') this.refuse(u, sender, 'full', ctx)
+      return
+    }
     this.members.admit(u.node, u.kind, u.incarnation, ctx.monotonic())
     this.gossip.add(u)
     if (u.kind === 'alive') this.entered(u.node, u.incarnation, ctx)
+  }
+
+  private refuse(u: MemberUpdate, from: NodeId, reason: SwimRefusal, ctx: SwimCtx) {
+    const { node, kind, incarnation } = u
+    ctx.emit({ type: 'refused', node, kind, incarnation, from, reason })
+  }
+
+  /** The agreed membership's members: only they may enter; a live member out of them leaves. */
+  private admit(members: NodeId[], ctx: SwimCtx) {
+    this.admitted = new Set(members)
+    const now = ctx.monotonic()
+    for (const node of this.members.live()) {
+      if (this.admitted.has(node)) continue
+      const { incarnation } = this.members.get(node)!
+      this.members.admit(node, 'left', incarnation, now)
+      this.suspicions.delete(node)
+      ctx.cancelTimer(suspicionTimer(node))
+      this.view.leave(node)
+      ctx.emit({ type: 'member-left', node, incarnation, reason: 'left' })
+    }
   }
 
   private entered(node: NodeId, incarnation: number, ctx: SwimCtx) {
@@ -379,6 +461,10 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
       return ctx.emit({ type: 'ignored', from, reason: 'join while not in a group' })
     }
     const known = this.members.get(from) !== undefined
+    if (this.admitted !== undefined && !this.admitted.has(from)) {
+      const news = { kind: 'alive' as const, node: from, incarnation, from }
+      return this.refuse(news, from, 'not-admitted', ctx)
+    }
     if (!known && this.members.size + 1 >= this.settings.maxMembers) {
       return ctx.emit({ type: 'ignored', from, reason: 'join refused: the group is full' })
     }
@@ -409,7 +495,7 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
     for (const e of entries) {
       // A suspicion is the seed's; our own probes will judge.
       const kind = e.state === 'suspect' ? 'alive' : e.state
-      this.apply({ kind, node: e.node, incarnation: e.incarnation, from }, ctx)
+      this.apply({ kind, node: e.node, incarnation: e.incarnation, from }, ctx, from)
     }
   }
 
@@ -471,7 +557,7 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
   }
 
   /** Suspected or declared dead ourselves: refute in a higher incarnation. */
-  private aboutSelf(u: MemberUpdate, ctx: SwimCtx) {
+  private aboutSelf(u: MemberUpdate, ctx: SwimCtx, sender: NodeId) {
     if (u.kind === 'alive') return
     // Leaving, we do not argue: the leave is the answer to a suspicion.
     if (this.leaving !== undefined) return this.gossip.add(this.leaveNews())
@@ -485,13 +571,19 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
       // Refuted already, but someone still holds the old news: the refutation missed it, so it
       // goes out again (on the ack to a buddy ping, first of all).
       this.gossip.add(alive(this.incarnation))
-      return
+    } else {
+      this.incarnation = u.incarnation + 1
+      this.gossip.add(alive(this.incarnation))
+      ctx.emit({ type: 'refute', incarnation: this.incarnation, from: u.from })
+      // Lifeguard: being suspected hints that we are the slow one.
+      this.adjustHealth(1, ctx)
     }
-    this.incarnation = u.incarnation + 1
-    this.gossip.add(alive(this.incarnation))
-    ctx.emit({ type: 'refute', incarnation: this.incarnation, from: u.from })
-    // Lifeguard: being suspected hints that we are the slow one.
-    this.adjustHealth(1, ctx)
+    // The sender itself holds us gone (its reminder, on an ack we cannot answer): it no longer
+    // probes us, and the gossip may not reach it for long (a flood of other news), so tell it.
+    if (isGone(u.kind) && u.from === sender && sender !== this.self) {
+      this.seq += 1
+      ctx.send(sender, { type: 'ping', seq: this.seq, updates: [alive(this.incarnation)] })
+    }
   }
 
   private armSuspicion(node: NodeId, s: Suspicion, ctx: SwimCtx) {
@@ -517,7 +609,8 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
   }
 
   private piggyback(first?: MemberUpdate): MemberUpdate[] {
-    return this.gossip.take(this.settings.maxPiggyback, this.retransmits, first)
+    // Our own news (a refutation) first: a flood of other news must not starve it.
+    return this.gossip.take(this.settings.maxPiggyback, this.retransmits, first, this.self)
   }
 
   /** Shuffled round-robin: every live member once per round, in a fresh random order each round. */
