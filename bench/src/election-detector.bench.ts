@@ -32,7 +32,7 @@ const SEEDS = Number(env.SD_DETECTOR_SEEDS ?? 2)
 /** Scales every steady window (the false-positive denominator): 0.1 for a quick look. */
 const SCALE = Number(env.SD_DETECTOR_SCALE ?? 1)
 const CONDITION_NAMES = list(env.SD_DETECTOR_CONDITIONS, CONDITIONS.map((c) => c.name).join(','))
-const FAMILIES = list(env.SD_DETECTOR_FAMILIES, 'heartbeat,swim')
+const FAMILIES = list(env.SD_DETECTOR_FAMILIES, 'heartbeat,phi-fast,swim')
 
 const INTERVAL_MS = 100
 const HEARTBEAT_SETTINGS: HeartbeatSetting[] = [
@@ -53,6 +53,25 @@ const HEARTBEAT_SETTINGS: HeartbeatSetting[] = [
     family: 'node-discover' as const,
     checkMs: 200,
     timeoutMs,
+  })),
+]
+/**
+ * Phi on heartbeats four times as frequent, at n = 10 only (all-to-all at 25 ms costs 16x the
+ * events at n = 100): where the fastest detection without false positives lies when messages are
+ * cheap, the setting `election.failover.bully-phi` runs with (bench/src/election.bench.ts).
+ */
+const FAST_INTERVAL_MS = 25
+const FAST_MAX_N = 10
+const FAST_PHI_SETTINGS: HeartbeatSetting[] = [
+  ...[175, 190, 200, 250, 300].map((acceptablePauseMs) => ({
+    family: 'phi' as const,
+    threshold: 8,
+    acceptablePauseMs,
+  })),
+  ...[225, 250].map((acceptablePauseMs) => ({
+    family: 'phi' as const,
+    threshold: 4,
+    acceptablePauseMs,
   })),
 ]
 const SWIM_SETTINGS: { periodMs: number; suspicionMult: number }[] = [100, 200, 500].flatMap(
@@ -105,6 +124,7 @@ function pool(into: Pooled, out: RunOutcome, setting: number, death: number): vo
 const WHAT = {
   heartbeat: `all-to-all heartbeats every ${INTERVAL_MS} ms, suspect after timeoutMs of silence (LeaderWatch's rule, every node watching every node)`,
   phi: `phi accrual (@sd/election's silenceForPhi; window 200, minStdDevMs 25, first estimate ${INTERVAL_MS} ms) on the same heartbeats`,
+  'phi-25ms': `phi accrual as above on all-to-all heartbeats every ${FAST_INTERVAL_MS} ms (first estimate ${FAST_INTERVAL_MS} ms): 4x the messages`,
   'node-discover-model': `a model of node-discover's rule on the same heartbeats (hello ${INTERVAL_MS} ms, check every 200 ms, dropped past nodeTimeout): not the library`,
   swim: 'SWIM with Lifeguard (@sd/election swim(), defaults but periodMs and suspicionMult); detection = declared dead by every live node',
 }
@@ -142,6 +162,34 @@ function heartbeatFamily(n: number, condition: Condition): CurveRecord[] {
     byFamily('phi', 'phi'),
     byFamily('node-discover', 'node-discover-model'),
   ]
+}
+
+/** Phi on 25 ms heartbeats: its own run, as the heartbeats differ. */
+function fastPhiFamily(n: number, condition: Condition): CurveRecord {
+  const pools = FAST_PHI_SETTINGS.map(emptyPool)
+  const runs: Record<string, unknown>[] = []
+  for (let seed = 1; seed <= SEEDS; seed++) {
+    const plan = heartbeatPlan(n, seed)
+    const start = performance.now()
+    const out = runHeartbeats(plan, condition, {
+      intervalMs: FAST_INTERVAL_MS,
+      settings: FAST_PHI_SETTINGS,
+      phiWindow: 200,
+    })
+    runs.push({ seed, ...runFacts('heartbeats every 25 ms', plan, out, start) })
+    for (let i = 0; i < FAST_PHI_SETTINGS.length; i++) pool(pools[i]!, out, i, i)
+  }
+  return {
+    detector: 'phi-25ms',
+    what: WHAT['phi-25ms'],
+    condition: condition.name,
+    n,
+    runs: { seeds: SEEDS, perSeed: runs },
+    curve: FAST_PHI_SETTINGS.map((s, i) => {
+      const { family: _, ...knob } = s
+      return toPoint(knob, pools[i]!)
+    }),
+  }
 }
 
 function swimFamily(n: number, condition: Condition): CurveRecord {
@@ -184,6 +232,8 @@ export default async function electionDetectorBench(): Promise<BenchResult[]> {
       const started = performance.now()
       const records: CurveRecord[] = []
       if (FAMILIES.includes('heartbeat')) records.push(...heartbeatFamily(n, condition))
+      if (FAMILIES.includes('phi-fast') && n <= FAST_MAX_N)
+        records.push(fastPhiFamily(n, condition))
       if (FAMILIES.includes('swim')) records.push(swimFamily(n, condition))
       const baseline = records.find((r) => r.detector === 'heartbeat')
       for (const rec of records) {

@@ -15,8 +15,8 @@
  * Environment: SD_ELECTION_REPEATS (10 per contender and part), SD_ELECTION_PARTS
  * ("failover,partition,rejoin"), SD_ELECTION_CONTENDERS ("bully,bully-phi,majority,node-discover"),
  * SD_ELECTION_PARTITION_MS (3000), SD_ELECTION_CUT ("leader" or "follower"),
- * SD_ELECTION_SETTLE_MS (500), SD_ELECTION_TIMEOUT_MS (10000), SD_ELECTION_PHI_THRESHOLD (4),
- * SD_ELECTION_PHI_PAUSE_MS (400), SD_ELECTION_REJOIN_REPEATS (20), SD_ELECTION_REJOIN_CONTRAST (5),
+ * SD_ELECTION_SETTLE_MS (500), SD_ELECTION_TIMEOUT_MS (10000), SD_ELECTION_PHI_THRESHOLD (8),
+ * SD_ELECTION_PHI_PAUSE_MS (250), SD_ELECTION_PHI_INTERVAL_MS (25), SD_ELECTION_REJOIN_REPEATS (20), SD_ELECTION_REJOIN_CONTRAST (5),
  * SD_ELECTION_REJOIN_CUT_MS (2000), SD_ELECTION_REJOIN_WATCH_MS (2000).
  */
 
@@ -63,16 +63,18 @@ function envList<T extends string>(name: string, fallback: string, allowed: read
 
 // node-discover's timing as measured on these machines (bench/README.md); ours: 100 / 500 ms.
 // bully-phi: the fastest phi setting of the simulator's sweep whose false positives per node-hour
-// are no more than the node-discover model's (none) under every condition it ran: threshold 4
-// with a 400 ms acceptable pause (without the pause, hundreds per node-hour at 1% loss or pauses).
+// are no more than the node-discover model's (none) under every condition it ran: heartbeats every
+// 25 ms, threshold 8, a 250 ms acceptable pause (at 100 ms heartbeats the fastest was threshold 4
+// with a 400 ms pause; without a pause, hundreds of false positives per node-hour under pauses).
 const settings: ElectionSettings = {
   helloIntervalMs: 100,
   checkIntervalMs: 200,
   nodeTimeoutMs: 500,
   masterTimeoutMs: 600,
   phi: {
-    threshold: envNumber('SD_ELECTION_PHI_THRESHOLD', 4),
-    acceptablePauseMs: envNumber('SD_ELECTION_PHI_PAUSE_MS', 400, true),
+    threshold: envNumber('SD_ELECTION_PHI_THRESHOLD', 8),
+    acceptablePauseMs: envNumber('SD_ELECTION_PHI_PAUSE_MS', 250, true),
+    heartbeatIntervalMs: envNumber('SD_ELECTION_PHI_INTERVAL_MS', 25),
   },
 }
 const cut = envList('SD_ELECTION_CUT', 'leader', ['leader', 'follower'] as const)[0]!

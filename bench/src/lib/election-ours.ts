@@ -21,10 +21,16 @@ function algorithmOf(spec: NodeSpec): AnyFactory {
   switch (spec.contender) {
     case 'bully':
       return bully({ heartbeat }) as unknown as AnyFactory
-    case 'bully-phi':
+    case 'bully-phi': {
+      const { heartbeatIntervalMs, ...phi } = spec.settings.phi
       return bully({
-        heartbeat: { ...heartbeat, detector: { phi: { ...spec.settings.phi } } },
+        heartbeat: {
+          intervalMs: heartbeatIntervalMs,
+          timeoutMs: heartbeat.timeoutMs,
+          detector: { phi },
+        },
       }) as unknown as AnyFactory
+    }
     case 'majority':
       return majorityElection({ heartbeat }) as unknown as AnyFactory
     case 'majority-no-prevote':

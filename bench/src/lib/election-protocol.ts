@@ -15,6 +15,8 @@ export type Contender = 'bully' | 'bully-phi' | 'majority' | 'majority-no-prevot
 export interface PhiKnobs {
   threshold: number
   acceptablePauseMs: number
+  /** Its heartbeat interval (and the bully's okTimeoutMs, which follows it), ms. */
+  heartbeatIntervalMs: number
 }
 
 /** Timing settings, the same for every contender (node-discover's names, ours derived). */
