@@ -8,11 +8,13 @@ import type { NodeId } from '../ids.js'
 import { type FingerprintParts, nodeText, sameEntry } from './fingerprint.js'
 import { messageText } from './message-text.js'
 import type { SimNode } from './sim-node.js'
+import { SnapshotText } from './snapshot-text.js'
 
-/** A running node's snapshot as canonical text, cached until one of its handlers runs. */
-export function stateText(node: SimNode): CanonicalText {
-  node.stateText ??= new CanonicalText(
-    canonicalKey(node.protocol!.snapshot!(), `snapshot of node ${JSON.stringify(node.id)}`),
+/** A running node's snapshot as a key part, cached until one of its handlers runs. */
+export function stateText(node: SimNode): SnapshotText {
+  node.stateText ??= new SnapshotText(
+    node.protocol!.snapshot!(),
+    `snapshot of node ${JSON.stringify(node.id)}`,
   )
   return node.stateText
 }

@@ -390,6 +390,7 @@ export class SimNetwork {
     node.handle?.stop()
     node.handle = undefined
     node.protocol = undefined
+    node.stateText?.release()
     node.stateText = undefined
     for (const timer of node.timers) timer.cancelled = true
     node.timers.clear()
@@ -770,6 +771,7 @@ export class SimNetwork {
     }
     if (resumed === undefined) this.recorder.record({ t: this.time, type: 'start', node: node.id })
     const protocol = factory(node.id)
+    node.stateText?.release()
     node.stateText = undefined
     if (resumed !== undefined) protocol.restore!(resumed.state)
     node.protocol = protocol
@@ -800,7 +802,8 @@ export class SimNetwork {
         onInput: (_id, input) => {
           node.storage.input = input
           node.inputs++
-          node.stateText = undefined // the handler may change the state
+          node.stateText?.release() // the handler may change the state
+          node.stateText = undefined
         },
       },
       onEvent: (event) => {

@@ -10,6 +10,7 @@ import type { EntryHash } from './key-hash.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
+import type { SnapshotText } from './snapshot-text.js'
 
 /** What the network knows of one node (internal to the simulator). */
 export interface SimNode {
@@ -46,8 +47,8 @@ export interface SimNode {
   backlog: SimEvent[]
   /** Names the child of a composed protocol behind a message, timer, event or request. */
   locator: PartLocator | undefined
-  /** The canonical text of the running instance's snapshot, until a handler of it runs. */
-  stateText: CanonicalText | undefined
+  /** The running instance's snapshot as a key part, until a handler of it runs. */
+  stateText: SnapshotText | undefined
   /** Its last fingerprint entry and that entry's text: the same entry has the same text. */
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
