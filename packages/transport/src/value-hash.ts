@@ -64,7 +64,10 @@ function walkString(s: string): void {
     id = numbered.size
     numbered.set(s, id)
   }
-  if (id !== undefined) return leaf(4, id, 0x51ed27)
+  if (id !== undefined) {
+    leaf(4, id, 0x51ed27)
+    return
+  }
   let h = 0x811c9dc5
   let l = 0x9747b28c
   for (let i = 0; i < s.length; i++) {
@@ -76,18 +79,26 @@ function walkString(s: string): void {
 }
 
 function walk(value: unknown, depth: number): void {
-  if (value === null) return leaf(0, 0, 0)
+  if (value === null) {
+    leaf(0, 0, 0)
+    return
+  }
   switch (typeof value) {
     case 'string':
-      return walkString(value)
+      walkString(value)
+      return
     case 'boolean':
-      return leaf(1, value ? 1 : 0, 0)
+      leaf(1, value ? 1 : 0, 0)
+      return
     case 'number':
       if (!Number.isFinite(value)) throw REFUSED
       // -0 and 0 are one key (as `canonicalKey` writes them).
-      if ((value | 0) === value) return leaf(2, value | 0, 0)
-      float[0] = value
-      return leaf(3, words[0]!, words[1]!)
+      if ((value | 0) === value) leaf(2, value | 0, 0)
+      else {
+        float[0] = value
+        leaf(3, words[0]!, words[1]!)
+      }
+      return
     case 'object':
       break
     default:
