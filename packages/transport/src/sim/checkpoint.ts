@@ -5,7 +5,7 @@
  * kept as their `snapshot()` and come back as fresh instances from the factory, `restore`d.
  */
 import type { SeekableRandom } from '../random.js'
-import type { ProtocolHandle } from '../runtime/driver.js'
+import { type ProtocolHandle, rebinderOf } from '../runtime/driver.js'
 import type { EventQueue } from './event-queue.js'
 import type { LinkTable, LinkTableState } from './link-table.js'
 import type { CallEvent, SimEvent, SimNode } from './sim-node.js'
@@ -210,6 +210,7 @@ const untouched = (node: SimNode, s: SavedNode) =>
   s.running !== undefined &&
   !node.crashed &&
   node.handle === s.running.handle &&
+  node.protocol === s.running.protocol &&
   node.inputs === s.running.inputs
 
 /**
@@ -231,11 +232,16 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
       kept.add(node)
       continue
     }
-    // The instance of now goes: its subscription and timers with it (stopping it cancels its
-    // timers, some of them saved events: their fields are put back below).
-    node.handle?.stop()
-    node.handle = undefined
-    node.protocol = undefined
+    // The instance of now goes, its timers with it (some of them saved events: their fields are
+    // put back below). Its runtime stays to run the restored one, unless the node was down.
+    const handle = node.handle
+    if (s.running !== undefined && handle !== undefined && !handle.stopped)
+      rebinderOf(handle).clearTimers()
+    else {
+      handle?.stop()
+      node.handle = undefined
+      node.protocol = undefined
+    }
   }
   resetFields(cp.queue, cp.fields)
   for (const s of cp.nodes) resetFields(s.backlog, s.backlogFields)

@@ -53,6 +53,19 @@ export interface SimNode {
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
   entryHash: EntryHash | undefined
+  /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */
+  host: RuntimeHost | undefined
+}
+
+/** See `SimNode.host`: the runtime's settings, and what a resume re-arms. */
+export interface RuntimeHost {
+  /** Saved timers still to re-arm, in order, and the ones re-armed so far. */
+  rearm: CallEvent[]
+  rearmed: CallEvent[]
+  /** The node's random stream, made on its first draw. */
+  random: (() => number) | undefined
+  members: readonly NodeId[]
+  factory: ProtocolFactory<unknown, unknown, unknown>
 }
 
 export type SimEvent = DeliverEvent | CallEvent
