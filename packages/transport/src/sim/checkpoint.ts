@@ -134,24 +134,26 @@ function resetFields(events: readonly SimEvent[], fields: readonly number[]): vo
 export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
   const queue = ctx.queue.live()
   // Where each timer waits, by its key: in the queue, or (taken while paused) in a backlog.
-  const waiting = new Map<string, SimEvent>()
-  for (const e of queue) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
-  for (const node of ctx.nodes.values())
-    for (const e of node.backlog) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
+  let waiting: Map<string, SimEvent> | undefined
   const nodes: SavedNode[] = []
   for (const node of ctx.nodes.values()) {
     let saved: SavedNode['running']
     if (!node.crashed) {
       // The timers the runtime has pending (a replaced or fired one is not), where they wait.
-      const timers: CallEvent[] = []
-      const taken: boolean[] = []
-      for (const armed of node.armed.values()) {
-        const e = waiting.get(armed.key)
-        if (e === undefined) continue
-        timers.push(e as CallEvent)
-        // Taken while its node was paused: what waits is a copy, and cancelling the timer
-        // cancels the runtime's own (gone from the queue), not the copy, which fires for nothing.
-        taken.push(e !== armed)
+      let timers = NO_TIMERS
+      let taken = NO_TAKEN
+      if (node.armed.size > 0) {
+        waiting ??= waitingTimers(ctx, queue)
+        timers = []
+        taken = []
+        for (const armed of node.armed.values()) {
+          const e = waiting.get(armed.key)
+          if (e === undefined) continue
+          timers.push(e as CallEvent)
+          // Taken while its node was paused: what waits is a copy, and cancelling the timer
+          // cancels the runtime's own (gone from the queue), not the copy, which fires for nothing.
+          taken.push(e !== armed)
+        }
       }
       saved = {
         state: frozen(ctx.stateText(node)),
@@ -160,10 +162,10 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
         handle: node.handle!,
         protocol: node.protocol,
         inputs: node.inputs,
-        armed: [...node.armed],
+        armed: node.armed.size === 0 ? NO_ARMED : [...node.armed],
       }
     }
-    const backlog = node.backlog.slice()
+    const backlog = node.backlog.length === 0 ? NO_EVENTS : node.backlog.slice()
     nodes.push({
       node,
       crashed: node.crashed,
@@ -176,7 +178,7 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
       draws: node.draws,
       paused: node.paused,
       backlog,
-      backlogFields: fieldsOf(backlog),
+      backlogFields: backlog.length === 0 ? NO_FIELDS : fieldsOf(backlog),
       timerKeys: node.timers.size === 0 ? NO_KEYS : [...node.timers].map((t) => t.key),
       clock: node.clock.save(),
       storage: node.storage.save(),
@@ -197,7 +199,21 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
   }
 }
 
+// Shared when empty (a load only replaces elements of these, never adds).
 const NO_KEYS: string[] = []
+const NO_TIMERS: CallEvent[] = []
+const NO_TAKEN: boolean[] = []
+const NO_ARMED: Array<[string, CallEvent]> = []
+const NO_EVENTS: SimEvent[] = []
+const NO_FIELDS: number[] = []
+
+function waitingTimers(ctx: CheckpointContext, queue: readonly SimEvent[]): Map<string, SimEvent> {
+  const waiting = new Map<string, SimEvent>()
+  for (const e of queue) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
+  for (const node of ctx.nodes.values())
+    for (const e of node.backlog) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
+  return waiting
+}
 
 /** The snapshot, its JSON taken now: the instance may change it once a handler runs. */
 function frozen(state: SnapshotText): SnapshotText {
@@ -251,7 +267,8 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
     if (kept.has(node)) {
       // Its instance, runtime and timers are as saved: only the network around it goes back.
       node.timers.clear()
-      node.armed = new Map(s.running!.armed)
+      if (s.running!.armed.length === 0) node.armed.clear()
+      else node.armed = new Map(s.running!.armed)
       node.clock.load(s.clock)
       node.storage.load(s.storage)
       node.paused = s.paused
@@ -294,14 +311,16 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
       run.handle = node.handle!
       run.protocol = node.protocol
       run.inputs = node.inputs
-      run.armed = [...node.armed]
+      run.armed = node.armed.size === 0 ? NO_ARMED : [...node.armed]
     }
   }
   if (rearmed !== undefined) {
     adopt(cp.queue, rearmed)
     for (const s of cp.nodes) adopt(s.backlog, rearmed)
   }
-  for (const s of cp.nodes) s.node.backlog = s.backlog.slice()
+  for (const s of cp.nodes)
+    s.node.backlog =
+      s.backlog.length === 0 && s.node.backlog.length === 0 ? s.node.backlog : s.backlog.slice()
   for (const s of cp.nodes) {
     if (s.timerKeys.length === 0) continue
     const keys = new Set(s.timerKeys)

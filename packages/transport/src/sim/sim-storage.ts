@@ -26,6 +26,8 @@ export class SimStorage {
   private readonly disk = new Map<string, JsonValue>()
   /** `entries()` as canonical text, until the disk changes. */
   private text: CanonicalText | undefined
+  /** `save().disk`, until the disk changes: checkpoints share it. */
+  private savedDisk: Array<[string, JsonValue]> | undefined
   /** A planned crash at the commit of a step that matches. */
   crashPlan: ((step: CommitStep) => boolean) | undefined
   /** What the running handler is handling (for `crashBeforeCommit`). */
@@ -55,6 +57,7 @@ export class SimStorage {
         }
         applyWrites(this.disk, writes)
         this.text = undefined
+        this.savedDisk = undefined
         this.recorder.recordWrites(this.node, writes, 'committed')
       },
     }
@@ -62,12 +65,16 @@ export class SimStorage {
 
   /** The disk and the plan, for a checkpoint (`load` puts them back). */
   save(): SimStorageState {
-    return { disk: [...this.disk], text: this.text, crashPlan: this.crashPlan, input: this.input }
+    this.savedDisk ??= [...this.disk]
+    return { disk: this.savedDisk, text: this.text, crashPlan: this.crashPlan, input: this.input }
   }
 
   load(saved: SimStorageState): void {
-    this.disk.clear()
-    for (const [key, value] of saved.disk) this.disk.set(key, value)
+    if (saved.disk !== this.savedDisk) {
+      this.disk.clear()
+      for (const [key, value] of saved.disk) this.disk.set(key, value)
+      this.savedDisk = saved.disk
+    }
     this.text = saved.text
     this.crashPlan = saved.crashPlan
     this.input = saved.input
@@ -77,6 +84,7 @@ export class SimStorage {
   wipe(): void {
     this.disk.clear()
     this.text = undefined
+    this.savedDisk = undefined
   }
 
   /** `canonical(entries())`, cached until the disk changes (fingerprints ask it state after state). */
