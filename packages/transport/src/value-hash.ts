@@ -18,21 +18,28 @@ const numbered = new Map<string, number>()
 /** Thrown inside for anything `canonicalKey` refuses. */
 const REFUSED = Symbol('refused')
 
-// The hash of the value last walked, as two 32-bit lanes (no object per value).
-let outHi = 0
-let outLo = 0
+// The hash of the value last walked, as two 32-bit lanes: in a typed array, so that storing a
+// lane allocates no number object (most do not fit a small integer).
+const out = new Int32Array(2)
 
-/** The hash of `value` (see the module's comment), into `into`. */
-export function hashValue(value: unknown, into: Hash64, root = 'value'): Hash64 {
+/**
+ * The hash of `value` (see the module's comment), into `into`. `root` names it when it is refused
+ * (asked only then).
+ */
+export function hashValue(
+  value: unknown,
+  into: Hash64,
+  root: () => string = () => 'value',
+): Hash64 {
   try {
     walk(value, 0)
   } catch (error) {
     if (error !== REFUSED) throw error
-    canonicalKey(value, root) // throws, naming where
-    throw new Error(`hashValue: ${root} was refused, yet canonicalKey took it`)
+    canonicalKey(value, root()) // throws, naming where
+    throw new Error(`hashValue: ${root()} was refused, yet canonicalKey took it`)
   }
-  into.hi = outHi
-  into.lo = outLo
+  into.hi = out[0]! >>> 0
+  into.lo = out[1]! >>> 0
   return into
 }
 
@@ -47,12 +54,10 @@ function mix(h: number, w: number): number {
 
 /** Sets the out lanes from a tag and two words. */
 function leaf(tag: number, a: number, b: number): void {
-  let h = mix(mix(0x2545f491 ^ tag, a), b)
-  let l = mix(mix(0x5851f42d ^ Math.imul(tag, 0x9e3779b9), b ^ 0x85ebca77), a)
-  h = fmix(h ^ 8)
-  l = fmix(l ^ 0x27d4eb2f)
-  outHi = h
-  outLo = l
+  const h = mix(mix(0x2545f491 ^ tag, a), b)
+  const l = mix(mix(0x5851f42d ^ Math.imul(tag, 0x9e3779b9), b ^ 0x85ebca77), a)
+  out[0] = fmix(h ^ 8)
+  out[1] = fmix(l ^ 0x27d4eb2f)
 }
 
 const float = new Float64Array(1)
@@ -111,11 +116,11 @@ function walk(value: unknown, depth: number): void {
     let l = 0xa54ff53a ^ Math.imul(n, 0x2c1b3c6d)
     for (let i = 0; i < n; i++) {
       walk(value[i], depth + 1)
-      h = mix(h, outHi)
-      l = mix(l, outLo)
+      h = mix(h, out[0]!)
+      l = mix(l, out[1]!)
     }
-    outHi = fmix(h ^ 6)
-    outLo = fmix(l ^ Math.imul(n + 1, 0x27d4eb2f))
+    out[0] = fmix(h ^ 6)
+    out[1] = fmix(l ^ Math.imul(n + 1, 0x27d4eb2f))
     return
   }
   const proto = Object.getPrototypeOf(value)
@@ -127,11 +132,11 @@ function walk(value: unknown, depth: number): void {
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue
     walk((value as Record<string, unknown>)[key], depth + 1)
-    const vHi = outHi
-    const vLo = outLo
+    const vHi = out[0]!
+    const vLo = out[1]!
     walkString(key)
-    const h = fmix(mix(mix(outHi, vHi), vLo))
-    const l = fmix(mix(mix(outLo ^ 0x7f4a7c15, vLo), vHi))
+    const h = fmix(mix(mix(out[0]!, vHi), vLo))
+    const l = fmix(mix(mix(out[1]! ^ 0x7f4a7c15, vLo), vHi))
     sumHi = (sumHi + h) | 0
     sumLo = (sumLo + l) | 0
     n++

@@ -234,9 +234,9 @@ const untouched = (node: SimNode, s: SavedNode) =>
  * fresh instance and timers, in place of the ones it saved) stands for the same state.
  */
 export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void {
-  Object.assign(ctx.scalars, cp.scalars)
-  const counters = copyStats(cp.counters)
-  Object.assign(ctx.counters, counters)
+  ctx.scalars.time = cp.scalars.time
+  ctx.scalars.planned = cp.scalars.planned
+  loadStats(ctx.counters, cp.counters)
   ctx.links.load(cp.links)
   ctx.wire.load(cp.wire)
   ctx.random.load(cp.random)
@@ -266,9 +266,10 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
     const node = s.node
     if (kept.has(node)) {
       // Its instance, runtime and timers are as saved: only the network around it goes back.
-      node.timers.clear()
-      if (s.running!.armed.length === 0) node.armed.clear()
-      else node.armed = new Map(s.running!.armed)
+      if (node.timers.size > 0) node.timers.clear()
+      if (s.running!.armed.length === 0) {
+        if (node.armed.size > 0) node.armed.clear()
+      } else node.armed = new Map(s.running!.armed)
       node.clock.load(s.clock)
       node.storage.load(s.storage)
       node.paused = s.paused
@@ -277,8 +278,9 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
       node.requests = s.requests
       continue
     }
-    node.timers.clear()
-    node.armed.clear()
+    // Clearing allocates, even an empty one.
+    if (node.timers.size > 0) node.timers.clear()
+    if (node.armed.size > 0) node.armed.clear()
     node.crashed = s.crashed
     node.incarnation = s.incarnation
     node.group = s.group
@@ -339,6 +341,19 @@ function adopt(events: SimEvent[], rearmed: ReadonlyMap<SimEvent, SimEvent>): vo
     const fresh = rearmed.get(events[i]!)
     if (fresh !== undefined) events[i] = fresh
   }
+}
+
+/** Puts the counters back in place (the network's object stays: a checkpoint keeps its own). */
+function loadStats(into: SimStats, saved: SimStats): void {
+  into.sent = saved.sent
+  into.delivered = saved.delivered
+  into.duplicated = saved.duplicated
+  into.timersFired = saved.timersFired
+  into.events = saved.events
+  Object.assign(into.dropped, saved.dropped)
+  const byType = into.byType
+  for (const type in byType) if (!Object.hasOwn(saved.byType, type)) delete byType[type]
+  Object.assign(byType, saved.byType)
 }
 
 function copyStats(s: SimStats): SimStats {

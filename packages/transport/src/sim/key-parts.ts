@@ -12,10 +12,7 @@ import { SnapshotText } from './snapshot-text.js'
 
 /** A running node's snapshot as a key part, cached until one of its handlers runs. */
 export function stateText(node: SimNode): SnapshotText {
-  node.stateText ??= new SnapshotText(
-    node.protocol!.snapshot!(),
-    `snapshot of node ${JSON.stringify(node.id)}`,
-  )
+  node.stateText ??= new SnapshotText(node.protocol!.snapshot!(), node.id)
   return node.stateText
 }
 

@@ -6,6 +6,7 @@
  * was taken of it before stands.
  */
 import { CanonicalText, canonicalKey } from '../canonical.js'
+import type { NodeId } from '../ids.js'
 import { hashValue } from '../value-hash.js'
 
 export class SnapshotText extends CanonicalText {
@@ -13,17 +14,22 @@ export class SnapshotText extends CanonicalText {
   private held = true
   private saved: string | undefined
 
+  /** @param node the node's id, to say where a snapshot that is not plain data came from */
   constructor(
     value: unknown,
-    private readonly where: string,
+    private readonly node: NodeId,
   ) {
     super()
     this.value = value
   }
 
+  private get where(): string {
+    return `snapshot of node ${JSON.stringify(this.node)}`
+  }
+
   /** Not `hashText(text)`: a hash of the data, equal for equal data all the same. */
   override get hash() {
-    this.hashed ??= hashValue(this.source(), { hi: 0, lo: 0 }, this.where)
+    this.hashed ??= hashValue(this.source(), { hi: 0, lo: 0 }, () => this.where)
     return this.hashed
   }
 
