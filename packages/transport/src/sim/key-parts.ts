@@ -20,7 +20,7 @@ export function stateText(node: SimNode): SnapshotText {
 export function cachedParts(nodes: ReadonlyMap<NodeId, SimNode>): FingerprintParts {
   return {
     state: stateText,
-    storage: (node) => node.storage.canonicalText(canonicalKey),
+    storage: (node) => node.storage.canonicalText(),
     message: (event) => new CanonicalText(messageText(event.msg)),
     node: (entry) => {
       const node = nodes.get(entry.id)!

@@ -1,9 +1,10 @@
-import { CanonicalText } from '../canonical.js'
+import type { CanonicalText } from '../canonical.js'
 import type { NodeId } from '../ids.js'
 import type { ProtocolInput } from '../protocol.js'
 import type { JsonValue } from '../storage/json.js'
 import { applyWrites } from '../storage/memory.js'
 import type { StorageBackend, StorageWrites } from '../storage/types.js'
+import { DataText } from './snapshot-text.js'
 import type { TraceRecorder } from './trace-recorder.js'
 
 /** A step about to commit its writes, as `crashBeforeCommit` sees it. */
@@ -87,11 +88,12 @@ export class SimStorage {
     this.savedDisk = undefined
   }
 
-  /** `canonical(entries())`, cached until the disk changes (fingerprints ask it state after state). */
-  canonicalText(canonical: (value: unknown, path: string) => string): CanonicalText {
-    this.text ??= new CanonicalText(
-      canonical(this.entries(), `storage of node ${JSON.stringify(this.node)}`),
-    )
+  /**
+   * `entries()` as a key part, cached until the disk changes (fingerprints ask it state after
+   * state): hashed as data, its canonical text written only when asked.
+   */
+  canonicalText(): CanonicalText {
+    this.text ??= new DataText(this.entries(), () => `storage of node ${JSON.stringify(this.node)}`)
     return this.text
   }
 
