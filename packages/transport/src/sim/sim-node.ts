@@ -7,6 +7,7 @@ import type { ProtocolHandle } from '../runtime/driver.js'
 import type { Scheduled } from './event-queue.js'
 import type { NodeFingerprint } from './fingerprint.js'
 import type { EntryHash } from './key-hash.js'
+import type { LinkName } from './link-name.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
@@ -85,6 +86,8 @@ export interface DeliverEvent extends Scheduled {
    * event (checkpoints, `take`, a duplicate) carry it along with the message.
    */
   msgHash: Hash64 | undefined
+  /** Its link's name (`linkName(from, to)`), looked up once. */
+  link: LinkName
 }
 
 export interface CallEvent extends Scheduled {
