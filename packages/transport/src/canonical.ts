@@ -30,13 +30,27 @@ export function canonicalKey(value: unknown, root = 'value'): string {
  * it is. Only the simulator's fingerprint makes these; a snapshot never holds one.
  */
 export class CanonicalText {
-  private hashed: Hash64 | undefined
-  constructor(readonly text: string) {}
+  protected written: string | undefined
+  protected hashed: Hash64 | undefined
+  /** @param text the text; a subclass that writes it when asked passes none */
+  constructor(text?: string) {
+    this.written = text
+  }
 
-  /** `hashText(text)`, computed once. */
+  get text(): string {
+    this.written ??= this.write()
+    return this.written
+  }
+
+  /** A 64-bit hash of the text (here `hashText(text)`), computed once. */
   get hash(): Hash64 {
     this.hashed ??= hashText(this.text)
     return this.hashed
+  }
+
+  /** Writes the text when it was not given. */
+  protected write(): string {
+    throw new Error('CanonicalText: no text')
   }
 }
 

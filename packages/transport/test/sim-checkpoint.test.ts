@@ -77,6 +77,29 @@ describe('SimNetwork checkpoints and key fingerprints', () => {
     }
   })
 
+  it('restores a node that ran a handler once per load, and keeps that instance while it runs none', () => {
+    let made = 0
+    const ring = tokenRing(3, [2, 3], 30)
+    const net = new SimNetwork({ seed: 1, trace: false })
+    net.launch([1, 2, 3], (self) => {
+      made++
+      return ring(self)
+    })
+    const saved = net.checkpoint()!
+    const first = goOn(net, 1, 20)
+    const afterRun = made
+    net.restoreCheckpoint(saved)
+    const restored = made - afterRun
+    expect(restored).toBeGreaterThan(0)
+    // Nothing ran since: the restored instances are the checkpoint's now, and stay.
+    net.restoreCheckpoint(saved)
+    net.restoreCheckpoint(saved)
+    expect(made - afterRun).toBe(restored)
+    expect(goOn(net, 1, 20)).toEqual(first)
+    net.restoreCheckpoint(saved)
+    expect(goOn(net, 1, 20)).toEqual(first)
+  })
+
   it('is undefined when a running protocol has no restore', () => {
     const net = new SimNetwork()
     net.launch([1, 2], (self) => {

@@ -165,7 +165,9 @@ export class Execution {
     const byNode = new Map<string, unknown[]>()
     for (const { node, event } of this.events) {
       const key = String(node)
-      byNode.set(key, [...(byNode.get(key) ?? []), event])
+      const list = byNode.get(key)
+      if (list === undefined) byNode.set(key, [event])
+      else list.push(event)
     }
     const crashed = this.net.nodeIds.filter((id) => this.net.isCrashed(id))
     const paused = this.net.nodeIds.filter((id) => this.net.isPaused(id))

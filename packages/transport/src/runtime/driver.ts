@@ -86,9 +86,10 @@ export interface ProtocolHandle<Req, Ev> {
 
 /** Connects a pure protocol to a transport, a clock and timers, and carries out its effects. */
 export function runProtocol<Msg, Req = never, Ev = never>(
-  protocol: Protocol<Msg, Req, Ev>,
+  initial: Protocol<Msg, Req, Ev>,
   options: RunProtocolOptions<Msg, Req, Ev>,
 ): ProtocolHandle<Req, Ev> {
+  let protocol = initial
   const { transport, observer } = options
   const self = transport.self
   const clock = options.clock ?? systemClock
@@ -281,6 +282,21 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     },
     stop,
   }
+  rebinders.set(handle, {
+    clearTimers() {
+      for (const pendingTimer of pending.values()) timers.cancel(pendingTimer)
+      pending.clear()
+    },
+    rebind(next, keys) {
+      if (stopped || held !== undefined)
+        throw new InvalidArgumentError('rebind: the runtime is stopped or inside a handler')
+      for (const pendingTimer of pending.values()) timers.cancel(pendingTimer)
+      pending.clear()
+      storage.reload()
+      protocol = next as Protocol<Msg, Req, Ev>
+      for (const key of keys) arm(key, 0)
+    },
+  })
   if (options.onEvent) eventListeners.add(options.onEvent)
   if (options.onError) errorListeners.add(options.onError)
   if (options.resume === undefined) step({ kind: 'start' }, () => protocol.start?.(ctx))
@@ -302,6 +318,24 @@ function describe(input: ProtocolInput<unknown, unknown>): string {
     case 'start':
       return 'start'
   }
+}
+
+/**
+ * What a host that restores instances (the simulator's checkpoints) does to a running runtime
+ * instead of starting another: its timers cancelled, then a restored instance put in the place
+ * of its own (as `resume` starts one: `start` not run, these timers armed again), the storage
+ * read again from the backend. Listeners, transport subscription and settings stay.
+ */
+export interface Rebinder {
+  clearTimers(): void
+  rebind(protocol: Protocol<unknown, unknown, unknown>, timers: readonly string[]): void
+}
+
+const rebinders = new WeakMap<object, Rebinder>()
+
+/** The rebinder of a handle `runProtocol` made (see `Rebinder`). */
+export function rebinderOf(handle: ProtocolHandle<unknown, unknown>): Rebinder {
+  return rebinders.get(handle)!
 }
 
 type Output<Msg, Ev> = { kind: 'send'; to: NodeId; msg: Msg } | { kind: 'emit'; event: Ev }

@@ -4,14 +4,14 @@
  * to it. The explorer branches from one instead of replaying the prefix. Protocol instances are
  * kept as their `snapshot()` and come back as fresh instances from the factory, `restore`d.
  */
-import type { CanonicalText } from '../canonical.js'
 import type { SeekableRandom } from '../random.js'
-import type { ProtocolHandle } from '../runtime/driver.js'
+import { type ProtocolHandle, rebinderOf } from '../runtime/driver.js'
 import type { EventQueue } from './event-queue.js'
 import type { LinkTable, LinkTableState } from './link-table.js'
 import type { CallEvent, SimEvent, SimNode } from './sim-node.js'
 import type { SimStorageState } from './sim-storage.js'
 import type { SimWire } from './sim-wire.js'
+import type { SnapshotText } from './snapshot-text.js'
 import type { SimStats } from './stats.js'
 import type { TraceRecorder } from './trace-recorder.js'
 
@@ -24,8 +24,8 @@ export interface CheckpointContext {
   readonly random: SeekableRandom
   readonly recorder: TraceRecorder
   readonly counters: SimStats
-  /** A running node's snapshot as canonical text (JSON), cached while it runs no handler. */
-  stateText(node: SimNode): CanonicalText
+  /** A running node's snapshot as a key part, cached while it runs no handler. */
+  stateText(node: SimNode): SnapshotText
   /** Time and the actions planned so far. */
   scalars: { time: number; planned: number }
   /**
@@ -41,14 +41,18 @@ export interface SimCheckpoint {
   readonly scalars: { time: number; planned: number }
   readonly counters: SimStats
   readonly seq: number
+  /**
+   * The live events, shared with the network (not copied): an event only changes by its `t`,
+   * `seq` and `cancelled`, which `fields` keeps and a load puts back. A load that re-arms a
+   * node's timers puts the new ones here in place of the old (see `SavedNode.running`).
+   */
   readonly queue: SimEvent[]
+  readonly fields: number[]
   readonly links: LinkTableState
   readonly wire: { partitioned: boolean; messageIds: number }
   readonly random: readonly number[]
   readonly traceLength: number
   readonly nodes: SavedNode[]
-  /** Each saved timer event and the one it copies (what a kept instance's runtime holds). */
-  readonly originals: ReadonlyMap<SimEvent, SimEvent>
 }
 
 interface SavedNode {
@@ -62,19 +66,23 @@ interface SavedNode {
   factory: SimNode['factory']
   draws: number
   paused: boolean
+  /** What waits while paused, shared as `SimCheckpoint.queue` is, with its `fields`. */
   backlog: SimEvent[]
+  backlogFields: number[]
   /** The keys of the timers in `SimNode.timers` (cancelled if it crashes). */
   timerKeys: string[]
   clock: readonly number[]
   storage: SimStorageState
   /**
-   * A running instance: its snapshot as JSON and its pending timers (saved copies); the instance
-   * itself with its handlers begun and timers armed, kept when none of its handlers ran since.
+   * A running instance: its snapshot as JSON and its pending timers; the instance itself with
+   * its handlers begun and timers armed, kept when none of its handlers ran since. A load that
+   * restores a fresh instance adopts it here (with its timers): a later load of the same
+   * checkpoint keeps it in turn if it ran no handler since, instead of restoring another.
    */
   running:
     | {
         /** Kept as the same object: a node's cached entry and hashes still match it once restored. */
-        state: CanonicalText
+        state: SnapshotText
         timers: CallEvent[]
         /** Per timer: what waits is a copy of the runtime's (see `saveCheckpoint`). */
         taken: boolean[]
@@ -100,51 +108,64 @@ export function canCheckpoint(ctx: CheckpointContext): boolean {
 const running = (handle: ProtocolHandle<unknown, unknown> | undefined) =>
   handle !== undefined && !handle.stopped
 
+/** Each event's changing fields, in order: `t`, `seq`, `cancelled` (1 or 0). */
+function fieldsOf(events: readonly SimEvent[]): number[] {
+  const out = new Array<number>(events.length * 3)
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!
+    out[3 * i] = e.t
+    out[3 * i + 1] = e.seq
+    out[3 * i + 2] = e.cancelled ? 1 : 0
+  }
+  return out
+}
+
+/** Puts back the fields `fieldsOf` kept. */
+function resetFields(events: readonly SimEvent[], fields: readonly number[]): void {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!
+    e.t = fields[3 * i]!
+    e.seq = fields[3 * i + 1]!
+    e.cancelled = fields[3 * i + 2] === 1
+  }
+}
+
 /** Saves the network; call only when `canCheckpoint`. */
 export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
-  // Each live event is copied: the copies stay as they are, whatever happens to the originals.
-  const copies = new Map<SimEvent, SimEvent>()
-  const copy = (e: SimEvent): SimEvent => {
-    let c = copies.get(e)
-    if (c === undefined) {
-      c = { ...e }
-      copies.set(e, c)
-    }
-    return c
-  }
-  const live = ctx.queue.live()
-  const queue = live.map(copy)
+  const queue = ctx.queue.live()
   // Where each timer waits, by its key: in the queue, or (taken while paused) in a backlog.
-  const waiting = new Map<string, SimEvent>()
-  for (const e of live) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
-  for (const node of ctx.nodes.values())
-    for (const e of node.backlog) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
+  let waiting: Map<string, SimEvent> | undefined
   const nodes: SavedNode[] = []
   for (const node of ctx.nodes.values()) {
-    const backlog = node.backlog.map(copy)
     let saved: SavedNode['running']
     if (!node.crashed) {
       // The timers the runtime has pending (a replaced or fired one is not), where they wait.
-      const timers: CallEvent[] = []
-      const taken: boolean[] = []
-      for (const armed of node.armed.values()) {
-        const e = waiting.get(armed.key)
-        if (e === undefined) continue
-        timers.push(copy(e) as CallEvent)
-        // Taken while its node was paused: what waits is a copy, and cancelling the timer
-        // cancels the runtime's own (gone from the queue), not the copy, which fires for nothing.
-        taken.push(e !== armed)
+      let timers = NO_TIMERS
+      let taken = NO_TAKEN
+      if (node.armed.size > 0) {
+        waiting ??= waitingTimers(ctx, queue)
+        timers = []
+        taken = []
+        for (const armed of node.armed.values()) {
+          const e = waiting.get(armed.key)
+          if (e === undefined) continue
+          timers.push(e as CallEvent)
+          // Taken while its node was paused: what waits is a copy, and cancelling the timer
+          // cancels the runtime's own (gone from the queue), not the copy, which fires for nothing.
+          taken.push(e !== armed)
+        }
       }
       saved = {
-        state: ctx.stateText(node),
+        state: frozen(ctx.stateText(node)),
         timers,
         taken,
         handle: node.handle!,
         protocol: node.protocol,
         inputs: node.inputs,
-        armed: [...node.armed],
+        armed: node.armed.size === 0 ? NO_ARMED : [...node.armed],
       }
     }
+    const backlog = node.backlog.length === 0 ? NO_EVENTS : node.backlog.slice()
     nodes.push({
       node,
       crashed: node.crashed,
@@ -157,7 +178,8 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
       draws: node.draws,
       paused: node.paused,
       backlog,
-      timerKeys: [...node.timers].map((t) => t.key),
+      backlogFields: backlog.length === 0 ? NO_FIELDS : fieldsOf(backlog),
+      timerKeys: node.timers.size === 0 ? NO_KEYS : [...node.timers].map((t) => t.key),
       clock: node.clock.save(),
       storage: node.storage.save(),
       running: saved,
@@ -168,19 +190,35 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
     counters: copyStats(ctx.counters),
     seq: ctx.queue.seqCounter,
     queue,
+    fields: fieldsOf(queue),
     links: ctx.links.save(),
     wire: ctx.wire.save(),
     random: ctx.random.save(),
     traceLength: ctx.recorder.events.length,
     nodes,
-    originals: timerOriginals(copies),
   }
 }
 
-function timerOriginals(copies: ReadonlyMap<SimEvent, SimEvent>): Map<SimEvent, SimEvent> {
-  const originals = new Map<SimEvent, SimEvent>()
-  for (const [original, c] of copies) if (c.kind === 'call' && c.timer) originals.set(c, original)
-  return originals
+// Shared when empty (a load only replaces elements of these, never adds).
+const NO_KEYS: string[] = []
+const NO_TIMERS: CallEvent[] = []
+const NO_TAKEN: boolean[] = []
+const NO_ARMED: Array<[string, CallEvent]> = []
+const NO_EVENTS: SimEvent[] = []
+const NO_FIELDS: number[] = []
+
+function waitingTimers(ctx: CheckpointContext, queue: readonly SimEvent[]): Map<string, SimEvent> {
+  const waiting = new Map<string, SimEvent>()
+  for (const e of queue) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
+  for (const node of ctx.nodes.values())
+    for (const e of node.backlog) if (e.kind === 'call' && e.timer) waiting.set(e.key, e)
+  return waiting
+}
+
+/** The snapshot, its JSON taken now: the instance may change it once a handler runs. */
+function frozen(state: SnapshotText): SnapshotText {
+  state.json()
+  return state
 }
 
 /** Whether the node's instance is still the one saved, no handler of it run since. */
@@ -188,26 +226,50 @@ const untouched = (node: SimNode, s: SavedNode) =>
   s.running !== undefined &&
   !node.crashed &&
   node.handle === s.running.handle &&
+  node.protocol === s.running.protocol &&
   node.inputs === s.running.inputs
 
-/** Puts the network back as `cp` saved it (`cp` itself is left as it is: it can be loaded again). */
+/**
+ * Puts the network back as `cp` saved it. It can be loaded again: what it adopts (a node's
+ * fresh instance and timers, in place of the ones it saved) stands for the same state.
+ */
 export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void {
-  Object.assign(ctx.scalars, cp.scalars)
-  const counters = copyStats(cp.counters)
-  Object.assign(ctx.counters, counters)
+  ctx.scalars.time = cp.scalars.time
+  ctx.scalars.planned = cp.scalars.planned
+  loadStats(ctx.counters, cp.counters)
   ctx.links.load(cp.links)
   ctx.wire.load(cp.wire)
   ctx.random.load(cp.random)
   ctx.recorder.truncate(cp.traceLength)
-  const rearmed = new Map<SimEvent, SimEvent>()
   const kept = new Set<SimNode>()
   for (const s of cp.nodes) {
     const node = s.node
     if (untouched(node, s)) {
-      // Its instance, runtime and timers are as saved: only the network around it goes back.
       kept.add(node)
-      node.timers.clear()
-      node.armed = new Map(s.running!.armed)
+      continue
+    }
+    // The instance of now goes, its timers with it (some of them saved events: their fields are
+    // put back below). Its runtime stays to run the restored one, unless the node was down.
+    const handle = node.handle
+    if (s.running !== undefined && handle !== undefined && !handle.stopped)
+      rebinderOf(handle).clearTimers()
+    else {
+      handle?.stop()
+      node.handle = undefined
+      node.protocol = undefined
+    }
+  }
+  resetFields(cp.queue, cp.fields)
+  for (const s of cp.nodes) resetFields(s.backlog, s.backlogFields)
+  let rearmed: Map<SimEvent, SimEvent> | undefined
+  for (const s of cp.nodes) {
+    const node = s.node
+    if (kept.has(node)) {
+      // Its instance, runtime and timers are as saved: only the network around it goes back.
+      if (node.timers.size > 0) node.timers.clear()
+      if (s.running!.armed.length === 0) {
+        if (node.armed.size > 0) node.armed.clear()
+      } else node.armed = new Map(s.running!.armed)
       node.clock.load(s.clock)
       node.storage.load(s.storage)
       node.paused = s.paused
@@ -216,12 +278,9 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
       node.requests = s.requests
       continue
     }
-    // The instance of now goes: its subscription and timers with it.
-    node.handle?.stop()
-    node.handle = undefined
-    node.protocol = undefined
-    node.timers.clear()
-    node.armed.clear()
+    // Clearing allocates, even an empty one.
+    if (node.timers.size > 0) node.timers.clear()
+    if (node.armed.size > 0) node.armed.clear()
     node.crashed = s.crashed
     node.incarnation = s.incarnation
     node.group = s.group
@@ -233,39 +292,68 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
     node.clock.load(s.clock)
     node.storage.load(s.storage)
     node.draws = s.draws
-    if (s.running !== undefined) {
-      const fresh = ctx.resume(node, JSON.parse(s.running.state.text), s.running.timers)
-      s.running.timers.forEach((old, i) => {
+    const run = s.running
+    if (run !== undefined) {
+      const fresh = ctx.resume(node, JSON.parse(run.state.json()), run.timers)
+      rearmed ??= new Map()
+      for (let i = 0; i < run.timers.length; i++) {
+        const old = run.timers[i]!
         const handle = fresh[i]!
-        if (!s.running!.taken[i]) rearmed.set(old, handle)
+        if (!run.taken[i]) rearmed.set(old, handle)
         else {
           handle.cancelled = true
           rearmed.set(old, { ...old, run: handle.run })
         }
-      })
+        run.timers[i] = rearmed.get(old) as CallEvent
+      }
       node.storage.load(s.storage) // starting cleared what the running handler was handling
       // Restored, it has the snapshot it was saved with (what `checkSnapshots` checks).
-      node.stateText = s.running.state
+      node.stateText = run.state
+      // Adopted: the same state as saved, kept by the next load if it runs no handler.
+      run.handle = node.handle!
+      run.protocol = node.protocol
+      run.inputs = node.inputs
+      run.armed = node.armed.size === 0 ? NO_ARMED : [...node.armed]
     }
   }
-  const revive = (e: SimEvent): SimEvent => {
-    const fresh = rearmed.get(e)
-    if (fresh !== undefined) return fresh
-    // A kept runtime holds its timers by identity: the same objects go back, as they were.
-    const original = cp.originals.get(e)
-    if (original !== undefined && kept.has((e as CallEvent).node!))
-      return Object.assign(original, e)
-    return { ...e }
+  if (rearmed !== undefined) {
+    adopt(cp.queue, rearmed)
+    for (const s of cp.nodes) adopt(s.backlog, rearmed)
   }
-  const queue = cp.queue.map(revive)
-  for (const s of cp.nodes) s.node.backlog = s.backlog.map(revive)
+  for (const s of cp.nodes)
+    s.node.backlog =
+      s.backlog.length === 0 && s.node.backlog.length === 0 ? s.node.backlog : s.backlog.slice()
   for (const s of cp.nodes) {
     if (s.timerKeys.length === 0) continue
     const keys = new Set(s.timerKeys)
-    for (const e of [...queue, ...s.node.backlog])
-      if (e.kind === 'call' && e.timer && e.node === s.node && keys.has(e.key)) s.node.timers.add(e)
+    const node = s.node
+    for (const list of [cp.queue, node.backlog])
+      for (const e of list)
+        if (e.kind === 'call' && e.timer && e.node === node && keys.has(e.key)) node.timers.add(e)
   }
-  ctx.queue.reset(queue, cp.seq)
+  // The heap sorts the array it is given: a copy.
+  ctx.queue.reset(cp.queue.slice(), cp.seq)
+}
+
+/** Puts the re-armed timers in place of the ones they replace (same due time, key and seq). */
+function adopt(events: SimEvent[], rearmed: ReadonlyMap<SimEvent, SimEvent>): void {
+  for (let i = 0; i < events.length; i++) {
+    const fresh = rearmed.get(events[i]!)
+    if (fresh !== undefined) events[i] = fresh
+  }
+}
+
+/** Puts the counters back in place (the network's object stays: a checkpoint keeps its own). */
+function loadStats(into: SimStats, saved: SimStats): void {
+  into.sent = saved.sent
+  into.delivered = saved.delivered
+  into.duplicated = saved.duplicated
+  into.timersFired = saved.timersFired
+  into.events = saved.events
+  Object.assign(into.dropped, saved.dropped)
+  const byType = into.byType
+  for (const type in byType) if (!Object.hasOwn(saved.byType, type)) delete byType[type]
+  Object.assign(byType, saved.byType)
 }
 
 function copyStats(s: SimStats): SimStats {

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors.js'
 import type { NodeId } from '../ids.js'
 import { byCodeUnit, sortSmall } from '../sort-small.js'
 import type { EventQueue } from './event-queue.js'
-import { type LinkName, linkName } from './link-name.js'
+import type { LinkName } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { DeliverEvent, SimEvent } from './sim-node.js'
 import type { SimWire } from './sim-wire.js'
@@ -44,14 +44,14 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
   const head = new Map<LinkName, DeliverEvent>()
   for (const e of live) {
     if (e.kind !== 'deliver' || !ctx.links.existing(e.from.id, e.to.id)?.config.fifo) continue
-    const link = linkName(e.from, e.to)
+    const link = e.link
     const first = head.get(link)
     if (first === undefined || e.seq < first.seq) head.set(link, e)
   }
   const out: Choice[] = []
   for (const e of live) {
     if (e.kind === 'deliver') {
-      const first = head.get(linkName(e.from, e.to))
+      const first = head.get(e.link)
       if (first !== undefined && first !== e) continue
       out.push({
         key: e.key,

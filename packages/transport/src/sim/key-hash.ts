@@ -15,14 +15,13 @@ import {
   type FingerprintSource,
   type NodeFingerprint,
 } from './fingerprint.js'
-import { linkName } from './link-name.js'
 import { messageText } from './message-text.js'
 import type { DeliverEvent, SimNode } from './sim-node.js'
 
 /** Links in the order the fingerprint sorts them, then sending order. */
 const bySlot = (a: DeliverEvent, b: DeliverEvent): number => {
-  const x = linkName(a.from, a.to).text
-  const y = linkName(b.from, b.to).text
+  const x = a.link.text
+  const y = b.link.text
   return x < y ? -1 : x > y ? 1 : a.seq - b.seq
 }
 
@@ -142,7 +141,7 @@ export function keyHashOf(
     let end = i + 1
     while (end < delivers.length && delivers[end]!.from === from && delivers[end]!.to === to) end++
     links++
-    m.pair(linkName(from, to).hash).word(end - i)
+    m.pair(delivers[i]!.link.hash).word(end - i)
     const fifo = source.links.existing(from.id, to.id)?.config.fifo ?? true
     if (fifo) for (let j = i; j < end; j++) m.pair(copyHash(delivers[j]!))
     else {

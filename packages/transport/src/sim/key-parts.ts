@@ -8,12 +8,11 @@ import type { NodeId } from '../ids.js'
 import { type FingerprintParts, nodeText, sameEntry } from './fingerprint.js'
 import { messageText } from './message-text.js'
 import type { SimNode } from './sim-node.js'
+import { SnapshotText } from './snapshot-text.js'
 
-/** A running node's snapshot as canonical text, cached until one of its handlers runs. */
-export function stateText(node: SimNode): CanonicalText {
-  node.stateText ??= new CanonicalText(
-    canonicalKey(node.protocol!.snapshot!(), `snapshot of node ${JSON.stringify(node.id)}`),
-  )
+/** A running node's snapshot as a key part, cached until one of its handlers runs. */
+export function stateText(node: SimNode): SnapshotText {
+  node.stateText ??= new SnapshotText(node.protocol!.snapshot!(), node.id)
   return node.stateText
 }
 
@@ -21,7 +20,7 @@ export function stateText(node: SimNode): CanonicalText {
 export function cachedParts(nodes: ReadonlyMap<NodeId, SimNode>): FingerprintParts {
   return {
     state: stateText,
-    storage: (node) => node.storage.canonicalText(canonicalKey),
+    storage: (node) => node.storage.canonicalText(),
     message: (event) => new CanonicalText(messageText(event.msg)),
     node: (entry) => {
       const node = nodes.get(entry.id)!

@@ -15,6 +15,10 @@ export class LinkTable {
   private defaultLink: ResolvedLink
   private readonly overrides = new Map<NodeId, Map<NodeId, ResolvedLink>>()
   private readonly states = new Map<NodeId, Map<NodeId, LinkState>>()
+  /** The link states in the order they were made (what a checkpoint walks). */
+  private made: Array<{ from: NodeId; to: NodeId; state: LinkState }> = []
+  /** `save().overrides`, until an override changes. */
+  private savedOverrides: LinkTableState['overrides'] | undefined
 
   constructor(settings: LinkSettings) {
     this.defaultLink = resolveLink(DEFAULT_LINK, settings, 'network')
@@ -37,6 +41,7 @@ export class LinkTable {
         sent: 0,
       }
       row.set(to, state)
+      this.made.push({ from, to, state })
     }
     return state
   }
@@ -48,21 +53,61 @@ export class LinkTable {
 
   /** Every setting and link state, for a checkpoint (`load` puts them back). */
   save(): LinkTableState {
-    const states: LinkTableState['states'] = []
-    for (const [from, row] of this.states)
-      for (const [to, s] of row) states.push([from, to, { ...s }])
-    const overrides: LinkTableState['overrides'] = []
-    for (const [from, row] of this.overrides)
-      for (const [to, link] of row) overrides.push([from, to, link])
-    return { defaultLink: this.defaultLink, overrides, states }
+    const made = this.made
+    // Flat, per link in the order made: from, to, config, overridden, lastArrival, sent.
+    const states: LinkTableState['states'] = new Array(made.length * 6)
+    for (let i = 0; i < made.length; i++) {
+      const { from, to, state } = made[i]!
+      states[6 * i] = from
+      states[6 * i + 1] = to
+      states[6 * i + 2] = state.config
+      states[6 * i + 3] = state.overridden
+      states[6 * i + 4] = state.lastArrival
+      states[6 * i + 5] = state.sent
+    }
+    if (this.savedOverrides === undefined) {
+      const overrides: LinkTableState['overrides'] = []
+      for (const [from, row] of this.overrides)
+        for (const [to, link] of row) overrides.push([from, to, link])
+      this.savedOverrides = overrides
+    }
+    return { defaultLink: this.defaultLink, overrides: this.savedOverrides, states }
   }
 
   load(saved: LinkTableState): void {
     this.defaultLink = saved.defaultLink
-    this.overrides.clear()
-    for (const [from, to, link] of saved.overrides) rowOf(this.overrides, from).set(to, link)
-    this.states.clear()
-    for (const [from, to, s] of saved.states) rowOf(this.states, from).set(to, { ...s })
+    if (saved.overrides !== this.savedOverrides) {
+      this.overrides.clear()
+      for (const [from, to, link] of saved.overrides) rowOf(this.overrides, from).set(to, link)
+      this.savedOverrides = saved.overrides
+    }
+    const flat = saved.states
+    const count = flat.length / 6
+    const made = this.made
+    // Mostly the links saved are the first ones made now: put them back in place, drop the rest.
+    let same = made.length >= count
+    for (let i = 0; same && i < count; i++)
+      same = made[i]!.from === flat[6 * i] && made[i]!.to === flat[6 * i + 1]
+    if (!same) {
+      this.states.clear()
+      this.made = []
+    } else {
+      for (let i = count; i < made.length; i++) this.states.get(made[i]!.from)!.delete(made[i]!.to)
+      made.length = count
+    }
+    for (let i = 0; i < count; i++) {
+      const state: LinkState = same ? made[i]!.state : ({} as LinkState)
+      state.config = flat[6 * i + 2] as ResolvedLink
+      state.overridden = flat[6 * i + 3] as boolean
+      state.lastArrival = flat[6 * i + 4] as number
+      state.sent = flat[6 * i + 5] as number
+      if (!same) {
+        const from = flat[6 * i] as NodeId
+        const to = flat[6 * i + 1] as NodeId
+        rowOf(this.states, from).set(to, state)
+        this.made.push({ from, to, state })
+      }
+    }
   }
 
   /** Whether some link loses or duplicates messages at random (the network's PRNG decides). */
@@ -96,6 +141,7 @@ export class LinkTable {
       `link ${JSON.stringify(from)} -> ${JSON.stringify(to)}`,
     )
     row.set(to, resolved)
+    this.savedOverrides = undefined
     const state = this.existing(from, to)
     if (state) {
       state.config = resolved
@@ -108,7 +154,8 @@ export class LinkTable {
 export interface LinkTableState {
   defaultLink: ResolvedLink
   overrides: Array<[NodeId, NodeId, ResolvedLink]>
-  states: Array<[NodeId, NodeId, LinkState]>
+  /** Six entries a link: from, to, config, overridden, lastArrival, sent. */
+  states: Array<NodeId | ResolvedLink | boolean | number>
 }
 
 function rowOf<V>(table: Map<NodeId, Map<NodeId, V>>, from: NodeId): Map<NodeId, V> {

@@ -14,7 +14,7 @@ import type { Hash64 } from '../hash64.js'
 import { compareNodeIds, isNodeId, type NodeId } from '../ids.js'
 import type { ProtocolFactory } from '../protocol.js'
 import { createRandom } from '../random.js'
-import { runProtocol } from '../runtime/driver.js'
+import { rebinderOf, runProtocol } from '../runtime/driver.js'
 import type { TimerScheduler } from '../runtime/time.js'
 import type { JsonValue } from '../storage/json.js'
 import type { Transport, Unsubscribe } from '../transport.js'
@@ -43,7 +43,7 @@ import type {
   SimNetworkOptions,
 } from './options.js'
 import { type EventLoop, type RealtimeOptions, runRealtime } from './realtime.js'
-import type { CallEvent, DeliverEvent, SimEvent, SimNode } from './sim-node.js'
+import type { CallEvent, DeliverEvent, RuntimeHost, SimEvent, SimNode } from './sim-node.js'
 import { type CommitStep, PlannedCrash, SimStorage } from './sim-storage.js'
 import { SimTransport } from './sim-transport.js'
 import { SimWire } from './sim-wire.js'
@@ -197,6 +197,7 @@ export class SimNetwork {
       stateText: undefined,
       entryText: undefined,
       entryHash: undefined,
+      host: undefined,
     }
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
     this.nodes.set(id, node)
@@ -390,6 +391,7 @@ export class SimNetwork {
     node.handle?.stop()
     node.handle = undefined
     node.protocol = undefined
+    node.stateText?.release()
     node.stateText = undefined
     for (const timer of node.timers) timer.cancelled = true
     node.timers.clear()
@@ -745,8 +747,25 @@ export class SimNetwork {
     resumed?: { state: unknown; timers: readonly CallEvent[] },
   ): CallEvent[] {
     const factory = node.factory!
-    const rearm = resumed === undefined ? [] : [...resumed.timers]
-    const rearmed: CallEvent[] = []
+    const kept = node.host
+    if (
+      resumed !== undefined &&
+      kept !== undefined &&
+      node.handle !== undefined &&
+      !node.handle.stopped &&
+      kept.members === node.members &&
+      kept.factory === factory
+    )
+      return this.rebindProtocol(node, kept, factory, resumed)
+    node.handle?.stop()
+    const host: RuntimeHost = {
+      rearm: resumed === undefined ? [] : [...resumed.timers],
+      rearmed: [],
+      random: undefined,
+      members: node.members,
+      factory,
+    }
+    node.host = host
     const scheduler: TimerScheduler = {
       schedule: (ms, fire, name) => {
         const label = name ?? ''
@@ -757,11 +776,11 @@ export class SimNetwork {
           if (node.armed.get(label) === timer) node.armed.delete(label)
           fire()
         }
-        const saved = rearm.shift()
+        const saved = host.rearm.shift()
         if (saved !== undefined) {
           // Due when it was, under its own key and seq; the checkpoint puts it where it was.
           timer = { ...saved, cancelled: false, run }
-          rearmed.push(timer)
+          host.rearmed.push(timer)
         } else {
           const key = `t:${String(node.id)}#${++node.timersSet}`
           timer = this.schedule(this.time + node.clock.toTrue(ms), node, key, node.id, true, run)
@@ -781,13 +800,13 @@ export class SimNetwork {
     }
     if (resumed === undefined) this.recorder.record({ t: this.time, type: 'start', node: node.id })
     const protocol = factory(node.id)
+    node.stateText?.release()
     node.stateText = undefined
     if (resumed !== undefined) protocol.restore!(resumed.state)
     node.protocol = protocol
     node.locator = partLocatorOf(protocol)
     if (resumed === undefined) node.draws = 0
     // Made on the first draw (most protocols never draw), where the node's stream stands.
-    let random: (() => number) | undefined
     const stream = () => {
       const made = createRandom(`node/${this.seed}/${String(node.id)}/${node.incarnation}`).next
       for (let i = 0; i < node.draws; i++) made()
@@ -801,9 +820,9 @@ export class SimNetwork {
       monotonic: { now: () => node.clock.monotonic(this.time) },
       timers: scheduler,
       random: () => {
-        random ??= stream()
+        host.random ??= stream()
         node.draws++
-        return random()
+        return host.random()
       },
       storage: node.storage.backend(),
       observer: {
@@ -811,7 +830,8 @@ export class SimNetwork {
         onInput: (_id, input) => {
           node.storage.input = input
           node.inputs++
-          node.stateText = undefined // the handler may change the state
+          node.stateText?.release() // the handler may change the state
+          node.stateText = undefined
         },
       },
       onEvent: (event) => {
@@ -825,6 +845,31 @@ export class SimNetwork {
       ...(resumed === undefined ? {} : { resume: { timers: resumed.timers.map((t) => t.label!) } }),
     })
     if (node.crashed) node.handle = undefined // crashed while starting
-    return rearmed
+    return host.rearmed
+  }
+
+  /**
+   * `startProtocol` resuming a restored instance on the node's running runtime instead of a new
+   * one (a checkpoint's load: most of a restore's cost was building the runtime).
+   */
+  private rebindProtocol(
+    node: SimNode,
+    host: RuntimeHost,
+    factory: NonNullable<SimNode['factory']>,
+    resumed: { state: unknown; timers: readonly CallEvent[] },
+  ): CallEvent[] {
+    const protocol = factory(node.id)
+    node.stateText?.release()
+    node.stateText = undefined
+    protocol.restore!(resumed.state)
+    node.protocol = protocol
+    node.locator = partLocatorOf(protocol)
+    host.random = undefined
+    host.rearm = [...resumed.timers]
+    host.rearmed = []
+    node.storage.input = undefined
+    const labels = resumed.timers.map((t) => t.label!)
+    rebinderOf(node.handle!).rebind(protocol, labels)
+    return host.rearmed
   }
 }

@@ -28,20 +28,23 @@ export class NodeClock {
     this.monoBase = t
   }
 
+  /** `save()`, until a field changes: checkpoints share it. */
+  private saved: readonly number[] | undefined
+
   /** Every field, for a checkpoint (`load` puts them back). */
   save(): readonly number[] {
-    return [this.t0, this.base, this.rate, this.tick, this.monoT0, this.monoBase]
+    this.saved ??= [this.t0, this.base, this.rate, this.tick, this.monoT0, this.monoBase]
+    return this.saved
   }
 
   load(state: readonly number[]): void {
-    ;[this.t0, this.base, this.rate, this.tick, this.monoT0, this.monoBase] = state as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ]
+    this.saved = state
+    this.t0 = state[0]!
+    this.base = state[1]!
+    this.rate = state[2]!
+    this.tick = state[3]!
+    this.monoT0 = state[4]!
+    this.monoBase = state[5]!
   }
 
   /** The monotonic reading at true time t. */
@@ -59,6 +62,7 @@ export class NodeClock {
     const reading = this.exact(t) + deltaMs
     this.t0 = t
     this.base = reading
+    this.saved = undefined
   }
 
   read(t: number): number {
@@ -111,5 +115,6 @@ export class NodeClock {
     this.base = reading
     if (drift !== undefined) this.rate = 1 + drift
     if (resolution !== undefined) this.tick = resolution
+    this.saved = undefined
   }
 }

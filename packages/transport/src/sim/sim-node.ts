@@ -7,9 +7,11 @@ import type { ProtocolHandle } from '../runtime/driver.js'
 import type { Scheduled } from './event-queue.js'
 import type { NodeFingerprint } from './fingerprint.js'
 import type { EntryHash } from './key-hash.js'
+import type { LinkName } from './link-name.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
+import type { SnapshotText } from './snapshot-text.js'
 
 /** What the network knows of one node (internal to the simulator). */
 export interface SimNode {
@@ -46,12 +48,25 @@ export interface SimNode {
   backlog: SimEvent[]
   /** Names the child of a composed protocol behind a message, timer, event or request. */
   locator: PartLocator | undefined
-  /** The canonical text of the running instance's snapshot, until a handler of it runs. */
-  stateText: CanonicalText | undefined
+  /** The running instance's snapshot as a key part, until a handler of it runs. */
+  stateText: SnapshotText | undefined
   /** Its last fingerprint entry and that entry's text: the same entry has the same text. */
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
   entryHash: EntryHash | undefined
+  /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */
+  host: RuntimeHost | undefined
+}
+
+/** See `SimNode.host`: the runtime's settings, and what a resume re-arms. */
+export interface RuntimeHost {
+  /** Saved timers still to re-arm, in order, and the ones re-armed so far. */
+  rearm: CallEvent[]
+  rearmed: CallEvent[]
+  /** The node's random stream, made on its first draw. */
+  random: (() => number) | undefined
+  members: readonly NodeId[]
+  factory: ProtocolFactory<unknown, unknown, unknown>
 }
 
 export type SimEvent = DeliverEvent | CallEvent
@@ -71,6 +86,8 @@ export interface DeliverEvent extends Scheduled {
    * event (checkpoints, `take`, a duplicate) carry it along with the message.
    */
   msgHash: Hash64 | undefined
+  /** Its link's name (`linkName(from, to)`), looked up once. */
+  link: LinkName
 }
 
 export interface CallEvent extends Scheduled {

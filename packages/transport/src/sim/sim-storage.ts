@@ -1,9 +1,10 @@
-import { CanonicalText } from '../canonical.js'
+import type { CanonicalText } from '../canonical.js'
 import type { NodeId } from '../ids.js'
 import type { ProtocolInput } from '../protocol.js'
 import type { JsonValue } from '../storage/json.js'
 import { applyWrites } from '../storage/memory.js'
 import type { StorageBackend, StorageWrites } from '../storage/types.js'
+import { DataText } from './snapshot-text.js'
 import type { TraceRecorder } from './trace-recorder.js'
 
 /** A step about to commit its writes, as `crashBeforeCommit` sees it. */
@@ -26,6 +27,8 @@ export class SimStorage {
   private readonly disk = new Map<string, JsonValue>()
   /** `entries()` as canonical text, until the disk changes. */
   private text: CanonicalText | undefined
+  /** `save().disk`, until the disk changes: checkpoints share it. */
+  private savedDisk: Array<[string, JsonValue]> | undefined
   /** A planned crash at the commit of a step that matches. */
   crashPlan: ((step: CommitStep) => boolean) | undefined
   /** What the running handler is handling (for `crashBeforeCommit`). */
@@ -55,6 +58,7 @@ export class SimStorage {
         }
         applyWrites(this.disk, writes)
         this.text = undefined
+        this.savedDisk = undefined
         this.recorder.recordWrites(this.node, writes, 'committed')
       },
     }
@@ -62,12 +66,16 @@ export class SimStorage {
 
   /** The disk and the plan, for a checkpoint (`load` puts them back). */
   save(): SimStorageState {
-    return { disk: [...this.disk], text: this.text, crashPlan: this.crashPlan, input: this.input }
+    this.savedDisk ??= [...this.disk]
+    return { disk: this.savedDisk, text: this.text, crashPlan: this.crashPlan, input: this.input }
   }
 
   load(saved: SimStorageState): void {
-    this.disk.clear()
-    for (const [key, value] of saved.disk) this.disk.set(key, value)
+    if (saved.disk !== this.savedDisk) {
+      this.disk.clear()
+      for (const [key, value] of saved.disk) this.disk.set(key, value)
+      this.savedDisk = saved.disk
+    }
     this.text = saved.text
     this.crashPlan = saved.crashPlan
     this.input = saved.input
@@ -77,13 +85,15 @@ export class SimStorage {
   wipe(): void {
     this.disk.clear()
     this.text = undefined
+    this.savedDisk = undefined
   }
 
-  /** `canonical(entries())`, cached until the disk changes (fingerprints ask it state after state). */
-  canonicalText(canonical: (value: unknown, path: string) => string): CanonicalText {
-    this.text ??= new CanonicalText(
-      canonical(this.entries(), `storage of node ${JSON.stringify(this.node)}`),
-    )
+  /**
+   * `entries()` as a key part, cached until the disk changes (fingerprints ask it state after
+   * state): hashed as data, its canonical text written only when asked.
+   */
+  canonicalText(): CanonicalText {
+    this.text ??= new DataText(this.entries(), () => `storage of node ${JSON.stringify(this.node)}`)
     return this.text
   }
 

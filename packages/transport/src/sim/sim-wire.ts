@@ -1,6 +1,7 @@
 import type { NodeId } from '../ids.js'
 import type { Random } from '../random.js'
 import type { EventQueue } from './event-queue.js'
+import { linkName } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { LinkState } from './links.js'
 import type { DeliverEvent, SimEvent, SimNode } from './sim-node.js'
@@ -183,6 +184,7 @@ export class SimWire {
       proto,
       key,
       msgHash: undefined,
+      link: linkName(from, to),
     })
   }
 }

@@ -8,11 +8,17 @@ import type { StableStorage, StorageBackend } from './types.js'
  * the handler that is running, which `commit` makes durable when the handler returns.
  */
 export class StagedStorage implements StableStorage {
-  private readonly committed: Map<string, JsonValue>
+  private committed: Map<string, JsonValue>
   private staged: Map<string, JsonValue | undefined> | undefined
 
   constructor(private readonly backend: StorageBackend) {
     this.committed = new Map(backend.load())
+  }
+
+  /** Reads the committed entries again (the backend was put back to an earlier state). */
+  reload(): void {
+    this.committed = new Map(this.backend.load())
+    this.staged = undefined
   }
 
   /** Whether the running handler has written anything. */
