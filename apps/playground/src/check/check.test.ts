@@ -156,6 +156,9 @@ describe('sd check mutex-centralized: the lock led by the majority election, its
       defaultsAt(mutexElectionCheck, mutexElectionCheck.defaultN).maxSchedules,
     )
     expect(result.cutByDepth).toBe(0)
+    // Both children restore (the election and the lock), so `compose` does: no replays.
+    expect(result.executions).toBe(1)
+    expect(result.restores).toBeGreaterThan(0)
   })
 
   it('with only `leader` wired (before issue 19): the deposed leader grants itself; the counterexample replays', () => {

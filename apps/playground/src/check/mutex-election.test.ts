@@ -68,13 +68,14 @@ describe('mutex-centralized: the stamped composition of lock and election', () =
     expect([...protos].sort()).toEqual(['election', 'lock'])
   })
 
-  it('has the composition’s snapshot (no restore: its children have none), complete and canonical over random inputs', () => {
+  it('has the composition’s snapshot and restore (both children have them), complete, canonical and restorable over random inputs', () => {
     const node = mutexElectionNode('lease')(1)
     expect(typeof node.snapshot).toBe('function')
-    expect(node.restore).toBeUndefined()
+    expect(typeof node.restore).toBe('function')
     const report = checkSnapshots(mutexElectionNode('lease'), { seeds: 12, inputs })
     expect(report.states).toBeGreaterThan(100)
     expect(report.comparedPairs).toBeGreaterThan(0)
+    expect(report.restored).toBe(report.states)
   })
 })
 

@@ -37,7 +37,8 @@ export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
   checkLease(s, ctx)
 }
 
-function beat(s: MajorityState, ctx: MajorityCtx): void {
+/** One heartbeat of the leader (the watch's beat; `restore()` gives it back to a leading watch). */
+export function beat(s: MajorityState, ctx: MajorityCtx): void {
   if (s.role !== 'leader') return
   const type = s.firstBeat ? 'leader' : 'heartbeat'
   s.firstBeat = false

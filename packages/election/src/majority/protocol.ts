@@ -1,9 +1,10 @@
 import { type Ctx, InvalidArgumentError, type Protocol, type ProtocolFactory } from '@sd/transport'
 import type { ElectionRequest } from '../contract.js'
+import { restorableWatch, restoreWatch } from '../restore.js'
 import { storedTerm } from '../terms.js'
 import type { MajorityEvent } from './events.js'
 import { onHeartbeat, onResign, suspect } from './following.js'
-import { expireLease, onAck, onLeaseTimer, stepDown } from './leading.js'
+import { beat, expireLease, onAck, onLeaseTimer, stepDown } from './leading.js'
 import { type MajorityMessage, parseMessage } from './messages.js'
 import { type MajorityOptions, resolveOptions } from './options.js'
 import {
@@ -13,6 +14,7 @@ import {
   MajorityState,
   PRE_ROUND,
   ROUND,
+  restoreMajority,
   shown,
   snapshotMajority,
   storedVote,
@@ -82,6 +84,16 @@ export function majorityElection(
     const s = new MajorityState(self, settings)
     return {
       snapshot: () => snapshotMajority(s),
+
+      // Not with phi accrual: its history of arrivals cannot be given back to the watch.
+      ...(restorableWatch(s.watch.settings) && {
+        restore(snapshot: unknown) {
+          const watch = restoreMajority(s, snapshot)
+          // The beat reads the state when it runs, as the one `becomeLeader` gave the watch.
+          restoreWatch(s.watch, watch, 'majorityElection()', (ctx: MajorityCtx) => beat(s, ctx))
+        },
+      }),
+
       start(ctx) {
         s.members = [ctx.self, ...ctx.peers]
         s.peers = [...s.members]

@@ -1,5 +1,6 @@
 import { type NodeId, readStored, sortNodeIds } from '@sd/transport'
 import { LeaderWatch } from '../detector/heartbeat.js'
+import { snapshotFields } from '../restore.js'
 import { shownShape, voteShape } from '../stored.js'
 import type { MajoritySettings } from './options.js'
 import type { MajorityCtx } from './protocol.js'
@@ -154,6 +155,87 @@ export function snapshotMajority(s: MajorityState) {
     silent: sortNodeIds([...s.silent]),
     watch: s.watch.snapshot(),
   }
+}
+
+/** What `snapshotMajority` gives: the fields `restoreMajority` needs, all of them. */
+const FIELDS = [
+  'members',
+  'majority',
+  'peers',
+  'view',
+  'passive',
+  'pending',
+  'counted',
+  'viewAcks',
+  'role',
+  'leader',
+  'leaderTerm',
+  'lastLeader',
+  'loyalty',
+  'round',
+  'preRound',
+  'acks',
+  'leaseExpiry',
+  'firstBeat',
+  'askers',
+  'standDown',
+  'transfer',
+  'ledSince',
+  'silent',
+  'watch',
+] as const
+
+type Snapshot = ReturnType<typeof snapshotMajority>
+
+/** A map written back from the `[id, value]` pairs `snapshotMajority` sorted. */
+const refill = <K, V>(map: Map<K, V>, pairs: readonly (readonly [K, V])[]) => {
+  map.clear()
+  for (const [k, v] of pairs) map.set(k, v)
+}
+
+/**
+ * Takes on the state `snapshotMajority` gave (for `restore()`), but for the watch, whose beat is
+ * the protocol's (it returns the watch's snapshot); a snapshot of another shape is refused with
+ * InvalidArgumentError. Nothing is kept from `snapshot`: arrays and objects are copied.
+ */
+export function restoreMajority(s: MajorityState, snapshot: unknown): unknown {
+  const v = snapshotFields(snapshot, 'majorityElection()', FIELDS) as unknown as Snapshot
+  s.members = [...v.members]
+  s.majority = v.majority
+  s.peers = [...v.peers]
+  s.view = v.view ?? undefined
+  s.passive = v.passive
+  s.pending =
+    v.pending === null ? undefined : { view: v.pending.view, members: [...v.pending.members] }
+  s.counted = v.counted.map((c) => ({ view: c.view ?? undefined, members: [...c.members] }))
+  refill(s.viewAcks, v.viewAcks)
+  s.role = v.role
+  s.leader = v.leader ?? undefined
+  s.leaderTerm = v.leaderTerm
+  s.lastLeader = v.lastLeader ?? undefined
+  s.loyalty = v.loyalty === null ? undefined : { ...v.loyalty, to: v.loyalty.to ?? undefined }
+  s.round =
+    v.round === null
+      ? undefined
+      : { term: v.round.term, votes: new Map(v.round.votes), refusals: new Set(v.round.refusals) }
+  s.preRound =
+    v.preRound === null
+      ? undefined
+      : {
+          term: v.preRound.term,
+          grants: new Set(v.preRound.grants),
+          refusals: new Set(v.preRound.refusals),
+        }
+  refill(s.acks, v.acks)
+  s.leaseExpiry = v.leaseExpiry ?? undefined
+  s.firstBeat = v.firstBeat
+  s.askers = v.askers === null ? undefined : { ...v.askers }
+  s.standDown = v.standDown
+  s.transfer = v.transfer === null ? undefined : { ...v.transfer }
+  s.ledSince = v.ledSince ?? undefined
+  s.silent.clear()
+  for (const id of v.silent) s.silent.add(id)
+  return v.watch
 }
 
 /** Whether this node's loyalty holds now, to somebody other than `id`. */
