@@ -2,28 +2,10 @@
  * What the elections' `restore()` share: a snapshot's shape checked, and the heartbeat watch put
  * back in the state its snapshot gave.
  */
-import { type Ctx, InvalidArgumentError } from '@sd/transport'
+import { type Ctx, InvalidArgumentError, snapshotFields } from '@sd/transport'
 import type { HeartbeatSettings, LeaderWatch } from './detector/heartbeat.js'
 
-/**
- * The object a `snapshot()` gave, for `restore()`: an object with every one of `fields`, else
- * refused with `InvalidArgumentError` (a state of another protocol or of another version is
- * never read as a default).
- */
-export function snapshotFields<K extends string>(
-  snapshot: unknown,
-  who: string,
-  fields: readonly K[],
-): Record<K, unknown> {
-  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot))
-    throw new InvalidArgumentError(`${who}: restore() takes the object snapshot() gave`)
-  const missing = fields.filter((f) => !Object.hasOwn(snapshot, f))
-  if (missing.length > 0)
-    throw new InvalidArgumentError(
-      `${who}: restore() got a snapshot without ${missing.join(', ')}: not one its snapshot() gave`,
-    )
-  return snapshot as Record<K, unknown>
-}
+export { snapshotFields }
 
 /**
  * Whether a protocol over these heartbeat settings can be restored: with the timeout detector the

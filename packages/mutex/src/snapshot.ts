@@ -1,10 +1,11 @@
 import {
   compareNodeIds,
-  InvalidArgumentError,
   type JsonValue,
   type NodeId,
   sortNodeIds,
 } from '@sd/transport'
+
+export { snapshotFields } from '@sd/transport'
 
 /**
  * What a protocol's `snapshot()` returns: plain JSON data, canonical and complete (the contract of
@@ -44,24 +45,4 @@ export function orNull<T>(value: T | undefined, shape: (v: T) => Snapshot): Snap
 /** A message kept to be handled later: plain JSON already (it is built to go on the wire). */
 export function plainCopy(message: object): Snapshot {
   return JSON.parse(JSON.stringify(message))
-}
-
-/**
- * The object a `snapshot()` gave, for `restore()`: an object with every one of `fields`, else
- * refused with `InvalidArgumentError` (a state of another protocol or of another version is
- * never read as a default).
- */
-export function snapshotFields<K extends string>(
-  snapshot: unknown,
-  who: string,
-  fields: readonly K[],
-): Record<K, unknown> {
-  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot))
-    throw new InvalidArgumentError(`${who}: restore() takes the object snapshot() gave`)
-  const missing = fields.filter((f) => !Object.hasOwn(snapshot, f))
-  if (missing.length > 0)
-    throw new InvalidArgumentError(
-      `${who}: restore() got a snapshot without ${missing.join(', ')}: not one its snapshot() gave`,
-    )
-  return snapshot as Record<K, unknown>
 }
