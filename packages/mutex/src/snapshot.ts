@@ -1,9 +1,4 @@
-import {
-  compareNodeIds,
-  type JsonValue,
-  type NodeId,
-  sortNodeIds,
-} from '@sd/transport'
+import { compareNodeIds, type JsonValue, type NodeId, sortNodeIds } from '@sd/transport'
 
 export { snapshotFields } from '@sd/transport'
 
