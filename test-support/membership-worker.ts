@@ -16,6 +16,7 @@ import {
   majorityElection,
   membershipToElection,
   swim,
+  swimToMembership,
 } from '@sd/election'
 import { type Ctx, compose, type NodeId, type Protocol, runProtocol } from '@sd/transport'
 import { openFileStorage } from '@sd/transport/storage-file'
@@ -83,14 +84,7 @@ const node = compose(
       { from: 'election', to: 'membership', map: electionToMembership },
       { from: 'membership', to: 'election', map: membershipToElection },
       // SWIM's verdict removes the member from the agreed view (it retries until a view shows it).
-      {
-        from: 'swim',
-        to: 'membership',
-        map: (e) =>
-          e.type === 'member-left' && e.reason === 'dead'
-            ? { type: 'remove', id: e.node }
-            : undefined,
-      },
+      { from: 'swim', to: 'membership', map: swimToMembership },
     ],
   },
 )

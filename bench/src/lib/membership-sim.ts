@@ -13,6 +13,7 @@ import {
   majorityElection,
   membershipToElection,
   swim,
+  swimToMembership,
 } from '@sd/election'
 import { type Ctx, compose, type NodeId, type Protocol, SimNetwork } from '@sd/transport'
 
@@ -64,14 +65,7 @@ function memberFactory(founders: NodeId[], s: MembershipSettings) {
         wiring: [
           { from: 'election', to: 'membership', map: electionToMembership },
           { from: 'membership', to: 'election', map: membershipToElection },
-          {
-            from: 'swim',
-            to: 'membership',
-            map: (e) =>
-              e.type === 'member-left' && e.reason === 'dead'
-                ? { type: 'remove' as const, id: e.node }
-                : undefined,
-          },
+          { from: 'swim', to: 'membership', map: swimToMembership },
         ],
       },
     )

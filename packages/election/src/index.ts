@@ -95,6 +95,7 @@ export {
   type MembershipRequest,
   membershipToElection,
   membershipToSwim,
+  swimToMembership,
   type ViewEvent,
   type ViewRecord,
   type ViewVerdict,

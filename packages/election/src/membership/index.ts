@@ -10,4 +10,9 @@ export type { Change, MembershipMessage } from './messages.js'
 export type { AgreedMembershipOptions } from './options.js'
 export { agreedMembership } from './protocol.js'
 export type { MemberAddress, ViewEvent, ViewRecord } from './view.js'
-export { electionToMembership, membershipToElection, membershipToSwim } from './wiring.js'
+export {
+  electionToMembership,
+  membershipToElection,
+  membershipToSwim,
+  swimToMembership,
+} from './wiring.js'

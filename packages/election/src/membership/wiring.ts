@@ -20,6 +20,7 @@ import type { MembershipRequest } from './events.js'
 const isLeader = shape({ type: oneOf('leader'), leader: isNodeId, term: isNonNegInt })
 const isLost = shape({ type: oneOf('leader-lost'), term: isNonNegInt })
 const isSilent = shape({ type: oneOf('member-silent'), node: isNodeId })
+const isDeadLeft = shape({ type: oneOf('member-left'), node: isNodeId, reason: oneOf('dead') })
 const isView = shape({
   type: oneOf('view', 'acknowledged'),
   view: isNonNegInt,
@@ -56,4 +57,14 @@ export function membershipToElection(event: unknown): ElectionRequest | undefine
 export function membershipToSwim(event: unknown): SwimRequest | undefined {
   if (!isView(event) || event.type !== 'view') return undefined
   return { type: 'admit', members: [...event.members] }
+}
+
+/**
+ * SWIM's verdict that a member is dead (`member-left` with reason `dead`) becomes the membership's
+ * `remove` request (it is proposed again until a view leaves the member out). A graceful leave is
+ * the leaver's own `leave` request, not this.
+ */
+export function swimToMembership(event: unknown): MembershipRequest | undefined {
+  if (isDeadLeft(event)) return { type: 'remove', id: event.node }
+  return undefined
 }
