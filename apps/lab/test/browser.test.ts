@@ -14,17 +14,13 @@ import { checks } from '@sd/playground/src/check/index.js'
 import { scenarios } from '@sd/playground/src/scenarios/index.js'
 import type { TraceEvent } from '@sd/transport'
 import { replay } from '@sd/transport/explore'
-import { Browser, browserUnavailable } from '@sd/visualizer/test/support/browser.js'
+import { Browser, browserGate } from '@sd/visualizer/test/support/browser.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig, encodeConfig } from '../src/engine/config.js'
 import { lessons } from '../src/engine/lessons.js'
 import { captureScenario } from '../src/engine/sources.js'
 
-const unavailable = browserUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(`the browser tests cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
-}
-if (unavailable) console.warn(`skipping the lab's browser tests: ${unavailable}`)
+const unavailable = browserGate("the lab's browser tests")
 
 const app = fileURLToPath(new URL('..', import.meta.url))
 const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url))

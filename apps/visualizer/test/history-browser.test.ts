@@ -18,13 +18,9 @@ import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { traceToDiagram } from '../src/trace.js'
-import { Browser, browserUnavailable } from './support/browser.js'
+import { Browser, browserGate } from './support/browser.js'
 
-const unavailable = browserUnavailable()
-if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
-  throw new Error(`the browser tests cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
-}
-if (unavailable) console.warn(`skipping the history's browser test: ${unavailable}`)
+const unavailable = browserGate("the history's browser test")
 
 const app = fileURLToPath(new URL('..', import.meta.url))
 const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url))

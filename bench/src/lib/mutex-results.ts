@@ -19,6 +19,11 @@ function pairedRatio(numerators: number[], denominators: number[]): number | und
   return ratios.length > 0 ? round3(median(ratios)) : undefined
 }
 
+const unzip = (pairs: readonly (readonly [number, number])[]): [number[], number[]] => [
+  pairs.map((p) => p[0]),
+  pairs.map((p) => p[1]),
+]
+
 const ms = (us: number[], p: number) => (us.length > 0 ? round3(percentile(us, p) / 1000) : null)
 
 const round1 = (x: number) => Math.round(x * 10) / 10
@@ -106,9 +111,15 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
             redisSetNx: base.cpuUsPerOp,
             redlock: rl.cpuUsPerOp,
             // Lower is better: Redis's total over ours, paired by round.
+            // Only rounds where both sides' CPU could be read are paired.
             ratioRedisToOurs: pairedRatio(
-              setNx.map((t) => t.cpuUsPerOp?.total ?? 0),
-              ours.map((t) => t.cpuUsPerOp?.total ?? 0),
+              ...unzip(
+                ours.flatMap((t, i) => {
+                  const theirs = setNx[i]?.cpuUsPerOp?.total
+                  const mine = t.cpuUsPerOp?.total
+                  return theirs === undefined || mine === undefined ? [] : [[theirs, mine] as const]
+                }),
+              ),
             ),
           },
           redlock: {

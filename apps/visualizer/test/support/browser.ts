@@ -17,6 +17,19 @@ export function findChromium(): string | undefined {
   return CHROMIUM_PATHS.find((p) => existsSync(p))
 }
 
+/**
+ * `browserUnavailable()` for a test file about `what`: a reason to skip (warned about), or
+ * undefined to run; with SD_REQUIRE_ALL=1 a reason is an error instead, so CI cannot skip silently.
+ */
+export function browserGate(what: string): string | undefined {
+  const unavailable = browserUnavailable()
+  if (unavailable && process.env.SD_REQUIRE_ALL === '1') {
+    throw new Error(`the browser tests cannot run (${unavailable}) and SD_REQUIRE_ALL=1`)
+  }
+  if (unavailable) console.warn(`skipping ${what}: ${unavailable}`)
+  return unavailable
+}
+
 /** Why the browser tests cannot run here, or undefined when they can. */
 export function browserUnavailable(): string | undefined {
   if (process.platform !== 'linux') return 'network namespaces need Linux'
