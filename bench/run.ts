@@ -3,7 +3,8 @@
  * whose name contains the word, prints a table and writes one JSON file per figure to bench/out/
  * (untracked). `--save` writes them to bench/results/ instead: the committed figures the READMEs
  * quote, which a run replaces only when asked. `--out DIR` writes them to DIR (bench:against).
- * Each figure records the machine's load average when its file started and ended.
+ * Each figure records the machine's load average when its file started and ended, and, where the
+ * benchmark pairs rounds, the spread of the per-round ratios (`ratios`).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -57,10 +58,13 @@ for (const file of files) {
       `${format(result.value)} ${result.unit}`,
       result.baseline ? `${format(result.baseline.value)} (${result.baseline.name})` : '',
       result.ratio === undefined ? '' : `${result.ratio}x`,
+      result.ratios
+        ? `${result.ratios.min}-${result.ratios.max}x (${result.ratios.perRound.length})`
+        : '',
     ])
   }
 }
-printTable(['benchmark', 'median', 'baseline', 'ratio'], rows)
+printTable(['benchmark', 'median', 'baseline', 'ratio', 'per round (rounds)'], rows)
 console.error(
   outArg
     ? `written to ${outArg}`

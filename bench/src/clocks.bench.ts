@@ -193,19 +193,23 @@ function contenders(op: string, pools: Pools): Record<string, () => number> {
   }
 }
 
+type Rate = { median: number; samples: number[] }
+
+/** Ours against one baseline; their samples ran interleaved, so they pair round by round. */
 function versus(
   name: string,
-  value: number,
+  ours: Rate,
   baselineName: string,
-  baseline: number,
+  baseline: Rate,
   params: Record<string, unknown>,
   extra: Record<string, unknown>,
 ): BenchResult {
   return {
     name,
     unit: 'ops/s',
-    value,
-    baseline: { name: baselineName, value: baseline },
+    value: ours.median,
+    baseline: { name: baselineName, value: baseline.median },
+    rounds: { value: ours.samples, baseline: baseline.samples },
     params,
     extra,
   }
@@ -230,18 +234,14 @@ export default async function clocksBench(): Promise<BenchResult[]> {
               : 'baselines allocate the merged clock; dense copies into a reused clock, sparse snapshots',
       }
       const base = `clocks.vector.${op}.n${n}`
-      results.push(
-        versus(base, r.dense!.median, vectorclockName, r.vectorclock!.median, params, extra),
-      )
-      results.push(
-        versus(`${base}.vs-thi-ng`, r.dense!.median, thingName, r.thing!.median, params, extra),
-      )
+      results.push(versus(base, r.dense!, vectorclockName, r.vectorclock!, params, extra))
+      results.push(versus(`${base}.vs-thi-ng`, r.dense!, thingName, r.thing!, params, extra))
       results.push(
         versus(
           `clocks.vector-sparse.${op}.n${n}`,
-          r.sparse!.median,
+          r.sparse!,
           vectorclockName,
-          r.vectorclock!.median,
+          r.vectorclock!,
           params,
           extra,
         ),
@@ -249,9 +249,9 @@ export default async function clocksBench(): Promise<BenchResult[]> {
       results.push(
         versus(
           `clocks.vector-sparse.${op}.n${n}.vs-thi-ng`,
-          r.sparse!.median,
+          r.sparse!,
           thingName,
-          r.thing!.median,
+          r.thing!,
           params,
           extra,
         ),

@@ -44,6 +44,7 @@ function timed(
     ...(baseline && {
       baseline: { name: baseline.name, value: round(median(baseline.samples), 4) },
       ratio: pairedRatio(ours, baseline.samples),
+      rounds: { value: ours, baseline: baseline.samples },
     }),
     params: { processes: report.n, waits: report.m, samples: ours.length, seed: SEED },
     extra: {
@@ -70,6 +71,7 @@ function figures(label: string, r: SizeReport, defaultStack: string): BenchResul
       value: mb(r.heap.ours),
       lowerIsBetter: true,
       baseline: { name: graphologyName, value: mb(r.heap.graphology) },
+      rounds: { value: r.heap.ours, baseline: r.heap.graphology },
       params: { processes: r.n, waits: r.m, samples: r.heap.ours.length, seed: SEED },
       extra: {
         what: 'V8 heap used after building, minus before (both after full collections)',

@@ -94,6 +94,7 @@ export default async function udpBench(): Promise<BenchResult[]> {
       baseline,
       // The median of per-round ratios: robust to the machine's load drifting between rounds.
       ratio: Math.round(pairedRatio * 1000) / 1000,
+      rounds: { value: rates[i]!, baseline: rawRates },
       params: {
         mode: mode.name,
         inFlight: 1,

@@ -2,7 +2,7 @@
 import type { Contender, ElectionSettings } from './election-protocol.js'
 import type { FailoverRun, PartitionRun } from './election-trials.js'
 import { median } from './measure.js'
-import type { BenchResult } from './result.js'
+import { type BenchResult, type RatioSpread, spreadOf } from './result.js'
 
 const round1 = (x: number) => Math.round(x * 10) / 10
 const round3 = (x: number) => Math.round(x * 1000) / 1000
@@ -70,6 +70,29 @@ function ratio(ours: number, theirs: number): number | undefined {
   return round3(ours / theirs)
 }
 
+/**
+ * ours / theirs repeat by repeat (each repeat ran every contender once, rotated), over the repeats
+ * where both sides measured: the same orientation as these figures' `ratio`.
+ */
+function perRepeat<R>(
+  mine: R[],
+  theirs: R[],
+  pick: (run: R) => number | undefined,
+): RatioSpread | undefined {
+  const value: number[] = []
+  const baseline: number[] = []
+  for (let i = 0; i < Math.min(mine.length, theirs.length); i++) {
+    const a = pick(mine[i]!)
+    const b = pick(theirs[i]!)
+    if (a === undefined || b === undefined) continue
+    value.push(a)
+    baseline.push(b)
+  }
+  return spreadOf({ value, baseline }, false)
+}
+
+const failoverMsOf = (r: FailoverRun) => (r.ok ? r.failoverMs : undefined)
+
 function failoverSide(runs: FailoverRun[]) {
   const ok = runs.filter((r) => r.ok && r.failoverMs !== undefined)
   return {
@@ -92,12 +115,14 @@ const detailFailover = (r: FailoverRun) => ({
 })
 
 export function failoverResults(runs: FailoverRun[], setup: ElectionSetup): BenchResult[] {
-  const theirs = failoverSide(runs.filter((r) => r.contender === 'node-discover'))
+  const theirRuns = runs.filter((r) => r.contender === 'node-discover')
+  const theirs = failoverSide(theirRuns)
   const results: BenchResult[] = []
   for (const contender of ['bully', 'bully-phi', 'majority'] as const) {
     const mine = runs.filter((r) => r.contender === contender)
     if (mine.length === 0) continue
     const ours = failoverSide(mine)
+    const ratios = perRepeat(mine, theirRuns, failoverMsOf)
     const phi =
       contender === 'bully-phi'
         ? { phi: setup.settings.phi, phiChoice, goal: 'ratio at most 0.5' }
@@ -113,6 +138,7 @@ export function failoverResults(runs: FailoverRun[], setup: ElectionSetup): Benc
         : {
             baseline: { name: baselineName(setup.settings), value: theirs.median },
             ratio: ratio(ours.median, theirs.median),
+            ...(ratios && { ratios }),
           }),
       params: {
         what: 'SIGKILL of the leader process to every survivor following one new leader (3 processes, loopback)',
@@ -172,7 +198,8 @@ const detailPartition = (r: PartitionRun) => {
 }
 
 export function partitionResults(runs: PartitionRun[], setup: ElectionSetup): BenchResult[] {
-  const theirs = partitionSide(runs.filter((r) => r.contender === 'node-discover'))
+  const theirRuns = runs.filter((r) => r.contender === 'node-discover')
+  const theirs = partitionSide(theirRuns)
   const results: BenchResult[] = []
   for (const contender of ['majority', 'bully'] as const) {
     const mine = runs.filter((r) => r.contender === contender)
@@ -180,6 +207,7 @@ export function partitionResults(runs: PartitionRun[], setup: ElectionSetup): Be
     const ours = partitionSide(mine)
     if (ours.median === null) continue
     const r = theirs.median === null ? undefined : ratio(ours.median, theirs.median)
+    const ratios = perRepeat(mine, theirRuns, (x) => x.twoLeadersMs)
     results.push({
       name: `election.partition.${contender}`,
       unit: 'ms',
@@ -189,6 +217,7 @@ export function partitionResults(runs: PartitionRun[], setup: ElectionSetup): Be
         ? {}
         : { baseline: { name: baselineName(setup.settings), value: theirs.median } }),
       ...(r === undefined ? {} : { ratio: r }),
+      ...(ratios && { ratios }),
       params: {
         what:
           `time with two nodes each believing itself leader, from cutting the ${setup.cut} off ` +

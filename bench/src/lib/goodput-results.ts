@@ -89,6 +89,7 @@ export function goodputResults(records: LossRecords[], setup: GoodputSetup): Ben
       baseline: { name: 'tcp (node:net)', value: round0(median(tcp)) },
       // Paired round by round: load on the shared machine drifts between rounds, not within a pair.
       ratio: pairedRatio(ours, tcp),
+      rounds: { value: ours, baseline: tcp },
       params: {
         lossPercent: r.lossPercent,
         count: setup.count,

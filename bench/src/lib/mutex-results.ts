@@ -99,6 +99,7 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
           value: base.value,
         },
         ratio,
+        rounds: { value: mine.samples, baseline: base.samples },
         params: {
           clients: n,
           rounds: setup.rounds,
