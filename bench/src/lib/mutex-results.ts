@@ -99,7 +99,10 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
           value: base.value,
         },
         ratio,
-        rounds: { value: mine.samples, baseline: base.samples },
+        // Paired only when Redis ran every round too (SD_MUTEX_CONTENDERS may leave it out).
+        ...(base.samples.length === mine.samples.length && {
+          rounds: { value: mine.samples, baseline: base.samples },
+        }),
         params: {
           clients: n,
           rounds: setup.rounds,
