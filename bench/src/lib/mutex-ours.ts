@@ -25,9 +25,12 @@ function factoryOf(spec: OursSpec): AnyFactory {
   if (spec.contender === 'centralized') {
     // The read-write benchmark sets the reader policy (lib/locks-bench.ts: SD_LOCKS_READERS).
     const readers = process.env.SD_LOCKS_READERS as ReaderPolicy | undefined
+    // ... and the entries one exclusive grant covers (SD_LOCKS_BURST, `burst`; default 1).
+    const burst = process.env.SD_LOCKS_BURST
     return centralized({
       coordinator: spec.coordinator,
       ...(readers === undefined ? {} : { readers }),
+      ...(burst === undefined ? {} : { burst: Number(burst) }),
     }) as unknown as AnyFactory
   }
   return ricartAgrawala() as unknown as AnyFactory
