@@ -4,7 +4,7 @@
  * `{ mode: 'shared' }`) against a Redis read-write lock written the usual way (locks-redis-rw.ts).
  * Reads and writes per second, acquire latency, CPU per operation, and a correctness check of every
  * run (no reader beside a writer). Two points: our lock as configured by default (burst 1), and with
- * `burst: 8` (a writer's grant covers up to 8 writes in a row). Without redis-server it prints why
+ * `burst: 32` (a writer's grant covers up to 32 writes in a row). Without redis-server it prints why
  * and reports nothing.
  * Environment: see lib/locks-bench.ts.
  */
@@ -17,8 +17,11 @@ const roles: ClientRole[] = [
   ...Array.from({ length: 7 }, () => ({ kind: 'reader' }) as const),
 ]
 
-/** The burst of the second point: a writer's grant covers up to this many writes in a row. */
-const BURST = 8
+/**
+ * The burst of the second point: a writer's grant covers up to this many writes in a row
+ * (SD_LOCKS_BURST, default 32).
+ */
+const BURST = Number(process.env.SD_LOCKS_BURST ?? 32)
 
 export default async function rwBench(): Promise<BenchResult[]> {
   // The Redis lock prefers writers (a waiting writer turns new readers away): ours runs the same
