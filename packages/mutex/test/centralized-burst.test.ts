@@ -74,6 +74,24 @@ describe('centralized: burst (one exclusive grant covers several entries in a ro
     expect(r.of(1, 'granted')).toHaveLength(2)
   })
 
+  it('a grant a new coordinator learns of from a SYNC makes no more entries: the next one asks', () => {
+    const s = modeSim({ burst: 3 })
+    s.acquire(2, 0)
+    s.acquire(2, 0)
+    // Node 3 takes over in term 1 while node 2 holds the first entry of its grant.
+    for (const node of [1, 2, 3, 4])
+      s.net.request(node, { type: 'coordinator', id: 3, term: 1 }, 15)
+    s.release(2, 40)
+    s.release(2, 80)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const [first, second] = r.of(2, 'acquired')
+    expect(first!.t).toBeLessThan(15)
+    expect(second!.t).toBeGreaterThan(40) // not at the release: asked the new coordinator
+    expect(r.of(3, 'granted').filter((g) => g.node === 2)).toHaveLength(1)
+    expect(second!.token).toBeGreaterThan(first!.token + 2)
+  })
+
   it('is checked', () => {
     for (const burst of [0, 1.5, -1, 1001, Number.NaN, '2' as never]) {
       expect(() => centralized({ burst })).toThrow(InvalidArgumentError)
