@@ -75,7 +75,7 @@ export async function runFamilyBench(label: string, points: FamilyPoint[]): Prom
     // for every lock (the pool of processes is shared by all contenders).
     for (const point of points) {
       for (const c of contendersOf(point))
-        say(`warm-up ${point.name}`, await rig.run(c, point.roles, point.limit))
+        say(`warm-up ${point.name}`, await rig.run(c, point.roles, point.limit, point.oursOptions))
     }
     const trials = new Map<FamilyPoint, FamilyTrial[]>(points.map((p) => [p, []]))
     for (let round = 0; round < setup.rounds; round++) {
@@ -85,7 +85,7 @@ export async function runFamilyBench(label: string, points: FamilyPoint[]): Prom
         const contenders = contendersOf(point)
         for (let c = 0; c < contenders.length; c++) {
           const contender = contenders[(round + c) % contenders.length]!
-          const trial = await rig.run(contender, point.roles, point.limit)
+          const trial = await rig.run(contender, point.roles, point.limit, point.oursOptions)
           trials.get(point)!.push(trial)
           say(`round ${round + 1}/${setup.rounds} ${point.name}`, trial)
         }

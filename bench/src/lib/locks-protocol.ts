@@ -16,6 +16,12 @@ export type ClientRole =
   | { kind: 'writer' } // exclusive
   | { kind: 'permits'; take: number; of: number }
 
+/** Options of `centralized()` a point sets (what the read-write benchmark compares). */
+export interface OursOptions {
+  readers?: 'fifo' | 'writers-first' | 'readers-first'
+  burst?: number
+}
+
 export interface FamilyTrialSpec {
   trial: number
   contender: FamilyContender
@@ -24,6 +30,8 @@ export interface FamilyTrialSpec {
   role: 'client' | 'coordinator'
   /** What this client asks for (clients only). */
   asks?: ClientRole
+  /** Ours: options of `centralized()` (every node of the trial gets the same). */
+  oursOptions?: OursOptions
   members: string[]
   coordinator: string
   redisPort: number

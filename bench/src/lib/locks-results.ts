@@ -4,7 +4,7 @@
  * correctness check; medians over rounds, ratios paired by round (ours / baseline).
  */
 
-import type { ClientRole, FamilyContender } from './locks-protocol.js'
+import type { ClientRole, FamilyContender, OursOptions } from './locks-protocol.js'
 import type { FamilyTrial } from './locks-rig.js'
 import { median, percentile } from './measure.js'
 import type { BenchResult } from './result.js'
@@ -123,6 +123,8 @@ export interface FamilyPoint {
   roles: ClientRole[]
   limit?: number
   ours: FamilyContender
+  /** Options of our lock at this point (the reader policy, a burst), beside its defaults. */
+  oursOptions?: OursOptions
   baseline: FamilyContender
   /** Measured in the same rounds and reported beside the baseline (e.g. MultiSemaphore 1 of 3). */
   also?: FamilyContender

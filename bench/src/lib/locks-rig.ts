@@ -15,6 +15,7 @@ import type {
   FamilyContender,
   FamilyEvent,
   FamilyLoopReport,
+  OursOptions,
 } from './locks-protocol.js'
 import { nowMs } from './mutex-protocol.js'
 
@@ -75,7 +76,12 @@ export class LocksRig {
   ) {}
 
   /** One trial of `contender`, client i asking for `roles[i]`; `limit`: a semaphore's permits. */
-  async run(contender: FamilyContender, roles: ClientRole[], limit?: number): Promise<FamilyTrial> {
+  async run(
+    contender: FamilyContender,
+    roles: ClientRole[],
+    limit?: number,
+    oursOptions?: OursOptions,
+  ): Promise<FamilyTrial> {
     const s = this.settings
     if (!this.coordinator?.alive || this.clients.some((w) => !w.alive)) await this.respawn()
     const trial = ++this.trialCount
@@ -105,6 +111,7 @@ export class LocksRig {
         key: `sd-bench-locks-${process.pid}-${trial}`,
         ttlMs: s.ttlMs,
         retryMs: s.retryMs,
+        ...(oursOptions !== undefined ? { oursOptions } : {}),
       }
       p.w.send({ cmd: 'setup', spec })
     }

@@ -27,7 +27,11 @@ function oursRequest(asks: ClientRole | undefined): MutexRequest {
 
 function makeLocker(spec: FamilyTrialSpec): Promise<Locker> {
   if (spec.contender === 'centralized')
-    return oursLocker({ ...spec, contender: 'centralized' }, oursRequest(spec.asks))
+    return oursLocker(
+      { ...spec, contender: 'centralized' },
+      oursRequest(spec.asks),
+      spec.oursOptions,
+    )
   if (!spec.asks) throw new Error(`${spec.contender} has no coordinator`)
   if (spec.contender === 'redis-rw') return redisRwLocker(spec, spec.asks)
   return redisSemaphoreLocker(spec, spec.asks)

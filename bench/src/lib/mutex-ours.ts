@@ -11,6 +11,7 @@ import {
 } from '@sd/mutex'
 import { type NodeId, type ProtocolFactory, type ProtocolHandle, runProtocol } from '@sd/transport'
 import { createUdpTransport } from '@sd/transport/udp'
+import type { OursOptions } from './locks-protocol.js'
 import type { Locker } from './mutex-locker.js'
 import { nowMs, type TrialSpec } from './mutex-protocol.js'
 
@@ -21,13 +22,15 @@ type AnyFactory = ProtocolFactory<unknown, MutexRequest, LockEvent>
 /** The node's id and group: the mutex benchmark's spec, or the lock-family benchmarks'. */
 type OursSpec = Pick<TrialSpec, 'id' | 'members' | 'contender' | 'coordinator'>
 
-function factoryOf(spec: OursSpec): AnyFactory {
+function factoryOf(spec: OursSpec, options: OursOptions = {}): AnyFactory {
   if (spec.contender === 'centralized') {
-    // The read-write benchmark sets the reader policy (lib/locks-bench.ts: SD_LOCKS_READERS).
-    const readers = process.env.SD_LOCKS_READERS as ReaderPolicy | undefined
+    // The read-write benchmark's points set the reader policy and the burst; SD_LOCKS_READERS
+    // overrides the policy of a point that sets none.
+    const readers = options.readers ?? (process.env.SD_LOCKS_READERS as ReaderPolicy | undefined)
     return centralized({
       coordinator: spec.coordinator,
       ...(readers === undefined ? {} : { readers }),
+      ...(options.burst === undefined ? {} : { burst: options.burst }),
     }) as unknown as AnyFactory
   }
   return ricartAgrawala() as unknown as AnyFactory
@@ -40,6 +43,7 @@ function factoryOf(spec: OursSpec): AnyFactory {
 export async function oursLocker(
   spec: OursSpec,
   acquireRequest: MutexRequest = { type: 'acquire' },
+  options?: OursOptions,
 ): Promise<Locker> {
   const transport = await createUdpTransport<unknown>({
     id: spec.id,
@@ -82,7 +86,7 @@ export async function oursLocker(
       for (const [id, port] of Object.entries(ports)) {
         if (id !== spec.id) transport.setPeer(id, `127.0.0.1:${port}`)
       }
-      handle = runProtocol(factoryOf(spec)(spec.id), {
+      handle = runProtocol(factoryOf(spec, options)(spec.id), {
         transport,
         members: spec.members as NodeId[],
       })

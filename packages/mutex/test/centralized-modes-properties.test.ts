@@ -49,6 +49,8 @@ describe('centralized with shared entries, permits, ifAvailable and steal: prope
     ['readers-writers', { ...LEASES, readers: 'writers-first' }],
     ['readers-writers', { ...LEASES, readers: 'readers-first', lockDelayMs: 30 }],
     ['readers-writers', { ...LEASES, whenBusy: 'deny', retryBaseMs: 2, retryMaxMs: 30 }],
+    ['readers-writers', { ...LEASES, burst: 3 }],
+    ['readers-writers', { ...LEASES, readers: 'writers-first', burst: 4 }],
     ['permits', { ...LEASES }],
     ['permits', { ...LEASES, lockDelayMs: 30 }],
   ]

@@ -67,6 +67,7 @@ function inputs(random: Random, at: At): Any {
     },
     // To the client.
     { type: 'grant', term, epoch, resource, seq, token, at: time },
+    { type: 'grant', term, epoch, resource, seq, token, at: time, burst: 3 },
     { type: 'denied', term, resource, seq },
     { type: 'refused', term, resource, seq, reason: 'unavailable', limit: 0 },
     { type: 'renewed', term, resource, token, at: time },
@@ -91,6 +92,7 @@ const CASES = [
       readers: 'readers-first',
     },
   },
+  { name: 'burst, leases', options: { burst: 3, leaseMs: 40, maxDelayMs: 20 } },
 ] as const
 
 describe('centralized(): restore() (checkSnapshots restores every state reached)', () => {

@@ -1,5 +1,8 @@
+// Over 450 lines: one resource's client state machine (asks, held, kept grants, leases, steals)
+// in one place, as its snapshot() and restore() read it whole; the burst rule is in burst.ts.
 import type { NodeId } from '@sd/transport'
 import { nameMap, type Snapshot, snapshotFields } from '../snapshot.js'
+import { GIVE_BACK, reusesGrant } from './burst.js'
 import { type Hold, holdOf, type Want, wantJson, wantOf } from './kinds.js'
 import { lockStateEvent } from './lock-state.js'
 import type { CentralizedMessage, Held, Wanted } from './messages.js'
@@ -10,11 +13,17 @@ import type { CentralizedCtx } from './protocol.js'
 interface Use {
   /** Local acquires not yet answered, in the order made; the first is in flight when pending. */
   asks: Want[]
-  state: 'idle' | 'pending' | 'held'
+  /** 'kept': left, but the grant is kept to the end of the turn for another entry (burst.ts). */
+  state: 'idle' | 'pending' | 'held' | 'kept'
   /** How the entry holds (when held). */
   held: Hold
   seq: number
+  /** The grant's token: every message about the grant carries it. */
   token: number
+  /** This entry's token (option `burst`: the grant's token, + 1 for each entry again). */
+  entry: number
+  /** Entries the grant still covers after this one (option `burst`). */
+  left: number
   /** Refusals in a row ('deny'), for the backoff. */
   refusals: number
   /** Until when the lease is known to be valid, on this node's monotonic clock. */
@@ -26,6 +35,7 @@ const RETRY = 'retry:'
 const RENEW = 'renew:'
 const LEASE = 'lease:'
 const RESEND = 'resend:'
+// GIVE_BACK (burst.ts): a kept grant goes back at the end of the turn.
 
 /**
  * The client role: at most one request per resource in flight (more acquires wait their turn
@@ -58,6 +68,8 @@ export class ClientRole {
         token: u.token,
         refusals: u.refusals,
         leaseUntil: u.leaseUntil,
+        // Only with a burst: the snapshots of runs without one are what they were.
+        ...(u.entry !== u.token || u.left !== 0 ? { entry: u.entry, left: u.left } : {}),
       })),
     }
   }
@@ -68,10 +80,11 @@ export class ClientRole {
     this.seq = s.seq as number
     this.reported = s.reported as number
     this.uses.clear()
-    for (const [name, u] of s.uses as Array<[string, Use]>) {
-      const { state, seq, token, refusals, leaseUntil } = u
+    for (const [name, u] of s.uses as Array<[string, Partial<Use> & Omit<Use, 'entry' | 'left'>]>) {
+      const { state, seq, token, refusals, leaseUntil, entry = token, left = 0 } = u
       const asks = u.asks.map(wantOf)
-      this.uses.set(name, { asks, state, held: holdOf(u.held), seq, token, refusals, leaseUntil })
+      const held = holdOf(u.held)
+      this.uses.set(name, { asks, state, held, seq, token, entry, left, refusals, leaseUntil })
     }
   }
 
@@ -83,19 +96,63 @@ export class ClientRole {
     }
     const use = this.use(name)
     use.asks.push(want)
-    if (use.state === 'idle') this.ask(name, use, ctx)
+    if (use.state === 'kept') this.next(name, use, ctx)
+    else if (use.state === 'idle') this.ask(name, use, ctx)
   }
 
   /** Leaving what is not held does nothing (release is idempotent). */
   release(name: string, ctx: CentralizedCtx): void {
     const use = this.uses.get(name)
     if (use?.state !== 'held') return
+    if (use.left > 0) {
+      // Option `burst`: the grant is kept (its lease timers go on) for an acquire this turn.
+      use.state = 'kept'
+      ctx.emit({ type: 'released', resource: name, token: use.entry })
+      ctx.setTimer(GIVE_BACK + name, 0)
+      if (use.asks.length > 0) this.next(name, use, ctx)
+      return
+    }
     const held = this.leave(name, use, ctx)
     this.node.toCoordinator(
       { type: 'release', term: this.node.term, resource: name, token: use.token, ...held },
       ctx,
     )
     if (use.asks.length > 0) this.ask(name, use, ctx)
+  }
+
+  /** A kept grant and an acquire waiting: enter on it again, or give it back and ask. */
+  private next(name: string, use: Use, ctx: CentralizedCtx): void {
+    const lease = this.node.settings.lease
+    const now = ctx.monotonic()
+    const over = use.left === 0 || (lease !== undefined && now >= use.leaseUntil)
+    if (over || !reusesGrant(use.asks[0]!)) {
+      this.giveBack(name, use, ctx)
+      this.ask(name, use, ctx)
+      return
+    }
+    ctx.cancelTimer(GIVE_BACK + name)
+    use.state = 'held'
+    use.entry++
+    use.left--
+    use.held = holdOf(use.asks.shift()!)
+    const leaseMs = lease === undefined ? {} : { leaseMs: use.leaseUntil - now }
+    ctx.emit({ type: 'acquired', resource: name, token: use.entry, ...use.held, ...leaseMs })
+  }
+
+  /** A kept grant goes back to the coordinator (its RELEASE carries the grant's token). */
+  private giveBack(name: string, use: Use, ctx: CentralizedCtx): void {
+    for (const key of [GIVE_BACK, LEASE, RENEW]) ctx.cancelTimer(key + name)
+    use.state = 'idle'
+    use.left = 0
+    const msg = { type: 'release', term: this.node.term, resource: name, token: use.token }
+    this.node.toCoordinator({ ...msg, ...use.held } as CentralizedMessage, ctx)
+  }
+
+  /** A kept grant that ended at the coordinator (revoked, stolen): dropped, nothing sent. */
+  private dropKept(name: string, use: Use, ctx: CentralizedCtx): void {
+    for (const key of [GIVE_BACK, LEASE, RENEW]) ctx.cancelTimer(key + name)
+    use.state = 'idle'
+    use.left = 0
   }
 
   /**
@@ -106,7 +163,13 @@ export class ClientRole {
     const held: Held[] = []
     const wanted: Wanted[] = []
     for (const [name, use] of [...this.uses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (use.state === 'held') held.push({ resource: name, token: use.token, ...use.held })
+      // A kept grant is still the coordinator's holder until its RELEASE (its timer sends it). The
+      // claim carries the grant's token: a coordinator that learns of it this way has not
+      // reserved the rest of its burst, so no more entries are made on it.
+      if (use.state === 'held' || use.state === 'kept') {
+        held.push({ resource: name, token: use.token, ...use.held })
+        use.left = 0
+      }
       if (use.state === 'pending')
         wanted.push({ resource: name, seq: use.seq, at: ctx.monotonic(), ...use.asks[0] })
     }
@@ -121,6 +184,7 @@ export class ClientRole {
         for (const key of [ANSWER, RETRY, RESEND]) ctx.cancelTimer(key + name)
         use.state = 'idle'
       }
+      if (use.state === 'kept') this.giveBack(name, use, ctx)
       for (const _ of use.asks.splice(0)) {
         ctx.emit({ type: 'not-in-view', resource: name, view: this.node.group.view })
       }
@@ -155,7 +219,8 @@ export class ClientRole {
     const use = this.uses.get(msg.resource)
     switch (msg.type) {
       case 'grant':
-        if (use?.state === 'held' && use.token === msg.token) return // a copy of what it holds
+        // A copy of what it holds (or keeps).
+        if ((use?.state === 'held' || use?.state === 'kept') && use.token === msg.token) return
         if (use?.state !== 'pending' || use.seq !== msg.seq) {
           // Not waiting for it (a duplicate): give it straight back so the resource is not stuck.
           ctx.emit({ type: 'ignored', from, reason: `unexpected grant of ${msg.resource}` })
@@ -171,7 +236,7 @@ export class ClientRole {
           )
           return
         }
-        this.enter(msg.resource, use, msg.token, msg.at, ctx)
+        this.enter(msg.resource, use, msg.token, msg.at, msg.burst ?? 1, ctx)
         return
       case 'denied': {
         if (use?.state !== 'pending' || use.seq !== msg.seq) return
@@ -186,12 +251,14 @@ export class ClientRole {
       }
       case 'renewed': {
         const lease = this.node.settings.lease
-        if (lease === undefined || use?.state !== 'held' || use.token !== msg.token) return
+        if (lease === undefined || use === undefined || use.token !== msg.token) return
+        if (use.state !== 'held' && use.state !== 'kept') return
         const now = ctx.monotonic()
         if (now >= use.leaseUntil) {
           // Its lease ran out before this renewal was handled (a pause: the timer that ends it
           // may come later in the backlog): it holds nothing, whatever the renewal says.
-          this.lose(msg.resource, use, 'expired', ctx)
+          if (use.state === 'kept') this.giveBack(msg.resource, use, ctx)
+          else this.lose(msg.resource, use, 'expired', ctx)
           return
         }
         // Counted from when the renewal was sent: the coordinator's count started later.
@@ -199,10 +266,11 @@ export class ClientRole {
         if (until > use.leaseUntil) {
           use.leaseUntil = until
           ctx.setTimer(LEASE + msg.resource, until - now)
+          if (use.state === 'kept') return // nobody holds on it now: no event
           ctx.emit({
             type: 'lease-renewed',
             resource: msg.resource,
-            token: use.token,
+            token: use.entry,
             validForMs: until - now,
           })
         }
@@ -211,6 +279,7 @@ export class ClientRole {
       case 'revoked':
         if (use?.state === 'held' && use.token === msg.token)
           this.lose(msg.resource, use, 'revoked', ctx)
+        if (use?.state === 'kept' && use.token === msg.token) this.dropKept(msg.resource, use, ctx)
         return
       case 'stolen': {
         // Acknowledged whatever this node's state: the stealer waits for it, and a STOLEN sent
@@ -226,6 +295,7 @@ export class ClientRole {
           this.lose(msg.resource, use, 'stolen', ctx, () => this.node.toCoordinator(ack, ctx))
           return
         }
+        if (use?.state === 'kept' && use.token === msg.token) this.dropKept(msg.resource, use, ctx)
         if (use?.state === 'pending' && use.seq === msg.seq) {
           // Stolen before its GRANT came (links reorder): ask again under a new seq, so that
           // GRANT, when it comes, is given back instead of entered.
@@ -278,11 +348,16 @@ export class ClientRole {
       case RESEND:
         if (use?.state === 'pending') this.sendRequest(name, use, ctx)
         return true
+      case GIVE_BACK:
+        if (use?.state === 'kept') this.giveBack(name, use, ctx)
+        return true
       case RENEW:
-        if (use?.state === 'held' && ctx.monotonic() >= use.leaseUntil) {
+        if (use?.state === 'kept' && ctx.monotonic() >= use.leaseUntil)
+          this.giveBack(name, use, ctx)
+        else if (use?.state === 'held' && ctx.monotonic() >= use.leaseUntil) {
           // Woken after its lease ended (a pause): the timer that ends it may not have come yet.
           this.lose(name, use, 'expired', ctx)
-        } else if (use?.state === 'held') {
+        } else if (use?.state === 'held' || use?.state === 'kept') {
           this.node.toCoordinator(
             {
               type: 'renew',
@@ -298,6 +373,7 @@ export class ClientRole {
         return true
       case LEASE:
         if (use?.state === 'held') this.lose(name, use, 'expired', ctx)
+        if (use?.state === 'kept') this.giveBack(name, use, ctx) // frees it at once, if still held
         return true
       default:
         return false
@@ -307,7 +383,17 @@ export class ClientRole {
   private use(name: string): Use {
     let use = this.uses.get(name)
     if (use === undefined) {
-      use = { asks: [], state: 'idle', held: {}, seq: 0, token: 0, refusals: 0, leaseUntil: 0 }
+      use = {
+        asks: [],
+        state: 'idle',
+        held: {},
+        seq: 0,
+        token: 0,
+        entry: 0,
+        left: 0,
+        refusals: 0,
+        leaseUntil: 0,
+      }
       this.uses.set(name, use)
     }
     return use
@@ -346,8 +432,18 @@ export class ClientRole {
     }
   }
 
-  /** `at`: when this node sent the request copy the GRANT answered (its monotonic clock). */
-  private enter(name: string, use: Use, token: number, at: number, ctx: CentralizedCtx): void {
+  /**
+   * `at`: when this node sent the request copy the GRANT answered (its monotonic clock); `burst`:
+   * how many entries the grant covers.
+   */
+  private enter(
+    name: string,
+    use: Use,
+    token: number,
+    at: number,
+    burst: number,
+    ctx: CentralizedCtx,
+  ): void {
     const lease = this.node.settings.lease
     const now = ctx.monotonic()
     // Counted from when the answered request left, before the coordinator's count began: the
@@ -365,7 +461,9 @@ export class ClientRole {
     ctx.cancelTimer(RESEND + name)
     use.state = 'held'
     use.token = token
+    use.entry = token
     use.held = holdOf(use.asks.shift()!)
+    use.left = Math.max(1, burst) - 1
     if (lease === undefined) {
       ctx.emit({ type: 'acquired', resource: name, token, ...use.held })
       return
@@ -383,7 +481,8 @@ export class ClientRole {
     use.held = {}
     ctx.cancelTimer(LEASE + name)
     ctx.cancelTimer(RENEW + name)
-    ctx.emit({ type: 'released', resource: name, token: use.token })
+    use.left = 0
+    ctx.emit({ type: 'released', resource: name, token: use.entry })
     return held
   }
 
@@ -396,7 +495,7 @@ export class ClientRole {
     /** Sent once the entry is left, before a waiting acquire asks again. */
     then?: () => void,
   ): void {
-    ctx.emit({ type: 'lease-lost', resource: name, token: use.token, reason })
+    ctx.emit({ type: 'lease-lost', resource: name, token: use.entry, reason })
     const held = this.leave(name, use, ctx)
     then?.()
     if (reason === 'expired') {

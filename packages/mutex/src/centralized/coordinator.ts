@@ -2,6 +2,7 @@
 // restored() (the protocol's restore) read and rebuild whole, beside them; steals are in steal.ts.
 import { type NodeId, readStored, storedShapes } from '@sd/transport'
 import { nameMap, type Snapshot, snapshotFields } from '../snapshot.js'
+import { burstOf } from './burst.js'
 import { nextToGrant } from './grant-order.js'
 import {
   compatible,
@@ -300,8 +301,17 @@ export class CoordinatorRole {
       // The term leads: a new coordinator's tokens are above every token of the terms before.
       const last = lastToken(ctx, name)
       const token = Math.max(last + 1, this.node.term * TOKENS_PER_TERM + 1)
-      ctx.storage.set(tokenKey(name), token) // durable before the GRANT leaves
-      const holder: Holder = { node: next.node, token, seq: next.seq, at: next.at, ...holdOf(next) }
+      // Option `burst`: the grant's entries take the tokens reserved here (burst.ts).
+      const burst = burstOf(next, this.node.settings.burst)
+      ctx.storage.set(tokenKey(name), token + burst - 1) // durable before the GRANT leaves
+      const holder: Holder = {
+        node: next.node,
+        token,
+        seq: next.seq,
+        at: next.at,
+        ...holdOf(next),
+        ...(burst > 1 ? { burst } : {}),
+      }
       r.holders.set(next.node, holder)
       this.armLease(name, holder, ctx)
       ctx.emit({ type: 'granted', resource: name, node: next.node, token, ...holdOf(next) })
@@ -320,6 +330,7 @@ export class CoordinatorRole {
         seq: h.seq,
         token: h.token,
         at: h.at,
+        ...(h.burst !== undefined ? { burst: h.burst } : {}),
         ...holdOf(h),
       },
       ctx,

@@ -29,6 +29,8 @@ export type CentralizedMessage =
       seq: number
       token: number
       at: number
+      /** Option `burst`: the grant covers entries `token` to `token + burst - 1` (absent: 1). */
+      burst?: number
     } & Hold)
   | { type: 'denied'; term: number; resource: string; seq: number }
   /** An `ifAvailable` request not grantable at once, or permits of another limit than the resource's. */
@@ -99,6 +101,7 @@ export const parseMessage = messageParser<CentralizedMessage>({
     seq: isCount,
     token: isCount,
     at: isTime,
+    burst: optional(isCount),
     ...HOLD_FIELDS,
   },
   denied: { term: isCount, resource: isName, seq: isCount },

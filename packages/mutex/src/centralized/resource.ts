@@ -9,6 +9,8 @@ export interface Holder extends Hold {
   token: number
   seq: number
   at: number
+  /** Option `burst`: the grant covers this many entries (tokens `token` on); absent: 1. */
+  burst?: number
 }
 
 /** A waiting request; `at` of the latest copy (echoed by GRANT). */
@@ -94,6 +96,7 @@ const holderShape = (h: Holder): Snapshot => ({
   token: h.token,
   seq: h.seq,
   at: h.at,
+  ...(h.burst !== undefined ? { burst: h.burst } : {}),
   ...wantJson(holdOf(h)),
 })
 
@@ -112,13 +115,14 @@ export function resourceSnapshot(r: Resource): Snapshot {
   }
 }
 
-type HolderData = { node: NodeId; token: number; seq: number; at: number } & Hold
+type HolderData = { node: NodeId; token: number; seq: number; at: number; burst?: number } & Hold
 
 const holderFrom = (h: HolderData): Holder => ({
   node: h.node,
   token: h.token,
   seq: h.seq,
   at: h.at,
+  ...(h.burst !== undefined ? { burst: h.burst } : {}),
   ...holdOf(h),
 })
 

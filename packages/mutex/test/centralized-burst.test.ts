@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest'
+import { centralized } from '../src/centralized/index.js'
+import { InvalidArgumentError } from '../src/errors.js'
+import { modeSim } from './support/mode-sim.js'
+
+const SHARED = { mode: 'shared' } as const
+
+describe('centralized: burst (one exclusive grant covers several entries in a row)', () => {
+  it('a holder that acquires again before giving back enters at once, up to burst entries; then the queue goes on', () => {
+    const s = modeSim({ burst: 3 })
+    for (let k = 0; k < 4; k++) s.acquire(2, 0) // four uses, queued on node 2
+    s.acquire(3, 1, SHARED) // a reader waits behind the first entry
+    for (const at of [30, 40, 50]) s.release(2, at)
+    s.release(3, 100)
+    s.release(2, 150)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const entries = r.of(2, 'acquired')
+    const [reader] = r.of(3, 'acquired')
+    // Entries 2 and 3 at the releases themselves (no message), entry 4 only after the reader.
+    expect(entries.map((e) => e.t).slice(1, 3)).toEqual([30, 40])
+    expect(entries[3]!.t).toBeGreaterThan(100)
+    const first = entries[0]!.token
+    expect(entries.slice(0, 3).map((e) => e.token)).toEqual([first, first + 1, first + 2])
+    // The reader's token is above the three the grant reserved; the next grant's above the reader's.
+    expect(reader!.token).toBeGreaterThan(first + 2)
+    expect(entries[3]!.token).toBeGreaterThan(reader!.token)
+    // The coordinator granted node 2 twice for its four entries.
+    expect(r.of(1, 'granted').filter((g) => g.node === 2)).toHaveLength(2)
+    expect(r.of(2, 'released').map((e) => e.token)).toEqual(entries.map((e) => e.token))
+  })
+
+  it('a kept grant goes back at the end of the turn when no acquire follows', () => {
+    const s = modeSim({ burst: 3 })
+    s.acquire(2, 0)
+    s.acquire(3, 1)
+    s.release(2, 30)
+    s.release(3, 80)
+    s.acquire(2, 100) // a later acquire asks the coordinator again
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const [first, again] = r.of(2, 'acquired')
+    const [other] = r.of(3, 'acquired')
+    expect(other!.t).toBe(40) // the RELEASE left at 30: one message, then the GRANT
+    expect(other!.token).toBe(first!.token + 3)
+    expect(again!.token).toBeGreaterThan(other!.token)
+    expect(r.of(1, 'granted')).toHaveLength(3)
+  })
+
+  it('shared entries are not kept: each asks the coordinator', () => {
+    const s = modeSim({ burst: 3 })
+    s.acquire(2, 0, SHARED)
+    s.acquire(2, 0, SHARED)
+    s.release(2, 30)
+    s.release(2, 60)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    expect(r.of(2, 'acquired')).toHaveLength(2)
+    expect(r.of(1, 'granted')).toHaveLength(2)
+    expect(r.of(2, 'acquired')[1]!.t).toBeGreaterThan(30)
+  })
+
+  it('an acquire of another kind on a kept grant gives it back and asks', () => {
+    const s = modeSim({ burst: 3 })
+    s.acquire(2, 0)
+    s.acquire(2, 0, SHARED)
+    s.release(2, 30)
+    s.release(2, 60)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const [, shared] = r.of(2, 'acquired')
+    expect(shared).toMatchObject({ mode: 'shared' })
+    expect(shared!.t).toBeGreaterThan(30)
+    expect(r.of(1, 'granted')).toHaveLength(2)
+  })
+
+  it('a grant a new coordinator learns of from a SYNC makes no more entries: the next one asks', () => {
+    const s = modeSim({ burst: 3 })
+    s.acquire(2, 0)
+    s.acquire(2, 0)
+    // Node 3 takes over in term 1 while node 2 holds the first entry of its grant.
+    for (const node of [1, 2, 3, 4])
+      s.net.request(node, { type: 'coordinator', id: 3, term: 1 }, 15)
+    s.release(2, 40)
+    s.release(2, 80)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const [first, second] = r.of(2, 'acquired')
+    expect(first!.t).toBeLessThan(15)
+    expect(second!.t).toBeGreaterThan(40) // not at the release: asked the new coordinator
+    expect(r.of(3, 'granted').filter((g) => g.node === 2)).toHaveLength(1)
+    expect(second!.token).toBeGreaterThan(first!.token + 2)
+  })
+
+  it('is checked', () => {
+    for (const burst of [0, 1.5, -1, 1001, Number.NaN, '2' as never]) {
+      expect(() => centralized({ burst })).toThrow(InvalidArgumentError)
+    }
+    expect(() => centralized({ burst: 1000 })).not.toThrow()
+  })
+})
