@@ -182,6 +182,10 @@ export function familyResults(
       value: mine.value,
       baseline: { name: shortNames[point.baseline], value: theirs.value },
       ...(ratio !== undefined ? { ratio } : {}),
+      ...(ratio !== undefined &&
+        mine.samples.length === theirs.samples.length && {
+          rounds: { value: mine.samples, baseline: theirs.samples },
+        }),
       params: {
         clients: point.roles.length,
         roles: point.roles,
