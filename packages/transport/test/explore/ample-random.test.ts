@@ -34,7 +34,7 @@ interface Generated {
 function generate(seed: number): Generated {
   const random = rng(seed)
   const n = random() < 0.5 ? 3 : 4
-  const nodes = ids(n)
+  const nodes = ids(n).map(Number)
   const pick = (self: number) => nodes.filter((id) => id !== self && random() < 0.3)
   // table[node][v]: who a node passes v - 1 to on getting v.
   const table = new Map<number, Map<number, number[]>>()
