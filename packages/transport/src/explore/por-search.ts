@@ -19,6 +19,8 @@ export class AmpleReduction {
   private constructor(
     private readonly sets: AmpleSets,
     private readonly visibility: Visibility,
+    /** Whether the scenario declared its communication: only a declaration needs checking. */
+    private readonly declared: boolean,
   ) {}
 
   /**
@@ -35,17 +37,18 @@ export class AmpleReduction {
     const visibility = new Visibility(scenario.reads)
     // Undeclared communication: anyone may send to anyone and set timers.
     const communication = scenario.communication ?? { sendsTo: () => nodeIds, timed: nodeIds }
-    return new AmpleReduction(new AmpleSets(communication, nodeIds, visibility.nodes), visibility)
+    const sets = new AmpleSets(communication, nodeIds, visibility.nodes)
+    return new AmpleReduction(sets, visibility, scenario.communication !== undefined)
   }
 
   enter(hash: Hash64 | undefined): void {
-    if (hash === undefined) return
+    if (hash === undefined || !this.declared) return
     const key = hashHex(hash)
     this.stack.set(key, (this.stack.get(key) ?? 0) + 1)
   }
 
   leave(hash: Hash64 | undefined): void {
-    if (hash === undefined) return
+    if (hash === undefined || !this.declared) return
     const key = hashHex(hash)
     const count = this.stack.get(key)! - 1
     if (count === 0) this.stack.delete(key)
@@ -59,6 +62,8 @@ export class AmpleReduction {
 
   /** The choices to expand at `exec`'s state: an ample set that keeps C1-C3, else `enabled`. */
   choose(exec: Execution, enabled: Token[], probe: Probe): Token[] {
+    // Undeclared, anyone may send to anyone: every node with a choice joins any N (por.ts).
+    if (!this.declared) return enabled
     const candidate = this.sets.candidate(exec, enabled)
     if (candidate === undefined) return enabled
     if (!ampleHolds(exec, candidate, this.visibility, probe)) {
@@ -70,9 +75,9 @@ export class AmpleReduction {
     return candidate
   }
 
-  /** The keys pending at a state, for `checkStep`. */
-  pending(exec: Execution): Set<string> {
-    return new Set(exec.net.pendingKeys())
+  /** The keys pending at a state, for `checkStep`; undefined when there is nothing to check. */
+  pending(exec: Execution): Set<string> | undefined {
+    return this.declared ? new Set(exec.net.pendingKeys()) : undefined
   }
 
   /** Throws when the step did what the scenario's `communication` says it never does. */
