@@ -1,7 +1,9 @@
 /**
  * Ample sets against the full search on generated protocols: each node, on a message of value
  * v > 1, passes v - 1 to the peers a seeded table names, and remembers the last value it got (so
- * the order of its deliveries is state). The communication declared is the table's, exactly;
+ * the order of its deliveries is state); some set a timer on getting 2 that passes 1 on when it
+ * fires; some runs have a loss budget, some timers in any order. The communication declared is
+ * the table's, exactly (and the timed nodes);
  * what the invariant reads is a seeded subset of the events. Every valuation of what it reads
  * that a state has must be met by the reduced search, and each such valuation, made the
  * violation, must be found.
