@@ -66,7 +66,8 @@ export class AmpleSets {
       else list.push(t)
     }
     if (byNode.size <= 1) return undefined
-    const alive = new Set(this.ids.filter((id) => !exec.net.isCrashed(this.nodeOf(exec, id))))
+    const { net } = exec
+    const alive = new Set(net.nodeIds.filter((id) => !net.isCrashed(id)).map(String))
     let best: Token[] | undefined
     for (const seed of byNode.keys()) {
       const closed = this.close(seed, byNode, alive)
@@ -144,9 +145,5 @@ export class AmpleSets {
           `explore: ${key} came of a delivery to ${from}, which communication.timed leaves out`,
         )
     }
-  }
-
-  private nodeOf(exec: Execution, text: string): NodeId {
-    return exec.net.nodeIds.find((id) => String(id) === text)!
   }
 }

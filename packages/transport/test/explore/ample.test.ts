@@ -222,6 +222,26 @@ describe("explore, reduction 'ample': the verdicts of the full search", () => {
     expect(() =>
       explore({ ...scenario, reads: {}, communication: wrong }, { reduction: 'ample' }),
     ).toThrow(/sendsTo\(2\) leaves out the message m:2>1#1/)
+    // A timer set by a node `timed` leaves out.
+    const sleepy = (self: NodeId): Protocol<string, never, string> => ({
+      start(ctx) {
+        if (self === 1) ctx.send(2, 'wake')
+      },
+      onMessage(_from, _msg, ctx) {
+        ctx.setTimer('nap', 5)
+      },
+      snapshot: () => null,
+      restore: () => undefined,
+    })
+    const napping: ExploreScenario = {
+      setup: launch(ids(2), sleepy),
+      invariant: quiet,
+      reads: {},
+      communication: { sendsTo: () => [] },
+    }
+    expect(() => explore(napping, { reduction: 'ample' })).toThrow(/t:2#1 came of a delivery to 2/)
+    const declaredNap = { ...napping, communication: { sendsTo: () => [], timed: [2] } }
+    expect(explore(declaredNap, { reduction: 'ample' }).exhausted).toBe(true)
   })
 
   it('keeps terminal states and verdicts with a broadcast whose every node talks to all', () => {
