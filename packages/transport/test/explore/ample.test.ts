@@ -217,6 +217,9 @@ describe("explore, reduction 'ample': the verdicts of the full search", () => {
     const undeclared = explore({ ...scenario, reads: {} }, { reduction: 'ample' })
     expect(undeclared.reduction).toBe('ample')
     expect(undeclared.ample!.reduced).toBe(0)
+    // The stateless search has no ample sets: sleep sets.
+    const stateless = explore({ ...scenario, reads: {} }, { reduction: 'ample', stateful: false })
+    expect(stateless.reduction).toBe('sleep')
     // The others answer 1, which this declaration leaves out.
     const wrong: Communication = { sendsTo: () => [] }
     expect(() =>
