@@ -19,6 +19,8 @@ export {
 export { type Replay, replay } from './replay.js'
 export type { SymmetryInfo } from './symmetry.js'
 export type {
+  AmpleInfo,
+  Communication,
   Counterexample,
   ExploreOptions,
   ExploreResult,
@@ -28,6 +30,7 @@ export type {
   LivenessGoal,
   LivenessResult,
   LivenessVerdict,
+  Reads,
 } from './types.js'
 export type { PctOptions, PctResult }
 

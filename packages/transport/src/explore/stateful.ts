@@ -19,6 +19,7 @@ import { fail } from './dfs.js'
 import { Execution, type ExecutionCheckpoint } from './execution.js'
 import { lassoSchedules } from './lasso.js'
 import { findLasso } from './liveness.js'
+import { AmpleReduction } from './por-search.js'
 import { StateGraph } from './state-graph.js'
 import { Symmetry } from './symmetry.js'
 import { independent, type Token } from './token.js'
@@ -85,12 +86,16 @@ export function exploreStateful(
   // Liveness needs the whole graph: sleep sets prune edges a cycle or its fairness may need.
   const graph = goals.length > 0 ? new StateGraph(goals) : undefined
   const reduce = graph === undefined && (options.reduction ?? true) !== false
+  // Ample sets (`reduction: 'ample'`, por-search.ts): fewer choices per state, sleep sets kept.
+  const ample = reduce
+    ? AmpleReduction.of(scenario, root.net.nodeIds, options, symmetry !== undefined)
+    : undefined
   let capped = false
   const terminal = new Set<string>()
   const visited = new VisitedTable()
   const result: ExploreResult = {
     mode: 'stateful',
-    reduction: reduce ? 'sleep' : 'none',
+    reduction: ample !== undefined ? 'ample' : reduce ? 'sleep' : 'none',
     schedules: 0,
     exhausted: true,
     cutByDepth: 0,
@@ -173,8 +178,46 @@ export function exploreStateful(
       return
     }
     const asleep = reduce && sleep.length > 0 ? new Set(sleep.map(label)) : NOTHING_ASLEEP
+    if (ample !== undefined) {
+      ample.enter(hash)
+      try {
+        expand(exec, sleep, state, node, ampleChoices(exec, hash, enabled), asleep)
+      } finally {
+        ample.leave(hash)
+      }
+    } else expand(exec, sleep, state, node, enabled, asleep)
+  }
+
+  /** With ample sets: the choices to expand, probed only where the state will be expanded. */
+  const ampleChoices = (exec: Execution, hash: Hash64 | undefined, enabled: Token[]): Token[] => {
+    const slot = hash === undefined ? -1 : visited.find(hash)
+    const done = slot >= 0 && depth - exec.tokens.length <= visited.left(slot)
+    if (done && visited.asleep(slot) === undefined) return enabled
+    return ample!.choose(exec, enabled, {
+      at: (saved) => {
+        if (saved === undefined) return replayPrefix([...exec.tokens])
+        exec.load(saved)
+        return exec
+      },
+      onStack: (child) => ample!.onStack(stateOf(child).hash),
+      stepped: () => {
+        result.steps++
+      },
+    })
+  }
+
+  const expand = (
+    exec: Execution,
+    sleep: Token[],
+    state: State,
+    node: number | undefined,
+    enabled: Token[],
+    asleep: Set<string>,
+  ): void => {
+    const { hash, label } = state
     const todo = toExplore(exec, hash, node, enabled, asleep, label)
     if (todo.length === 0) return // a state already expanded: its futures were explored
+    const before = ample?.pending(exec)
     const done: Token[] = []
     const tried = todo.length > 1 ? new Set<string>() : undefined
     // Saved once, only when a second choice will need to come back here.
@@ -199,6 +242,7 @@ export function exploreStateful(
       child.step(token)
       result.steps++
       result.transitions++
+      if (before !== undefined) ample!.checkStep(token, before, child)
       if (child.violation !== undefined) {
         failed = child
         return
@@ -218,6 +262,11 @@ export function exploreStateful(
   else visit(root, [], rootState)
   result.terminalStates = terminal.size
   if (symmetry !== undefined) result.symmetry = symmetry.info
+  if (ample !== undefined) {
+    result.ample = ample.info
+    // A reordered run can be longer than the one it stands for: past a cut, no promise.
+    if (ample.info.reduced > 0 && result.cutByDepth > 0) result.exhausted = false
+  }
   if (graph !== undefined && rootKey !== undefined) {
     const start = graph.state(rootKey, root)
     result.liveness = goals.map((goal, i): LivenessResult => {

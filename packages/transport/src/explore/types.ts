@@ -66,6 +66,39 @@ export interface ExploreScenario<Ev = unknown> {
    * renamed (values and object keys), numbers never: a group with a number id needs this hook.
    */
   relabel?(data: unknown, rename: (id: NodeId) => NodeId): unknown
+  /**
+   * What `invariant` reads, for `reduction: 'ample'`: the invariant's verdict must depend on
+   * nothing but the events `events` accepts (each node's, in their order) and the state of the
+   * nodes in `nodes` (snapshot, crashed or not). `{}`: it reads nothing. A choice that emits such
+   * an event, or runs on such a node, is visible: never left out. Undeclared: no ample sets.
+   * Declaring less than the invariant reads is a user error the explorer cannot see.
+   */
+  reads?: Reads<Ev>
+  /**
+   * Who may send to whom, for `reduction: 'ample'`: without it every node may send to every
+   * other, and the ample sets are every choice. Checked on every step the search takes.
+   */
+  communication?: Communication
+}
+
+/** See `ExploreScenario.reads`. */
+export interface Reads<Ev = unknown> {
+  events?(event: Ev, node: NodeId): boolean
+  nodes?: readonly NodeId[]
+}
+
+/** See `ExploreScenario.communication`. */
+export interface Communication {
+  /**
+   * The nodes `from`'s handlers may send to after setup (messages sent in `start` are in the
+   * first state already). A node left out of every list is one nothing reaches.
+   */
+  sendsTo(from: NodeId): readonly NodeId[]
+  /**
+   * Nodes whose handlers may set a timer, or whose events make the setup plan a request or an
+   * action (a time-moving event, dependent with everything). Default none.
+   */
+  timed?: readonly NodeId[]
 }
 
 /** A goal such as "every request of a live node has been served". */
@@ -145,10 +178,12 @@ export interface ExploreOptions {
    * Partial-order reduction: orderings that differ only by swapping independent choices
    * (deliveries to different nodes) are explored once.
    * `'dpor'`: source-set DPOR with sleep sets (stateless search only; the stateful search then
-   * uses sleep sets); `'sleep'`: sleep sets alone; `true` (the default): `'dpor'` when stateless,
-   * `'sleep'` when stateful; `false`: every ordering. `result.reduction` says which ran.
+   * uses sleep sets); `'sleep'`: sleep sets alone; `'ample'`: ample sets with sleep sets (stateful
+   * search only, and only for a scenario that declares `reads` and `communication`; else sleep
+   * sets; see the README, "Ample sets"); `true` (the default): `'dpor'` when stateless, `'sleep'`
+   * when stateful; `false`: every ordering. `result.reduction` says which ran.
    */
-  reduction?: boolean | 'dpor' | 'sleep'
+  reduction?: boolean | 'dpor' | 'sleep' | 'ample'
   /** Stop after this many schedules (then `exhausted` is false). Default 100,000. */
   maxSchedules?: number
   /** Stateful: stop after expanding this many states (then `exhausted` is false). Default 1,000,000. */
@@ -175,7 +210,9 @@ export interface ExploreResult {
    */
   mode: 'stateful' | 'stateless'
   /** The partial-order reduction that ran (see `ExploreOptions.reduction`). */
-  reduction: 'dpor' | 'sleep' | 'none'
+  reduction: 'dpor' | 'sleep' | 'ample' | 'none'
+  /** With `reduction: 'ample'`: how much the ample sets left out (see `AmpleInfo`). */
+  ample?: AmpleInfo
   /**
    * Schedules explored to their end (no event left, or the depth bound), each a distinct ordering
    * up to the reduction. Stateful, a path that reaches a state already expanded stops there and
@@ -222,4 +259,14 @@ export interface ExploreResult {
   symmetry?: SymmetryInfo
   /** One per liveness goal of the scenario, in its order (stateful only). */
   liveness?: LivenessResult[]
+}
+
+/** What the ample sets did in a stateful search. */
+export interface AmpleInfo {
+  /** States expanded with fewer choices than enabled. */
+  reduced: number
+  /** Choices those states left out. */
+  leftOut: number
+  /** States whose candidate was refused: visible (C2) or back onto the stack (C3). */
+  refused: number
 }
