@@ -126,8 +126,8 @@ describe('check mode: sd check scenarios and counterexamples', () => {
   })
 
   it('rewinds from a checkpoint and gets what re-execution from the setup gets', () => {
-    // causal-order's protocols have snapshot() and restore(): its network can be rewound (the
-    // other specs' protocols lack restore(), and re-execute from the setup).
+    // causal-order's protocols have snapshot() and restore(): its network can be rewound
+    // (test/rewind.test.ts takes every spec and scenario that can, at every step).
     const config: LabConfig = { ...defaultConfig('causal-order', 0), mode: 'check' }
     const run = new LabRun(config)
     expect(run.run(100)).toBe(9)

@@ -5,6 +5,7 @@
  * equals a fresh run of the same steps, trace, frames and the scenario's side state.
  */
 
+import { checks } from '@sd/playground/src/check/index.js'
 import { scenarios } from '@sd/playground/src/scenarios/index.js'
 import { sideStateOf } from '@sd/playground/src/side-state.js'
 import { describe, expect, it } from 'vitest'
@@ -30,11 +31,33 @@ const REWINDING = [
   'deadlock-prevention',
 ]
 
+/** `sd check` specs whose protocols all have `restore()` (the others lack it). */
+const REWINDING_CHECKS = [
+  'causal-order',
+  'mutex-ricart-agrawala',
+  'mutex-lamport',
+  'mutex-maekawa',
+  'mutex-quorum',
+  'mutex-token-ring',
+  'mutex-centralized',
+  'mutex-centralized-failover',
+  'election-chang-roberts',
+  'election-bully',
+  'election-ring',
+  'election-yoyo',
+  'election-majority',
+  'deadlock-cmh',
+  'deadlock-cmh-graph',
+  'deadlock-centralized',
+  'deadlock-wait-die',
+  'deadlock-wound-wait',
+]
+
 const auto = (k: number): Step[] => Array(k).fill(AUTO)
 
 /** A line through every kind of fault, on the scenario's own node ids. */
-function faultyLine(name: string): LabConfig {
-  const ids = [...new LabRun(defaultConfig(name, 0)).ids.keys()]
+function faultyLine(name: string, mode: LabConfig['mode'] = 'run'): LabConfig {
+  const ids = [...new LabRun({ ...defaultConfig(name, 0), mode }).ids.keys()]
   const [x, y, z] = [ids[1]!, ids[2] ?? ids[0]!, ids[0]!]
   const steps: Step[] = [
     ...auto(6),
@@ -51,7 +74,7 @@ function faultyLine(name: string): LabConfig {
     { kind: 'mend', a: y, b: z },
     ...auto(20),
   ]
-  return { ...defaultConfig(name, 0), steps }
+  return { ...defaultConfig(name, 0), mode, steps }
 }
 
 const EVERY = 4
@@ -99,5 +122,42 @@ describe('rewinding a playground scenario from its nearest checkpoint', () => {
     expect(() => side.restore({ ...saved, waiting: [[1, [99]]] })).toThrow(/index/)
     expect(() => side.restore(null)).toThrow()
     expect(() => side.restore(saved)).not.toThrow()
+  })
+})
+
+describe('rewinding an sd check spec from its nearest checkpoint', () => {
+  it.each(REWINDING_CHECKS)(
+    '%s: a branch at any step equals re-execution from the setup',
+    (name) => {
+      const config = faultyLine(name, 'check')
+      const length = new LabRun(config).length
+      for (let p = 0; p < length; p++) {
+        const run = new LabRun(config, { checkpointEvery: EVERY })
+        run.goTo(p)
+        run.branchAt(p)
+        expect(run.stats.rebuilds).toBe(0)
+        expect(run.stats.stepsReplayed).toBe(p % EVERY)
+        const choices = run.net.choices()
+        if (choices.length > 0)
+          run.choose({ kind: 'happen', key: choices[choices.length - 1]!.key })
+        run.run(10)
+        const fresh = new LabRun({ ...config, steps: parseSteps(run.stepsText()) })
+        expect(run.net.trace).toEqual(fresh.net.trace)
+        expect(run.emitted()).toEqual(fresh.emitted())
+        for (let i = 0; i <= fresh.length; i++) expect(run.frameAt(i)).toEqual(fresh.frameAt(i))
+      }
+    },
+  )
+
+  it('the other specs re-execute from the setup (a protocol without restore())', () => {
+    const others = checks.map((c) => c.scenario).filter((s) => !REWINDING_CHECKS.includes(s))
+    expect(others.length).toBeGreaterThan(0)
+    for (const name of others) {
+      const run = new LabRun(faultyLine(name, 'check'), { checkpointEvery: EVERY })
+      expect(run.checkpointCount, name).toBe(0)
+      run.goTo(10)
+      run.branchAt(10)
+      expect(run.stats, name).toEqual({ rebuilds: 1, restores: 0, stepsReplayed: 10 })
+    }
   })
 })

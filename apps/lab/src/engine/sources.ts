@@ -228,20 +228,21 @@ function checkSource(config: LabConfig): Source {
   const events: TimedEvent[] = []
   net.onEmit((node, event, t) => events.push({ node, t, event }))
   scenario.setup(net)
+  // What the spec keeps beside the network (the faults an election spec saw happen), if any.
+  const side = sideStateOf(net)
   return {
     net,
     ids: idsOf(net),
     events: () => events,
-    // All state is the network's but the emits collected: a rewind drops those after it.
-    save: () => events.length,
+    // The network's state but the emits collected (a rewind drops those after it) and the
+    // spec's side state.
+    save: () => ({ events: events.length, spec: side?.save() ?? null }),
     restore(saved) {
-      if (
-        !Number.isSafeInteger(saved) ||
-        (saved as number) < 0 ||
-        (saved as number) > events.length
-      )
+      const kept = isRecord(saved) ? saved.events : undefined
+      if (!Number.isSafeInteger(kept) || (kept as number) < 0 || (kept as number) > events.length)
         throw new InvalidArgumentError('lab: not a saved state of this run')
-      events.length = saved as number
+      side?.restore((saved as { spec: unknown }).spec)
+      events.length = kept as number
     },
     auto() {
       const next = net.choices('in-order')
