@@ -16,6 +16,7 @@ import { AUTO, parseSteps, type Step } from '../src/engine/steps.js'
 /** Scenarios whose protocols all have `restore()` and which keep their side state. */
 const REWINDING = [
   'flood',
+  'causal-order',
   'mutex-centralized',
   'mutex-ricart-agrawala',
   'mutex-lamport',
