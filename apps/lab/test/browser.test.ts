@@ -253,7 +253,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     const crash = await timed('button[data-step="crash:2"]')
     expect(await position()).toBe(middle + 1)
     console.log(
-      `flood n=48: ${length} steps, ${entries} trace entries; at the end: back ${fmt(back)}, forward again along the line ${fmt(forward)}; at step ${middle + 1}: back ${fmt(backInThePast)}, branch at step ${middle} (re-execution from the setup) ${fmt(branch)}, then crash 2 ${fmt(crash)}`,
+      `flood n=48: ${length} steps, ${entries} trace entries; at the end: back ${fmt(back)}, forward again along the line ${fmt(forward)}; at step ${middle + 1}: back ${fmt(backInThePast)}, branch at step ${middle} (from the nearest checkpoint) ${fmt(branch)}, then crash 2 ${fmt(crash)}`,
     )
     expect(length).toBeGreaterThan(3000)
     expect(entries).toBeGreaterThan(5000)

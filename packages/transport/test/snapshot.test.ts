@@ -39,6 +39,11 @@ describe('canonicalKey', () => {
   })
 })
 
+const counterOnly = (): Protocol<number, never, never> => ({
+  onMessage() {},
+  snapshot: () => null,
+})
+
 describe('snapshots through compose and withVectorClocks', () => {
   const counter = (): Protocol<number, never, never> => {
     let n = 0
@@ -58,6 +63,17 @@ describe('snapshots through compose and withVectorClocks', () => {
   it('withVectorClocks adds its clock to the inner snapshot', () => {
     const p = withVectorClocks(pingPong(1))(2)
     expect(p.snapshot?.()).toEqual({ vc: {}, inner: null })
+  })
+
+  it('withVectorClocks restores its clock with the inner state, and refuses a bad clock', () => {
+    const p = withVectorClocks(pingPong(1))(2)
+    expect(p.restore).toBeDefined()
+    p.restore!({ vc: { '1': 2, '2': 3 }, inner: null })
+    expect(p.snapshot?.()).toEqual({ vc: { '1': 2, '2': 3 }, inner: null })
+    expect(() => p.restore!({ vc: { '1': -1 }, inner: null })).toThrow(/count -1/)
+    expect(() => p.restore!({ inner: null })).toThrow(/vc/)
+    // Without the inner protocol's restore() there is none to wrap.
+    expect(withVectorClocks(counterOnly)(1).restore).toBeUndefined()
   })
 })
 

@@ -24,7 +24,11 @@ export interface Frame {
   skipped?: boolean
 }
 
-type SimCheckpoint = NonNullable<ReturnType<SimNetwork['checkpoint']>>
+/** The network's checkpoint and what the run keeps beside it (`Source.save`), saved together. */
+interface Checkpoint {
+  net: NonNullable<ReturnType<SimNetwork['checkpoint']>>
+  side: unknown
+}
 
 /** A checkpoint is saved every this many steps, when the run can be rewound. */
 export const CHECKPOINT_EVERY = 200
@@ -33,7 +37,7 @@ export class LabRun {
   private source: Source
   private steps: Step[] = []
   private frames: Frame[]
-  private readonly checkpoints = new Map<number, SimCheckpoint>()
+  private readonly checkpoints = new Map<number, Checkpoint>()
   /** The step shown: 0 is the setup, `length` the last step taken. */
   position = 0
   /** Lines left by branching, as step text, newest last. */
@@ -41,7 +45,14 @@ export class LabRun {
   /** Re-executions from the setup, and rewinds from a checkpoint (for the tests and the page). */
   readonly stats = { rebuilds: 0, restores: 0, stepsReplayed: 0 }
 
-  constructor(readonly config: LabConfig) {
+  /** Steps between checkpoints (the tests take them closer). */
+  private readonly checkpointEvery: number
+
+  constructor(
+    readonly config: LabConfig,
+    options: { checkpointEvery?: number } = {},
+  ) {
+    this.checkpointEvery = options.checkpointEvery ?? CHECKPOINT_EVERY
     this.source = makeSource(config)
     this.frames = [this.frame(false)]
     this.saveCheckpoint()
@@ -200,7 +211,7 @@ export class LabRun {
   private record(step: Step, skipped: boolean): void {
     this.steps.push(step)
     this.frames.push(this.frame(skipped))
-    if (this.steps.length % CHECKPOINT_EVERY === 0) this.saveCheckpoint()
+    if (this.steps.length % this.checkpointEvery === 0) this.saveCheckpoint()
   }
 
   private frame(skipped: boolean): Frame {
@@ -216,7 +227,8 @@ export class LabRun {
   private saveCheckpoint(): void {
     if (!this.source.rewinds) return
     const saved = this.net.checkpoint()
-    if (saved !== undefined) this.checkpoints.set(this.steps.length, saved)
+    if (saved !== undefined)
+      this.checkpoints.set(this.steps.length, { net: saved, side: this.source.save() })
   }
 
   /** Brings the live network back to `position`: from a checkpoint, or from the setup. */
@@ -225,7 +237,9 @@ export class LabRun {
     let from = -1
     for (const at of this.checkpoints.keys()) if (at <= position && at > from) from = at
     if (from >= 0) {
-      this.net.restoreCheckpoint(this.checkpoints.get(from)!)
+      const saved = this.checkpoints.get(from)!
+      this.net.restoreCheckpoint(saved.net)
+      this.source.restore(saved.side)
       this.stats.restores++
     } else {
       this.source = makeSource(this.config)
@@ -237,7 +251,6 @@ export class LabRun {
     for (const at of [...this.checkpoints.keys()]) if (at > from) this.checkpoints.delete(at)
     this.steps = kept.slice(0, from)
     this.frames.length = from + 1
-    this.source.rewound()
     for (const step of kept.slice(from)) {
       this.execute(step)
       this.stats.stepsReplayed++

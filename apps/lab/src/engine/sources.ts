@@ -15,10 +15,13 @@ import { checks } from '@sd/playground/src/check/index.js'
 import { parseClockSteps, parsePauses } from '@sd/playground/src/fault-plan.js'
 import type { Scenario } from '@sd/playground/src/scenario.js'
 import { scenarios } from '@sd/playground/src/scenarios/index.js'
+import { sideStateOf } from '@sd/playground/src/side-state.js'
 import {
   emitsOf,
   type FaultEvent,
   faultsOf,
+  InvalidArgumentError,
+  isRecord,
   type NodeId,
   type RunOptions,
   SimNetwork,
@@ -34,8 +37,13 @@ export interface Source {
   readonly ids: ReadonlyMap<string, NodeId>
   /** Every event emitted so far, in order. */
   events(): readonly TimedEvent[]
-  /** The network was rewound to a checkpoint: forget what was emitted after it. */
-  rewound(): void
+  /**
+   * What the run keeps beside the network (the scenario's side state, the lab's own), as plain
+   * data, saved with each checkpoint; undefined when the run cannot be rewound.
+   */
+  save(): unknown
+  /** The network was rewound to a checkpoint: put back what `save` gave then (refused if not). */
+  restore(saved: unknown): void
   /** A chosen step was carried out, virtual time `before` it (the run's own rule may care). */
   stepped(before: number): void
   /** One step by the run's own rule; false when nothing is left to happen. */
@@ -47,8 +55,9 @@ export interface Source {
   /** Where the scenario's own run stops (its `until`), or infinity. */
   readonly horizon: number
   /**
-   * `net.checkpoint()` can rewind this run exactly: check mode (the explorer relies on it), where
-   * all state is the network's; a playground scenario keeps state of its own beside it.
+   * A checkpoint (`net.checkpoint()` and `save()`) can rewind this run exactly: check mode (the
+   * explorer relies on it), where all state is the network's, and a playground scenario that
+   * keeps its side state with `keepSideState`. Still only where every protocol has `restore()`.
    */
   readonly rewinds: boolean
 }
@@ -161,11 +170,19 @@ function runSource(config: LabConfig): Source {
    * one `net.step()` a step.
    */
   let mayBeLate = false
+  // The scenario's own state beside the network, when it keeps it where a checkpoint can.
+  const side = sideStateOf(net)
   return {
     net,
     ids: idsOf(net),
     events: sync,
-    rewound: () => {
+    save: () => (side === undefined ? undefined : { scenario: side.save(), mayBeLate }),
+    restore(saved) {
+      if (side === undefined || !isRecord(saved) || typeof saved.mayBeLate !== 'boolean')
+        throw new InvalidArgumentError('lab: not a saved state of this run')
+      side.restore(saved.scenario)
+      mayBeLate = saved.mayBeLate
+      // Emits and faults are read from the trace again, as it now stands.
       read = 0
       events.length = 0
       faults.length = 0
@@ -196,7 +213,7 @@ function runSource(config: LabConfig): Source {
     },
     invariant: judged?.name ?? 'none for this scenario (its verdict comes with sd run)',
     horizon: until,
-    rewinds: false,
+    rewinds: side !== undefined,
   }
 }
 
@@ -211,14 +228,21 @@ function checkSource(config: LabConfig): Source {
   const events: TimedEvent[] = []
   net.onEmit((node, event, t) => events.push({ node, t, event }))
   scenario.setup(net)
+  // What the spec keeps beside the network (the faults an election spec saw happen), if any.
+  const side = sideStateOf(net)
   return {
     net,
     ids: idsOf(net),
     events: () => events,
-    rewound() {
-      // A rewound network dropped the emits after its checkpoint: keep those its trace kept.
-      const emitted = net.trace.reduce((k, e) => (e.type === 'emit' ? k + 1 : k), 0)
-      if (events.length > emitted) events.length = emitted
+    // The network's state but the emits collected (a rewind drops those after it) and the
+    // spec's side state.
+    save: () => ({ events: events.length, spec: side?.save() ?? null }),
+    restore(saved) {
+      const kept = isRecord(saved) ? saved.events : undefined
+      if (!Number.isSafeInteger(kept) || (kept as number) < 0 || (kept as number) > events.length)
+        throw new InvalidArgumentError('lab: not a saved state of this run')
+      side?.restore((saved as { spec: unknown }).spec)
+      events.length = kept as number
     },
     auto() {
       const next = net.choices('in-order')

@@ -7,6 +7,7 @@
 import { checkElection, type ElectionRequest, type ElectionViolation } from '@sd/election'
 import type { FaultEvent, NodeId, ProtocolFactory, SimNetwork, TimedEvent } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
+import { appendOnly, keepSideState } from '../side-state.js'
 import { atEnd } from './spec.js'
 
 export interface ElectionScenarioOptions {
@@ -62,7 +63,10 @@ export function electionScenario<Msg, Ev>(
   return {
     setup(net) {
       net.launch(ids, factory)
-      happened.set(net, [])
+      const faults: FaultEvent[] = []
+      happened.set(net, faults)
+      // Kept beside the network: a run rewound to a checkpoint (the lab's) cuts it back too.
+      keepSideState(net, appendOnly([faults]))
       for (const fault of options.faults ?? []) planFault(net, fault)
       options.plan?.(net)
     },

@@ -4,9 +4,17 @@ import {
   CausalHistory,
   causalBroadcast,
 } from '@sd/clocks'
-import { type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
+import {
+  InvalidArgumentError,
+  isNonNegInt,
+  type NodeId,
+  SimNetwork,
+  snapshotFields,
+  type TraceEvent,
+} from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario, Unfinished } from '../scenario.js'
+import { appendOnly, keepSideState } from '../side-state.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 interface Delivered {
@@ -46,7 +54,13 @@ export const causalOrder = {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const live = ids.filter((id) => !crash.includes(id))
     const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 1, max: 80 }, fifo: false })
-    const history = new CausalHistory()
+    let history = new CausalHistory()
+    // The events recorded in `history`, in order: a rewind (the lab's) rebuilds it from these.
+    const recorded: [NodeId, number[]][] = []
+    const record = (node: NodeId, causes: number[] = []) => {
+      recorded.push([node, causes])
+      return history.record(node, causes)
+    }
     const broadcastEvent = new Map<string, number>()
     const delivered = new Map<NodeId, string[]>(ids.map((id) => [id, []]))
     const events: Happened[] = []
@@ -66,7 +80,7 @@ export const causalOrder = {
       const trace = net.trace[net.trace.length - 1]!
       if (event.type === 'broadcast') {
         const name = `m${String(node)}.${event.seq}`
-        broadcastEvent.set(name, history.record(node))
+        broadcastEvent.set(name, record(node))
         events.push({ type: 'broadcast', node, t, message: name, clock: event.clock })
         labels.set(trace, `${name} V=[${event.clock.join(',')}]`)
       } else if (event.type === 'deliver') {
@@ -87,7 +101,7 @@ export const causalOrder = {
           `${name}${event.delayed ? ' (was held)' : ''} V=[${event.local.join(',')}]`,
         )
         if (event.from !== node) {
-          history.record(node, [broadcastEvent.get(name)!])
+          record(node, [broadcastEvent.get(name)!])
           // Answer a third of what arrives, up to a budget, so that causal chains form.
           if (made < 4 * n && random() < 0.34) broadcast(node)
         }
@@ -105,6 +119,46 @@ export const causalOrder = {
       }
     }
     net.launch(ids, () => causalBroadcast<string>(), { onEmit })
+    const lists = appendOnly([...delivered.values(), events, recorded])
+    keepSideState(net, {
+      // The random stream and the budget decide which deliveries are answered by a broadcast.
+      save: () => ({
+        made,
+        rand,
+        lists: lists.save(),
+        names: [...broadcastEvent],
+        labels: labels.size,
+      }),
+      restore(saved) {
+        const s = snapshotFields(saved, 'causal-order side state', [
+          'made',
+          'rand',
+          'lists',
+          'names',
+          'labels',
+        ])
+        const names = s.names
+        if (
+          !isNonNegInt(s.made) ||
+          !isNonNegInt(s.rand) ||
+          !isNonNegInt(s.labels) ||
+          s.labels > labels.size ||
+          !Array.isArray(names) ||
+          !names.every((e) => Array.isArray(e) && typeof e[0] === 'string' && isNonNegInt(e[1]))
+        )
+          throw new InvalidArgumentError('causal-order side state: not what save() gave')
+        lists.restore(s.lists)
+        made = s.made
+        rand = s.rand
+        history = new CausalHistory()
+        for (const [node, causes] of recorded) history.record(node, causes)
+        broadcastEvent.clear()
+        for (const [name, e] of names as [string, number][]) broadcastEvent.set(name, e)
+        // Labels of trace entries the rewind removed (the map keeps insertion order).
+        let k = 0
+        for (const key of [...labels.keys()]) if (k++ >= s.labels) labels.delete(key)
+      },
+    })
     for (const id of crash) net.crash(id)
     // With every node down there is no one to start a broadcast.
     for (let i = 0; live.length > 0 && i < Math.max(2, n); i++)

@@ -1,14 +1,17 @@
 import {
   type Ctx,
+  InvalidArgumentError,
   isNonNegInt,
   type NodeId,
   oneOf,
   SimNetwork,
   shape,
+  snapshotList,
   type TraceEvent,
 } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario, Unfinished } from '../scenario.js'
+import { appendOnly, keepSideState } from '../side-state.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 type Rumour = { type: 'rumour'; id: number }
@@ -36,6 +39,14 @@ function flooder(origin: NodeId, rumours: readonly number[], every: number) {
         seen.add(msg.id)
         ctx.emit({ delivered: msg.id })
         for (const peer of ctx.peers) if (peer !== from) ctx.send(peer, msg)
+      },
+      // The rumours seen, ascending: what the lab's checkpoints save and put back.
+      snapshot: () => [...seen].sort((a, b) => a - b),
+      restore(saved: unknown) {
+        const ids = snapshotList<unknown>(saved, 'flooder', 'the rumour ids seen')
+        if (!ids.every(isNonNegInt))
+          throw new InvalidArgumentError('flooder: rumour ids are integers')
+        for (const id of ids) seen.add(id)
       },
     }
   }
@@ -73,6 +84,8 @@ export const flood = {
         }
       },
     })
+    // The lists only grow; nothing the run does next reads them.
+    keepSideState(net, appendOnly([...delivered.values(), violations]))
     for (const id of crash) net.crash(id)
     net.at(40, () =>
       net.partition(

@@ -4,7 +4,9 @@
  * protocol's own messages give it causality instead. Wrap the factory with `withVectorClocks`,
  * and every emitted event arrives as `{ event, vc }`.
  */
+import { InvalidArgumentError } from '../errors.js'
 import type { Ctx, Protocol, ProtocolFactory } from '../protocol.js'
+import { snapshotFields } from '../snapshot-fields.js'
 
 /** A vector clock: node id (as a string) to the count of its events. */
 export type Clock = Record<string, number>
@@ -54,12 +56,34 @@ export function withVectorClocks<Msg, Req, Ev>(
     }
     // The clock is state too: it orders what this node emits and sends from here on.
     if (inner.snapshot) protocol.snapshot = () => ({ vc, inner: inner.snapshot!() })
+    // Restored with its clock, so a checkpoint of the wrapped protocol is one of this too.
+    if (inner.snapshot && inner.restore)
+      protocol.restore = (snapshot) => {
+        const saved = snapshotFields(snapshot, 'withVectorClocks', ['vc', 'inner'])
+        vc = clockOf(saved.vc)
+        inner.restore!(saved.inner)
+      }
     if (inner.start) protocol.start = (ctx) => inner.start!(wrap(ctx))
     if (inner.onTimer) protocol.onTimer = (key, ctx) => inner.onTimer!(key, wrap(ctx))
     if (inner.onRequest) protocol.onRequest = (req, ctx) => inner.onRequest!(req, wrap(ctx))
     if (inner.onSignal) protocol.onSignal = (signal, ctx) => inner.onSignal!(signal, wrap(ctx))
     return protocol
   }
+}
+
+/** A vector clock as a snapshot holds it, checked: counts that are non-negative integers. */
+function clockOf(value: unknown): Clock {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new InvalidArgumentError('withVectorClocks: restore() expected a vector clock object')
+  const clock: Clock = {}
+  for (const [k, v] of Object.entries(value)) {
+    if (!Number.isSafeInteger(v) || (v as number) < 0)
+      throw new InvalidArgumentError(
+        `withVectorClocks: restore() got a count ${String(v)} for ${k}`,
+      )
+    clock[k] = v as number
+  }
+  return clock
 }
 
 /** a happened before b, or is b: every entry of a at most b's. */

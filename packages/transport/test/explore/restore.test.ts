@@ -10,6 +10,7 @@ import {
   type ExploreResult,
   type ExploreScenario,
   explore,
+  withVectorClocks,
 } from '../../src/explore/index.js'
 import type { ProtocolFactory } from '../../src/index.js'
 import { type AnyFactory, causal, ids, launch, mutex } from './support/scenarios.js'
@@ -134,6 +135,25 @@ const cases: Array<[string, ExploreScenario, ExploreOptions?]> = [
   ['Ricart-Agrawala that leaves, liveness', live(ricartAgrawalaReleasing(), 'entered')],
   ['bouncing with a timer, liveness', live(bouncing, 'served')],
   ['the mutex, a depth bound', mutex(3, true), { depth: 5 }],
+  [
+    'vector broadcast with vector clocks around it (the wrapper restores its clock)',
+    {
+      setup(net) {
+        net.launch(ids(3), withVectorClocks(vectorBroadcast()))
+        for (const id of ids(3)) net.request(id, { payload: `${id}` })
+      },
+      // Broken if a restored node's clock started over: its own count would go back.
+      invariant: ({ events }) => {
+        const last = new Map<unknown, number>()
+        for (const { node, event } of events) {
+          const own = (event as { vc: Record<string, number> }).vc[String(node)] ?? 0
+          if (own <= (last.get(node) ?? 0)) return `node ${String(node)}'s clock went back`
+          last.set(node, own)
+        }
+        return undefined
+      },
+    },
+  ],
 ]
 
 describe('explore, stateful: restoring saved states finds what replaying finds', () => {

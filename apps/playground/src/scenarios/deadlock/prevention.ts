@@ -16,11 +16,14 @@ import {
   type ComposedEvent,
   compose,
   createRandom,
+  InvalidArgumentError,
   messageType,
   type NodeId,
+  snapshotFields,
   type TraceEvent,
 } from '@sd/transport'
 import type { Scenario, Unfinished } from '../../scenario.js'
+import { appendOnly, keepSideState, type SideState } from '../../side-state.js'
 import { describeDeadlock } from './describe.js'
 import { checkResult, distinctCycles, judge } from './judge.js'
 import {
@@ -109,6 +112,7 @@ export const deadlockPrevention: Scenario = deadlockScenario({
       (self) => compose({ 'wait-die': waitDie(self), 'wound-wait': woundWait(self) }),
       { onEmit },
     )
+    keepSideState(net, preventionState(runs, finished))
     net.run()
 
     const judged = runs.map((run) => judgeRule(run, workload.processes, net.trace))
@@ -208,3 +212,56 @@ function messagesOf(
   }
   return { total, byType }
 }
+
+/**
+ * What the prevention run keeps beside its network, for the lab's checkpoints: per rule its
+ * events (they only grow), when it started and ended, and the processes finished (when all have,
+ * wound-wait's run is planned: the run reads these).
+ */
+function preventionState(
+  runs: readonly RuleRun[],
+  finished: Map<Prevention, Set<ProcessId>>,
+): SideState {
+  const lists = appendOnly(runs.map((r) => r.events))
+  return {
+    save: () => ({
+      events: lists.save(),
+      times: runs.map((r) => [r.startMs ?? null, r.endMs ?? null]),
+      finished: RULES.map((rule) => [...finished.get(rule)!]),
+    }),
+    restore(saved) {
+      const {
+        events,
+        times,
+        finished: done,
+      } = snapshotFields(saved, 'deadlock-prevention side state', ['events', 'times', 'finished'])
+      const timesOk =
+        Array.isArray(times) &&
+        times.length === runs.length &&
+        times.every(
+          (t) =>
+            Array.isArray(t) && t.length === 2 && t.every((x) => x === null || Number.isFinite(x)),
+        )
+      const doneOk =
+        Array.isArray(done) &&
+        done.length === RULES.length &&
+        done.every((d) => Array.isArray(d) && d.every(isProcessId))
+      if (!timesOk || !doneOk)
+        throw new InvalidArgumentError('deadlock-prevention side state: not one save() gave')
+      lists.restore(events)
+      runs.forEach((r, i) => {
+        const [start, end] = (times as (number | null)[][])[i]!
+        r.startMs = start ?? undefined
+        r.endMs = end ?? undefined
+      })
+      RULES.forEach((rule, i) => {
+        const set = finished.get(rule)!
+        set.clear()
+        for (const id of (done as ProcessId[][])[i]!) set.add(id)
+      })
+    },
+  }
+}
+
+const isProcessId = (x: unknown): x is ProcessId =>
+  typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x))

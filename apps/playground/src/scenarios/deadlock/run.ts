@@ -13,6 +13,7 @@ import {
 import { type NodeId, SimNetwork, sortNodeIds } from '@sd/transport'
 import { type PlannedFault, planFaults } from '../../fault-plan.js'
 import type { FaultSupport, Scenario } from '../../scenario.js'
+import { appendOnly, keepSideState } from '../../side-state.js'
 
 /** Every message takes MIN..MAX ms (uniform), and links may reorder. */
 export const MIN_LATENCY_MS = 1
@@ -109,6 +110,8 @@ export function launchManager(
     resourceManager({ resources: workload.resources, processes: workload.processes, strategy }),
     { onEmit: (node, event, t) => events.push({ node, t, event }) },
   )
+  // The events only grow (a scenario that plans from them keeps its own side state instead).
+  keepSideState(net, appendOnly([events]))
   return { net, events }
 }
 

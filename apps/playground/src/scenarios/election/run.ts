@@ -23,6 +23,7 @@ import {
 } from '@sd/transport'
 import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
 import type { ScenarioRun, Unfinished } from '../../scenario.js'
+import { appendOnly, keepSideState } from '../../side-state.js'
 
 /** Every message takes this long: delays read in message delays. */
 export const LATENCY = 1
@@ -51,6 +52,8 @@ export function runElectionPlan<Msg, Ev>(
   const net = new SimNetwork({ seed, latency: LATENCY })
   const events: TimedEvent<Ev>[] = []
   net.launch(plan.ids, factory, { onEmit: (node, event, t) => events.push({ node, t, event }) })
+  // The events only grow; the plan's callbacks read none of them.
+  keepSideState(net, appendOnly([events]))
   plan.plan?.(net)
   const faults = plan.faults ?? []
   planFaults(net, faults)

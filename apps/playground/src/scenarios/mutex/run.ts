@@ -15,6 +15,8 @@ import {
 } from '@sd/transport'
 import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
 import type { Liveness, ScenarioRun, Unfinished } from '../../scenario.js'
+import { keepSideState } from '../../side-state.js'
+import { mutexPlanState } from './plan-state.js'
 
 /** Every message takes this long, so delays divide into message delays exactly. */
 export const LATENCY = 1
@@ -56,11 +58,11 @@ export const SETTLE_MS = 100
 const PATIENCE_STEP_MS = 10
 
 /** A request the run made: served when an `acquired` of its node answered it. */
-interface Asked extends Ask {
+export interface Asked extends Ask {
   servedAt?: number
 }
 
-interface Entry {
+export interface Entry {
   node: NodeId
   askedAt: number
   enteredAt: number
@@ -99,6 +101,7 @@ export function runMutexPlan<Msg, Ev extends { type: string }>(
     }
   }
   net.launch(plan.ids, factory, { onEmit })
+  keepSideState(net, mutexPlanState({ asked, waiting, entries, open, events }))
   for (const ask of plan.asks) {
     net.at(ask.at, () => {
       if (net.isCrashed(ask.node)) return
