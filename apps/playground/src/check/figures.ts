@@ -57,6 +57,8 @@ export interface RunFigures {
 const REDUCTIONS: Record<ExploreResult['reduction'], string> = {
   dpor: 'source-set DPOR with sleep sets',
   sleep: 'sleep sets',
+  ample:
+    'ample sets (the scenario declares who talks to whom and what the invariant reads) with sleep sets',
   none: 'no partial-order reduction',
 }
 
