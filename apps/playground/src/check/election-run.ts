@@ -5,7 +5,14 @@
  */
 
 import { checkElection, type ElectionRequest, type ElectionViolation } from '@sd/election'
-import type { FaultEvent, NodeId, ProtocolFactory, SimNetwork, TimedEvent } from '@sd/transport'
+import {
+  type FaultEvent,
+  InvalidArgumentError,
+  type NodeId,
+  type ProtocolFactory,
+  type SimNetwork,
+  type TimedEvent,
+} from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
 import { appendOnly, keepSideState } from '../side-state.js'
 import { atEnd } from './spec.js'
@@ -69,6 +76,20 @@ export function electionScenario<Msg, Ev>(
       keepSideState(net, appendOnly([faults]))
       for (const fault of options.faults ?? []) planFault(net, fault)
       options.plan?.(net)
+    },
+    // The explorer returns to saved states too: the faults of one branch must not leak into the next.
+    sideState: {
+      save: (net) => happened.get(net)?.length ?? 0,
+      restore(net, saved) {
+        const faults = happened.get(net)
+        if (
+          faults === undefined ||
+          !Number.isSafeInteger(saved) ||
+          (saved as number) > faults.length
+        )
+          throw new InvalidArgumentError(`election spec: no ${String(saved)} faults to go back to`)
+        faults.length = saved as number
+      },
     },
     invariant({ net, events }) {
       const all = events as ReadonlyArray<TimedEvent<Ev>>

@@ -85,7 +85,9 @@ export class Execution {
     const net = this.net.keyFingerprint()
     if (net === undefined) return undefined
     const history = this.scenario.history ?? eventsByNode
-    return stateHash([net, this.used, history(this.events)], 'state')
+    const side = this.scenario.sideState
+    const parts = [net, this.used, history(this.events)]
+    return stateHash(side ? [...parts, side.save(this.net)] : parts, 'state')
   }
 
   /**
@@ -101,6 +103,8 @@ export class Execution {
     const history = (this.scenario.history ?? eventsByNode)(this.events)
     if (history === null) m.word(0)
     else m.word(1).pair(hashText(canonicalKey(history, 'state history')))
+    const side = this.scenario.sideState
+    if (side) m.pair(hashText(canonicalKey(side.save(this.net), 'side state')))
     m.finish(into)
     return true
   }
@@ -121,12 +125,20 @@ export class Execution {
     if (this.violation !== undefined) return undefined
     const net = this.net.checkpoint()
     if (net === undefined) return undefined
-    return { net, events: this.events.length, tokens: this.tokens.length, used: { ...this.used } }
+    const side = this.scenario.sideState
+    return {
+      net,
+      events: this.events.length,
+      tokens: this.tokens.length,
+      used: { ...this.used },
+      ...(side && { side: side.save(this.net) }),
+    }
   }
 
   /** Goes back to a state `save` gave (of this execution, on this path: it only truncates). */
   load(saved: ExecutionCheckpoint): void {
     this.net.restoreCheckpoint(saved.net)
+    this.scenario.sideState?.restore(this.net, saved.side)
     this.events.length = saved.events
     this.tokens.length = saved.tokens
     Object.assign(this.used, saved.used)
@@ -189,6 +201,8 @@ export interface ExecutionCheckpoint {
   readonly events: number
   readonly tokens: number
   readonly used: Execution['used']
+  /** The scenario's `sideState.save`, when it has one. */
+  readonly side?: unknown
 }
 
 /** The token, named by what it does when `what` is given (see `Token.label`). */

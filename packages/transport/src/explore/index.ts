@@ -31,6 +31,7 @@ export type {
   LivenessResult,
   LivenessVerdict,
   Reads,
+  SideState,
 } from './types.js'
 export type { PctOptions, PctResult }
 

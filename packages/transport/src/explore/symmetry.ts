@@ -119,14 +119,19 @@ export class Symmetry {
     const history = this.scenario.history
       ? this.scenario.history(exec.events)
       : exec.events.map(({ node, event }) => [node, event])
+    // The scenario's side state, renamed as the protocol's data is.
+    const side = this.scenario.sideState && { value: this.scenario.sideState.save(exec.net) }
     let best: string | undefined
     let bestRename: Rename = (id) => id
     let identity = ''
     for (const [i, rename] of this.renames.entries()) {
-      const text = canonicalKey(
-        [this.relabelFingerprint(fp, rename), exec.used, this.relabelHistory(history, rename)],
-        'state',
-      )
+      const parts = [
+        this.relabelFingerprint(fp, rename),
+        exec.used,
+        this.relabelHistory(history, rename),
+      ]
+      if (side !== undefined) parts.push(this.data(side.value, rename))
+      const text = canonicalKey(parts, 'state')
       if (i === 0) identity = text
       if (best === undefined || text < best) {
         best = text

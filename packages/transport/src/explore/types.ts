@@ -79,6 +79,20 @@ export interface ExploreScenario<Ev = unknown> {
    * other, and the ample sets are every choice. Checked on every step the search takes.
    */
   communication?: Communication
+  /**
+   * State the scenario keeps beside the network (what its callbacks or planned actions collect,
+   * e.g. the faults that happened, for the invariant), as plain data. The stateful search saves it
+   * with each checkpoint and puts it back when it returns to a state, and counts it in the state
+   * key, so two paths merge only when it is equal too. Without it, such state would carry over
+   * from one branch to another. `restore` gets what `save` gave on the same network.
+   */
+  sideState?: SideState
+}
+
+/** See `ExploreScenario.sideState`. */
+export interface SideState {
+  save(net: SimNetwork): unknown
+  restore(net: SimNetwork, saved: unknown): void
 }
 
 /** See `ExploreScenario.reads`. */

@@ -172,3 +172,52 @@ describe('explore, stateful: restoring saved states finds what replaying finds',
     })
   }
 })
+
+describe('explore, stateful: a scenario keeps state beside the network (sideState)', () => {
+  /**
+   * The scenario collects each node's events itself (as a spec collects the faults that happened)
+   * and judges that list: it must be the explorer's own events, on every path. Returning to a
+   * saved state must cut it back, or one branch's events leak into the next.
+   */
+  const collecting = (keep: boolean): ExploreScenario => {
+    const seen = new WeakMap<object, unknown[]>()
+    return {
+      setup(net) {
+        const list: unknown[] = []
+        seen.set(net, list)
+        net.launch(ids(3), vectorBroadcast(), { onEmit: (_by, event) => list.push(event) })
+        for (const id of ids(3)) net.request(id, { payload: id })
+      },
+      invariant({ net, events }) {
+        const list = seen.get(net)!
+        return list.length === events.length
+          ? undefined
+          : `the scenario's list has ${list.length} events, the path ${events.length}`
+      },
+      ...(keep && {
+        sideState: {
+          save: (net) => seen.get(net)!.length,
+          restore(net, saved) {
+            if (typeof saved !== 'number') throw new TypeError('expected a length')
+            seen.get(net)!.length = saved
+          },
+        },
+      }),
+    }
+  }
+
+  it('without it, the list carries over from one branch to the next: the check fails', () => {
+    const r = explore(collecting(false), { maxSchedules: 5_000 })
+    expect(r.restores).toBeGreaterThan(0)
+    expect(r.counterexample?.message).toMatch(/the scenario's list has/)
+  })
+
+  it('with it, restoring finds what replaying finds, and nothing is broken', () => {
+    const restoring = explore(collecting(true), { maxSchedules: 5_000 })
+    const replayed = explore(replaying(collecting(true)), { maxSchedules: 5_000 })
+    expect(restoring.restores).toBeGreaterThan(0)
+    expect(restoring.counterexample).toBeUndefined()
+    expect(restoring.exhausted).toBe(true)
+    expect(verdict(restoring)).toEqual(verdict(replayed))
+  })
+})
