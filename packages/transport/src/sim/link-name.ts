@@ -1,6 +1,7 @@
 /**
  * A directed link's name, `from>to`, made once per pair of nodes: the explorer names links state
- * after state (choices, state hashes), and building the string each time was garbage.
+ * after state (choices, state hashes), and building the string each time was garbage. Each message
+ * in flight points at its route instead of holding its ends, its link name and its key.
  */
 import { type Hash64, hashText } from '../hash64.js'
 import type { SimNode } from './sim-node.js'
@@ -11,19 +12,27 @@ export interface LinkName {
   hash: Hash64
 }
 
-const linkNames = new WeakMap<SimNode, Map<SimNode, LinkName>>()
+/** The pair of nodes a message travels between, with what names it: shared by its messages. */
+export interface Route extends LinkName {
+  readonly from: SimNode
+  readonly to: SimNode
+  /** `m:from>to#`: a message's key is this and its number on the link. */
+  readonly keyPrefix: string
+}
 
-export function linkName(from: SimNode, to: SimNode): LinkName {
-  let byTo = linkNames.get(from)
+const routes = new WeakMap<SimNode, Map<SimNode, Route>>()
+
+export function routeOf(from: SimNode, to: SimNode): Route {
+  let byTo = routes.get(from)
   if (byTo === undefined) {
     byTo = new Map()
-    linkNames.set(from, byTo)
+    routes.set(from, byTo)
   }
-  let name = byTo.get(to)
-  if (name === undefined) {
+  let route = byTo.get(to)
+  if (route === undefined) {
     const text = `${String(from.id)}>${String(to.id)}`
-    name = { text, hash: hashText(text) }
-    byTo.set(to, name)
+    route = { text, hash: hashText(text), from, to, keyPrefix: `m:${text}#` }
+    byTo.set(to, route)
   }
-  return name
+  return route
 }

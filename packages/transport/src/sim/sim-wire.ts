@@ -1,7 +1,8 @@
 import type { NodeId } from '../ids.js'
 import type { Random } from '../random.js'
+import { Delivery, TracedDelivery } from './delivery.js'
 import type { EventQueue } from './event-queue.js'
-import { linkName } from './link-name.js'
+import { routeOf } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { LinkState } from './links.js'
 import type { DeliverEvent, SimEvent, SimNode } from './sim-node.js'
@@ -56,7 +57,8 @@ export class SimWire {
     const type = messageType(msg)
     counters.byType[type] = (counters.byType[type] ?? 0) + 1
     const payload = this.copy ? this.copy(msg) : msg
-    const proto = from.locator?.message(msg)
+    // Only a trace names the composed protocol's child behind a message.
+    const proto = recorder.enabled ? from.locator?.message(msg) : undefined
     if (recorder.enabled) {
       recorder.record(
         withProto({ t: now, type: 'send', id, from: from.id, to, msg: payload }, proto),
@@ -77,14 +79,14 @@ export class SimWire {
       this.drop(id, from, target, 'loss', proto)
       return
     }
-    const key = `m:${String(from.id)}>${String(to)}#${++link.sent}`
-    this.schedule(link, id, from, target, payload, proto, key)
+    const number = ++link.sent
+    this.schedule(link, id, from, target, payload, proto, number, 0)
     if (config.duplicate > 0 && rand() < config.duplicate) {
       counters.duplicated++
       if (recorder.enabled) {
         recorder.record(withProto({ t: now, type: 'duplicate', id, from: from.id, to }, proto))
       }
-      this.schedule(link, id, from, target, payload, proto, `${key}+d`)
+      this.schedule(link, id, from, target, payload, proto, number, 1)
     }
   }
 
@@ -162,7 +164,8 @@ export class SimWire {
     to: SimNode,
     msg: unknown,
     proto: string | undefined,
-    key: string,
+    number: number,
+    copies: number,
   ): void {
     const config = link.config
     const now = this.ctx.now()
@@ -171,20 +174,11 @@ export class SimWire {
       if (t < link.lastArrival) t = link.lastArrival
       link.lastArrival = t
     }
-    this.ctx.queue.push({
-      kind: 'deliver',
-      t,
-      seq: 0,
-      cancelled: false,
-      id,
-      from,
-      to,
-      msg,
-      sentAt: now,
-      proto,
-      key,
-      msgHash: undefined,
-      link: linkName(from, to),
-    })
+    const route = routeOf(from, to)
+    this.ctx.queue.push(
+      this.ctx.recorder.enabled
+        ? new TracedDelivery(t, 0, msg, route, number, copies, { id, sentAt: now, proto })
+        : new Delivery(t, 0, msg, route, number, copies),
+    )
   }
 }
