@@ -4,6 +4,7 @@
  * in flight points at its route instead of holding its ends, its link name and its key.
  */
 import { type Hash64, hashText } from '../hash64.js'
+import type { LinkState } from './links.js'
 import type { SimNode } from './sim-node.js'
 
 /** A link's name as the fingerprint writes it, and its hash. */
@@ -18,21 +19,26 @@ export interface Route extends LinkName {
   readonly to: SimNode
   /** `m:from>to#`: a message's key is this and its number on the link. */
   readonly keyPrefix: string
+  /** The link's state in its table, while the table's `generation` is this one (see `LinkTable.stateOn`). */
+  linkState: LinkState | undefined
+  generation: number
 }
 
-const routes = new WeakMap<SimNode, Map<SimNode, Route>>()
-
+/** The route from -> to, kept by the sender. */
 export function routeOf(from: SimNode, to: SimNode): Route {
-  let byTo = routes.get(from)
-  if (byTo === undefined) {
-    byTo = new Map()
-    routes.set(from, byTo)
-  }
-  let route = byTo.get(to)
+  let route = from.routes.get(to)
   if (route === undefined) {
     const text = `${String(from.id)}>${String(to.id)}`
-    route = { text, hash: hashText(text), from, to, keyPrefix: `m:${text}#` }
-    byTo.set(to, route)
+    route = {
+      text,
+      hash: hashText(text),
+      from,
+      to,
+      keyPrefix: `m:${text}#`,
+      linkState: undefined,
+      generation: -1,
+    }
+    from.routes.set(to, route)
   }
   return route
 }

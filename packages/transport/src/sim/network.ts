@@ -197,6 +197,7 @@ export class SimNetwork {
       stateText: undefined,
       entryText: undefined,
       entryHash: undefined,
+      routes: new Map(),
       host: undefined,
     }
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)

@@ -7,6 +7,7 @@ import type { Delivery } from './delivery.js'
 import type { Scheduled } from './event-queue.js'
 import type { NodeFingerprint } from './fingerprint.js'
 import type { EntryHash } from './key-hash.js'
+import type { Route } from './link-name.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
@@ -53,6 +54,8 @@ export interface SimNode {
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
   entryHash: EntryHash | undefined
+  /** The routes of the messages it sent, by receiver (see `routeOf`). */
+  routes: Map<SimNode, Route>
   /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */
   host: RuntimeHost | undefined
 }

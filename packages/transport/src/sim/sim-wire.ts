@@ -2,7 +2,7 @@ import type { NodeId } from '../ids.js'
 import type { Random } from '../random.js'
 import { Delivery, TracedDelivery } from './delivery.js'
 import type { EventQueue } from './event-queue.js'
-import { routeOf } from './link-name.js'
+import { type Route, routeOf } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { LinkState } from './links.js'
 import type { DeliverEvent, SimEvent, SimNode } from './sim-node.js'
@@ -72,7 +72,8 @@ export class SimWire {
       this.drop(id, from, target, 'partition', proto)
       return
     }
-    const link = this.ctx.links.state(from.id, to)
+    const route = routeOf(from, target)
+    const link = this.ctx.links.stateOn(route)
     const config = link.config
     const rand = this.ctx.random.next
     if (config.loss > 0 && rand() < config.loss) {
@@ -80,13 +81,13 @@ export class SimWire {
       return
     }
     const number = ++link.sent
-    this.schedule(link, id, from, target, payload, proto, number, 0)
+    this.schedule(link, route, id, payload, proto, number, 0)
     if (config.duplicate > 0 && rand() < config.duplicate) {
       counters.duplicated++
       if (recorder.enabled) {
         recorder.record(withProto({ t: now, type: 'duplicate', id, from: from.id, to }, proto))
       }
-      this.schedule(link, id, from, target, payload, proto, number, 1)
+      this.schedule(link, route, id, payload, proto, number, 1)
     }
   }
 
@@ -159,9 +160,8 @@ export class SimWire {
 
   private schedule(
     link: LinkState,
+    route: Route,
     id: number,
-    from: SimNode,
-    to: SimNode,
     msg: unknown,
     proto: string | undefined,
     number: number,
@@ -169,12 +169,11 @@ export class SimWire {
   ): void {
     const config = link.config
     const now = this.ctx.now()
-    let t = now + config.sample(this.ctx.random.next, from.id, to.id)
+    let t = now + config.sample(this.ctx.random.next, route.from.id, route.to.id)
     if (config.fifo) {
       if (t < link.lastArrival) t = link.lastArrival
       link.lastArrival = t
     }
-    const route = routeOf(from, to)
     this.ctx.queue.push(
       this.ctx.recorder.enabled
         ? new TracedDelivery(t, 0, msg, route, number, copies, { id, sentAt: now, proto })
