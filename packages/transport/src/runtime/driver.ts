@@ -155,7 +155,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
         pending.delete(key)
         if (stopped) return
         observer?.onTimerFire?.(self, key)
-        step({ kind: 'timer', key }, () => protocol.onTimer?.(key, ctx))
+        step({ kind: 'timer', key })
       },
       key,
     )
@@ -205,6 +205,26 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     offSignal?.()
   }
 
+  /** Calls the handler `input` is for (a switch, not a closure made per message). */
+  const dispatch = (input: ProtocolInput<Msg, Req>): void => {
+    switch (input.kind) {
+      case 'message':
+        protocol.onMessage(input.from, input.msg, ctx)
+        return
+      case 'timer':
+        protocol.onTimer?.(input.key, ctx)
+        return
+      case 'request':
+        protocol.onRequest?.(input.req, ctx)
+        return
+      case 'signal':
+        protocol.onSignal?.(input.signal, ctx)
+        return
+      case 'start':
+        protocol.start?.(ctx)
+    }
+  }
+
   /**
    * Runs one handler as a step: its writes commit when it returns, then its sends and emits leave,
    * in the order it made them. A handler that throws (or a commit that fails) commits and releases
@@ -212,7 +232,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
    * `unknown-peer` signal per id, unless this step handles such a signal (`tellUnknown` false):
    * a protocol answering each with another such send must not loop.
    */
-  const step = (input: ProtocolInput<Msg, Req>, body: () => void, tellUnknown = true) => {
+  const step = (input: ProtocolInput<Msg, Req>, tellUnknown = true) => {
     observer?.onInput?.(self, input)
     // A handler may start inside another's release (an event listener making a request): keep
     // their writes and outputs apart.
@@ -221,7 +241,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     const outputs: Output<Msg, Ev>[] = []
     held = outputs
     try {
-      body()
+      dispatch(input)
       if (stopped) storage.discard()
       else storage.commit() // may throw: a full disk, or the simulator crashing the node here
     } catch (cause) {
@@ -249,17 +269,17 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     for (const [peer, dropped] of unreachable) {
       if (stopped) return
       const signal: TransportSignal = { type: 'unknown-peer', peer, dropped }
-      step({ kind: 'signal', signal }, () => protocol.onSignal?.(signal, ctx), false)
+      step({ kind: 'signal', signal }, false)
     }
   }
 
   const offMessage = transport.onMessage((from, msg) => {
     if (stopped) return
-    step({ kind: 'message', from, msg }, () => protocol.onMessage(from, msg, ctx))
+    step({ kind: 'message', from, msg })
   })
   const offSignal = transport.onSignal?.((signal: TransportSignal) => {
     if (stopped) return
-    step({ kind: 'signal', signal }, () => protocol.onSignal?.(signal, ctx))
+    step({ kind: 'signal', signal })
   })
 
   const handle: ProtocolHandle<Req, Ev> = {
@@ -270,7 +290,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     request(req) {
       if (stopped) throw new ProtocolStoppedError(self)
       observer?.onRequest?.(self, req)
-      step({ kind: 'request', req }, () => protocol.onRequest?.(req, ctx))
+      step({ kind: 'request', req })
     },
     onEvent(listener) {
       eventListeners.add(listener)
@@ -299,7 +319,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   })
   if (options.onEvent) eventListeners.add(options.onEvent)
   if (options.onError) errorListeners.add(options.onError)
-  if (options.resume === undefined) step({ kind: 'start' }, () => protocol.start?.(ctx))
+  if (options.resume === undefined) step({ kind: 'start' })
   else for (const key of options.resume.timers) arm(key, 0)
   return handle
 }
