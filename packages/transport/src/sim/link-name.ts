@@ -24,9 +24,9 @@ export interface Route extends LinkName {
   generation: number
 }
 
-/** The route from -> to, kept by the sender. */
+/** The route from -> to, kept by the sender under the receiver's id. */
 export function routeOf(from: SimNode, to: SimNode): Route {
-  let route = from.routes.get(to)
+  let route = from.routes.get(to.id)
   if (route === undefined) {
     const text = `${String(from.id)}>${String(to.id)}`
     route = {
@@ -38,7 +38,7 @@ export function routeOf(from: SimNode, to: SimNode): Route {
       linkState: undefined,
       generation: -1,
     }
-    from.routes.set(to, route)
+    from.routes.set(to.id, route)
   }
   return route
 }

@@ -30,6 +30,7 @@ import { EventQueue } from './event-queue.js'
 import { fingerprintOf, type SimFingerprint } from './fingerprint.js'
 import { keyHashOf } from './key-hash.js'
 import { cachedParts, stateText } from './key-parts.js'
+import { type Route, routeOf } from './link-name.js'
 import { LinkTable } from './link-table.js'
 import type { LinkSettings } from './links.js'
 import { type ClockSettings, NodeClock } from './node-clock.js'
@@ -578,11 +579,12 @@ export class SimNetwork {
   run(options: RunOptions = {}): RunResult {
     const until = options.until ?? Number.POSITIVE_INFINITY
     const maxEvents = options.maxEvents ?? 5_000_000
-    const loop = this.loop
+    const queue = this.queue
     let events = 0
     for (;;) {
-      const next = loop.nextTime()
-      if (next === undefined || next > until) break
+      // `loop`'s steps, inlined: this is every run's hot loop.
+      const next = queue.peek()
+      if (next === undefined || next.t > until) break
       if (events >= maxEvents) {
         throw new SimulationError(
           `run() did not quiesce within ${maxEvents} events: the protocol keeps itself busy (periodic timers?); use run({ until }) or raise maxEvents`,
@@ -590,10 +592,10 @@ export class SimNetwork {
           this.time,
         )
       }
-      loop.processNext()
+      this.process(queue.pop()!)
       events++
     }
-    return loop.finish(events, until)
+    return this.loop.finish(events, until)
   }
 
   /** Runs for `ms` more of virtual time. */
@@ -645,9 +647,14 @@ export class SimNetwork {
 
   /** What a node's transport sends. */
   private sendFrom(from: SimNode, to: NodeId, msg: unknown): void {
+    this.wire.send(from.routes.get(to) ?? this.routeTo(from, to), msg)
+  }
+
+  /** The first send from `from` to `to` makes their route (nodes are never removed). */
+  private routeTo(from: SimNode, to: NodeId): Route {
     const target = this.nodes.get(to)
     if (target === undefined) throw new UnknownNodeError(to, `send from ${JSON.stringify(from.id)}`)
-    this.wire.send(from, to, target, msg)
+    return routeOf(from, target)
   }
 
   private schedule(

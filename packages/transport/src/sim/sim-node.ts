@@ -54,8 +54,8 @@ export interface SimNode {
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
   entryHash: EntryHash | undefined
-  /** The routes of the messages it sent, by receiver (see `routeOf`). */
-  routes: Map<SimNode, Route>
+  /** The routes of the messages it sent, by the receiver's id (see `routeOf`). */
+  routes: Map<NodeId, Route>
   /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */
   host: RuntimeHost | undefined
 }

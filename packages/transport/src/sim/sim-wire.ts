@@ -2,7 +2,7 @@ import type { NodeId } from '../ids.js'
 import type { Random } from '../random.js'
 import { Delivery, TracedDelivery } from './delivery.js'
 import type { EventQueue } from './event-queue.js'
-import { type Route, routeOf } from './link-name.js'
+import type { Route } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { LinkState } from './links.js'
 import type { DeliverEvent, SimEvent, SimNode } from './sim-node.js'
@@ -48,8 +48,11 @@ export class SimWire {
     this.nextMessageId = saved.messageIds
   }
 
-  /** Sends `msg` from `from` to `to`, whose node is `target`. */
-  send(from: SimNode, to: NodeId, target: SimNode, msg: unknown): void {
+  /** Sends `msg` on `route`. */
+  send(route: Route, msg: unknown): void {
+    const from = route.from
+    const target = route.to
+    const to = target.id
     const { counters, recorder } = this.ctx
     const now = this.ctx.now()
     const id = ++this.nextMessageId
@@ -72,7 +75,6 @@ export class SimWire {
       this.drop(id, from, target, 'partition', proto)
       return
     }
-    const route = routeOf(from, target)
     const link = this.ctx.links.stateOn(route)
     const config = link.config
     const rand = this.ctx.random.next
