@@ -1,4 +1,3 @@
-import type { NodeId } from '../ids.js'
 import type { Random } from '../random.js'
 import { Delivery, TracedDelivery } from './delivery.js'
 import type { EventQueue } from './event-queue.js'
