@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { Delivery } from './delivery.js'
-import type { Route } from './link-name.js'
+import { Route } from './link-name.js'
 import { SimNetwork } from './network.js'
+import type { SimNode } from './sim-node.js'
 
 /** Two nodes and `count` messages from a to b in flight (traced or not). */
 function inFlight(trace: boolean, count: number) {
@@ -43,7 +44,7 @@ describe('a message in flight, as the compact delivery keeps it', () => {
   })
 
   it('keeps its number and copies apart from cancelled, and its message hash through copies', () => {
-    const route = { keyPrefix: 'm:1>2#' } as Route
+    const route = new Route({ id: 1 } as SimNode, { id: 2 } as SimNode)
     const d = new Delivery(5, 7, 'hi', route, 2 ** 40, 0)
     d.cancelled = true
     d.cancelled = true

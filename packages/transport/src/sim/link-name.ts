@@ -13,31 +13,47 @@ export interface LinkName {
   hash: Hash64
 }
 
-/** The pair of nodes a message travels between, with what names it: shared by its messages. */
-export interface Route extends LinkName {
-  readonly from: SimNode
-  readonly to: SimNode
-  /** `m:from>to#`: a message's key is this and its number on the link. */
-  readonly keyPrefix: string
+/**
+ * The pair of nodes a message travels between, with what names it: shared by its messages. The
+ * names are made when first asked (a run without explorer or trace never asks): a network of 100
+ * nodes talking all to all has 9,900 routes.
+ */
+export class Route implements LinkName {
   /** The link's state in its table, while the table's `generation` is this one (see `LinkTable.stateOn`). */
-  linkState: LinkState | undefined
-  generation: number
+  linkState: LinkState | undefined = undefined
+  generation = -1
+  private name: string | undefined = undefined
+  private nameHash: Hash64 | undefined = undefined
+  private prefix: string | undefined = undefined
+
+  constructor(
+    readonly from: SimNode,
+    readonly to: SimNode,
+  ) {}
+
+  /** `from>to`. */
+  get text(): string {
+    this.name ??= `${String(this.from.id)}>${String(this.to.id)}`
+    return this.name
+  }
+
+  get hash(): Hash64 {
+    this.nameHash ??= hashText(this.text)
+    return this.nameHash
+  }
+
+  /** `m:from>to#`: a message's key is this and its number on the link. */
+  get keyPrefix(): string {
+    this.prefix ??= `m:${this.text}#`
+    return this.prefix
+  }
 }
 
 /** The route from -> to, kept by the sender under the receiver's id. */
 export function routeOf(from: SimNode, to: SimNode): Route {
   let route = from.routes.get(to.id)
   if (route === undefined) {
-    const text = `${String(from.id)}>${String(to.id)}`
-    route = {
-      text,
-      hash: hashText(text),
-      from,
-      to,
-      keyPrefix: `m:${text}#`,
-      linkState: undefined,
-      generation: -1,
-    }
+    route = new Route(from, to)
     from.routes.set(to.id, route)
   }
   return route
