@@ -3,7 +3,8 @@
  * five fields (due time, queue order, the message, its route, and one number for its place on the
  * link and its flags); what only some runs read is derived (its key, its ends, its link's name)
  * or kept beside it (the explorer's message hash), and what only a trace reads (message id, send
- * time, protocol name) lives in `TracedDelivery`, made only when the network keeps a trace.
+ * time, protocol name) lives in `FullDelivery`, made when the network keeps a trace or an explorer
+ * drives it (which asks for keys and hashes state after state: it keeps them there once made).
  */
 import type { Hash64 } from '../hash64.js'
 import type { Route } from './link-name.js'
@@ -109,19 +110,25 @@ export class Delivery {
     else msgHashes.set(this, hash)
   }
 
+  /** This delivery as a `FullDelivery` (itself if it is one): the same in every field. */
+  full(): Delivery {
+    if (this instanceof FullDelivery || this.cancelled) return this
+    return this.copy(false, true)
+  }
+
   /** A live copy; `duplicate`: one more copy of the message (its key gains a `+d`). */
-  copy(duplicate: boolean): Delivery {
+  copy(duplicate: boolean, full = false): Delivery {
     const copies = this.copies + (duplicate ? 1 : 0)
     const made =
-      copies > 1 || this instanceof TracedDelivery
-        ? new TracedDelivery(this.t, this.seq, this.msg, this.route, this.number, copies, {
+      full || copies > 1 || this instanceof FullDelivery
+        ? new FullDelivery(this.t, this.seq, this.msg, this.route, this.number, copies, {
             id: this.id,
             sentAt: this.sentAt,
             proto: this.proto,
           })
         : new Delivery(this.t, this.seq, this.msg, this.route, this.number, copies)
-    const hash = msgHashes.get(this)
-    if (hash !== undefined) msgHashes.set(made, hash)
+    const hash = this.msgHash
+    if (hash !== undefined) made.msgHash = hash
     return made
   }
 }
@@ -133,12 +140,17 @@ export interface TraceFields {
   proto: string | undefined
 }
 
-/** A delivery of a network that keeps a trace (or a copy of a copy: it counts its copies). */
-export class TracedDelivery extends Delivery {
+/**
+ * A delivery with every field: of a network that keeps a trace or that an explorer drives (its key
+ * and message hash kept once made), or a copy of a copy (it counts its copies).
+ */
+export class FullDelivery extends Delivery {
   private readonly traceId: number
   private readonly sentTime: number
   private readonly sentBy: string | undefined
   private readonly copyCount: number
+  private name: string | undefined = undefined
+  private hashOfMsg: Hash64 | undefined = undefined
 
   constructor(
     t: number,
@@ -160,6 +172,11 @@ export class TracedDelivery extends Delivery {
     return this.copyCount
   }
 
+  override get key(): string {
+    this.name ??= super.key
+    return this.name
+  }
+
   override get id(): number {
     return this.traceId
   }
@@ -170,5 +187,13 @@ export class TracedDelivery extends Delivery {
 
   override get proto(): string | undefined {
     return this.sentBy
+  }
+
+  override get msgHash(): Hash64 | undefined {
+    return this.hashOfMsg
+  }
+
+  override set msgHash(hash: Hash64 | undefined) {
+    this.hashOfMsg = hash
   }
 }

@@ -474,6 +474,7 @@ export class SimNetwork {
    * first action planned with `at`.
    */
   choices(timers: 'in-order' | 'any-order' = 'in-order'): Choice[] {
+    this.explorerAsks()
     return choicesOf(this.control, timers)
   }
 
@@ -482,6 +483,7 @@ export class SimNetwork {
    * holds back), sorted: the explorer's source-set reduction reads which event created which.
    */
   pendingKeys(): string[] {
+    this.explorerAsks()
     return this.queue
       .live()
       .map((e) => e.key)
@@ -500,6 +502,7 @@ export class SimNetwork {
     how: 'happen' | 'drop' | 'duplicate' = 'happen',
     when: 'now' | 'due' = 'now',
   ): boolean {
+    this.explorerAsks()
     return takeChoice(this.control, key, how, when)
   }
 
@@ -519,6 +522,7 @@ export class SimNetwork {
    * runs a protocol with both `snapshot()` and `restore()`.
    */
   checkpoint(): SimCheckpoint | undefined {
+    this.explorerAsks()
     return canCheckpoint(this.saved) ? saveCheckpoint(this.saved) : undefined
   }
 
@@ -549,8 +553,21 @@ export class SimNetwork {
    * what the stateful explorer keys its visited set by. False when there is no fingerprint.
    */
   keyHash(into: Hash64): boolean {
+    this.explorerAsks()
     const source = this.sourceOfFingerprint()
     return keyHashOf(source, source.ids, this.keyParts, canonicalKey, into)
+  }
+
+  /**
+   * An explorer drives the network from now on: messages are `FullDelivery`s, which keep their key
+   * and hash once made (it asks for them state after state), those in flight too.
+   */
+  private explorerAsks(): void {
+    if (this.wire.explored) return
+    this.wire.explored = true
+    const full = (e: SimEvent) => (e.kind === 'deliver' ? e.full() : e)
+    this.queue.replaceEach(full)
+    for (const node of this.nodes.values()) node.backlog = node.backlog.map(full)
   }
 
   private sourceOfFingerprint() {

@@ -1,5 +1,5 @@
 import type { Random } from '../random.js'
-import { Delivery, TracedDelivery } from './delivery.js'
+import { Delivery, FullDelivery } from './delivery.js'
 import type { EventQueue } from './event-queue.js'
 import type { Route } from './link-name.js'
 import type { LinkTable } from './link-table.js'
@@ -30,6 +30,8 @@ export interface WireContext {
 export class SimWire {
   /** Whether the nodes' groups are in force (see `SimNetwork.partition`). */
   partitioned = false
+  /** An explorer drives the network: messages keep their key and hash once made (`FullDelivery`). */
+  explored = false
   private nextMessageId = 0
   private readonly copy: ((msg: unknown) => unknown) | undefined
 
@@ -176,8 +178,8 @@ export class SimWire {
       link.lastArrival = t
     }
     this.ctx.queue.push(
-      this.ctx.recorder.enabled
-        ? new TracedDelivery(t, 0, msg, route, number, copies, { id, sentAt: now, proto })
+      this.ctx.recorder.enabled || this.explored
+        ? new FullDelivery(t, 0, msg, route, number, copies, { id, sentAt: now, proto })
         : new Delivery(t, 0, msg, route, number, copies),
     )
   }
