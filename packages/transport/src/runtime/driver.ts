@@ -113,36 +113,41 @@ export function runProtocol<Msg, Req = never, Ev = never>(
    * committed, so a step takes effect whole or not at all (etcd raft's Ready / Advance). Undefined
    * outside a handler.
    */
-  let held: Output<Msg, Ev>[] | undefined
+  let held: Held | undefined
+  /** Buffers of finished steps, emptied, for the next ones (a step nested in another takes its own). */
+  const spare: Held[] = []
 
   /**
    * Carries out one output. A send to an id the transport cannot reach (one a peer told about, or
    * invented) is dropped and false returned, never thrown: input from the network must not be able
    * to stop the node.
    */
-  const release = (output: Output<Msg, Ev>): boolean => {
-    if (output.kind === 'send') {
-      observer?.onSend?.(self, output.to, output.msg)
+  const release = (to: NodeId | typeof EMIT, value: unknown): boolean => {
+    if (to !== EMIT) {
+      const msg = value as Msg
+      observer?.onSend?.(self, to, msg)
       try {
-        transport.send(output.to, output.msg)
+        transport.send(to, msg)
       } catch (error) {
         if (!(error instanceof UnknownNodeError)) throw error
-        observer?.onUnreachable?.(self, output.to, output.msg)
+        observer?.onUnreachable?.(self, to, msg)
         return false
       }
     } else {
-      observer?.onEmit?.(self, output.event)
-      for (const listener of eventListeners) listener(output.event)
+      const event = value as Ev
+      observer?.onEmit?.(self, event)
+      for (const listener of eventListeners) listener(event)
     }
     return true
   }
-  const output = (out: Output<Msg, Ev>) => {
+  const output = (to: NodeId | typeof EMIT, value: unknown) => {
     if (held === undefined) {
       throw new InvalidArgumentError(
         'ctx.send, ctx.broadcast and ctx.emit work only while a handler runs (a ctx kept for later is stale)',
       )
     }
-    held.push(out)
+    held.items[held.count++] = to
+    held.items[held.count++] = value
   }
 
   const arm = (key: string, ms: number) => {
@@ -155,7 +160,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
         pending.delete(key)
         if (stopped) return
         observer?.onTimerFire?.(self, key)
-        step({ kind: 'timer', key }, () => protocol.onTimer?.(key, ctx))
+        step({ kind: 'timer', key })
       },
       key,
     )
@@ -169,7 +174,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     },
     now: () => clock.now(),
     monotonic: () => monotonic.now(),
-    send: (to, msg) => output({ kind: 'send', to, msg }),
+    send: (to, msg) => output(to, msg),
     broadcast(msg) {
       for (const peer of peers()) ctx.send(peer, msg)
     },
@@ -192,7 +197,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
       observer?.onTimerCancel?.(self, key)
     },
     random,
-    emit: (event) => output({ kind: 'emit', event }),
+    emit: (event) => output(EMIT, event),
     storage,
   }
 
@@ -205,6 +210,26 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     offSignal?.()
   }
 
+  /** Calls the handler `input` is for (a switch, not a closure made per message). */
+  const dispatch = (input: ProtocolInput<Msg, Req>): void => {
+    switch (input.kind) {
+      case 'message':
+        protocol.onMessage(input.from, input.msg, ctx)
+        return
+      case 'timer':
+        protocol.onTimer?.(input.key, ctx)
+        return
+      case 'request':
+        protocol.onRequest?.(input.req, ctx)
+        return
+      case 'signal':
+        protocol.onSignal?.(input.signal, ctx)
+        return
+      case 'start':
+        protocol.start?.(ctx)
+    }
+  }
+
   /**
    * Runs one handler as a step: its writes commit when it returns, then its sends and emits leave,
    * in the order it made them. A handler that throws (or a commit that fails) commits and releases
@@ -212,16 +237,16 @@ export function runProtocol<Msg, Req = never, Ev = never>(
    * `unknown-peer` signal per id, unless this step handles such a signal (`tellUnknown` false):
    * a protocol answering each with another such send must not loop.
    */
-  const step = (input: ProtocolInput<Msg, Req>, body: () => void, tellUnknown = true) => {
+  const step = (input: ProtocolInput<Msg, Req>, tellUnknown = true) => {
     observer?.onInput?.(self, input)
     // A handler may start inside another's release (an event listener making a request): keep
     // their writes and outputs apart.
     const outerWrites = storage.suspend()
     const outerHeld = held
-    const outputs: Output<Msg, Ev>[] = []
+    const outputs = spare.pop() ?? { items: [], count: 0 }
     held = outputs
     try {
-      body()
+      dispatch(input)
       if (stopped) storage.discard()
       else storage.commit() // may throw: a full disk, or the simulator crashing the node here
     } catch (cause) {
@@ -238,28 +263,35 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     storage.resume(outerWrites)
     // Sends dropped for an unreachable id, counted per id (made only when one was).
     let unreachable: Map<NodeId, number> | undefined
-    for (const out of outputs) {
-      if (stopped) break
-      if (!release(out) && out.kind === 'send') {
+    const items = outputs.items
+    const count = outputs.count
+    outputs.count = 0
+    for (let i = 0; i < count; i += 2) {
+      const to = items[i] as NodeId | typeof EMIT
+      const value = items[i + 1]
+      items[i + 1] = undefined // holds no message for longer
+      if (stopped) continue
+      if (!release(to, value) && to !== EMIT) {
         unreachable ??= new Map()
-        unreachable.set(out.to, (unreachable.get(out.to) ?? 0) + 1)
+        unreachable.set(to, (unreachable.get(to) ?? 0) + 1)
       }
     }
+    spare.push(outputs)
     if (unreachable === undefined || !tellUnknown || protocol.onSignal === undefined) return
     for (const [peer, dropped] of unreachable) {
       if (stopped) return
       const signal: TransportSignal = { type: 'unknown-peer', peer, dropped }
-      step({ kind: 'signal', signal }, () => protocol.onSignal?.(signal, ctx), false)
+      step({ kind: 'signal', signal }, false)
     }
   }
 
   const offMessage = transport.onMessage((from, msg) => {
     if (stopped) return
-    step({ kind: 'message', from, msg }, () => protocol.onMessage(from, msg, ctx))
+    step({ kind: 'message', from, msg })
   })
   const offSignal = transport.onSignal?.((signal: TransportSignal) => {
     if (stopped) return
-    step({ kind: 'signal', signal }, () => protocol.onSignal?.(signal, ctx))
+    step({ kind: 'signal', signal })
   })
 
   const handle: ProtocolHandle<Req, Ev> = {
@@ -270,7 +302,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     request(req) {
       if (stopped) throw new ProtocolStoppedError(self)
       observer?.onRequest?.(self, req)
-      step({ kind: 'request', req }, () => protocol.onRequest?.(req, ctx))
+      step({ kind: 'request', req })
     },
     onEvent(listener) {
       eventListeners.add(listener)
@@ -299,7 +331,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
   })
   if (options.onEvent) eventListeners.add(options.onEvent)
   if (options.onError) errorListeners.add(options.onError)
-  if (options.resume === undefined) step({ kind: 'start' }, () => protocol.start?.(ctx))
+  if (options.resume === undefined) step({ kind: 'start' })
   else for (const key of options.resume.timers) arm(key, 0)
   return handle
 }
@@ -338,7 +370,14 @@ export function rebinderOf(handle: ProtocolHandle<unknown, unknown>): Rebinder {
   return rebinders.get(handle)!
 }
 
-type Output<Msg, Ev> = { kind: 'send'; to: NodeId; msg: Msg } | { kind: 'emit'; event: Ev }
+/** Marks an emit among a step's outputs (a send has its receiver's id there). */
+const EMIT: unique symbol = Symbol('emit')
+
+/** A step's sends and emits in order, flat, `to, msg` or `EMIT, event`: no object made per output. */
+interface Held {
+  items: unknown[]
+  count: number
+}
 
 function randomSource(option: number | string | (() => number) | undefined): () => number {
   if (typeof option === 'function') return option

@@ -97,9 +97,9 @@ export function takeChoice(
   }
   if (event.kind === 'deliver' && how === 'duplicate') {
     ctx.wire.recordDuplicate(event)
-    ctx.queue.push({ ...event, cancelled: false, key: `${event.key}+d` })
+    ctx.queue.push(event.copy(true))
   }
-  const copy = { ...event, cancelled: false }
+  const copy = event.kind === 'deliver' ? event.copy(false) : { ...event, cancelled: false }
   const early = event.kind === 'deliver' && when === 'now'
   const now = ctx.now()
   ctx.process(copy, early ? now : Math.max(now, event.t))

@@ -53,6 +53,12 @@ export class EventQueue<E extends Scheduled> {
     return undefined
   }
 
+  /** Puts `swap(e)` in each entry's place: it must keep `t`, `seq` and `cancelled`. */
+  replaceEach(swap: (e: E) => E): void {
+    const heap = this.heap
+    for (let i = 0; i < heap.length; i++) heap[i] = swap(heap[i]!)
+  }
+
   clear(): void {
     this.heap = []
   }

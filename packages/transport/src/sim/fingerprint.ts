@@ -164,7 +164,7 @@ export function fingerprintOf(
     const msgs = (fifo ? events.sort((a, b) => a.seq - b.seq) : events).map(
       (e): [unknown, boolean] => [
         e.kind === 'deliver' ? parts.message(e) : null,
-        e.key.endsWith('+d'),
+        e.kind === 'deliver' && e.duplicate,
       ],
     )
     if (!fifo) {
@@ -208,7 +208,7 @@ export function entryOf(
 
 /** A timer by the protocol's key, a request or planned action by its stable key; with its time. */
 export function describeCall(e: SimEvent): unknown {
-  if (e.kind === 'deliver') return ['m', String(e.from.id), e.msg, e.key.endsWith('+d')] // waits in a backlog
+  if (e.kind === 'deliver') return ['m', String(e.from.id), e.msg, e.duplicate] // waits in a backlog
   if (e.timer) return ['t', String(e.owner), e.label ?? e.key, e.t]
   return [e.key, e.t]
 }

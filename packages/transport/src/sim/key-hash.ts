@@ -166,7 +166,7 @@ function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
   return inner
     .reset()
     .pair(e.msgHash)
-    .word(e.key.endsWith('+d') ? 1 : 0)
+    .word(e.duplicate ? 1 : 0)
     .finish(into)
 }
 

@@ -1,4 +1,5 @@
 import type { NodeId } from '../ids.js'
+import type { Route } from './link-name.js'
 import {
   DEFAULT_LINK,
   type LinkSettings,
@@ -19,6 +20,8 @@ export class LinkTable {
   private made: Array<{ from: NodeId; to: NodeId; state: LinkState }> = []
   /** `save().overrides`, until an override changes. */
   private savedOverrides: LinkTableState['overrides'] | undefined
+  /** Counts `load`s: a route's cached link state is good while it was looked up in this one. */
+  private generation = 0
 
   constructor(settings: LinkSettings) {
     this.defaultLink = resolveLink(DEFAULT_LINK, settings, 'network')
@@ -44,6 +47,15 @@ export class LinkTable {
       this.made.push({ from, to, state })
     }
     return state
+  }
+
+  /** `state` of a route's ends, cached in the route (a send looks it up once a `load`). */
+  stateOn(route: Route): LinkState {
+    if (route.generation !== this.generation) {
+      route.linkState = this.state(route.from.id, route.to.id)
+      route.generation = this.generation
+    }
+    return route.linkState!
   }
 
   /** The state of the link from -> to if it carried a message. */
@@ -75,6 +87,7 @@ export class LinkTable {
   }
 
   load(saved: LinkTableState): void {
+    this.generation++ // link states may be dropped or replaced
     this.defaultLink = saved.defaultLink
     if (saved.overrides !== this.savedOverrides) {
       this.overrides.clear()

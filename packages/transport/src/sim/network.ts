@@ -30,6 +30,7 @@ import { EventQueue } from './event-queue.js'
 import { fingerprintOf, type SimFingerprint } from './fingerprint.js'
 import { keyHashOf } from './key-hash.js'
 import { cachedParts, stateText } from './key-parts.js'
+import { type Route, routeOf } from './link-name.js'
 import { LinkTable } from './link-table.js'
 import type { LinkSettings } from './links.js'
 import { type ClockSettings, NodeClock } from './node-clock.js'
@@ -197,6 +198,7 @@ export class SimNetwork {
       stateText: undefined,
       entryText: undefined,
       entryHash: undefined,
+      routes: new Map(),
       host: undefined,
     }
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
@@ -472,6 +474,7 @@ export class SimNetwork {
    * first action planned with `at`.
    */
   choices(timers: 'in-order' | 'any-order' = 'in-order'): Choice[] {
+    this.explorerAsks()
     return choicesOf(this.control, timers)
   }
 
@@ -480,6 +483,7 @@ export class SimNetwork {
    * holds back), sorted: the explorer's source-set reduction reads which event created which.
    */
   pendingKeys(): string[] {
+    this.explorerAsks()
     return this.queue
       .live()
       .map((e) => e.key)
@@ -498,6 +502,7 @@ export class SimNetwork {
     how: 'happen' | 'drop' | 'duplicate' = 'happen',
     when: 'now' | 'due' = 'now',
   ): boolean {
+    this.explorerAsks()
     return takeChoice(this.control, key, how, when)
   }
 
@@ -517,6 +522,7 @@ export class SimNetwork {
    * runs a protocol with both `snapshot()` and `restore()`.
    */
   checkpoint(): SimCheckpoint | undefined {
+    this.explorerAsks()
     return canCheckpoint(this.saved) ? saveCheckpoint(this.saved) : undefined
   }
 
@@ -547,8 +553,21 @@ export class SimNetwork {
    * what the stateful explorer keys its visited set by. False when there is no fingerprint.
    */
   keyHash(into: Hash64): boolean {
+    this.explorerAsks()
     const source = this.sourceOfFingerprint()
     return keyHashOf(source, source.ids, this.keyParts, canonicalKey, into)
+  }
+
+  /**
+   * An explorer drives the network from now on: messages are `FullDelivery`s, which keep their key
+   * and hash once made (it asks for them state after state), those in flight too.
+   */
+  private explorerAsks(): void {
+    if (this.wire.explored) return
+    this.wire.explored = true
+    const full = (e: SimEvent) => (e.kind === 'deliver' ? e.full() : e)
+    this.queue.replaceEach(full)
+    for (const node of this.nodes.values()) node.backlog = node.backlog.map(full)
   }
 
   private sourceOfFingerprint() {
@@ -577,11 +596,12 @@ export class SimNetwork {
   run(options: RunOptions = {}): RunResult {
     const until = options.until ?? Number.POSITIVE_INFINITY
     const maxEvents = options.maxEvents ?? 5_000_000
-    const loop = this.loop
+    const queue = this.queue
     let events = 0
     for (;;) {
-      const next = loop.nextTime()
-      if (next === undefined || next > until) break
+      // `loop`'s steps, inlined: this is every run's hot loop.
+      const next = queue.peek()
+      if (next === undefined || next.t > until) break
       if (events >= maxEvents) {
         throw new SimulationError(
           `run() did not quiesce within ${maxEvents} events: the protocol keeps itself busy (periodic timers?); use run({ until }) or raise maxEvents`,
@@ -589,10 +609,10 @@ export class SimNetwork {
           this.time,
         )
       }
-      loop.processNext()
+      this.process(queue.pop()!)
       events++
     }
-    return loop.finish(events, until)
+    return this.loop.finish(events, until)
   }
 
   /** Runs for `ms` more of virtual time. */
@@ -644,9 +664,14 @@ export class SimNetwork {
 
   /** What a node's transport sends. */
   private sendFrom(from: SimNode, to: NodeId, msg: unknown): void {
+    this.wire.send(from.routes.get(to) ?? this.routeTo(from, to), msg)
+  }
+
+  /** The first send from `from` to `to` makes their route (nodes are never removed). */
+  private routeTo(from: SimNode, to: NodeId): Route {
     const target = this.nodes.get(to)
     if (target === undefined) throw new UnknownNodeError(to, `send from ${JSON.stringify(from.id)}`)
-    this.wire.send(from, to, target, msg)
+    return routeOf(from, target)
   }
 
   private schedule(

@@ -1,13 +1,13 @@
 import type { CanonicalText } from '../canonical.js'
 import type { PartLocator } from '../compose/parts.js'
-import type { Hash64 } from '../hash64.js'
 import type { NodeId } from '../ids.js'
 import type { Protocol, ProtocolFactory } from '../protocol.js'
 import type { ProtocolHandle } from '../runtime/driver.js'
+import type { Delivery } from './delivery.js'
 import type { Scheduled } from './event-queue.js'
 import type { NodeFingerprint } from './fingerprint.js'
 import type { EntryHash } from './key-hash.js'
-import type { LinkName } from './link-name.js'
+import type { Route } from './link-name.js'
 import type { NodeClock } from './node-clock.js'
 import type { SimStorage } from './sim-storage.js'
 import type { SimTransport } from './sim-transport.js'
@@ -54,6 +54,8 @@ export interface SimNode {
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
   entryHash: EntryHash | undefined
+  /** The routes of the messages it sent, by the receiver's id (see `routeOf`). */
+  routes: Map<NodeId, Route>
   /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */
   host: RuntimeHost | undefined
 }
@@ -71,24 +73,8 @@ export interface RuntimeHost {
 
 export type SimEvent = DeliverEvent | CallEvent
 
-export interface DeliverEvent extends Scheduled {
-  kind: 'deliver'
-  /** Stable across schedules that differ only in independent choices (see `choices`). */
-  key: string
-  id: number
-  from: SimNode
-  to: SimNode
-  msg: unknown
-  sentAt: number
-  proto: string | undefined
-  /**
-   * The hash of its message's canonical text, once computed (for a state key): copies of the
-   * event (checkpoints, `take`, a duplicate) carry it along with the message.
-   */
-  msgHash: Hash64 | undefined
-  /** Its link's name (`linkName(from, to)`), looked up once. */
-  link: LinkName
-}
+/** A message in flight (see `Delivery`: a compact record, its key and ends derived). */
+export type DeliverEvent = Delivery
 
 export interface CallEvent extends Scheduled {
   kind: 'call'

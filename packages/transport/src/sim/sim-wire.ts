@@ -1,7 +1,7 @@
-import type { NodeId } from '../ids.js'
 import type { Random } from '../random.js'
+import { Delivery, FullDelivery } from './delivery.js'
 import type { EventQueue } from './event-queue.js'
-import { linkName } from './link-name.js'
+import type { Route } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { LinkState } from './links.js'
 import type { DeliverEvent, SimEvent, SimNode } from './sim-node.js'
@@ -30,6 +30,8 @@ export interface WireContext {
 export class SimWire {
   /** Whether the nodes' groups are in force (see `SimNetwork.partition`). */
   partitioned = false
+  /** An explorer drives the network: messages keep their key and hash once made (`FullDelivery`). */
+  explored = false
   private nextMessageId = 0
   private readonly copy: ((msg: unknown) => unknown) | undefined
 
@@ -47,8 +49,11 @@ export class SimWire {
     this.nextMessageId = saved.messageIds
   }
 
-  /** Sends `msg` from `from` to `to`, whose node is `target`. */
-  send(from: SimNode, to: NodeId, target: SimNode, msg: unknown): void {
+  /** Sends `msg` on `route`. */
+  send(route: Route, msg: unknown): void {
+    const from = route.from
+    const target = route.to
+    const to = target.id
     const { counters, recorder } = this.ctx
     const now = this.ctx.now()
     const id = ++this.nextMessageId
@@ -56,7 +61,8 @@ export class SimWire {
     const type = messageType(msg)
     counters.byType[type] = (counters.byType[type] ?? 0) + 1
     const payload = this.copy ? this.copy(msg) : msg
-    const proto = from.locator?.message(msg)
+    // Only a trace names the composed protocol's child behind a message.
+    const proto = recorder.enabled ? from.locator?.message(msg) : undefined
     if (recorder.enabled) {
       recorder.record(
         withProto({ t: now, type: 'send', id, from: from.id, to, msg: payload }, proto),
@@ -70,21 +76,21 @@ export class SimWire {
       this.drop(id, from, target, 'partition', proto)
       return
     }
-    const link = this.ctx.links.state(from.id, to)
+    const link = this.ctx.links.stateOn(route)
     const config = link.config
     const rand = this.ctx.random.next
     if (config.loss > 0 && rand() < config.loss) {
       this.drop(id, from, target, 'loss', proto)
       return
     }
-    const key = `m:${String(from.id)}>${String(to)}#${++link.sent}`
-    this.schedule(link, id, from, target, payload, proto, key)
+    const number = ++link.sent
+    this.schedule(link, route, id, payload, proto, number, 0)
     if (config.duplicate > 0 && rand() < config.duplicate) {
       counters.duplicated++
       if (recorder.enabled) {
         recorder.record(withProto({ t: now, type: 'duplicate', id, from: from.id, to }, proto))
       }
-      this.schedule(link, id, from, target, payload, proto, `${key}+d`)
+      this.schedule(link, route, id, payload, proto, number, 1)
     }
   }
 
@@ -157,34 +163,24 @@ export class SimWire {
 
   private schedule(
     link: LinkState,
+    route: Route,
     id: number,
-    from: SimNode,
-    to: SimNode,
     msg: unknown,
     proto: string | undefined,
-    key: string,
+    number: number,
+    copies: number,
   ): void {
     const config = link.config
     const now = this.ctx.now()
-    let t = now + config.sample(this.ctx.random.next, from.id, to.id)
+    let t = now + config.sample(this.ctx.random.next, route.from.id, route.to.id)
     if (config.fifo) {
       if (t < link.lastArrival) t = link.lastArrival
       link.lastArrival = t
     }
-    this.ctx.queue.push({
-      kind: 'deliver',
-      t,
-      seq: 0,
-      cancelled: false,
-      id,
-      from,
-      to,
-      msg,
-      sentAt: now,
-      proto,
-      key,
-      msgHash: undefined,
-      link: linkName(from, to),
-    })
+    this.ctx.queue.push(
+      this.ctx.recorder.enabled || this.explored
+        ? new FullDelivery(t, 0, msg, route, number, copies, { id, sentAt: now, proto })
+        : new Delivery(t, 0, msg, route, number, copies),
+    )
   }
 }
