@@ -25,6 +25,8 @@ export class Execution {
   // Keys in canonical order: the state key written of it need not sort them.
   readonly used = { clockStep: 0, crash: 0, duplicate: 0, loss: 0, pause: 0 }
   private readonly nodesById = new Map<string, NodeId>()
+  /** Choices met so far by key (see `happening`). */
+  private readonly known = new Map<string, KnownChoice>()
   /** Set when the invariant broke. */
   violation: string | undefined
 
@@ -51,9 +53,10 @@ export class Execution {
     const out: Token[] = []
     for (const choice of this.net.choices(options.timers ?? 'in-order')) {
       if (choice.t > until && choice.kind !== 'deliver') continue
-      const what = this.labels ? describe(choice) : undefined
-      out.push(labelled(tokenOf(choice, 'happen'), what))
+      const known = this.happening(choice)
+      out.push(known.token)
       if (choice.kind !== 'deliver') continue
+      const what = known.what
       if (budget && this.used.loss < (faults.loss ?? 0))
         out.push(labelled(tokenOf(choice, 'drop'), what))
       if (budget && this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
@@ -74,6 +77,40 @@ export class Execution {
           out.push(clockStepToken(node, options.clockStepMs ?? DEFAULT_CLOCK_STEP_MS))
     }
     return out
+  }
+
+  /**
+   * The token that makes `choice` happen, with what it does (`describe`), made once for as long
+   * as its key names the same event: a state's choices are mostly the last state's, and their
+   * labels (a message's text) were written for it already.
+   */
+  private happening(choice: Choice): KnownChoice {
+    const known = this.known.get(choice.key)
+    if (
+      known !== undefined &&
+      known.msg === choice.msg &&
+      known.t === choice.t &&
+      known.kind === choice.kind &&
+      known.owner === choice.owner &&
+      known.label === choice.label &&
+      known.from === choice.from &&
+      known.to === choice.to
+    )
+      return known
+    const what = this.labels ? describe(choice) : undefined
+    const made: KnownChoice = {
+      msg: choice.msg,
+      t: choice.t,
+      kind: choice.kind,
+      owner: choice.owner,
+      label: choice.label,
+      from: choice.from,
+      to: choice.to,
+      what,
+      token: labelled(tokenOf(choice, 'happen'), what),
+    }
+    this.known.set(choice.key, made)
+    return made
   }
 
   /**
@@ -182,6 +219,19 @@ export class Execution {
 
 const netHash: Hash64 = { hi: 0, lo: 0 }
 const stateMixer = new Mixer()
+
+/** A choice as last met under its key, and the token that makes it happen. */
+interface KnownChoice {
+  readonly msg: unknown
+  readonly t: number
+  readonly kind: Choice['kind']
+  readonly owner: NodeId | undefined
+  readonly label: string | undefined
+  readonly from: NodeId | undefined
+  readonly to: NodeId | undefined
+  readonly what: string | undefined
+  readonly token: Token
+}
 
 /** See `Execution.save`. */
 export interface ExecutionCheckpoint {

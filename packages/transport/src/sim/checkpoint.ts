@@ -353,10 +353,23 @@ function loadStats(into: SimStats, saved: SimStats): void {
   into.events = saved.events
   Object.assign(into.dropped, saved.dropped)
   const byType = into.byType
-  for (const type in byType) if (!Object.hasOwn(saved.byType, type)) delete byType[type]
-  Object.assign(byType, saved.byType)
+  // Deleting a key turns the object into a slow dictionary: only when a type must go.
+  let extra = false
+  for (const type in byType) if (!Object.hasOwn(saved.byType, type)) extra = true
+  if (extra) for (const type in byType) if (!Object.hasOwn(saved.byType, type)) delete byType[type]
+  for (const type in saved.byType) byType[type] = saved.byType[type]!
 }
 
 function copyStats(s: SimStats): SimStats {
-  return { ...s, dropped: { ...s.dropped }, byType: { ...s.byType } }
+  const byType: Record<string, number> = {}
+  for (const type in s.byType) byType[type] = s.byType[type]!
+  return {
+    sent: s.sent,
+    delivered: s.delivered,
+    duplicated: s.duplicated,
+    dropped: { ...s.dropped },
+    byType,
+    timersFired: s.timersFired,
+    events: s.events,
+  }
 }

@@ -9,6 +9,7 @@
 import type { CanonicalText } from '../canonical.js'
 import { compareHash, type Hash64, hashText, Mixer } from '../hash64.js'
 import { sortSmall } from '../sort-small.js'
+import { hashValue } from '../value-hash.js'
 import {
   describeCall,
   type FingerprintParts,
@@ -128,11 +129,15 @@ export function keyHashOf(
     if (hash === undefined) return false
     m.pair(hash)
   }
-  const delivers: DeliverEvent[] = []
-  const calls: Hash64[] = []
+  // Scratch arrays, emptied each time: this runs state after state.
+  const delivers = deliverScratch
+  const calls = callScratch
+  delivers.length = 0
+  calls.length = 0
   for (const e of source.queue.live()) {
     if (e.kind === 'deliver') delivers.push(e)
-    else calls.push(hashText(canonical(describeCall(e), 'call')))
+    // As data, not as its canonical text: the same tells calls apart, without the writing.
+    else calls.push(hashValue(describeCall(e), { hi: 0, lo: 0 }, callWhere))
   }
   sortSmall(delivers, bySlot)
   let links = 0
@@ -157,6 +162,7 @@ export function keyHashOf(
   m.word(calls.length)
   for (const h of calls) m.pair(h)
   m.finish(into)
+  delivers.length = 0 // holds no event past its state
   return true
 }
 
@@ -171,3 +177,6 @@ function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
 }
 
 const scratch: Hash64 = { hi: 0, lo: 0 }
+const deliverScratch: DeliverEvent[] = []
+const callScratch: Hash64[] = []
+const callWhere = () => 'call'
