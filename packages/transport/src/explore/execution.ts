@@ -25,6 +25,8 @@ export class Execution {
   // Keys in canonical order: the state key written of it need not sort them.
   readonly used = { clockStep: 0, crash: 0, duplicate: 0, loss: 0, pause: 0 }
   private readonly nodesById = new Map<string, NodeId>()
+  /** `JSON.stringify` of each event in `events`, as far as `fingerprint` wrote them (a prefix). */
+  private readonly eventJson: string[] = []
   /** Choices met so far by key (see `happening`). */
   private readonly known = new Map<string, KnownChoice>()
   /** Set when the invariant broke. */
@@ -165,6 +167,7 @@ export class Execution {
   load(saved: ExecutionCheckpoint): void {
     this.net.restoreCheckpoint(saved.net)
     this.events.length = saved.events
+    if (this.eventJson.length > saved.events) this.eventJson.length = saved.events
     this.tokens.length = saved.tokens
     Object.assign(this.used, saved.used)
     this.violation = undefined
@@ -199,16 +202,23 @@ export class Execution {
 
   /** Each node's emitted events and who is down: what tells terminal states apart. */
   fingerprint(): string {
-    const byNode = new Map<string, unknown[]>()
-    for (const { node, event } of this.events) {
-      const key = String(node)
+    // As `JSON.stringify([[...byNode].sort(), crashed, paused])` writes it, from each event's JSON
+    // written once (`eventJson`): many terminal states share most of their past.
+    const texts = this.eventJson
+    for (let i = texts.length; i < this.events.length; i++)
+      texts.push(JSON.stringify(this.events[i]!.event) ?? 'null')
+    const byNode = new Map<string, string[]>()
+    for (let i = 0; i < this.events.length; i++) {
+      const key = String(this.events[i]!.node)
       const list = byNode.get(key)
-      if (list === undefined) byNode.set(key, [event])
-      else list.push(event)
+      if (list === undefined) byNode.set(key, [texts[i]!])
+      else list.push(texts[i]!)
     }
+    const nodes = [...byNode].sort(([a], [b]) => (a < b ? -1 : 1))
+    const written = nodes.map(([key, list]) => `[${JSON.stringify(key)},[${list.join(',')}]]`)
     const crashed = this.net.nodeIds.filter((id) => this.net.isCrashed(id))
     const paused = this.net.nodeIds.filter((id) => this.net.isPaused(id))
-    return JSON.stringify([[...byNode].sort(([a], [b]) => (a < b ? -1 : 1)), crashed, paused])
+    return `[[${written.join(',')}],${JSON.stringify(crashed)},${JSON.stringify(paused)}]`
   }
 
   private check(): void {

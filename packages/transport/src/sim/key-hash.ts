@@ -85,26 +85,43 @@ function entryHash(
     const where = `node ${JSON.stringify(node.id)} backlog`
     m.word(backlog).pair(hashText(canonical(node.backlog.map(describeCall), where)))
   }
-  const hash = m.finish({ hi: 0, lo: 0 })
-  node.entryHash =
-    backlog === 0
-      ? {
-          state,
-          storage,
-          crashed: node.crashed,
-          paused: node.paused,
-          incarnation: node.incarnation,
-          draws: node.draws,
-          wall,
-          monotonic,
-          drift: node.clock.drift,
-          resolution: node.clock.resolution,
-          group,
-          crashPlanned,
-          hash,
-        }
-      : undefined
-  return hash
+  if (backlog !== 0) {
+    node.entryHash = undefined
+    return m.finish({ hi: 0, lo: 0 })
+  }
+  if (last === undefined) {
+    const hash = m.finish({ hi: 0, lo: 0 })
+    node.entryHash = {
+      state,
+      storage,
+      crashed: node.crashed,
+      paused: node.paused,
+      incarnation: node.incarnation,
+      draws: node.draws,
+      wall,
+      monotonic,
+      drift: node.clock.drift,
+      resolution: node.clock.resolution,
+      group,
+      crashPlanned,
+      hash,
+    }
+    return hash
+  }
+  // Overwritten, not made anew: a node's entry changes state after state (its hash is read at once).
+  last.state = state
+  last.storage = storage
+  last.crashed = node.crashed
+  last.paused = node.paused
+  last.incarnation = node.incarnation
+  last.draws = node.draws
+  last.wall = wall
+  last.monotonic = monotonic
+  last.drift = node.clock.drift
+  last.resolution = node.clock.resolution
+  last.group = group
+  last.crashPlanned = crashPlanned
+  return m.finish(last.hash)
 }
 
 const mixer = new Mixer()
