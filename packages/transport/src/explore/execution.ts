@@ -99,7 +99,7 @@ export class Execution {
       known.to === choice.to
     )
       return known
-    const what = this.labels ? describe(choice) : undefined
+    const what = this.labels ? describe(choice, writeOnce) : undefined
     const made: KnownChoice = {
       msg: choice.msg,
       t: choice.t,
@@ -149,7 +149,7 @@ export class Execution {
    * message on a link that reorders), each timer, request and planned action pending.
    */
   pendingTasks(): string[] {
-    return this.net.choices('any-order').map(describe)
+    return this.net.choices('any-order').map((choice) => describe(choice))
   }
 
   /**
@@ -230,6 +230,12 @@ export class Execution {
 const netHash: Hash64 = { hi: 0, lo: 0 }
 const stateMixer = new Mixer()
 
+/**
+ * A message's text where `happening` keeps it: written once per message there, so not through
+ * `messageText`'s cache (a WeakMap entry per message sent is a cost to the collector).
+ */
+const writeOnce = (msg: unknown): string => canonicalKey(msg, 'message')
+
 /** A choice as last met under its key, and the token that makes it happen. */
 interface KnownChoice {
   readonly msg: unknown
@@ -258,10 +264,10 @@ function labelled(token: Token, what: string | undefined): Token {
 }
 
 /** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */
-function describe(choice: Choice): string {
+function describe(choice: Choice, write: (msg: unknown) => string = messageText): string {
   if (choice.kind === 'deliver') {
     const copy = choice.key.endsWith('+d') ? ' copy' : ''
-    const msg = messageText(choice.msg)
+    const msg = write(choice.msg)
     return `${String(choice.from)}>${String(choice.to)}${copy} ${msg}`
   }
   if (choice.kind === 'timer') return `timer ${String(choice.owner)} ${choice.label} @${choice.t}`

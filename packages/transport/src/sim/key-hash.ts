@@ -16,7 +16,6 @@ import {
   type FingerprintSource,
   type NodeFingerprint,
 } from './fingerprint.js'
-import { messageText } from './message-text.js'
 import type { DeliverEvent, SimNode } from './sim-node.js'
 
 /** Links in the order the fingerprint sorts them, then sending order. */
@@ -185,7 +184,9 @@ export function keyHashOf(
 
 /** A message in flight: its text's hash and whether it is a duplicated copy. */
 function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
-  e.msgHash ??= hashText(messageText(e.msg))
+  // As data (as `hashValue` tells messages apart, so does their canonical text), not through the
+  // text's cache: a WeakMap entry per message sent is a cost to the collector, state after state.
+  e.msgHash ??= hashValue(e.msg, { hi: 0, lo: 0 }, messageWhere)
   return inner
     .reset()
     .pair(e.msgHash)
@@ -197,3 +198,4 @@ const scratch: Hash64 = { hi: 0, lo: 0 }
 const deliverScratch: DeliverEvent[] = []
 const callScratch: Hash64[] = []
 const callWhere = () => 'call'
+const messageWhere = () => 'message'
