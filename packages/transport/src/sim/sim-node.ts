@@ -82,7 +82,8 @@ export interface DeliverEvent extends Scheduled {
   sentAt: number
   proto: string | undefined
   /**
-   * The hash of its message's canonical text, once computed (for a state key): copies of the
+   * The hash of its message as data (`hashValue`, which tells messages apart as their canonical
+   * text does), once computed (for a state key): copies of the
    * event (checkpoints, `take`, a duplicate) carry it along with the message.
    */
   msgHash: Hash64 | undefined
