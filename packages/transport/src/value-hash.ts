@@ -14,6 +14,8 @@ const MAX_DEPTH = 200
 const MAX_NUMBERED = 1 << 16
 const LONG = 64
 const numbered = new Map<string, number>()
+/** The two lanes of each numbered string's hash, by its number: worked out once. */
+const stringLanes = new Int32Array(2 * MAX_NUMBERED)
 
 /** Thrown inside for anything `canonicalKey` refuses. */
 const REFUSED = Symbol('refused')
@@ -68,9 +70,14 @@ function walkString(s: string): void {
   if (id === undefined && s.length <= LONG && numbered.size < MAX_NUMBERED) {
     id = numbered.size
     numbered.set(s, id)
+    leaf(4, id, 0x51ed27)
+    stringLanes[2 * id] = out[0]!
+    stringLanes[2 * id + 1] = out[1]!
+    return
   }
   if (id !== undefined) {
-    leaf(4, id, 0x51ed27)
+    out[0] = stringLanes[2 * id]!
+    out[1] = stringLanes[2 * id + 1]!
     return
   }
   let h = 0x811c9dc5

@@ -25,6 +25,10 @@ export class Execution {
   // Keys in canonical order: the state key written of it need not sort them.
   readonly used = { clockStep: 0, crash: 0, duplicate: 0, loss: 0, pause: 0 }
   private readonly nodesById = new Map<string, NodeId>()
+  /** `JSON.stringify` of each event in `events`, as far as `fingerprint` wrote them (a prefix). */
+  private readonly eventJson: string[] = []
+  /** Choices met so far by key (see `happening`). */
+  private readonly known = new Map<string, KnownChoice>()
   /** Set when the invariant broke. */
   violation: string | undefined
 
@@ -51,9 +55,10 @@ export class Execution {
     const out: Token[] = []
     for (const choice of this.net.choices(options.timers ?? 'in-order')) {
       if (choice.t > until && choice.kind !== 'deliver') continue
-      const what = this.labels ? describe(choice) : undefined
-      out.push(labelled(tokenOf(choice, 'happen'), what))
+      const known = this.happening(choice)
+      out.push(known.token)
       if (choice.kind !== 'deliver') continue
+      const what = known.what
       if (budget && this.used.loss < (faults.loss ?? 0))
         out.push(labelled(tokenOf(choice, 'drop'), what))
       if (budget && this.used.duplicate < (faults.duplicate ?? 0) && !choice.key.endsWith('+d'))
@@ -74,6 +79,40 @@ export class Execution {
           out.push(clockStepToken(node, options.clockStepMs ?? DEFAULT_CLOCK_STEP_MS))
     }
     return out
+  }
+
+  /**
+   * The token that makes `choice` happen, with what it does (`describe`), made once for as long
+   * as its key names the same event: a state's choices are mostly the last state's, and their
+   * labels (a message's text) were written for it already.
+   */
+  private happening(choice: Choice): KnownChoice {
+    const known = this.known.get(choice.key)
+    if (
+      known !== undefined &&
+      known.msg === choice.msg &&
+      known.t === choice.t &&
+      known.kind === choice.kind &&
+      known.owner === choice.owner &&
+      known.label === choice.label &&
+      known.from === choice.from &&
+      known.to === choice.to
+    )
+      return known
+    const what = this.labels ? describe(choice, writeOnce) : undefined
+    const made: KnownChoice = {
+      msg: choice.msg,
+      t: choice.t,
+      kind: choice.kind,
+      owner: choice.owner,
+      label: choice.label,
+      from: choice.from,
+      to: choice.to,
+      what,
+      token: labelled(tokenOf(choice, 'happen'), what),
+    }
+    this.known.set(choice.key, made)
+    return made
   }
 
   /**
@@ -114,7 +153,7 @@ export class Execution {
    * message on a link that reorders), each timer, request and planned action pending.
    */
   pendingTasks(): string[] {
-    return this.net.choices('any-order').map(describe)
+    return this.net.choices('any-order').map((choice) => describe(choice))
   }
 
   /**
@@ -140,6 +179,7 @@ export class Execution {
     this.net.restoreCheckpoint(saved.net)
     this.scenario.sideState?.restore(this.net, saved.side)
     this.events.length = saved.events
+    if (this.eventJson.length > saved.events) this.eventJson.length = saved.events
     this.tokens.length = saved.tokens
     Object.assign(this.used, saved.used)
     this.violation = undefined
@@ -174,16 +214,23 @@ export class Execution {
 
   /** Each node's emitted events and who is down: what tells terminal states apart. */
   fingerprint(): string {
-    const byNode = new Map<string, unknown[]>()
-    for (const { node, event } of this.events) {
-      const key = String(node)
+    // As `JSON.stringify([[...byNode].sort(), crashed, paused])` writes it, from each event's JSON
+    // written once (`eventJson`): many terminal states share most of their past.
+    const texts = this.eventJson
+    for (let i = texts.length; i < this.events.length; i++)
+      texts.push(JSON.stringify(this.events[i]!.event) ?? 'null')
+    const byNode = new Map<string, string[]>()
+    for (let i = 0; i < this.events.length; i++) {
+      const key = String(this.events[i]!.node)
       const list = byNode.get(key)
-      if (list === undefined) byNode.set(key, [event])
-      else list.push(event)
+      if (list === undefined) byNode.set(key, [texts[i]!])
+      else list.push(texts[i]!)
     }
+    const nodes = [...byNode].sort(([a], [b]) => (a < b ? -1 : 1))
+    const written = nodes.map(([key, list]) => `[${JSON.stringify(key)},[${list.join(',')}]]`)
     const crashed = this.net.nodeIds.filter((id) => this.net.isCrashed(id))
     const paused = this.net.nodeIds.filter((id) => this.net.isPaused(id))
-    return JSON.stringify([[...byNode].sort(([a], [b]) => (a < b ? -1 : 1)), crashed, paused])
+    return `[[${written.join(',')}],${JSON.stringify(crashed)},${JSON.stringify(paused)}]`
   }
 
   private check(): void {
@@ -194,6 +241,25 @@ export class Execution {
 
 const netHash: Hash64 = { hi: 0, lo: 0 }
 const stateMixer = new Mixer()
+
+/**
+ * A message's text where `happening` keeps it: written once per message there, so not through
+ * `messageText`'s cache (a WeakMap entry per message sent is a cost to the collector).
+ */
+const writeOnce = (msg: unknown): string => canonicalKey(msg, 'message')
+
+/** A choice as last met under its key, and the token that makes it happen. */
+interface KnownChoice {
+  readonly msg: unknown
+  readonly t: number
+  readonly kind: Choice['kind']
+  readonly owner: NodeId | undefined
+  readonly label: string | undefined
+  readonly from: NodeId | undefined
+  readonly to: NodeId | undefined
+  readonly what: string | undefined
+  readonly token: Token
+}
 
 /** See `Execution.save`. */
 export interface ExecutionCheckpoint {
@@ -212,10 +278,10 @@ function labelled(token: Token, what: string | undefined): Token {
 }
 
 /** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */
-function describe(choice: Choice): string {
+function describe(choice: Choice, write: (msg: unknown) => string = messageText): string {
   if (choice.kind === 'deliver') {
     const copy = choice.key.endsWith('+d') ? ' copy' : ''
-    const msg = messageText(choice.msg)
+    const msg = write(choice.msg)
     return `${String(choice.from)}>${String(choice.to)}${copy} ${msg}`
   }
   if (choice.kind === 'timer') return `timer ${String(choice.owner)} ${choice.label} @${choice.t}`

@@ -219,7 +219,8 @@ export function exploreStateful(
     if (todo.length === 0) return // a state already expanded: its futures were explored
     const before = ample?.pending(exec)
     const done: Token[] = []
-    const tried = todo.length > 1 ? new Set<string>() : undefined
+    // A few labels: a scan is cheaper than a Set made per state.
+    const tried: string[] | undefined = todo.length > 1 ? [] : undefined
     // Saved once, only when a second choice will need to come back here.
     const saved = todo.length > 1 ? exec.save() : undefined
     const prefix = saved === undefined && todo.length > 1 ? [...exec.tokens] : []
@@ -229,8 +230,8 @@ export function exploreStateful(
       // Two identical messages on one link lead to one state: take one of them.
       if (tried !== undefined) {
         const name = label(token)
-        if (tried.has(name)) continue
-        tried.add(name)
+        if (tried.includes(name)) continue
+        tried.push(name)
       }
       if (result.schedules >= maxSchedules) {
         result.exhausted = false

@@ -4,6 +4,7 @@
  * to it. The explorer branches from one instead of replaying the prefix. Protocol instances are
  * kept as their `snapshot()` and come back as fresh instances from the factory, `restore`d.
  */
+import { cloneData } from '../clone-data.js'
 import type { SeekableRandom } from '../random.js'
 import { type ProtocolHandle, rebinderOf } from '../runtime/driver.js'
 import type { EventQueue } from './event-queue.js'
@@ -74,7 +75,7 @@ interface SavedNode {
   clock: readonly number[]
   storage: SimStorageState
   /**
-   * A running instance: its snapshot as JSON and its pending timers; the instance itself with
+   * A running instance: its snapshot (a copy kept) and its pending timers; the instance itself with
    * its handlers begun and timers armed, kept when none of its handlers ran since. A load that
    * restores a fresh instance adopts it here (with its timers): a later load of the same
    * checkpoint keeps it in turn if it ran no handler since, instead of restoring another.
@@ -215,9 +216,9 @@ function waitingTimers(ctx: CheckpointContext, queue: readonly SimEvent[]): Map<
   return waiting
 }
 
-/** The snapshot, its JSON taken now: the instance may change it once a handler runs. */
+/** The snapshot, its copy taken now: the instance may change it once a handler runs. */
 function frozen(state: SnapshotText): SnapshotText {
-  state.json()
+  state.kept()
   return state
 }
 
@@ -294,7 +295,7 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
     node.draws = s.draws
     const run = s.running
     if (run !== undefined) {
-      const fresh = ctx.resume(node, JSON.parse(run.state.json()), run.timers)
+      const fresh = ctx.resume(node, cloneData(run.state.kept()), run.timers)
       rearmed ??= new Map()
       for (let i = 0; i < run.timers.length; i++) {
         const old = run.timers[i]!
@@ -352,10 +353,23 @@ function loadStats(into: SimStats, saved: SimStats): void {
   into.events = saved.events
   Object.assign(into.dropped, saved.dropped)
   const byType = into.byType
-  for (const type in byType) if (!Object.hasOwn(saved.byType, type)) delete byType[type]
-  Object.assign(byType, saved.byType)
+  // Deleting a key turns the object into a slow dictionary: only when a type must go.
+  let extra = false
+  for (const type in byType) if (!Object.hasOwn(saved.byType, type)) extra = true
+  if (extra) for (const type in byType) if (!Object.hasOwn(saved.byType, type)) delete byType[type]
+  for (const type in saved.byType) byType[type] = saved.byType[type]!
 }
 
 function copyStats(s: SimStats): SimStats {
-  return { ...s, dropped: { ...s.dropped }, byType: { ...s.byType } }
+  const byType: Record<string, number> = {}
+  for (const type in s.byType) byType[type] = s.byType[type]!
+  return {
+    sent: s.sent,
+    delivered: s.delivered,
+    duplicated: s.duplicated,
+    dropped: { ...s.dropped },
+    byType,
+    timersFired: s.timersFired,
+    events: s.events,
+  }
 }

@@ -2,7 +2,6 @@ import { InvalidArgumentError } from '../errors.js'
 import type { NodeId } from '../ids.js'
 import { byCodeUnit, sortSmall } from '../sort-small.js'
 import type { EventQueue } from './event-queue.js'
-import type { LinkName } from './link-name.js'
 import type { LinkTable } from './link-table.js'
 import type { DeliverEvent, SimEvent } from './sim-node.js'
 import type { SimWire } from './sim-wire.js'
@@ -40,19 +39,10 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
   const live = ctx.queue.live()
   let earliest = Number.POSITIVE_INFINITY
   for (const e of live) if (e.kind === 'call') earliest = Math.min(earliest, e.t)
-  // On a FIFO link (the default) only the oldest message in flight may arrive next.
-  const head = new Map<LinkName, DeliverEvent>()
-  for (const e of live) {
-    if (e.kind !== 'deliver' || !ctx.links.existing(e.from.id, e.to.id)?.config.fifo) continue
-    const link = e.link
-    const first = head.get(link)
-    if (first === undefined || e.seq < first.seq) head.set(link, e)
-  }
   const out: Choice[] = []
   for (const e of live) {
     if (e.kind === 'deliver') {
-      const first = head.get(e.link)
-      if (first !== undefined && first !== e) continue
+      if (!oldestOnItsLink(ctx, live, e)) continue
       out.push({
         key: e.key,
         kind: 'deliver',
@@ -73,6 +63,17 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
     }
   }
   return sortSmall(out, (a, b) => byCodeUnit(a.key, b.key))
+}
+
+/**
+ * Whether `e` may arrive next: on a FIFO link (the default) only the oldest message in flight may.
+ * A scan, not a map of heads: a state has a few messages in flight, and this runs state after state.
+ */
+function oldestOnItsLink(ctx: ControlContext, live: readonly SimEvent[], e: DeliverEvent): boolean {
+  if (!ctx.links.existing(e.from.id, e.to.id)?.config.fifo) return true
+  for (const other of live)
+    if (other.kind === 'deliver' && other.link === e.link && other.seq < e.seq) return false
+  return true
 }
 
 /** See `SimNetwork.take`. */

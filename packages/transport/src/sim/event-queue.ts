@@ -1,9 +1,13 @@
+import { sortSmall } from '../sort-small.js'
+
 /** Something scheduled at virtual time `t`; `seq` breaks ties in scheduling order, which keeps runs deterministic. */
 export interface Scheduled {
   t: number
   seq: number
   cancelled: boolean
 }
+
+const byTimeThenSeq = (a: Scheduled, b: Scheduled): number => a.t - b.t || a.seq - b.seq
 
 /** A binary min-heap on (t, seq). Cancelled entries are skipped lazily on pop. */
 export class EventQueue<E extends Scheduled> {
@@ -70,8 +74,9 @@ export class EventQueue<E extends Scheduled> {
 
   /** Replaces the contents with `events` (their `seq` kept) and the seq counter: a checkpoint's load. */
   reset(events: E[], nextSeq: number): void {
-    // Sorted by (t, seq), an array is a valid heap.
-    this.heap = events.sort((a, b) => a.t - b.t || a.seq - b.seq)
+    // Sorted by (t, seq), an array is a valid heap. In place: a checkpoint's events come in heap
+    // order, nearly sorted, and `sort` would allocate a work area on every load.
+    this.heap = sortSmall(events, byTimeThenSeq)
     this.nextSeq = nextSeq
   }
 

@@ -9,13 +9,13 @@
 import type { CanonicalText } from '../canonical.js'
 import { compareHash, type Hash64, hashText, Mixer } from '../hash64.js'
 import { sortSmall } from '../sort-small.js'
+import { hashValue } from '../value-hash.js'
 import {
   describeCall,
   type FingerprintParts,
   type FingerprintSource,
   type NodeFingerprint,
 } from './fingerprint.js'
-import { messageText } from './message-text.js'
 import type { DeliverEvent, SimNode } from './sim-node.js'
 
 /** Links in the order the fingerprint sorts them, then sending order. */
@@ -84,26 +84,43 @@ function entryHash(
     const where = `node ${JSON.stringify(node.id)} backlog`
     m.word(backlog).pair(hashText(canonical(node.backlog.map(describeCall), where)))
   }
-  const hash = m.finish({ hi: 0, lo: 0 })
-  node.entryHash =
-    backlog === 0
-      ? {
-          state,
-          storage,
-          crashed: node.crashed,
-          paused: node.paused,
-          incarnation: node.incarnation,
-          draws: node.draws,
-          wall,
-          monotonic,
-          drift: node.clock.drift,
-          resolution: node.clock.resolution,
-          group,
-          crashPlanned,
-          hash,
-        }
-      : undefined
-  return hash
+  if (backlog !== 0) {
+    node.entryHash = undefined
+    return m.finish({ hi: 0, lo: 0 })
+  }
+  if (last === undefined) {
+    const hash = m.finish({ hi: 0, lo: 0 })
+    node.entryHash = {
+      state,
+      storage,
+      crashed: node.crashed,
+      paused: node.paused,
+      incarnation: node.incarnation,
+      draws: node.draws,
+      wall,
+      monotonic,
+      drift: node.clock.drift,
+      resolution: node.clock.resolution,
+      group,
+      crashPlanned,
+      hash,
+    }
+    return hash
+  }
+  // Overwritten, not made anew: a node's entry changes state after state (its hash is read at once).
+  last.state = state
+  last.storage = storage
+  last.crashed = node.crashed
+  last.paused = node.paused
+  last.incarnation = node.incarnation
+  last.draws = node.draws
+  last.wall = wall
+  last.monotonic = monotonic
+  last.drift = node.clock.drift
+  last.resolution = node.clock.resolution
+  last.group = group
+  last.crashPlanned = crashPlanned
+  return m.finish(last.hash)
 }
 
 const mixer = new Mixer()
@@ -128,11 +145,15 @@ export function keyHashOf(
     if (hash === undefined) return false
     m.pair(hash)
   }
-  const delivers: DeliverEvent[] = []
-  const calls: Hash64[] = []
+  // Scratch arrays, emptied each time: this runs state after state.
+  const delivers = deliverScratch
+  const calls = callScratch
+  delivers.length = 0
+  calls.length = 0
   for (const e of source.queue.live()) {
     if (e.kind === 'deliver') delivers.push(e)
-    else calls.push(hashText(canonical(describeCall(e), 'call')))
+    // As data, not as its canonical text: the same tells calls apart, without the writing.
+    else calls.push(hashValue(describeCall(e), { hi: 0, lo: 0 }, callWhere))
   }
   sortSmall(delivers, bySlot)
   let links = 0
@@ -157,12 +178,15 @@ export function keyHashOf(
   m.word(calls.length)
   for (const h of calls) m.pair(h)
   m.finish(into)
+  delivers.length = 0 // holds no event past its state
   return true
 }
 
 /** A message in flight: its text's hash and whether it is a duplicated copy. */
 function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
-  e.msgHash ??= hashText(messageText(e.msg))
+  // As data (as `hashValue` tells messages apart, so does their canonical text), not through the
+  // text's cache: a WeakMap entry per message sent is a cost to the collector, state after state.
+  e.msgHash ??= hashValue(e.msg, { hi: 0, lo: 0 }, messageWhere)
   return inner
     .reset()
     .pair(e.msgHash)
@@ -171,3 +195,7 @@ function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
 }
 
 const scratch: Hash64 = { hi: 0, lo: 0 }
+const deliverScratch: DeliverEvent[] = []
+const callScratch: Hash64[] = []
+const callWhere = () => 'call'
+const messageWhere = () => 'message'

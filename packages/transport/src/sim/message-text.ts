@@ -1,6 +1,7 @@
 /**
- * Messages as canonical text, cached by message: the explorer names each choice by its message and
- * fingerprints what is in flight, state after state, and a message does not change once sent.
+ * Messages as canonical text, cached by message: key fingerprints and the liveness graph's pending
+ * tasks write them state after state, and a message does not change once sent. (The stateful
+ * search's hot path does without: it hashes messages as data and keeps each choice's label.)
  */
 import { canonicalKey } from '../canonical.js'
 

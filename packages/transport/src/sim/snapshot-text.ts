@@ -4,6 +4,7 @@
  * key fingerprint). Equal data gives equal hashes, whatever the order its keys were made in.
  */
 import { CanonicalText, canonicalKey } from '../canonical.js'
+import { cloneData } from '../clone-data.js'
 import type { NodeId } from '../ids.js'
 import { hashValue } from '../value-hash.js'
 
@@ -38,21 +39,24 @@ export class DataText extends CanonicalText {
 /**
  * A running node's snapshot, taken while none of its handlers runs. It may share objects with
  * the instance: once a handler runs (`release`), only what was taken of it before stands, and a
- * checkpoint takes its JSON (`json`), to restore from.
+ * checkpoint takes a copy of it (`kept`), to restore from.
  */
 export class SnapshotText extends DataText {
   private held = true
-  private saved: string | undefined
+  private saved: unknown
 
   constructor(value: unknown, node: NodeId) {
     super(value, () => `snapshot of node ${JSON.stringify(node)}`)
   }
 
-  /** JSON of the snapshot (any key order: `restore` reads data), kept from now on. */
-  json(): string {
+  /**
+   * A copy of the snapshot, kept from now on and never handed out to change: `restore` takes a
+   * copy of it (`cloneData`), as it took a parse of its JSON before.
+   */
+  kept(): unknown {
     if (this.saved === undefined) {
       void this.hash // refuses what is not plain data, as the key would
-      this.saved = this.written ?? JSON.stringify(this.source())
+      this.saved = cloneData(this.source())
     }
     return this.saved
   }
@@ -65,7 +69,7 @@ export class SnapshotText extends DataText {
 
   protected override source(): unknown {
     if (this.held) return this.value
-    if (this.saved !== undefined) return JSON.parse(this.saved)
+    if (this.saved !== undefined) return this.saved
     throw new Error(`${this.where()}: asked for after its node ran a handler (not saved before)`)
   }
 }
