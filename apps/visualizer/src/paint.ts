@@ -1,0 +1,424 @@
+/// <reference lib="dom" />
+import type { LaneSegment } from './annotations.js'
+import { arrowLabel, markLabel } from './annotations.js'
+import { LabelSpace } from './label-space.js'
+import type { Layout } from './layout.js'
+import { STEP } from './layout.js'
+import type { Diagram, DownBand, DuplicateMark, EventKind, VizEvent, VizMessage } from './model.js'
+import { el } from './svg.js'
+import { fieldOf } from './trace-entries.js'
+
+/**
+ * One item of the diagram as SVG (an arrow, a mark, a state lane, a duplicate's sign), as
+ * `renderDiagram` draws it, so that a drawing can also be grown item by item (the lab appends the
+ * new steps of a run to the drawing it has). What one item's drawing depends on besides the item
+ * (the labels already standing, the last label on each line) is the painter's.
+ */
+
+/** A stretch of screen x: only marks, arrows and lanes that reach into it are drawn. */
+export interface DrawRange {
+  from: number
+  to: number
+}
+
+/** Where labels fall back to hover-only, estimated per character. */
+const CHAR = 6.2
+
+export interface Painter {
+  d: Diagram
+  lay: Layout
+  colors: Map<string, string>
+  range?: DrawRange
+  /** Arrow and drop labels shown so far (a new one that would overlap them is on hover). */
+  taken: LabelSpace
+  /** Down bands whose drops have their one label. */
+  labelledBands: Set<DownBand>
+  /** Where the last shown mark label of each line ends. */
+  labelEnd: Map<string, number>
+}
+
+/** The label box an arrow took (`LabelSpace.claim`'s arguments), and the band it labelled. */
+export interface LabelClaim {
+  box: [number, number, number, number]
+  band?: DownBand
+}
+
+export function newPainter(
+  d: Diagram,
+  lay: Layout,
+  colors: Map<string, string>,
+  range?: DrawRange,
+): Painter {
+  return {
+    d,
+    lay,
+    colors,
+    range,
+    taken: new LabelSpace(),
+    labelledBands: new Set(),
+    labelEnd: new Map(),
+  }
+}
+
+/** A painter whose labels are those `claims` took, in order (the arrows drawn before them). */
+export function resumePainter(p: Painter, claims: readonly (LabelClaim | undefined)[]): Painter {
+  const taken = new LabelSpace()
+  const labelledBands = new Set<DownBand>()
+  for (const c of claims) {
+    if (!c) continue
+    taken.claim(...c.box)
+    if (c.band) labelledBands.add(c.band)
+  }
+  return { ...p, taken, labelledBands }
+}
+
+/** Whether the stretch from x `a` to `b` reaches into the range drawn. */
+export function reaches(p: Painter, a: number, b: number): boolean {
+  return p.range === undefined || (Math.max(a, b) >= p.range.from && Math.min(a, b) <= p.range.to)
+}
+
+/** Where an arrow starts and ends on screen (a drop on the way ends 40% of the way down). */
+export function arrowEnds(
+  p: Painter,
+  m: VizMessage,
+): { x1: number; y1: number; x2: number; yEnd: number } {
+  const { lay } = p
+  const y1 = lay.y.get(m.from)!
+  const y2 = lay.y.get(m.to)!
+  const x1 = m.send ? lay.x[m.send.seq]! : lay.x[m.seq]! - 2 * STEP
+  let x2: number
+  let yEnd = y2
+  if (m.deliver) x2 = lay.x[m.deliver.seq]!
+  else if (m.drop?.atReceiver) x2 = lay.x[m.drop.seq]!
+  else if (m.drop) {
+    // Dropped on the way: the cross stands 40% of the way to the receiver.
+    x2 = Math.max(lay.x[m.drop.seq]!, x1 + 1.5 * STEP)
+    yEnd = y1 + (y2 - y1) * 0.4
+  } else x2 = lay.endX
+  return { x1, y1, x2, yEnd }
+}
+
+/** Whether the arrow of `m` is drawn (it reaches into the range). */
+export function arrowDrawn(p: Painter, m: VizMessage): boolean {
+  const { x1, x2 } = arrowEnds(p, m)
+  return reaches(p, x1, x2 + 8)
+}
+
+/**
+ * The arrow of `m` in `parent`, its label shown where the arrow leaves room for it and it
+ * overlaps no other label (on hover otherwise); drops on a crashed receiver: one label per down
+ * band. Undefined when the arrow lies outside the range.
+ */
+export function paintMessage(
+  p: Painter,
+  m: VizMessage,
+  parent: Element,
+): { g: SVGGElement; claim?: LabelClaim } | undefined {
+  const { d, taken, labelledBands } = p
+  const color = p.colors.get(m.type) ?? '#555'
+  const { x1, y1, x2, yEnd } = arrowEnds(p, m)
+  if (!reaches(p, x1, x2 + 8)) return undefined
+  let claim: LabelClaim | undefined
+  const take = (x: number, y: number, w: number, h: number) => {
+    const ok = taken.claim(x, y, w, h)
+    if (ok) claim = { box: [x, y, w, h] }
+    return ok
+  }
+  const g = el(
+    'g',
+    {
+      class: `msg outcome-${m.outcome}${m.duplicated ? ' duplicated' : ''}${m.resendOf === undefined ? '' : ' resend'}`,
+      'data-message': m.id,
+      'data-outcome': m.outcome,
+      'data-copy': m.copy,
+      style: `--c:${color}`,
+    },
+    parent,
+  )
+  el('line', { x1, y1, x2, y2: yEnd, class: 'hit' }, g)
+  el('line', { x1, y1, x2, y2: yEnd, class: 'shaft' }, g)
+  if (m.resendOf !== undefined) {
+    // The link's retransmission of a dropped message: ↻ at its send.
+    g.dataset.resend = m.resendOf
+    el(
+      'text',
+      { x: x1 - 5, y: y1 - 7, class: 'resend-mark', 'text-anchor': 'end' },
+      g,
+    ).textContent = '↻'
+  }
+  if (m.outcome === 'drop') {
+    el(
+      'path',
+      {
+        d: `M${x2 - 5},${yEnd - 5}L${x2 + 5},${yEnd + 5}M${x2 + 5},${yEnd - 5}L${x2 - 5},${yEnd + 5}`,
+        class: 'cross',
+      },
+      g,
+    )
+    const reason = m.drop!.reason
+    const band = m.drop!.atReceiver ? downAt(d.down, m.to, m.drop!.seq) : undefined
+    const shown = band
+      ? !labelledBands.has(band) && take(x2 + 7, yEnd - 16, reason.length * CHAR, 12)
+      : take(x2 + 7, yEnd - 16, reason.length * CHAR, 12)
+    if (band && shown) {
+      labelledBands.add(band)
+      claim!.band = band
+    }
+    el(
+      'text',
+      {
+        x: x2 + 7,
+        y: yEnd - 6,
+        class: shown ? 'drop-label' : 'drop-label hover-only',
+        'data-drop-label': shown ? 'shown' : 'hover',
+      },
+      g,
+    ).textContent = reason
+  } else {
+    el('polygon', { points: head(x1, y1, x2, yEnd), class: 'head' }, g)
+    if (m.outcome === 'in-flight')
+      el('text', { x: x2 + 4, y: yEnd - 6, class: 'drop-label' }, g).textContent = 'in flight'
+  }
+  if (m.outcome !== 'drop') {
+    const text = arrowLabel(m.type, fieldOf(m.send?.raw, 'msg'))
+    const lx = (x1 + x2) / 2 + 3
+    const ly = (y1 + yEnd) / 2 - 3
+    const room =
+      Math.hypot(x2 - x1, yEnd - y1) >= text.length * CHAR + 24 &&
+      take(lx, ly - 10, text.length * CHAR, 12)
+    const t = el(
+      'text',
+      {
+        x: lx,
+        y: ly,
+        class: room ? 'msg-label' : 'msg-label hover-only',
+        'data-arrow-label': room ? 'shown' : 'hover',
+      },
+      g,
+    )
+    t.textContent = text
+  }
+  return { g, claim }
+}
+
+/** A state lane's rectangle under its process line, or undefined outside the range. */
+export function paintLane(
+  p: Painter,
+  seg: LaneSegment,
+  parent: Element,
+): SVGRectElement | undefined {
+  const { lay } = p
+  const y = lay.y.get(seg.process)
+  if (y === undefined) return undefined
+  const x1 = lay.x[seg.fromSeq]!
+  const x2 = seg.toSeq === undefined ? lay.endX : lay.x[seg.toSeq]!
+  if (!reaches(p, x1, x2)) return undefined
+  const rect = el(
+    'rect',
+    {
+      class: `lane lane-${seg.state}`,
+      'data-lane-state': seg.state,
+      'data-lane-process': seg.process,
+      x: x1,
+      y: y + 6,
+      width: Math.max(1, x2 - x1),
+      height: 5,
+    },
+    parent,
+  )
+  el('title', {}, rect).textContent = `node ${seg.process}: ${seg.state}`
+  return rect
+}
+
+/** The ⧉ of a message the network duplicated, or undefined outside the range. */
+export function paintDuplicate(
+  p: Painter,
+  dup: DuplicateMark,
+  parent: Element,
+): SVGGElement | undefined {
+  const { lay } = p
+  if (!reaches(p, lay.x[dup.seq]!, lay.x[dup.seq]!)) return undefined
+  const g = el(
+    'g',
+    {
+      class: 'dup',
+      'data-duplicate': dup.messageId,
+      transform: `translate(${lay.x[dup.seq]},${lay.y.get(dup.from)! - 12})`,
+    },
+    parent,
+  )
+  el('text', { 'text-anchor': 'middle', y: 4 }, g).textContent = '⧉'
+  el('title', {}, g).textContent = `message #${dup.messageId} duplicated by the network`
+  return g
+}
+
+/**
+ * The mark of event `e`, its label shown unless it would run into the previous label on its
+ * line (on hover then); undefined outside the range.
+ */
+export function paintEvent(p: Painter, e: VizEvent, parent: Element): SVGGElement | undefined {
+  const { lay, labelEnd } = p
+  if (!reaches(p, lay.x[e.seq]! - 8, lay.x[e.seq]! + 8)) return undefined
+  const g = el(
+    'g',
+    {
+      class: `ev kind-${e.kind}`,
+      'data-event': e.id,
+      'data-kind': e.kind,
+      transform: `translate(${lay.x[e.seq]},${lay.y.get(e.process)})`,
+      tabindex: 0,
+    },
+    parent,
+  )
+  el('circle', { r: 8, class: 'hit' }, g)
+  drawMark(e.kind, g, e.messageType ? p.colors.get(e.messageType) : undefined)
+  const label = markLabel(e)
+  if (label !== undefined) {
+    const x = lay.x[e.seq]!
+    const room = x >= (labelEnd.get(e.process) ?? Number.NEGATIVE_INFINITY)
+    if (room) labelEnd.set(e.process, x + label.length * CHAR + 6)
+    el(
+      'text',
+      {
+        x: 0,
+        y: -9,
+        'text-anchor': 'start',
+        class: room ? 'mark-label' : 'mark-label hover-only',
+        'data-mark-label': room ? 'shown' : 'hover',
+      },
+      g,
+    ).textContent = label
+  }
+  return g
+}
+
+/** A small shape per event kind, centered on (0, 0); the legend draws the same. */
+export function drawMark(kind: EventKind, parent: Element, color?: string): void {
+  switch (kind) {
+    case 'send':
+      el('circle', { r: 4.5, fill: color ?? '#333', class: 'shape' }, parent)
+      break
+    case 'deliver':
+      el(
+        'circle',
+        { r: 4.5, fill: '#fff', stroke: color ?? '#333', 'stroke-width': 2, class: 'shape' },
+        parent,
+      )
+      break
+    case 'emit':
+      el(
+        'polygon',
+        {
+          points: star(6.5, 2.8),
+          fill: '#f2b705',
+          stroke: '#7a5c00',
+          'stroke-width': 0.8,
+          class: 'shape',
+        },
+        parent,
+      )
+      break
+    case 'request':
+      el('rect', { x: -4, y: -4, width: 8, height: 8, fill: '#7b3fa0', class: 'shape' }, parent)
+      break
+    case 'timer-fire':
+      el('polygon', { points: '0,-5.5 5,4 -5,4', fill: '#138a8a', class: 'shape' }, parent)
+      break
+    case 'timer-set':
+      el('line', { x1: 0, y1: -6, x2: 0, y2: 6, stroke: '#138a8a', 'stroke-width': 1.5 }, parent)
+      break
+    case 'timer-cancel':
+      el(
+        'path',
+        { d: 'M-3,-3L3,3M3,-3L-3,3', stroke: '#138a8a', 'stroke-width': 1.5, fill: 'none' },
+        parent,
+      )
+      break
+    case 'storage':
+      el('rect', { x: -2.5, y: -2.5, width: 5, height: 5, fill: '#999', class: 'shape' }, parent)
+      break
+    case 'start':
+      el('line', { x1: 0, y1: -8, x2: 0, y2: 8, stroke: '#222', 'stroke-width': 2.5 }, parent)
+      break
+    case 'crash':
+      el(
+        'path',
+        { d: 'M-6,-6L6,6M6,-6L-6,6', stroke: '#c0161d', 'stroke-width': 3.5, fill: 'none' },
+        parent,
+      )
+      break
+    case 'restart':
+      el(
+        'circle',
+        { r: 6, fill: '#fff', stroke: '#1a8f3c', 'stroke-width': 2.5, class: 'shape' },
+        parent,
+      )
+      el(
+        'path',
+        { d: 'M2,-7L6,-5L3,-2', stroke: '#1a8f3c', 'stroke-width': 2, fill: 'none' },
+        parent,
+      )
+      break
+    case 'pause':
+      el('rect', { x: -5, y: -6, width: 3.5, height: 12, fill: '#b26b00', class: 'shape' }, parent)
+      el('rect', { x: 1.5, y: -6, width: 3.5, height: 12, fill: '#b26b00', class: 'shape' }, parent)
+      break
+    case 'resume':
+      el('polygon', { points: '-4,-6 6,0 -4,6', fill: '#b26b00', class: 'shape' }, parent)
+      break
+    case 'clock':
+      el('polygon', { points: '0,-5 5,0 0,5 -5,0', fill: '#666', class: 'shape' }, parent)
+      break
+    case 'clock-step':
+      el(
+        'circle',
+        { r: 5.5, fill: '#fff', stroke: '#444', 'stroke-width': 1.6, class: 'shape' },
+        parent,
+      )
+      el(
+        'path',
+        { d: 'M0,-3.5L0,0L2.5,1.5', stroke: '#444', 'stroke-width': 1.4, fill: 'none' },
+        parent,
+      )
+      break
+    case 'error':
+      el('circle', { r: 6, fill: '#c0161d', class: 'shape' }, parent)
+      el(
+        'text',
+        { y: 4, 'text-anchor': 'middle', fill: '#fff', 'font-size': 10 },
+        parent,
+      ).textContent = '!'
+      break
+    default:
+      el('circle', { r: 5, fill: color ?? '#444', class: 'shape' }, parent)
+  }
+}
+
+/** The band during which `process` is down that holds timeline seq `seq`, if any. */
+function downAt(down: readonly DownBand[], process: string, seq: number): DownBand | undefined {
+  return down.find(
+    (b) => b.process === process && b.fromSeq <= seq && (b.toSeq === undefined || seq <= b.toSeq),
+  )
+}
+
+function star(outer: number, inner: number): string {
+  const points: string[] = []
+  for (let i = 0; i < 10; i++) {
+    const r = i % 2 === 0 ? outer : inner
+    const a = (Math.PI / 5) * i - Math.PI / 2
+    points.push(`${(r * Math.cos(a)).toFixed(2)},${(r * Math.sin(a)).toFixed(2)}`)
+  }
+  return points.join(' ')
+}
+
+/** The arrowhead at (x2, y2), pointing from (x1, y1). */
+function head(x1: number, y1: number, x2: number, y2: number): string {
+  const a = Math.atan2(y2 - y1, x2 - x1)
+  const l = 8
+  const w = 4
+  const bx = x2 - l * Math.cos(a)
+  const by = y2 - l * Math.sin(a)
+  const px = -Math.sin(a) * w
+  const py = Math.cos(a) * w
+  return `${x2},${y2} ${(bx + px).toFixed(1)},${(by + py).toFixed(1)} ${(bx - px).toFixed(1)},${(by - py).toFixed(1)}`
+}
