@@ -35,7 +35,28 @@ export interface Painter {
   labelledBands: Set<DownBand>
   /** Where the last shown mark label of each line ends. */
   labelEnd: Map<string, number>
+  /**
+   * Labels decided over every arrow and mark, drawn or not (the plans kept in `plans`), so that
+   * whether a label shows does not depend on the stretch drawn: a drawing can then take in or
+   * let go of items at the stretch's edges without redrawing the rest (the lab does).
+   */
+  labelsOverAll: boolean
+  plans: { messages: MessagePlan[]; events: EventPlan[] }
 }
+
+/** Where an arrow lies and which of its labels show (its claim taken). */
+export interface MessagePlan {
+  x1: number
+  y1: number
+  x2: number
+  yEnd: number
+  /** The drop label or the arrow label shows (else on hover). */
+  shown: boolean
+  claim?: LabelClaim
+}
+
+/** Whether a mark's label shows (undefined: it has none). */
+export type EventPlan = boolean | undefined
 
 /** The label box an arrow took (`LabelSpace.claim`'s arguments), and the band it labelled. */
 export interface LabelClaim {
@@ -48,6 +69,7 @@ export function newPainter(
   lay: Layout,
   colors: Map<string, string>,
   range?: DrawRange,
+  labelsOverAll = false,
 ): Painter {
   return {
     d,
@@ -57,19 +79,25 @@ export function newPainter(
     taken: new LabelSpace(),
     labelledBands: new Set(),
     labelEnd: new Map(),
+    labelsOverAll,
+    plans: { messages: [], events: [] },
   }
 }
 
-/** A painter whose labels are those `claims` took, in order (the arrows drawn before them). */
-export function resumePainter(p: Painter, claims: readonly (LabelClaim | undefined)[]): Painter {
-  const taken = new LabelSpace()
-  const labelledBands = new Set<DownBand>()
-  for (const c of claims) {
+/**
+ * Makes `p`'s arrow labels those of its first `count` arrow plans (the arrows after them are
+ * planned again), as if only those arrows had been planned.
+ */
+export function rewindArrows(p: Painter, count: number): void {
+  p.plans.messages.length = count
+  p.taken = new LabelSpace()
+  p.labelledBands = new Set()
+  for (const plan of p.plans.messages) {
+    const c = plan.claim
     if (!c) continue
-    taken.claim(...c.box)
-    if (c.band) labelledBands.add(c.band)
+    p.taken.claim(...c.box)
+    if (c.band) p.labelledBands.add(c.band)
   }
-  return { ...p, taken, labelledBands }
 }
 
 /** Whether the stretch from x `a` to `b` reaches into the range drawn. */
@@ -107,23 +135,67 @@ export function arrowDrawn(p: Painter, m: VizMessage): boolean {
 /**
  * The arrow of `m` in `parent`, its label shown where the arrow leaves room for it and it
  * overlaps no other label (on hover otherwise); drops on a crashed receiver: one label per down
- * band. Undefined when the arrow lies outside the range.
+ * band. Undefined when the arrow lies outside the range (planned all the same when labels are
+ * decided over all arrows).
  */
 export function paintMessage(
   p: Painter,
   m: VizMessage,
   parent: Element,
 ): { g: SVGGElement; claim?: LabelClaim } | undefined {
+  const ends = arrowEnds(p, m)
+  const inside = reaches(p, ends.x1, ends.x2 + 8)
+  if (!inside && !p.labelsOverAll) return undefined
+  const plan = planMessage(p, m)
+  if (p.labelsOverAll) p.plans.messages.push(plan)
+  if (!inside) return undefined
+  return { g: drawMessage(p, m, plan, parent), claim: plan.claim }
+}
+
+/** The text of an arrow's label (undefined for a drop: its reason is its label). */
+function arrowText(m: VizMessage): string {
+  return m.outcome === 'drop' ? m.drop!.reason : arrowLabel(m.type, fieldOf(m.send?.raw, 'msg'))
+}
+
+/** Where the arrow of `m` lies and whether its label shows, the label's room claimed. */
+export function planMessage(p: Painter, m: VizMessage): MessagePlan {
   const { d, taken, labelledBands } = p
-  const color = p.colors.get(m.type) ?? '#555'
   const { x1, y1, x2, yEnd } = arrowEnds(p, m)
-  if (!reaches(p, x1, x2 + 8)) return undefined
-  let claim: LabelClaim | undefined
+  const plan: MessagePlan = { x1, y1, x2, yEnd, shown: false }
   const take = (x: number, y: number, w: number, h: number) => {
     const ok = taken.claim(x, y, w, h)
-    if (ok) claim = { box: [x, y, w, h] }
+    if (ok) plan.claim = { box: [x, y, w, h] }
     return ok
   }
+  const text = arrowText(m)
+  if (m.outcome === 'drop') {
+    const band = m.drop!.atReceiver ? downAt(d.down, m.to, m.drop!.seq) : undefined
+    plan.shown = band
+      ? !labelledBands.has(band) && take(x2 + 7, yEnd - 16, text.length * CHAR, 12)
+      : take(x2 + 7, yEnd - 16, text.length * CHAR, 12)
+    if (band && plan.shown) {
+      labelledBands.add(band)
+      plan.claim!.band = band
+    }
+  } else {
+    const lx = (x1 + x2) / 2 + 3
+    const ly = (y1 + yEnd) / 2 - 3
+    plan.shown =
+      Math.hypot(x2 - x1, yEnd - y1) >= text.length * CHAR + 24 &&
+      take(lx, ly - 10, text.length * CHAR, 12)
+  }
+  return plan
+}
+
+/** The arrow of `m` as `plan` says, in `parent`. */
+export function drawMessage(
+  p: Painter,
+  m: VizMessage,
+  plan: MessagePlan,
+  parent: Element,
+): SVGGElement {
+  const color = p.colors.get(m.type) ?? '#555'
+  const { x1, y1, x2, yEnd, shown } = plan
   const g = el(
     'g',
     {
@@ -155,15 +227,6 @@ export function paintMessage(
       },
       g,
     )
-    const reason = m.drop!.reason
-    const band = m.drop!.atReceiver ? downAt(d.down, m.to, m.drop!.seq) : undefined
-    const shown = band
-      ? !labelledBands.has(band) && take(x2 + 7, yEnd - 16, reason.length * CHAR, 12)
-      : take(x2 + 7, yEnd - 16, reason.length * CHAR, 12)
-    if (band && shown) {
-      labelledBands.add(band)
-      claim!.band = band
-    }
     el(
       'text',
       {
@@ -173,32 +236,32 @@ export function paintMessage(
         'data-drop-label': shown ? 'shown' : 'hover',
       },
       g,
-    ).textContent = reason
+    ).textContent = m.drop!.reason
   } else {
     el('polygon', { points: head(x1, y1, x2, yEnd), class: 'head' }, g)
     if (m.outcome === 'in-flight')
       el('text', { x: x2 + 4, y: yEnd - 6, class: 'drop-label' }, g).textContent = 'in flight'
-  }
-  if (m.outcome !== 'drop') {
-    const text = arrowLabel(m.type, fieldOf(m.send?.raw, 'msg'))
-    const lx = (x1 + x2) / 2 + 3
-    const ly = (y1 + yEnd) / 2 - 3
-    const room =
-      Math.hypot(x2 - x1, yEnd - y1) >= text.length * CHAR + 24 &&
-      take(lx, ly - 10, text.length * CHAR, 12)
-    const t = el(
+    el(
       'text',
       {
-        x: lx,
-        y: ly,
-        class: room ? 'msg-label' : 'msg-label hover-only',
-        'data-arrow-label': room ? 'shown' : 'hover',
+        x: (x1 + x2) / 2 + 3,
+        y: (y1 + yEnd) / 2 - 3,
+        class: shown ? 'msg-label' : 'msg-label hover-only',
+        'data-arrow-label': shown ? 'shown' : 'hover',
       },
       g,
-    )
-    t.textContent = text
+    ).textContent = arrowText(m)
   }
-  return { g, claim }
+  return g
+}
+
+/** Whether the lane of `seg` is drawn (its process has a line, it reaches into the range). */
+export function laneDrawn(p: Painter, seg: LaneSegment): boolean {
+  const { lay } = p
+  if (!lay.y.has(seg.process)) return false
+  const x1 = lay.x[seg.fromSeq]!
+  const x2 = seg.toSeq === undefined ? lay.endX : lay.x[seg.toSeq]!
+  return reaches(p, x1, x2)
 }
 
 /** A state lane's rectangle under its process line, or undefined outside the range. */
@@ -209,10 +272,9 @@ export function paintLane(
 ): SVGRectElement | undefined {
   const { lay } = p
   const y = lay.y.get(seg.process)
-  if (y === undefined) return undefined
+  if (y === undefined || !laneDrawn(p, seg)) return undefined
   const x1 = lay.x[seg.fromSeq]!
   const x2 = seg.toSeq === undefined ? lay.endX : lay.x[seg.toSeq]!
-  if (!reaches(p, x1, x2)) return undefined
   const rect = el(
     'rect',
     {
@@ -254,11 +316,37 @@ export function paintDuplicate(
 
 /**
  * The mark of event `e`, its label shown unless it would run into the previous label on its
- * line (on hover then); undefined outside the range.
+ * line (on hover then); undefined outside the range (planned all the same when labels are
+ * decided over all marks).
  */
 export function paintEvent(p: Painter, e: VizEvent, parent: Element): SVGGElement | undefined {
-  const { lay, labelEnd } = p
-  if (!reaches(p, lay.x[e.seq]! - 8, lay.x[e.seq]! + 8)) return undefined
+  const inside = eventDrawn(p, e)
+  if (!inside && !p.labelsOverAll) return undefined
+  const plan = planEvent(p, e)
+  if (p.labelsOverAll) p.plans.events.push(plan)
+  if (!inside) return undefined
+  return drawEvent(p, e, plan, parent)
+}
+
+/** Whether the mark of `e` reaches into the range. */
+export function eventDrawn(p: Painter, e: VizEvent): boolean {
+  const x = p.lay.x[e.seq]!
+  return reaches(p, x - 8, x + 8)
+}
+
+/** Whether the label of `e` shows (undefined: it has none), the room it takes on its line noted. */
+export function planEvent(p: Painter, e: VizEvent): EventPlan {
+  const label = markLabel(e)
+  if (label === undefined) return undefined
+  const x = p.lay.x[e.seq]!
+  const room = x >= (p.labelEnd.get(e.process) ?? Number.NEGATIVE_INFINITY)
+  if (room) p.labelEnd.set(e.process, x + label.length * CHAR + 6)
+  return room
+}
+
+/** The mark of `e` as `plan` says, in `parent`. */
+export function drawEvent(p: Painter, e: VizEvent, plan: EventPlan, parent: Element): SVGGElement {
+  const { lay } = p
   const g = el(
     'g',
     {
@@ -272,23 +360,18 @@ export function paintEvent(p: Painter, e: VizEvent, parent: Element): SVGGElemen
   )
   el('circle', { r: 8, class: 'hit' }, g)
   drawMark(e.kind, g, e.messageType ? p.colors.get(e.messageType) : undefined)
-  const label = markLabel(e)
-  if (label !== undefined) {
-    const x = lay.x[e.seq]!
-    const room = x >= (labelEnd.get(e.process) ?? Number.NEGATIVE_INFINITY)
-    if (room) labelEnd.set(e.process, x + label.length * CHAR + 6)
+  if (plan !== undefined)
     el(
       'text',
       {
         x: 0,
         y: -9,
         'text-anchor': 'start',
-        class: room ? 'mark-label' : 'mark-label hover-only',
-        'data-mark-label': room ? 'shown' : 'hover',
+        class: plan ? 'mark-label' : 'mark-label hover-only',
+        'data-mark-label': plan ? 'shown' : 'hover',
       },
       g,
-    ).textContent = label
-  }
+    ).textContent = markLabel(e)!
   return g
 }
 

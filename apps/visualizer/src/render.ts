@@ -15,6 +15,7 @@ import type {
 import {
   type DrawRange,
   newPainter,
+  type Painter,
   paintDuplicate,
   paintEvent,
   paintLane,
@@ -43,6 +44,10 @@ export interface Drawing {
   axis: SVGGElement
   /** The stretch of screen x drawn (undefined: all of it); what lies outside is not in the DOM. */
   range?: DrawRange
+  /** What drew the items, and what it took doing so, for a drawing grown later (`paint.ts`). */
+  painter: Painter
+  /** Each state lane drawn and its rectangle, in the order drawn. */
+  lanes: Array<{ seg: LaneSegment; rect: SVGRectElement }>
 }
 
 /** Which state lane color goes with which state (the legend shows the same). */
@@ -64,7 +69,8 @@ export function drawAxis(axis: SVGGElement, ticks: readonly Tick[], height: numb
  * event marks. Every process line carries `data-process`, every arrow `data-message` (the trace's
  * message id), every event mark `data-event` (its index in the input). With a `range`, only the
  * marks, arrows and lanes that reach into it are drawn (bands and lines always are): a large run
- * costs what the view shows. Each item is drawn by `paint.ts`.
+ * costs what the view shows. Each item is drawn by `paint.ts`; with `labelsOverAll`, which
+ * labels show is decided over every item, drawn or not (see `Painter`).
  */
 export function renderDiagram(
   d: Diagram,
@@ -72,8 +78,9 @@ export function renderDiagram(
   colors: Map<string, string>,
   lanes: readonly LaneSegment[] = [],
   range?: DrawRange,
+  options: { labelsOverAll?: boolean } = {},
 ): Drawing {
-  const painter = newPainter(d, lay, colors, range)
+  const painter = newPainter(d, lay, colors, range, options.labelsOverAll ?? false)
   const svg = el('svg', {
     width: lay.width,
     height: lay.height,
@@ -101,6 +108,8 @@ export function renderDiagram(
     now: el('line', { class: 'now', y1: 8, y2: lay.height - 4, x1: 0, x2: 0 }, svg),
     axis,
     range,
+    painter,
+    lanes: [],
   }
 
   for (const p of d.processes) {
@@ -109,11 +118,15 @@ export function renderDiagram(
     el('line', { x1: 70, y1: y, x2: lay.endX, y2: y }, g)
   }
 
-  for (const seg of lanes) paintLane(painter, seg, bands)
+  for (const seg of lanes) {
+    const rect = paintLane(painter, seg, bands)
+    if (rect) drawing.lanes.push({ seg, rect })
+  }
 
   for (const m of d.messages) {
     const drawn = paintMessage(painter, m, arrows)
-    if (drawn) drawing.messages.set(m, drawn.g)
+    if (!drawn) continue
+    drawing.messages.set(m, drawn.g)
   }
 
   for (const dup of d.duplicates) {
