@@ -4,7 +4,8 @@ import { arrowLabel, markLabel } from './annotations.js'
 import { LabelSpace } from './label-space.js'
 import type { Layout } from './layout.js'
 import { STEP } from './layout.js'
-import type { Diagram, DownBand, DuplicateMark, EventKind, VizEvent, VizMessage } from './model.js'
+import { drawMark } from './mark-shapes.js'
+import type { Diagram, DownBand, DuplicateMark, VizEvent, VizMessage } from './model.js'
 import { el } from './svg.js'
 import { fieldOf } from './trace-entries.js'
 
@@ -41,6 +42,12 @@ export interface Painter {
    * let go of items at the stretch's edges without redrawing the rest (the lab does).
    */
   labelsOverAll: boolean
+  /**
+   * Whether an arrow still in flight may take room for its label: one that reaches the end of
+   * the run moves with the end (the lab, which draws arrows in flight without their labels,
+   * does not let them).
+   */
+  inFlightLabels: boolean
   plans: { messages: MessagePlan[]; events: EventPlan[] }
 }
 
@@ -69,7 +76,7 @@ export function newPainter(
   lay: Layout,
   colors: Map<string, string>,
   range?: DrawRange,
-  labelsOverAll = false,
+  options: { labelsOverAll?: boolean; inFlightLabels?: boolean } = {},
 ): Painter {
   return {
     d,
@@ -79,7 +86,8 @@ export function newPainter(
     taken: new LabelSpace(),
     labelledBands: new Set(),
     labelEnd: new Map(),
-    labelsOverAll,
+    labelsOverAll: options.labelsOverAll ?? false,
+    inFlightLabels: options.inFlightLabels ?? true,
     plans: { messages: [], events: [] },
   }
 }
@@ -152,6 +160,28 @@ export function paintMessage(
   return { g: drawMessage(p, m, plan, parent), claim: plan.claim }
 }
 
+/**
+ * An arrow in flight (drawn as `plan` said) brought to the layout's end as it is now, as
+ * `drawMessage` would draw it there; its plan too. Only for arrows whose label takes no room
+ * (`inFlightLabels` false): where it stands then changes no other label.
+ */
+export function moveInFlight(p: Painter, m: VizMessage, plan: MessagePlan, g: SVGGElement): void {
+  const { x1, y1, x2, yEnd } = arrowEnds(p, m)
+  plan.x2 = x2
+  plan.yEnd = yEnd
+  for (const line of g.querySelectorAll(':scope > line')) {
+    line.setAttribute('x2', String(x2))
+    line.setAttribute('y2', String(yEnd))
+  }
+  g.querySelector(':scope > polygon.head')?.setAttribute('points', head(x1, y1, x2, yEnd))
+  const flying = g.querySelector(':scope > text.drop-label')
+  flying?.setAttribute('x', String(x2 + 4))
+  flying?.setAttribute('y', String(yEnd - 6))
+  const label = g.querySelector(':scope > text.msg-label')
+  label?.setAttribute('x', String((x1 + x2) / 2 + 3))
+  label?.setAttribute('y', String((y1 + yEnd) / 2 - 3))
+}
+
 /** The text of an arrow's label (undefined for a drop: its reason is its label). */
 function arrowText(m: VizMessage): string {
   return m.outcome === 'drop' ? m.drop!.reason : arrowLabel(m.type, fieldOf(m.send?.raw, 'msg'))
@@ -177,7 +207,7 @@ export function planMessage(p: Painter, m: VizMessage): MessagePlan {
       labelledBands.add(band)
       plan.claim!.band = band
     }
-  } else {
+  } else if (m.outcome !== 'in-flight' || p.inFlightLabels) {
     const lx = (x1 + x2) / 2 + 3
     const ly = (y1 + yEnd) / 2 - 3
     plan.shown =
@@ -375,123 +405,11 @@ export function drawEvent(p: Painter, e: VizEvent, plan: EventPlan, parent: Elem
   return g
 }
 
-/** A small shape per event kind, centered on (0, 0); the legend draws the same. */
-export function drawMark(kind: EventKind, parent: Element, color?: string): void {
-  switch (kind) {
-    case 'send':
-      el('circle', { r: 4.5, fill: color ?? '#333', class: 'shape' }, parent)
-      break
-    case 'deliver':
-      el(
-        'circle',
-        { r: 4.5, fill: '#fff', stroke: color ?? '#333', 'stroke-width': 2, class: 'shape' },
-        parent,
-      )
-      break
-    case 'emit':
-      el(
-        'polygon',
-        {
-          points: star(6.5, 2.8),
-          fill: '#f2b705',
-          stroke: '#7a5c00',
-          'stroke-width': 0.8,
-          class: 'shape',
-        },
-        parent,
-      )
-      break
-    case 'request':
-      el('rect', { x: -4, y: -4, width: 8, height: 8, fill: '#7b3fa0', class: 'shape' }, parent)
-      break
-    case 'timer-fire':
-      el('polygon', { points: '0,-5.5 5,4 -5,4', fill: '#138a8a', class: 'shape' }, parent)
-      break
-    case 'timer-set':
-      el('line', { x1: 0, y1: -6, x2: 0, y2: 6, stroke: '#138a8a', 'stroke-width': 1.5 }, parent)
-      break
-    case 'timer-cancel':
-      el(
-        'path',
-        { d: 'M-3,-3L3,3M3,-3L-3,3', stroke: '#138a8a', 'stroke-width': 1.5, fill: 'none' },
-        parent,
-      )
-      break
-    case 'storage':
-      el('rect', { x: -2.5, y: -2.5, width: 5, height: 5, fill: '#999', class: 'shape' }, parent)
-      break
-    case 'start':
-      el('line', { x1: 0, y1: -8, x2: 0, y2: 8, stroke: '#222', 'stroke-width': 2.5 }, parent)
-      break
-    case 'crash':
-      el(
-        'path',
-        { d: 'M-6,-6L6,6M6,-6L-6,6', stroke: '#c0161d', 'stroke-width': 3.5, fill: 'none' },
-        parent,
-      )
-      break
-    case 'restart':
-      el(
-        'circle',
-        { r: 6, fill: '#fff', stroke: '#1a8f3c', 'stroke-width': 2.5, class: 'shape' },
-        parent,
-      )
-      el(
-        'path',
-        { d: 'M2,-7L6,-5L3,-2', stroke: '#1a8f3c', 'stroke-width': 2, fill: 'none' },
-        parent,
-      )
-      break
-    case 'pause':
-      el('rect', { x: -5, y: -6, width: 3.5, height: 12, fill: '#b26b00', class: 'shape' }, parent)
-      el('rect', { x: 1.5, y: -6, width: 3.5, height: 12, fill: '#b26b00', class: 'shape' }, parent)
-      break
-    case 'resume':
-      el('polygon', { points: '-4,-6 6,0 -4,6', fill: '#b26b00', class: 'shape' }, parent)
-      break
-    case 'clock':
-      el('polygon', { points: '0,-5 5,0 0,5 -5,0', fill: '#666', class: 'shape' }, parent)
-      break
-    case 'clock-step':
-      el(
-        'circle',
-        { r: 5.5, fill: '#fff', stroke: '#444', 'stroke-width': 1.6, class: 'shape' },
-        parent,
-      )
-      el(
-        'path',
-        { d: 'M0,-3.5L0,0L2.5,1.5', stroke: '#444', 'stroke-width': 1.4, fill: 'none' },
-        parent,
-      )
-      break
-    case 'error':
-      el('circle', { r: 6, fill: '#c0161d', class: 'shape' }, parent)
-      el(
-        'text',
-        { y: 4, 'text-anchor': 'middle', fill: '#fff', 'font-size': 10 },
-        parent,
-      ).textContent = '!'
-      break
-    default:
-      el('circle', { r: 5, fill: color ?? '#444', class: 'shape' }, parent)
-  }
-}
-
 /** The band during which `process` is down that holds timeline seq `seq`, if any. */
 function downAt(down: readonly DownBand[], process: string, seq: number): DownBand | undefined {
   return down.find(
     (b) => b.process === process && b.fromSeq <= seq && (b.toSeq === undefined || seq <= b.toSeq),
   )
-}
-
-function star(outer: number, inner: number): string {
-  const points: string[] = []
-  for (let i = 0; i < 10; i++) {
-    const r = i % 2 === 0 ? outer : inner
-    const a = (Math.PI / 5) * i - Math.PI / 2
-    points.push(`${(r * Math.cos(a)).toFixed(2)},${(r * Math.sin(a)).toFixed(2)}`)
-  }
-  return points.join(' ')
 }
 
 /** The arrowhead at (x2, y2), pointing from (x1, y1). */

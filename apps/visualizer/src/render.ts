@@ -25,7 +25,8 @@ import { el } from './svg.js'
 
 export { partitionLabel } from './bands.js'
 export { typeColors } from './colors.js'
-export { type DrawRange, drawMark } from './paint.js'
+export { drawMark } from './mark-shapes.js'
+export type { DrawRange } from './paint.js'
 
 /** The drawn elements, for the page to show, hide and highlight. */
 export interface Drawing {
@@ -70,7 +71,8 @@ export function drawAxis(axis: SVGGElement, ticks: readonly Tick[], height: numb
  * message id), every event mark `data-event` (its index in the input). With a `range`, only the
  * marks, arrows and lanes that reach into it are drawn (bands and lines always are): a large run
  * costs what the view shows. Each item is drawn by `paint.ts`; with `labelsOverAll`, which
- * labels show is decided over every item, drawn or not (see `Painter`).
+ * labels show is decided over every item, drawn or not, and with `inFlightLabels` false an arrow
+ * in flight takes no room for its label (see `Painter`).
  */
 export function renderDiagram(
   d: Diagram,
@@ -78,9 +80,9 @@ export function renderDiagram(
   colors: Map<string, string>,
   lanes: readonly LaneSegment[] = [],
   range?: DrawRange,
-  options: { labelsOverAll?: boolean } = {},
+  options: { labelsOverAll?: boolean; inFlightLabels?: boolean } = {},
 ): Drawing {
-  const painter = newPainter(d, lay, colors, range, options.labelsOverAll ?? false)
+  const painter = newPainter(d, lay, colors, range, options)
   const svg = el('svg', {
     width: lay.width,
     height: lay.height,

@@ -7,20 +7,24 @@
  * draws the missing ones in place. Labels are decided over the whole line (`labelsOverAll`), so an
  * item's drawing does not depend on the stretch drawn, and an arrow's plan is made again only
  * from the first arrow that changed (a message in flight delivered). So the SVG is the one
- * `renderDiagram` draws of the same line and stretch (the browser test compares them). What
- * would change the whole drawing (the lines, the height, a new message type and its colour, a
- * fault band begun or ended) is not brought along: `sync` says so and the caller draws afresh.
+ * `renderDiagram` draws of the same line and stretch (the browser test compares them). The few
+ * fault bands and mark lines are drawn again when one begins or ends. What would change the whole
+ * drawing (the lines, the height, a new message type and its colour) is not brought along: `sync`
+ * says so and the caller draws afresh.
  */
 import { type LaneSegment, stateLanes } from '@sd/visualizer/src/annotations.js'
+import { drawFaults } from '@sd/visualizer/src/bands.js'
 import type { Layout } from '@sd/visualizer/src/layout.js'
 import { wireEvent, wireMessage } from '@sd/visualizer/src/mark-events.js'
 import type { Diagram, DuplicateMark, VizEvent, VizMessage } from '@sd/visualizer/src/model.js'
 import {
+  arrowEnds,
   type DrawRange,
   drawEvent,
   drawMessage,
   eventDrawn,
   laneDrawn,
+  moveInFlight,
   paintDuplicate,
   paintLane,
   planEvent,
@@ -42,6 +46,12 @@ export interface Synced {
   drawing: Drawing
   /** Of the diagram drawn: what another diagram must share with it to be brought along. */
   shape: string
+  /** Its fault bands and mark lines (drawn again when they change). */
+  faults: string
+  /** Where its layout ends (arrows in flight reach it). */
+  endX: number
+  /** The arrows in flight the last `sync` moved to the layout's new end. */
+  moved: Set<SVGElement>
   /** Every arrow's key, drawn or not, in the diagram's order (its plan is the painter's). */
   arrowKeys: string[]
   arrows: Item<VizMessage>[]
@@ -50,25 +60,34 @@ export interface Synced {
   lanes: Item<LaneSegment>[]
 }
 
-/** The lines, the height, the message types (their colours), the fault bands and marks. */
+/** The lines, the height, the message types (their colours), the histories. */
 function shapeOf(d: Diagram, lay: Layout): string {
-  const band = (b: { fromSeq: number; toSeq?: number }) => `${b.fromSeq}-${b.toSeq ?? ''}`
   return [
     d.processes.join(','),
     lay.height,
     d.messageTypes.join(','),
-    d.down.map(band).join(','),
-    d.paused.map(band).join(','),
-    d.partitions.map(band).join(','),
-    d.losses.map(band).join(','),
-    d.marks.length,
     d.histories === undefined ? 0 : d.histories.length,
   ].join('|')
 }
 
-/** What an arrow is drawn as, but for its label: an arrow in flight reaches the layout's end. */
-const arrowKey = (m: VizMessage, lay: Layout) =>
-  `${m.id}/${m.copy}/${m.outcome}/${m.seq}/${m.duplicated ? 1 : 0}${m.outcome === 'in-flight' ? `/${lay.endX}` : ''}`
+/** The fault bands and mark lines, each begun and maybe ended. */
+function faultsOf(d: Diagram): string {
+  const band = (b: { fromSeq: number; toSeq?: number }) => `${b.fromSeq}-${b.toSeq ?? ''}`
+  return [
+    d.down.map(band).join(','),
+    d.paused.map(band).join(','),
+    d.partitions.map(band).join(','),
+    d.losses.map(band).join(','),
+    d.marks.map((m) => m.seq).join(','),
+  ].join('|')
+}
+
+/**
+ * What an arrow is drawn as, but for its label and, in flight, where the layout ends (such an
+ * arrow is moved along, `moveInFlight`).
+ */
+const arrowKey = (m: VizMessage) =>
+  `${m.id}/${m.copy}/${m.outcome}/${m.seq}/${m.duplicated ? 1 : 0}`
 const laneKey = (s: LaneSegment, lay: Layout) =>
   `${s.process}/${s.state}/${s.fromSeq}/${s.toSeq ?? `open to ${lay.endX}`}`
 const eventKey = (e: VizEvent, plan: boolean | undefined) => `${e.id}/${plan}`
@@ -77,7 +96,7 @@ const shownKey = (key: string, shown: boolean) => `${key}|${shown ? 1 : 0}`
 /** The bookkeeping of a drawing `renderDiagram` made of `d` with `labelsOverAll`. */
 export function syncedOf(drawing: Drawing, d: Diagram, lay: Layout): Synced {
   const plans = drawing.painter.plans
-  const arrowKeys = d.messages.map((m) => arrowKey(m, lay))
+  const arrowKeys = d.messages.map(arrowKey)
   const arrows: Item<VizMessage>[] = []
   d.messages.forEach((m, i) => {
     const el = drawing.messages.get(m)
@@ -96,6 +115,9 @@ export function syncedOf(drawing: Drawing, d: Diagram, lay: Layout): Synced {
   return {
     drawing,
     shape: shapeOf(d, lay),
+    faults: faultsOf(d),
+    endX: lay.endX,
+    moved: new Set(),
     arrowKeys,
     arrows,
     events,
@@ -128,11 +150,42 @@ export function sync(
   for (const line of group('lines').querySelectorAll('line'))
     line.setAttribute('x2', String(lay.endX))
 
+  // Fault bands and mark lines, first in their group (before the state lanes): few, drawn again
+  // when one begins or ends (a crash, a partition chosen at the live end).
+  const faults = faultsOf(d)
+  if (faults !== s.faults) {
+    const bands = group('bands')
+    for (const old of [...bands.children]) if (!old.classList.contains('lane')) old.remove()
+    const fresh = document.createElementNS(svg.namespaceURI, 'g') as SVGGElement
+    // Between the axis and the lowest line, as `renderDiagram` draws them.
+    drawing.faults = drawFaults(d, lay, fresh, 26, lay.height - 16)
+    drawing.down = drawing.faults.down
+    drawing.partitions = drawing.faults.partitions
+    bands.insertBefore(fresh, bands.firstChild)
+    fresh.replaceWith(...fresh.childNodes)
+    s.faults = faults
+  }
+
   // Arrows: planned again from the first that changed; drawn where they reach into the range.
-  const arrowKeys = d.messages.map((m) => arrowKey(m, lay))
+  const arrowKeys = d.messages.map(arrowKey)
   const same = Math.min(commonPrefix(s.arrowKeys, arrowKeys), p.plans.messages.length)
   if (same < p.plans.messages.length) rewindArrows(p, same)
   for (const m of d.messages.slice(same)) p.plans.messages.push(planMessage(p, m))
+  // Arrows in flight kept reach the layout's end: moved there (their labels take no room).
+  s.moved = new Set()
+  if (lay.endX !== s.endX) {
+    const drawnNow = new Map(s.arrows.map((a) => [a.key, a.el]))
+    d.messages.forEach((m, i) => {
+      if (m.outcome !== 'in-flight') return
+      const plan = p.plans.messages[i]!
+      const g = drawnNow.get(shownKey(arrowKeys[i]!, plan.shown))
+      if (g) {
+        moveInFlight(p, m, plan, g as SVGGElement)
+        s.moved.add(g)
+      } else Object.assign(plan, { x2: arrowEnds(p, m).x2, yEnd: arrowEnds(p, m).yEnd })
+    })
+    s.endX = lay.endX
+  }
   s.arrowKeys = arrowKeys
   const arrows = group('arrows')
   const wantArrows: Wanted<VizMessage>[] = []

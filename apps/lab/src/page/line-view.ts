@@ -253,7 +253,8 @@ function render(
     typeColors(diagram.messageTypes),
     stateLanes(diagram),
     range,
-    { labelsOverAll: true },
+    // Arrows in flight are drawn without their labels here (cut at the step): no room taken.
+    { labelsOverAll: true, inFlightLabels: false },
   )
   drawing.svg.setAttribute('width', String(Math.ceil(lay.width)))
   drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
@@ -296,6 +297,7 @@ function shapes(line: Line, drawing: Drawing): { lanes: LaneRect[]; shafts: Shaf
     return lane
   })
   const shafts: Shaft[] = []
+  for (const g of line.drawn?.synced.moved ?? []) shaftOf.delete(g as SVGGElement)
   for (const [m, g] of drawing.messages) {
     let s = shaftOf.get(g)
     if (!s) {

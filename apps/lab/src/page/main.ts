@@ -54,6 +54,8 @@ const timings: Array<{
   drawMs: number
   /** The drawing's parts (`parts` of draw.ts) and each panel's. */
   parts?: Record<string, number>
+  /** Writing the address, just after the step was shown (not in `drawMs`). */
+  urlMs?: number
 }> = []
 
 function showError(text: string): void {
@@ -132,12 +134,14 @@ let urlPending = false
  * Writes the address after the step is shown, once for a burst of steps: `history.replaceState`
  * takes the browser tens of ms on a busy machine, and nothing in the step waits for it.
  */
-function scheduleUrl(): void {
+function scheduleUrl(timing: (typeof timings)[number]): void {
   if (urlPending) return
   urlPending = true
   setTimeout(() => {
     urlPending = false
+    const started = performance.now()
     writeUrl()
+    timing.urlMs = performance.now() - started
   }, 0)
 }
 
@@ -210,13 +214,14 @@ function show(what: string, engineMs = 0): void {
   timed('steer', () => showSteer(r))
   timed('steps', () => showSteps(r))
   timed('lesson', () => showLesson(r))
-  scheduleUrl()
-  timings.push({
+  const timing = {
     what,
     engineMs,
     drawMs: performance.now() - started,
     parts: { ...parts, ...panels },
-  })
+  }
+  timings.push(timing)
+  scheduleUrl(timing)
   if (timings.length > 200) timings.splice(0, timings.length - 200)
   document.body.dataset.state = 'ready'
 }
