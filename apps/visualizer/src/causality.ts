@@ -13,10 +13,34 @@ export function assignClocks(
   processes: readonly ProcessId[],
   sendOf: (delivery: VizEvent) => VizEvent | undefined,
 ): void {
-  const index = new Map(processes.map((p, i) => [p, i]))
-  const current = processes.map(() => new Array<number>(processes.length).fill(0))
-  const lamport = processes.map(() => 0)
-  for (const e of events) {
+  tickClocks(newClocks(processes), events, 0, sendOf)
+}
+
+/** Each process's last vector and Lamport timestamp, so that later events can be stamped alone. */
+export interface Clocks {
+  index: Map<ProcessId, number>
+  current: number[][]
+  lamport: number[]
+}
+
+export function newClocks(processes: readonly ProcessId[]): Clocks {
+  return {
+    index: new Map(processes.map((p, i) => [p, i])),
+    current: processes.map(() => new Array<number>(processes.length).fill(0)),
+    lamport: processes.map(() => 0),
+  }
+}
+
+/** Stamps `events[from..]`, as `assignClocks` would, after the events `clocks` has seen. */
+export function tickClocks(
+  clocks: Clocks,
+  events: readonly VizEvent[],
+  from: number,
+  sendOf: (delivery: VizEvent) => VizEvent | undefined,
+): void {
+  const { index, current, lamport } = clocks
+  for (let i = from; i < events.length; i++) {
+    const e = events[i]!
     const p = index.get(e.process)
     if (p === undefined) throw new Error(`event ${e.id} on unknown process ${e.process}`)
     const vc = current[p]!.slice()
@@ -24,7 +48,7 @@ export function assignClocks(
     if (e.kind === 'deliver') {
       const send = sendOf(e)
       if (send && send.vc.length === vc.length) {
-        for (let i = 0; i < vc.length; i++) vc[i] = Math.max(vc[i]!, send.vc[i]!)
+        for (let j = 0; j < vc.length; j++) vc[j] = Math.max(vc[j]!, send.vc[j]!)
         l = Math.max(l, send.lamport)
       }
     }

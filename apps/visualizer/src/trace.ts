@@ -25,14 +25,28 @@ export function traceToDiagram(doc: unknown): Diagram {
     const e = raw[index]!
     readerOf(e.type)(b, index, e)
   }
-  const histories = readHistoryCheck(doc)
-  const messages = arrowsOf(b)
   assignClocks(b.events, b.processes, (d) =>
     d.messageId ? b.sends.get(d.messageId)?.send : undefined,
   )
+  return finishDiagram(b, lastTime(raw), seed, readHistoryCheck(doc))
+}
+
+/** The latest time of the entries (0 for none), for the title. */
+export function lastTime(raw: readonly Entry[]): number {
+  return raw.reduce((most, e) => Math.max(most, e.t), raw.length === 0 ? 0 : -Infinity)
+}
+
+/** The diagram of a build whose entries are all read and whose events are stamped. */
+export function finishDiagram(
+  b: Build,
+  end: number,
+  seed: unknown,
+  histories?: Diagram['histories'],
+): Diagram {
+  const messages = arrowsOf(b)
   return {
     format: 'sd-trace',
-    title: titleOf(b, messages, raw, seed) + historyTitle(histories),
+    title: titleOf(b, messages, end, seed) + historyTitle(histories),
     processes: b.processes,
     events: b.events,
     messages,
@@ -52,10 +66,10 @@ export function traceToDiagram(doc: unknown): Diagram {
   }
 }
 
-type Reader = (b: Build, index: number, e: Entry) => void
+export type Reader = (b: Build, index: number, e: Entry) => void
 
 /** What adds an entry of type `type` to the build: messages, faults, else a node event. */
-function readerOf(type: string): Reader {
+export function readerOf(type: string): Reader {
   switch (type) {
     case 'send':
       return readSend
@@ -79,8 +93,7 @@ function readerOf(type: string): Reader {
 }
 
 /** `seed 7 · 3 processes · 40 events · 12 message arrows · over 250 ms`. */
-function titleOf(b: Build, messages: VizMessage[], raw: readonly Entry[], seed: unknown): string {
-  const end = raw.reduce((most, e) => Math.max(most, e.t), raw.length === 0 ? 0 : -Infinity)
+function titleOf(b: Build, messages: VizMessage[], end: number, seed: unknown): string {
   return [
     seed === undefined ? undefined : `seed ${String(seed)}`,
     `${b.processes.length} processes`,

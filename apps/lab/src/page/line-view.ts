@@ -1,25 +1,37 @@
 /// <reference lib="dom" />
 /**
  * The line taken, drawn once and shown up to a step, as the visualizer's playback shows a run:
- * what comes after the step is hidden (`off-time`), not rebuilt. Building the diagram of a
- * 5,000-event trace and its layout costs tens of ms, so it happens only when the line itself
- * changes (a new step at the live end, a branch); moving along it toggles classes. On a run too
- * large to draw whole (the visualizer draws only around the view above `DRAW_ALL_BELOW` items),
- * the stretch drawn is chosen by blocks of the pane's width, so the markup at a step depends on
- * the line and the step only: back then forward returns to the same SVG.
+ * what comes after the step is hidden (`off-time`), not rebuilt. A step at the live end makes the
+ * line longer: its diagram and layout grow by the new entries (`DiagramGrower`, `growLayout`),
+ * and the drawing is brought along (`line-grow.ts`): the new marks, arrows and lanes drawn, those
+ * that changed drawn again, to the SVG a fresh drawing of the longer line would be. Another line
+ * (a branch, another run) is built and drawn afresh. On a run too large to draw whole (the
+ * visualizer draws only around the view above `DRAW_ALL_BELOW` items), the stretch drawn is
+ * chosen by blocks of the pane's width, and a step into another block brings the drawing along
+ * too, so the markup at a step depends on the line and the step only: back then forward returns
+ * to the same SVG.
  */
-import type { TraceDocument, TraceEvent } from '@sd/transport'
+import type { TraceEvent } from '@sd/transport'
 import { stateLanes } from '@sd/visualizer/src/annotations.js'
 import { ticks, timeScale } from '@sd/visualizer/src/axis.js'
 import { showFaultsAt } from '@sd/visualizer/src/bands.js'
-import { type Layout, LEFT, layout } from '@sd/visualizer/src/layout.js'
+import {
+  compactLayout,
+  growLayout,
+  type Layout,
+  type LayoutFold,
+  LEFT,
+} from '@sd/visualizer/src/layout.js'
 import { wireMarks } from '@sd/visualizer/src/mark-events.js'
 import type { Diagram } from '@sd/visualizer/src/model.js'
+import type { DrawRange } from '@sd/visualizer/src/paint.js'
 import { type Drawing, drawAxis, renderDiagram, typeColors } from '@sd/visualizer/src/render.js'
 import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
 import { traceToDiagram } from '@sd/visualizer/src/trace.js'
+import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
 import { markStep, parts, pinLabels, type StepMarks } from './draw.js'
+import { type Synced, sync, syncedOf } from './line-grow.js'
 
 export interface LineInput extends StepMarks {
   seed: number | string
@@ -28,7 +40,7 @@ export interface LineInput extends StepMarks {
   line: () => readonly TraceEvent[]
   /** Its length in trace entries. */
   lineLength: number
-  /** Changes whenever the line does (another run, a new step at the live end, a branch). */
+  /** Names the line (another run, a branch): steps at its live end only make it longer. */
   key: string
   /** How many of the line's trace entries the step shown has. */
   shown: number
@@ -37,12 +49,24 @@ export interface LineInput extends StepMarks {
 interface Line {
   key: string
   height: number
+  /** Trace entries drawn (the line's length when drawn). */
+  length: number
+  grower: DiagramGrower
+  fold: LayoutFold
   diagram: Diagram
   base: Layout
+  /** The layout on screen (100% scale). */
   lay: Layout
   /** `nowOf[k]`: the last timeline seq of the first k trace entries (-1: none). */
   nowOf: Int32Array
-  drawn?: { block: number; drawing: Drawing; lanes: LaneRect[]; shafts: Shaft[] }
+  drawn?: {
+    range?: DrawRange
+    /** The line's length when drawn or last brought along. */
+    length: number
+    synced: Synced
+    lanes: LaneRect[]
+    shafts: Shaft[]
+  }
 }
 
 /** A state lane's rectangle and its extent in the whole line. */
@@ -66,25 +90,42 @@ interface Shaft {
 
 let current: Line | undefined
 
+/** Lanes already read off their rectangles, likewise. */
+const laneOf = new WeakMap<SVGRectElement, LaneRect>()
+
+/** Shafts already read off their arrows, so that a drawing grown reads only its new arrows. */
+const shaftOf = new WeakMap<SVGGElement, Omit<Shaft, 'seq'>>()
+
 /** Another drawing took the canvas (two runs compared): the line is drawn afresh next time. */
 export function forgetLine(): void {
   current = undefined
 }
 
-/** Draws `input.line` into `canvas` (once per line and stretch) and shows it up to `input.shown`. */
+/** How the drawing was brought to the step: only shown (`false`), brought along, or drawn afresh. */
+export type Redrawn = 'false' | 'grown' | 'true'
+
+/**
+ * Draws `input.line` into `canvas` (afresh for another line; brought along when the line grew at
+ * its live end or another stretch comes into view) and shows it up to `input.shown`.
+ */
 export function showLine(
   canvas: HTMLElement,
   input: LineInput,
   tooltip: Tooltip,
-): { drawing: Drawing; diagram: Diagram; redrawn: boolean } {
+): { drawing: Drawing; diagram: Diagram; redrawn: Redrawn } {
   const t0 = performance.now()
   const width = Math.max(200, canvas.clientWidth)
   const height = Math.max(160, canvas.clientHeight - 16)
   let line = current
-  if (!line || line.key !== input.key || line.height !== height) {
+  if (
+    !line ||
+    line.key !== input.key ||
+    line.height !== height ||
+    input.lineLength < line.length ||
+    (input.lineLength > line.length && !extend(line, input))
+  )
     line = current = build(input, height)
-    parts.diagram = performance.now() - t0
-  } else parts.diagram = 0
+  parts.diagram = performance.now() - t0
   const t1 = performance.now()
   const { diagram, lay } = line
   const end = diagram.timeline.length - 1
@@ -96,14 +137,27 @@ export function showLine(
     atEnd ? lay.width - width : Math.min(lay.width - width, nowX + 80 - width),
   )
   const items = diagram.events.length + diagram.messages.length
-  const block = items < DRAW_ALL_BELOW ? 0 : Math.floor(scrollLeft / width)
-  let redrawn = false
-  if (!line.drawn || line.drawn.block !== block) {
-    line.drawn = render(canvas, line, block, width, items < DRAW_ALL_BELOW, tooltip)
-    redrawn = true
+  const block = Math.floor(scrollLeft / width)
+  const range =
+    items < DRAW_ALL_BELOW ? undefined : { from: (block - 1) * width, to: (block + 2.5) * width }
+  let redrawn: Redrawn = 'false'
+  const drawn = line.drawn
+  const moved =
+    drawn !== undefined &&
+    (drawn.length !== line.length ||
+      drawn.range?.from !== range?.from ||
+      drawn.range?.to !== range?.to)
+  if (drawn && moved && sync(drawn.synced, diagram, lay, range, tooltip)) {
+    drawAxisOf(line, drawn.synced.drawing, range)
+    line.drawn = { ...drawn, range, length: line.length, ...shapes(line, drawn.synced.drawing) }
+    redrawn = 'grown'
+  } else if (!drawn || moved) {
+    line.drawn = render(canvas, line, range, tooltip)
+    redrawn = 'true'
   }
   const t2 = performance.now()
-  const { drawing, lanes, shafts } = line.drawn
+  const { synced, lanes, shafts } = line.drawn!
+  const { drawing } = synced
   for (const [e, g] of drawing.events) g.classList.toggle('off-time', e.seq > now)
   for (const [dup, g] of drawing.duplicates) g.classList.toggle('off-time', dup.seq > now)
   for (const s of shafts) cutShaft(s, now, nowX)
@@ -129,21 +183,43 @@ export function showLine(
 
 /** The line's diagram and layout, and where each prefix of the trace ends on the timeline. */
 function build(input: LineInput, height: number): Line {
+  const grower = new DiagramGrower([...input.nodes], input.seed)
   const events = input.line()
-  const doc: TraceDocument = {
-    format: 'sd-trace',
-    version: 1,
-    seed: input.seed,
-    nodes: [...input.nodes],
-    events: [...events],
+  // A trace that goes back in time is drawn as the visualizer reads it, afresh at every step.
+  const diagram = grower.grow(events)
+    ? grower.diagram()
+    : traceToDiagram({ seed: input.seed, nodes: [...input.nodes], events: [...events] })
+  const { layout: base, fold } = compactLayout(diagram)
+  return {
+    key: input.key,
+    height,
+    length: input.lineLength,
+    grower,
+    fold,
+    diagram,
+    base,
+    lay: screenLayout(base, diagram.processes, 1, height),
+    nowOf: nowOfEntries(diagram, input.lineLength),
   }
-  const diagram = traceToDiagram(doc)
-  const base = layout(diagram, 'compact')
-  const lay = screenLayout(base, diagram.processes, 1, height)
-  // Every drawn item's trace index and seq; a prefix shows the seqs its entries made.
-  const seqOf = new Int32Array(events.length + 1).fill(-1)
+}
+
+/** The line grown to `input.line()` (its steps added at the live end); false if it cannot be. */
+function extend(line: Line, input: LineInput): boolean {
+  if (!line.grower.grow(input.line())) return false
+  const diagram = line.grower.diagram()
+  line.diagram = diagram
+  line.base = growLayout(line.fold, diagram)
+  line.lay = screenLayout(line.base, diagram.processes, 1, line.height)
+  line.length = input.lineLength
+  line.nowOf = nowOfEntries(diagram, input.lineLength)
+  return true
+}
+
+/** Every drawn item's trace index and seq; a prefix of `length` entries shows the seqs its entries made. */
+function nowOfEntries(diagram: Diagram, length: number): Int32Array {
+  const seqOf = new Int32Array(length + 1).fill(-1)
   const note = (id: number | undefined, seq: number | undefined) => {
-    if (id !== undefined && seq !== undefined && id < events.length)
+    if (id !== undefined && seq !== undefined && id < length)
       seqOf[id + 1] = Math.max(seqOf[id + 1]!, seq)
   }
   for (const e of diagram.events) note(e.id, e.seq)
@@ -159,34 +235,31 @@ function build(input: LineInput, height: number): Line {
   }
   for (const m of diagram.marks) note(m.id, m.seq)
   for (let k = 1; k < seqOf.length; k++) seqOf[k] = Math.max(seqOf[k]!, seqOf[k - 1]!)
-  return { key: input.key, height, diagram, base, lay, nowOf: seqOf }
+  return seqOf
 }
 
-/** The SVG of the line, whole or the stretch of blocks around `block`, with its axis. */
+/** The SVG of the line, whole or the stretch `range`, with its axis. */
 function render(
   canvas: HTMLElement,
   line: Line,
-  block: number,
-  width: number,
-  whole: boolean,
+  range: DrawRange | undefined,
   tooltip: Tooltip,
 ): NonNullable<Line['drawn']> {
-  const { diagram, lay, base } = line
-  const range = whole ? undefined : { from: (block - 1) * width, to: (block + 2.5) * width }
+  const { diagram, lay } = line
+  // Labels decided over the whole line: a stretch drawn later is brought along item by item.
   const drawing = renderDiagram(
     diagram,
     lay,
     typeColors(diagram.messageTypes),
     stateLanes(diagram),
     range,
+    // Arrows in flight are drawn without their labels here (cut at the step): no room taken.
+    { labelsOverAll: true, inFlightLabels: false },
   )
   drawing.svg.setAttribute('width', String(Math.ceil(lay.width)))
   drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
   drawing.now.remove()
-  const times = timeScale(diagram.timeline, base.x)
-  const from = whole ? LEFT : Math.max(LEFT, (block - 1) * width)
-  const to = whole ? base.endX : Math.min(base.endX, (block + 2.5) * width)
-  drawAxis(drawing.axis, ticks(times, from, to, 110), lay.height)
+  drawAxisOf(line, drawing, range)
   wireMarks(
     diagram,
     drawing,
@@ -194,32 +267,58 @@ function render(
     () => {},
     () => undefined,
   )
-  const lanes: LaneRect[] = []
-  for (const rect of drawing.svg.querySelectorAll<SVGRectElement>('rect.lane'))
-    lanes.push({
-      rect,
-      x: Number(rect.getAttribute('x')),
-      width: rect.getAttribute('width') ?? '1',
-    })
-  const shafts: Shaft[] = []
-  for (const [m, g] of drawing.messages) {
-    const lines = [...g.querySelectorAll<SVGLineElement>('line')]
-    const first = lines[0]
-    if (!first) continue
-    shafts.push({
-      g,
-      sendSeq: m.send?.seq ?? m.seq,
-      // In flight at the line's end: cut at every step before the end, whole at it.
-      seq: m.outcome === 'in-flight' ? diagram.timeline.length : m.seq,
-      lines,
-      x1: Number(first.getAttribute('x1')),
-      y1: Number(first.getAttribute('y1')),
-      x2: first.getAttribute('x2') ?? '0',
-      y2: first.getAttribute('y2') ?? '0',
-    })
-  }
   canvas.replaceChildren(drawing.svg)
-  return { block, drawing, lanes, shafts }
+  return {
+    range,
+    length: line.length,
+    synced: syncedOf(drawing, diagram, lay),
+    ...shapes(line, drawing),
+  }
+}
+
+/** The time axis over the stretch drawn (the whole line when it is drawn whole). */
+function drawAxisOf(line: Line, drawing: Drawing, range: DrawRange | undefined): void {
+  const { base, diagram, lay } = line
+  const times = timeScale(diagram.timeline, base.x)
+  const from = range ? Math.max(LEFT, range.from) : LEFT
+  const to = range ? Math.min(base.endX, range.to) : base.endX
+  drawAxis(drawing.axis, ticks(times, from, to, 110), lay.height)
+}
+
+/** The lanes and arrows drawn, with their extent in the whole line, for showing a step. */
+function shapes(line: Line, drawing: Drawing): { lanes: LaneRect[]; shafts: Shaft[] } {
+  const lanes = drawing.lanes.map(({ rect }) => {
+    // Read once, as drawn: showing a step changes the width.
+    let lane = laneOf.get(rect)
+    if (!lane) {
+      lane = { rect, x: Number(rect.getAttribute('x')), width: rect.getAttribute('width') ?? '1' }
+      laneOf.set(rect, lane)
+    }
+    return lane
+  })
+  const shafts: Shaft[] = []
+  for (const g of line.drawn?.synced.moved ?? []) shaftOf.delete(g as SVGGElement)
+  for (const [m, g] of drawing.messages) {
+    let s = shaftOf.get(g)
+    if (!s) {
+      const lines = [...g.querySelectorAll<SVGLineElement>('line')]
+      const first = lines[0]
+      if (!first) continue
+      s = {
+        g,
+        sendSeq: m.send?.seq ?? m.seq,
+        lines,
+        x1: Number(first.getAttribute('x1')),
+        y1: Number(first.getAttribute('y1')),
+        x2: first.getAttribute('x2') ?? '0',
+        y2: first.getAttribute('y2') ?? '0',
+      }
+      shaftOf.set(g, s)
+    }
+    // In flight at the line's end: cut at every step before the end, whole at it.
+    shafts.push({ ...s, seq: m.outcome === 'in-flight' ? line.diagram.timeline.length : m.seq })
+  }
+  return { lanes, shafts }
 }
 
 /**

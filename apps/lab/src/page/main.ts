@@ -52,7 +52,10 @@ const timings: Array<{
   what: string
   engineMs: number
   drawMs: number
-  parts?: { diagram: number; layoutAndSvg: number; marksAndDom: number }
+  /** The drawing's parts (`parts` of draw.ts) and each panel's. */
+  parts?: Record<string, number>
+  /** Writing the address, just after the step was shown (not in `drawMs`). */
+  urlMs?: number
 }> = []
 
 function showError(text: string): void {
@@ -125,6 +128,23 @@ function currentConfig(): LabConfig | undefined {
   return { ...run.config, steps: parseSteps(run.stepsText(run.length)) }
 }
 
+let urlPending = false
+
+/**
+ * Writes the address after the step is shown, once for a burst of steps: `history.replaceState`
+ * takes the browser tens of ms on a busy machine, and nothing in the step waits for it.
+ */
+function scheduleUrl(timing: (typeof timings)[number]): void {
+  if (urlPending) return
+  urlPending = true
+  setTimeout(() => {
+    urlPending = false
+    const started = performance.now()
+    writeUrl()
+    timing.urlMs = performance.now() - started
+  }, 0)
+}
+
 function writeUrl(): void {
   const c = currentConfig()
   if (!c) return
@@ -161,7 +181,8 @@ function show(what: string, engineMs = 0): void {
   } else {
     $<HTMLElement>('compare-pane').hidden = true
     const lineLength = r.frameAt(r.length).trace
-    const key = `${runNumber} ${r.branches.length} ${r.length} ${lineLength}`
+    // The line is the run's and its branch's: a step at its live end only makes it longer.
+    const key = `${runNumber} ${r.branches.length}`
     const line = showLine(
       canvas,
       {
@@ -183,12 +204,24 @@ function show(what: string, engineMs = 0): void {
   statusLine.textContent = `step ${p} of ${r.length} · t = ${frame.now.toFixed(3)} ms · ${frame.trace} trace entries${step ? ` · last: ${step.kind === 'auto' ? 'next event' : stepText(step)}${frame.skipped ? ' (skipped: no longer applies)' : ''}` : ''}`
   document.body.dataset.position = String(p)
   document.body.dataset.length = String(r.length)
-  showInvariant(r, p, first)
-  showSteer(r)
-  showSteps(r)
-  showLesson(r)
-  writeUrl()
-  timings.push({ what, engineMs, drawMs: performance.now() - started, parts: { ...parts } })
+  const panels: Record<string, number> = {}
+  const timed = (name: string, f: () => void) => {
+    const t = performance.now()
+    f()
+    panels[name] = performance.now() - t
+  }
+  timed('invariant', () => showInvariant(r, p, first))
+  timed('steer', () => showSteer(r))
+  timed('steps', () => showSteps(r))
+  timed('lesson', () => showLesson(r))
+  const timing = {
+    what,
+    engineMs,
+    drawMs: performance.now() - started,
+    parts: { ...parts, ...panels },
+  }
+  timings.push(timing)
+  scheduleUrl(timing)
   if (timings.length > 200) timings.splice(0, timings.length - 200)
   document.body.dataset.state = 'ready'
 }
@@ -428,14 +461,24 @@ function wire(): void {
 /** What the tests read: the run, the timings, and the steps of any position. */
 declare global {
   interface Window {
-    lab: { run: () => LabRun | undefined; timings: typeof timings; take: (word: string) => void }
+    lab: {
+      run: () => LabRun | undefined
+      timings: typeof timings
+      take: (word: string) => void
+      /** Draws the step shown afresh (the tests compare it with the drawing grown step by step). */
+      redraw: () => void
+    }
   }
 }
 
 export function start(): void {
   fillScenarios()
   wire()
-  window.lab = { run: () => run, timings, take }
+  const redraw = () => {
+    forgetLine()
+    show('redraw')
+  }
+  window.lab = { run: () => run, timings, take, redraw }
   const query = location.search.slice(1)
   const params = new URLSearchParams(query)
   const lesson = lessonOf(params.get('lesson') ?? '')

@@ -1,0 +1,305 @@
+/// <reference lib="dom" />
+/**
+ * A drawing of the line brought to a longer line (steps added at its live end) or to another
+ * stretch of it, instead of drawn afresh: each mark, arrow, lane and duplicate sign has a key
+ * (what it is drawn as, its label shown or not), the items that should be drawn are listed in the
+ * diagram's order, and the drawing keeps the elements whose key it has, drops the others and
+ * draws the missing ones in place. Labels are decided over the whole line (`labelsOverAll`), so an
+ * item's drawing does not depend on the stretch drawn, and an arrow's plan is made again only
+ * from the first arrow that changed (a message in flight delivered). So the SVG is the one
+ * `renderDiagram` draws of the same line and stretch (the browser test compares them). The few
+ * fault bands and mark lines are drawn again when one begins or ends. What would change the whole
+ * drawing (the lines, the height, a new message type and its colour) is not brought along: `sync`
+ * says so and the caller draws afresh.
+ */
+import { type LaneSegment, stateLanes } from '@sd/visualizer/src/annotations.js'
+import { drawFaults } from '@sd/visualizer/src/bands.js'
+import type { Layout } from '@sd/visualizer/src/layout.js'
+import { wireEvent, wireMessage } from '@sd/visualizer/src/mark-events.js'
+import type { Diagram, DuplicateMark, VizEvent, VizMessage } from '@sd/visualizer/src/model.js'
+import {
+  arrowEnds,
+  type DrawRange,
+  drawEvent,
+  drawMessage,
+  eventDrawn,
+  laneDrawn,
+  moveInFlight,
+  paintDuplicate,
+  paintLane,
+  planEvent,
+  planMessage,
+  reaches,
+  rewindArrows,
+} from '@sd/visualizer/src/paint.js'
+import type { Drawing } from '@sd/visualizer/src/render.js'
+import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
+
+interface Item<T> {
+  key: string
+  item: T
+  el: SVGElement
+}
+
+/** A drawing and what it holds, in the order drawn. */
+export interface Synced {
+  drawing: Drawing
+  /** Of the diagram drawn: what another diagram must share with it to be brought along. */
+  shape: string
+  /** Its fault bands and mark lines (drawn again when they change). */
+  faults: string
+  /** Where its layout ends (arrows in flight reach it). */
+  endX: number
+  /** The arrows in flight the last `sync` moved to the layout's new end. */
+  moved: Set<SVGElement>
+  /** Every arrow's key, drawn or not, in the diagram's order (its plan is the painter's). */
+  arrowKeys: string[]
+  arrows: Item<VizMessage>[]
+  events: Item<VizEvent>[]
+  duplicates: Item<DuplicateMark>[]
+  lanes: Item<LaneSegment>[]
+}
+
+/** The lines, the height, the message types (their colours), the histories. */
+function shapeOf(d: Diagram, lay: Layout): string {
+  return [
+    d.processes.join(','),
+    lay.height,
+    d.messageTypes.join(','),
+    d.histories === undefined ? 0 : d.histories.length,
+  ].join('|')
+}
+
+/** The fault bands and mark lines, each begun and maybe ended. */
+function faultsOf(d: Diagram): string {
+  const band = (b: { fromSeq: number; toSeq?: number }) => `${b.fromSeq}-${b.toSeq ?? ''}`
+  return [
+    d.down.map(band).join(','),
+    d.paused.map(band).join(','),
+    d.partitions.map(band).join(','),
+    d.losses.map(band).join(','),
+    d.marks.map((m) => m.seq).join(','),
+  ].join('|')
+}
+
+/**
+ * What an arrow is drawn as, but for its label and, in flight, where the layout ends (such an
+ * arrow is moved along, `moveInFlight`).
+ */
+const arrowKey = (m: VizMessage) =>
+  `${m.id}/${m.copy}/${m.outcome}/${m.seq}/${m.duplicated ? 1 : 0}`
+const laneKey = (s: LaneSegment, lay: Layout) =>
+  `${s.process}/${s.state}/${s.fromSeq}/${s.toSeq ?? `open to ${lay.endX}`}`
+const eventKey = (e: VizEvent, plan: boolean | undefined) => `${e.id}/${plan}`
+const shownKey = (key: string, shown: boolean) => `${key}|${shown ? 1 : 0}`
+
+/** The bookkeeping of a drawing `renderDiagram` made of `d` with `labelsOverAll`. */
+export function syncedOf(drawing: Drawing, d: Diagram, lay: Layout): Synced {
+  const plans = drawing.painter.plans
+  const arrowKeys = d.messages.map(arrowKey)
+  const arrows: Item<VizMessage>[] = []
+  d.messages.forEach((m, i) => {
+    const el = drawing.messages.get(m)
+    if (el) arrows.push({ key: shownKey(arrowKeys[i]!, plans.messages[i]!.shown), item: m, el })
+  })
+  const events: Item<VizEvent>[] = []
+  d.events.forEach((e, i) => {
+    const el = drawing.events.get(e)
+    if (el) events.push({ key: eventKey(e, plans.events[i]), item: e, el })
+  })
+  const duplicates: Item<DuplicateMark>[] = []
+  for (const dup of d.duplicates) {
+    const el = drawing.duplicates.get(dup)
+    if (el) duplicates.push({ key: String(dup.id), item: dup, el })
+  }
+  return {
+    drawing,
+    shape: shapeOf(d, lay),
+    faults: faultsOf(d),
+    endX: lay.endX,
+    moved: new Set(),
+    arrowKeys,
+    arrows,
+    events,
+    duplicates,
+    lanes: drawing.lanes.map(({ seg, rect }) => ({ key: laneKey(seg, lay), item: seg, el: rect })),
+  }
+}
+
+/**
+ * Brings `s` to the diagram `d` (the same line, maybe longer) laid out as `lay`, drawn over
+ * `range`; false, with nothing changed, when it must be drawn afresh.
+ */
+export function sync(
+  s: Synced,
+  d: Diagram,
+  lay: Layout,
+  range: DrawRange | undefined,
+  tooltip: Tooltip,
+): boolean {
+  if (shapeOf(d, lay) !== s.shape) return false
+  const { drawing } = s
+  const p = drawing.painter
+  Object.assign(p, { d, lay, range })
+  drawing.range = range
+  const { svg } = drawing
+  svg.setAttribute('viewBox', `0 0 ${lay.width} ${lay.height}`)
+  svg.setAttribute('width', String(Math.ceil(lay.width)))
+  svg.setAttribute('aria-label', `space-time diagram: ${d.title}`)
+  const group = (name: string) => svg.querySelector<SVGGElement>(`:scope > g.${name}`)!
+  for (const line of group('lines').querySelectorAll('line'))
+    line.setAttribute('x2', String(lay.endX))
+
+  // Fault bands and mark lines, first in their group (before the state lanes): few, drawn again
+  // when one begins or ends (a crash, a partition chosen at the live end).
+  const faults = faultsOf(d)
+  if (faults !== s.faults) {
+    const bands = group('bands')
+    for (const old of [...bands.children]) if (!old.classList.contains('lane')) old.remove()
+    const fresh = document.createElementNS(svg.namespaceURI, 'g') as SVGGElement
+    // Between the axis and the lowest line, as `renderDiagram` draws them.
+    drawing.faults = drawFaults(d, lay, fresh, 26, lay.height - 16)
+    drawing.down = drawing.faults.down
+    drawing.partitions = drawing.faults.partitions
+    bands.insertBefore(fresh, bands.firstChild)
+    fresh.replaceWith(...fresh.childNodes)
+    s.faults = faults
+  }
+
+  // Arrows: planned again from the first that changed; drawn where they reach into the range.
+  const arrowKeys = d.messages.map(arrowKey)
+  const same = Math.min(commonPrefix(s.arrowKeys, arrowKeys), p.plans.messages.length)
+  if (same < p.plans.messages.length) rewindArrows(p, same)
+  for (const m of d.messages.slice(same)) p.plans.messages.push(planMessage(p, m))
+  // Arrows in flight kept reach the layout's end: moved there (their labels take no room).
+  s.moved = new Set()
+  if (lay.endX !== s.endX) {
+    const drawnNow = new Map(s.arrows.map((a) => [a.key, a.el]))
+    d.messages.forEach((m, i) => {
+      if (m.outcome !== 'in-flight') return
+      const plan = p.plans.messages[i]!
+      const g = drawnNow.get(shownKey(arrowKeys[i]!, plan.shown))
+      if (g) {
+        moveInFlight(p, m, plan, g as SVGGElement)
+        s.moved.add(g)
+      } else Object.assign(plan, { x2: arrowEnds(p, m).x2, yEnd: arrowEnds(p, m).yEnd })
+    })
+    s.endX = lay.endX
+  }
+  s.arrowKeys = arrowKeys
+  const arrows = group('arrows')
+  const wantArrows: Wanted<VizMessage>[] = []
+  d.messages.forEach((m, i) => {
+    const plan = p.plans.messages[i]!
+    if (!reaches(p, plan.x1, plan.x2 + 8)) return
+    wantArrows.push({
+      key: shownKey(arrowKeys[i]!, plan.shown),
+      item: m,
+      make: () => {
+        const g = drawMessage(p, m, plan, arrows)
+        wireMessage(d, m, g, tooltip)
+        return g
+      },
+    })
+  })
+  s.arrows = reconcile(arrows, s.arrows, wantArrows, null)
+
+  // Marks (after the duplicates' signs), planned once each: a mark never changes.
+  for (const e of d.events.slice(p.plans.events.length)) p.plans.events.push(planEvent(p, e))
+  const marks = group('marks')
+  const wantEvents: Wanted<VizEvent>[] = []
+  d.events.forEach((e, i) => {
+    if (!eventDrawn(p, e)) return
+    const plan = p.plans.events[i]
+    wantEvents.push({
+      key: eventKey(e, plan),
+      item: e,
+      make: () => {
+        const g = drawEvent(p, e, plan, marks)
+        wireEvent(
+          d,
+          e,
+          g,
+          tooltip,
+          () => {},
+          () => undefined,
+        )
+        return g
+      },
+    })
+  })
+  s.events = reconcile(marks, s.events, wantEvents, null)
+  const wantDuplicates: Wanted<DuplicateMark>[] = []
+  for (const dup of d.duplicates) {
+    const x = lay.x[dup.seq]!
+    if (reaches(p, x, x))
+      wantDuplicates.push({
+        key: String(dup.id),
+        item: dup,
+        make: () => paintDuplicate(p, dup, marks)!,
+      })
+  }
+  s.duplicates = reconcile(marks, s.duplicates, wantDuplicates, s.events[0]?.el ?? null)
+
+  // State lanes, after the fault bands.
+  const wantLanes: Wanted<LaneSegment>[] = []
+  const bands = group('bands')
+  for (const seg of stateLanes(d))
+    if (laneDrawn(p, seg))
+      wantLanes.push({ key: laneKey(seg, lay), item: seg, make: () => paintLane(p, seg, bands)! })
+  s.lanes = reconcile(bands, s.lanes, wantLanes, null)
+
+  drawing.messages = new Map(s.arrows.map((a) => [a.item, a.el as SVGGElement]))
+  drawing.events = new Map(s.events.map((a) => [a.item, a.el as SVGGElement]))
+  drawing.duplicates = new Map(s.duplicates.map((a) => [a.item, a.el as SVGGElement]))
+  drawing.lanes = s.lanes.map((l) => ({ seg: l.item, rect: l.el as SVGRectElement }))
+  return true
+}
+
+interface Wanted<T> {
+  key: string
+  item: T
+  make: () => SVGElement
+}
+
+/**
+ * Makes the elements `current` (in `parent`, in order, before `anchor`) those `wanted` lists, in
+ * its order: the ones whose key is wanted stay, the others go, the missing ones are drawn where
+ * they belong. Both lists follow the diagram's order, so what stays keeps its place.
+ */
+function reconcile<T>(
+  parent: SVGGElement,
+  current: readonly Item<T>[],
+  wanted: readonly Wanted<T>[],
+  anchor: Element | null,
+): Item<T>[] {
+  const keys = new Set(wanted.map((w) => w.key))
+  const kept: Item<T>[] = []
+  for (const c of current) {
+    if (keys.has(c.key)) kept.push(c)
+    else c.el.remove()
+  }
+  const out: Item<T>[] = []
+  let k = 0
+  for (const w of wanted) {
+    const here = kept[k]
+    if (here && here.key === w.key) {
+      out.push({ ...here, item: w.item })
+      k++
+      continue
+    }
+    const el = w.make()
+    parent.insertBefore(el, here?.el ?? anchor)
+    out.push({ key: w.key, item: w.item, el })
+  }
+  // Not met in order (cannot happen when both follow the diagram's order): not kept.
+  for (const c of kept.slice(k)) c.el.remove()
+  return out
+}
+
+/** How many leading items two lists share. */
+function commonPrefix(a: readonly string[], b: readonly string[]): number {
+  let i = 0
+  while (i < a.length && i < b.length && a[i] === b[i]) i++
+  return i
+}

@@ -1,0 +1,85 @@
+import { type Clocks, newClocks, tickClocks } from './causality.js'
+import type { Diagram } from './model.js'
+import { finishDiagram, readerOf } from './trace.js'
+import { type Build, id, newBuild } from './trace-build.js'
+import { checkDocument, type Entry } from './trace-entries.js'
+
+/**
+ * The diagram of a trace that only grows (a run stepped at its live end), built entry by entry:
+ * the entries read so far and their clocks are kept, so a step reads only the entries it added.
+ * `traceToDiagram` reads the entries in time order; entries appended no earlier than the last
+ * one keep that order, so the diagram grown is `traceToDiagram`'s of the same trace (the tests
+ * compare them). An entry earlier than the last, or a new process, cannot be appended: `grow`
+ * says so, and the caller builds afresh.
+ */
+export class DiagramGrower {
+  private readonly build: Build
+  private readonly clocks: Clocks
+  private read = 0
+  private stamped = 0
+  private end = 0
+
+  constructor(
+    nodes: readonly unknown[],
+    private readonly seed: unknown,
+  ) {
+    this.build = newBuild(nodes)
+    this.clocks = newClocks(this.build.processes)
+  }
+
+  /** How many entries the diagram holds. */
+  get length(): number {
+    return this.read
+  }
+
+  /**
+   * Reads `entries[length..]` (the entries before are those read already); false, with nothing
+   * read, when one of them cannot be appended.
+   */
+  grow(entries: readonly unknown[]): boolean {
+    const fresh = checkDocument({ events: entries.slice(this.read) }).events
+    let last = this.read === 0 ? Number.NEGATIVE_INFINITY : this.end
+    for (const e of fresh) {
+      if (e.t < last || !this.knows(e)) return false
+      last = e.t
+    }
+    const b = this.build
+    for (const [i, e] of fresh.entries()) readerOf(e.type)(b, this.read + i, e)
+    this.read += fresh.length
+    if (fresh.length > 0) this.end = last
+    tickClocks(this.clocks, b.events, this.stamped, (d) =>
+      d.messageId ? b.sends.get(d.messageId)?.send : undefined,
+    )
+    this.stamped = b.events.length
+    return true
+  }
+
+  /** The diagram of the entries read (its events and timeline are the build's, grown in place). */
+  diagram(): Diagram {
+    return finishDiagram(this.build, this.read === 0 ? 0 : this.end, this.seed)
+  }
+
+  /** Whether every process `e` names has a line already (a new one would reorder the clocks). */
+  private knows(e: Entry): boolean {
+    return namesOf(e).every((p) => this.build.known.has(id(p)))
+  }
+}
+
+/** The processes an entry names, as its reader takes them (`trace-messages.ts`, `trace-faults.ts`). */
+function namesOf(e: Entry): unknown[] {
+  switch (e.type) {
+    case 'send':
+    case 'deliver':
+    case 'drop':
+    case 'duplicate':
+      return [e.from, e.to]
+    case 'partition':
+      return Array.isArray(e.groups) ? e.groups.flatMap((g) => (Array.isArray(g) ? g : [])) : []
+    case 'loss':
+    case 'mark':
+    case 'heal':
+      return []
+    default:
+      return e.node === undefined ? [] : [e.node]
+  }
+}
