@@ -120,6 +120,7 @@ export default async function simBench(): Promise<BenchResult[]> {
         value: median(baseRates),
       },
       params: { nodes: 2, hits, trace: false, target: 1_000_000 },
+      rounds: { value: simRates, baseline: baseRates },
       extra: { samples: simRates, baselineSamples: baseRates },
     },
     {
