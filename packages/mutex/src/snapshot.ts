@@ -11,7 +11,11 @@ export { snapshotFields } from '@sd/transport'
 export type Snapshot = JsonValue
 
 /** A set of node ids: ascending. */
-export const idSet = (ids: Iterable<NodeId>): NodeId[] => sortNodeIds(ids)
+export function idSet(ids: Iterable<NodeId>): NodeId[] {
+  // Taken state after state by the explorer: an empty set (most often) allocates no iterator.
+  if (ids instanceof Set && ids.size === 0) return []
+  return sortNodeIds(ids)
+}
 
 /** A map keyed by node id: `[id, value]` pairs ascending by id. */
 export function idMap<V>(map: ReadonlyMap<NodeId, V>, value: (v: V) => Snapshot): Snapshot[] {
@@ -22,9 +26,16 @@ export function idMap<V>(map: ReadonlyMap<NodeId, V>, value: (v: V) => Snapshot)
 
 /** A map keyed by name (resources): `[name, value]` pairs ascending by name. */
 export function nameMap<V>(map: ReadonlyMap<string, V>, value: (v: V) => Snapshot): Snapshot[] {
-  return [...map]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, v]): Snapshot => [name, value(v)])
+  // Built in one pass and sorted only when out of order (most hold one resource): the explorer
+  // takes a snapshot state after state.
+  const out: Array<[string, Snapshot]> = []
+  let sorted = true
+  for (const [name, v] of map) {
+    if (out.length > 0 && out[out.length - 1]![0] > name) sorted = false
+    out.push([name, value(v)])
+  }
+  if (!sorted) out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return out
 }
 
 /** A map keyed by name in its insertion order (the order the node goes through it). */

@@ -65,6 +65,14 @@ export interface Protocol<Msg, Req = never, Ev = never> {
    * there. `checkSnapshots` in `@sd/transport/testing` tests it too.
    */
   restore?(snapshot: unknown): void
+  /**
+   * True when `restore` only reads the snapshot it is given: it keeps no object of it and changes
+   * none (it copies what it keeps into Maps, Sets and arrays of its own). The simulator then hands
+   * it the checkpoint's saved copy instead of a fresh copy on every restore (the stateful explorer
+   * restores state after state). `checkSnapshots` tests the promise: the snapshot given must come
+   * out unchanged however the restored instance runs on.
+   */
+  readonly restoreCopies?: boolean
 }
 
 /** Builds a fresh instance (with fresh volatile state) for a node, e.g. after a restart. */

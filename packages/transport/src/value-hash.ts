@@ -65,6 +65,27 @@ function leaf(tag: number, a: number, b: number): void {
 const float = new Float64Array(1)
 const words = new Uint32Array(float.buffer)
 
+/**
+ * The lanes of null, false, true and the small whole numbers (clocks, ids, counters: most of a
+ * snapshot's leaves), worked out once: 0 while not yet (a lane is 0 for 1 value in 2^32, then it
+ * is only worked out again).
+ */
+const SMALL = 1024
+const constLanes = new Int32Array(2 * (3 + SMALL))
+
+/** `leaf(tag, a, 0)` through the cache at `slot`. */
+function cachedLeaf(slot: number, tag: number, a: number): void {
+  const hi = constLanes[2 * slot]!
+  if (hi !== 0) {
+    out[0] = hi
+    out[1] = constLanes[2 * slot + 1]!
+    return
+  }
+  leaf(tag, a, 0)
+  constLanes[2 * slot] = out[0]!
+  constLanes[2 * slot + 1] = out[1]!
+}
+
 function walkString(s: string): void {
   let id = numbered.get(s)
   if (id === undefined && s.length <= LONG && numbered.size < MAX_NUMBERED) {
@@ -92,7 +113,7 @@ function walkString(s: string): void {
 
 function walk(value: unknown, depth: number): void {
   if (value === null) {
-    leaf(0, 0, 0)
+    cachedLeaf(0, 0, 0)
     return
   }
   switch (typeof value) {
@@ -100,13 +121,15 @@ function walk(value: unknown, depth: number): void {
       walkString(value)
       return
     case 'boolean':
-      leaf(1, value ? 1 : 0, 0)
+      cachedLeaf(value ? 2 : 1, 1, value ? 1 : 0)
       return
     case 'number':
       if (!Number.isFinite(value)) throw REFUSED
       // -0 and 0 are one key (as `canonicalKey` writes them).
-      if ((value | 0) === value) leaf(2, value | 0, 0)
-      else {
+      if ((value | 0) === value) {
+        if (value >= 0 && value < SMALL) cachedLeaf(3 + value, 2, value)
+        else leaf(2, value | 0, 0)
+      } else {
         float[0] = value
         leaf(3, words[0]!, words[1]!)
       }

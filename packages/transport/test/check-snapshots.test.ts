@@ -149,5 +149,31 @@ describe('checkSnapshots', () => {
         /seed \d+: restore\(\) does not give an instance that behaves alike/,
       )
     })
+
+    /** The counter with `restoreCopies`; `keeps` makes the object restore() is given its state. */
+    const promising = (keeps: boolean) => (): Protocol<Cmd, never, number> => {
+      let st: Shape = { on: false, count: 0 }
+      return {
+        onMessage(_from, cmd, ctx) {
+          if (cmd === 'inc') st.count++
+          else if (cmd === 'toggle') st.on = !st.on
+          else if (st.on) ctx.emit(st.count)
+        },
+        snapshot: () => ({ on: st.on, count: st.count }),
+        restoreCopies: true,
+        restore(snapshot) {
+          const s = snapshot as Shape
+          st = keeps ? s : { on: s.on, count: s.count }
+        },
+      }
+    }
+
+    it('holds restoreCopies to its promise: what restore() is given stays unchanged', () => {
+      const report = checkSnapshots(promising(false), { seeds: 10, inputs })
+      expect(report.restored).toBe(report.states)
+      expect(() => checkSnapshots(promising(true), { seeds: 10, inputs })).toThrow(
+        /restoreCopies, yet what restore\(\) was given changed/,
+      )
+    })
   })
 })

@@ -100,6 +100,35 @@ describe('SimNetwork checkpoints and key fingerprints', () => {
     expect(goOn(net, 1, 20)).toEqual(first)
   })
 
+  it('hands restore() its saved snapshot itself only when the protocol declares restoreCopies', () => {
+    for (const copies of [false, true]) {
+      const ring = tokenRing(3, [2, 3], 30)
+      const given: unknown[] = []
+      const net = new SimNetwork({ seed: 1, trace: false })
+      net.launch([1, 2, 3], (self) => {
+        const p = ring(self)
+        const restore = p.restore!.bind(p)
+        return {
+          ...p,
+          restoreCopies: copies,
+          restore: (s: unknown) => {
+            if (self === 1) given.push(s)
+            restore(structuredClone(s)) // the ring's own restore may keep what it takes
+          },
+        }
+      })
+      const saved = net.checkpoint()!
+      const first = goOn(net, 1, 20)
+      for (let k = 0; k < 2; k++) {
+        net.restoreCheckpoint(saved)
+        expect(goOn(net, 1, 20)).toEqual(first)
+      }
+      expect(given).toHaveLength(2)
+      expect(given[1]).toEqual(given[0])
+      expect(given[1] === given[0]).toBe(copies)
+    }
+  })
+
   it('is undefined when a running protocol has no restore', () => {
     const net = new SimNetwork()
     net.launch([1, 2], (self) => {

@@ -63,6 +63,13 @@ interface RicartAgrawalaSnapshot {
   >
 }
 
+/** The deferred requests as `[peer, time]` pairs, in the order they are answered. */
+function deferredList(deferred: ReadonlyMap<NodeId, number>): Array<[NodeId, number]> {
+  const out: Array<[NodeId, number]> = []
+  for (const [peer, time] of deferred) out.push([peer, time])
+  return out
+}
+
 const TIMER_PREFIX = 'answer:'
 /** Stable storage key of the Lamport clock. */
 const CLOCK_KEY = 'lamport-clock'
@@ -340,11 +347,15 @@ export function ricartAgrawala(
           answered: idSet(r.answered),
           // Answered in this order at exit, each OK stamped one later than the one before: two
           // nodes that deferred the same peers in another order send different stamps.
-          deferred: [...r.deferred].map(([peer, time]) => [peer, time]),
+          deferred: deferredList(r.deferred),
           // Served in this order, each in its mode.
-          queued: [...r.queued],
+          queued: r.queued.slice(),
         })),
       }),
+
+      // It copies every list into a Set, Map or array of its own (the view's too): the explorer
+      // can hand it its saved snapshot instead of a copy per restore.
+      restoreCopies: true,
 
       restore(snapshot) {
         const s = snapshot as RicartAgrawalaSnapshot

@@ -30,7 +30,9 @@ export interface CheckpointContext {
   /** Time and the actions planned so far. */
   scalars: { time: number; planned: number }
   /**
-   * Starts a fresh instance from the node's factory with `restore(state)`, its `start` not run,
+   * Starts a fresh instance from the node's factory with `restore(state)`, its `start` not run
+   * (`state` is the checkpoint's copy, never to change: it is copied for `restore` unless the
+   * instance declares `restoreCopies`),
    * re-arming `timers` (saved timer events, whose due time, key and seq the new ones take).
    * Returns the new timer events, in the same order.
    */
@@ -187,7 +189,8 @@ export function saveCheckpoint(ctx: CheckpointContext): SimCheckpoint {
     })
   }
   return {
-    scalars: { ...ctx.scalars },
+    // Not a spread: copying an object literal field by field is much cheaper per state.
+    scalars: { time: ctx.scalars.time, planned: ctx.scalars.planned },
     counters: copyStats(ctx.counters),
     seq: ctx.queue.seqCounter,
     queue,
@@ -295,7 +298,7 @@ export function loadCheckpoint(ctx: CheckpointContext, cp: SimCheckpoint): void 
     node.draws = s.draws
     const run = s.running
     if (run !== undefined) {
-      const fresh = ctx.resume(node, cloneData(run.state.kept()), run.timers)
+      const fresh = ctx.resume(node, run.state.kept(), run.timers)
       rearmed ??= new Map()
       for (let i = 0; i < run.timers.length; i++) {
         const old = run.timers[i]!
@@ -372,4 +375,12 @@ function copyStats(s: SimStats): SimStats {
     timersFired: s.timersFired,
     events: s.events,
   }
+}
+
+/**
+ * What a resumed instance's `restore` is handed: the checkpoint's own copy when it promises to
+ * only read it (`restoreCopies`), else a copy of that.
+ */
+export function restoredState(protocol: { restoreCopies?: boolean }, kept: unknown): unknown {
+  return protocol.restoreCopies === true ? kept : cloneData(kept)
 }

@@ -22,6 +22,7 @@ import {
   type CheckpointContext,
   canCheckpoint,
   loadCheckpoint,
+  restoredState,
   type SimCheckpoint,
   saveCheckpoint,
 } from './checkpoint.js'
@@ -827,7 +828,7 @@ export class SimNetwork {
     const protocol = factory(node.id)
     node.stateText?.release()
     node.stateText = undefined
-    if (resumed !== undefined) protocol.restore!(resumed.state)
+    if (resumed !== undefined) protocol.restore!(restoredState(protocol, resumed.state))
     node.protocol = protocol
     node.locator = partLocatorOf(protocol)
     if (resumed === undefined) node.draws = 0
@@ -886,7 +887,7 @@ export class SimNetwork {
     const protocol = factory(node.id)
     node.stateText?.release()
     node.stateText = undefined
-    protocol.restore!(resumed.state)
+    protocol.restore!(restoredState(protocol, resumed.state))
     node.protocol = protocol
     node.locator = partLocatorOf(protocol)
     host.random = undefined

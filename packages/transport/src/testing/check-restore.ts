@@ -3,6 +3,7 @@
  * state's snapshot (with its storage and timers), gives the same effects and the same snapshots
  * as the instance that took it, on the same further inputs.
  */
+import { canonicalKey } from '../canonical.js'
 import type { Random } from '../random.js'
 import type { SnapshotHarness, SnapshotInput } from './snapshot-harness.js'
 
@@ -18,7 +19,13 @@ export function restoredSplit<Msg, Req>(
   for (let c = 0; c < runs.continuations; c++) {
     const a = original()
     const b = empty()
-    b.restoreFrom(a)
+    const restored = b.restoreFrom(a)
+    // Promised to only read it: the snapshot given must not change however `b` runs on.
+    const given = () =>
+      b.protocol.restoreCopies === true &&
+      canonicalKey(restored.given, 'snapshot') !== restored.text
+        ? `restoreCopies, yet what restore() was given changed (it kept part of it): ${restored.text}\n  became ${canonicalKey(restored.given, 'snapshot')}`
+        : undefined
     a.reseed(`restore/${runs.seed}/${c}`)
     b.reseed(`restore/${runs.seed}/${c}`)
     const done: string[] = []
@@ -27,6 +34,8 @@ export function restoredSplit<Msg, Req>(
       const sb = b.snapshotText()
       const after = done.length === 0 ? 'restored' : `then ${done.join(', ')}`
       if (sa !== sb) return `${after}: snapshot ${sa}\n  vs restored ${sb}`
+      const changed = given()
+      if (changed !== undefined) return `${after}: ${changed}`
       if (i === runs.steps) break
       const input = next(random, a)
       const ea = JSON.stringify(a.feed(input) ?? 'no such timer')

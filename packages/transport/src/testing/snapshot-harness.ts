@@ -49,12 +49,16 @@ export class SnapshotHarness<Msg, Req, Ev> {
 
   /**
    * Makes this instance, fresh and not started, take on `other`'s state: its protocol's snapshot
-   * (as JSON text and back: a copy) through `restore`, and its storage and timers set.
+   * (as JSON text and back: a copy) through `restore`, and its storage and timers set. Returns
+   * what `restore` was given and its text then: with `restoreCopies` it must stay so.
    */
-  restoreFrom(other: SnapshotHarness<Msg, Req, Ev>): void {
-    this.protocol.restore!(JSON.parse(canonicalKey(other.protocol.snapshot!(), 'snapshot')))
+  restoreFrom(other: SnapshotHarness<Msg, Req, Ev>): { given: unknown; text: string } {
+    const text = canonicalKey(other.protocol.snapshot!(), 'snapshot')
+    const given: unknown = JSON.parse(text)
+    this.protocol.restore!(given)
     for (const [key, value] of other.storage) this.storage.set(key, structuredClone(value))
     for (const key of other.timers) this.timers.add(key)
+    return { given, text }
   }
 
   /** The protocol's snapshot as canonical text. */
