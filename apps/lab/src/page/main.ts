@@ -8,7 +8,7 @@ import '@sd/visualizer/src/style.css'
 import '@sd/visualizer/src/diagram.css'
 import { createTooltip } from '@sd/visualizer/src/tooltip.js'
 import './lab.css'
-import type { TraceEvent } from '@sd/transport'
+import type { Choice, TraceEvent } from '@sd/transport'
 import { decodeConfig, defaultConfig, encodeConfig, type LabConfig } from '../engine/config.js'
 import { LabRun } from '../engine/lab-run.js'
 import { lessonOf, lessons } from '../engine/lessons.js'
@@ -183,6 +183,12 @@ function show(what: string, engineMs = 0): void {
     const lineLength = r.frameAt(r.length).trace
     // The line is the run's and its branch's: a step at its live end only makes it longer.
     const key = `${runNumber} ${r.branches.length}`
+    // A branch's line is the line before it up to the branch's step, then its own steps.
+    const b = r.branches.length
+    const prefix =
+      b > 0 && r.branchSteps[b - 1] !== undefined
+        ? { key: `${runNumber} ${b - 1}`, length: r.frameAt(r.branchSteps[b - 1]!).trace }
+        : undefined
     const line = showLine(
       canvas,
       {
@@ -191,6 +197,7 @@ function show(what: string, engineMs = 0): void {
         line: () => r.traceAt(r.length),
         lineLength,
         key,
+        ...(prefix ? { prefix } : {}),
         shown: frame.trace,
         ...marks,
       },
@@ -211,7 +218,7 @@ function show(what: string, engineMs = 0): void {
     panels[name] = performance.now() - t
   }
   timed('invariant', () => showInvariant(r, p, first))
-  timed('steer', () => showSteer(r))
+  showSteer(r, timed)
   timed('steps', () => showSteps(r))
   timed('lesson', () => showLesson(r))
   const timing = {
@@ -253,7 +260,7 @@ function showInvariant(r: LabRun, p: number, first: number | undefined): void {
   }
 }
 
-function showSteer(r: LabRun): void {
+function showSteer(r: LabRun, timed: (name: string, f: () => void) => void): void {
   const pending = $<HTMLDivElement>('pending')
   const nodes = $<HTMLDivElement>('nodes')
   const links = $<HTMLDivElement>('links')
@@ -267,20 +274,25 @@ function showSteer(r: LabRun): void {
     b.id = 'branch'
     b.textContent = 'Branch here'
     b.onclick = () => act(() => r.branchAt(r.position), 'branch')
-    pending.replaceChildren(p, b)
-    nodes.replaceChildren()
-    links.replaceChildren()
+    timed('steer', () => {
+      pending.replaceChildren(p, b)
+      nodes.replaceChildren()
+      links.replaceChildren()
+    })
     return
   }
-  renderPending(pending, r.net, nextKey(r))
-  renderNodes(nodes, r.net, r.emitted())
-  renderLinks(links, r.net, take)
+  timed('pending', () => {
+    const choices = r.net.choices()
+    renderPending(pending, r.net, choices, nextKey(choices))
+  })
+  timed('nodes', () => renderNodes(nodes, r.net, r.emitted()))
+  timed('links', () => renderLinks(links, r.net, take))
 }
 
 /** The event the run would take by itself next (marked in the list). */
-function nextKey(r: LabRun): string | undefined {
+function nextKey(choices: readonly Choice[]): string | undefined {
   let best: { key: string; t: number } | undefined
-  for (const c of r.net.choices()) if (best === undefined || c.t < best.t) best = c
+  for (const c of choices) if (best === undefined || c.t < best.t) best = c
   return best?.key
 }
 
@@ -288,6 +300,10 @@ function showSteps(r: LabRun): void {
   const box = $<HTMLDivElement>('steps')
   box.textContent = r.stepsText() || '(none yet)'
   const branches = $<HTMLDivElement>('branches')
+  // The earlier lines change only with a branch (or another run).
+  const listed = `${runNumber} ${r.branches.length}`
+  if (branches.dataset.listed === listed) return
+  branches.dataset.listed = listed
   branches.replaceChildren()
   for (const [i, text] of r.branches.entries()) {
     const a = document.createElement('a')
@@ -476,6 +492,8 @@ export function start(): void {
   wire()
   const redraw = () => {
     forgetLine()
+    // The panels too, made afresh (the tests compare them with those kept from step to step).
+    for (const id of ['pending', 'nodes', 'links']) $(id).replaceChildren()
     show('redraw')
   }
   window.lab = { run: () => run, timings, take, redraw }
