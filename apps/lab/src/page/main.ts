@@ -264,7 +264,13 @@ function showSteer(r: LabRun, timed: (name: string, f: () => void) => void): voi
   const pending = $<HTMLDivElement>('pending')
   const nodes = $<HTMLDivElement>('nodes')
   const links = $<HTMLDivElement>('links')
+  const past = $<HTMLDivElement>('past')
+  // In the past the panels are hidden, not emptied: back at the live end (a branch) their rows
+  // are kept where they still hold.
+  for (const box of [pending, nodes, links]) box.hidden = !r.atLive
+  past.hidden = r.atLive
   if (!r.atLive) {
+    if (past.firstChild) return
     const p = document.createElement('p')
     p.className = 'hint'
     p.textContent =
@@ -273,14 +279,12 @@ function showSteer(r: LabRun, timed: (name: string, f: () => void) => void): voi
     b.type = 'button'
     b.id = 'branch'
     b.textContent = 'Branch here'
-    b.onclick = () => act(() => r.branchAt(r.position), 'branch')
-    timed('steer', () => {
-      pending.replaceChildren(p, b)
-      nodes.replaceChildren()
-      links.replaceChildren()
-    })
+    // The run open when clicked (the hint stays while the steps shown are in the past).
+    b.onclick = () => act(() => run?.branchAt(run.position), 'branch')
+    past.replaceChildren(p, b)
     return
   }
+  past.replaceChildren()
   timed('pending', () => {
     const choices = r.net.choices()
     renderPending(pending, r.net, choices, nextKey(choices))

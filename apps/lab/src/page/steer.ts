@@ -48,8 +48,9 @@ interface PendingRow {
   due: HTMLSpanElement
   /** What the row says but for its due time (the event's kind, time and summary). */
   sig: string
-  /** The message drawn (a rewound network holds copies: then drawn again). */
+  /** The message drawn, and its payload as shown (a rewound network holds copies of it). */
   msg: unknown
+  text: string
   dueText: string
   next: boolean
 }
@@ -87,6 +88,8 @@ export function renderPending(
     const sig = `${c.kind} ${c.t} ${whatOf(c)}`
     const msg = c.kind === 'deliver' ? c.msg : undefined
     let row = state.rows.get(c.key)
+    // A copy of the message drawn (a network rewound from a checkpoint) is the same row.
+    if (row && row.sig === sig && row.msg !== msg && payload(msg) === row.text) row.msg = msg
     if (!row || row.sig !== sig || row.msg !== msg) row = pendingItem(c, sig, msg, isNext, net.now)
     else {
       const text = dueText(c, isNext, net.now)
@@ -144,11 +147,11 @@ function pendingItem(
   const li = el('li', { 'data-choice': c.key, 'data-kind': c.kind })
   if (isNext) li.dataset.next = ''
   const head = el('div', { class: 'what' })
-  const text = dueText(c, isNext, now)
-  const due = el('span', { class: 'due' }, text)
+  const due = el('span', { class: 'due' }, dueText(c, isNext, now))
   head.append(el('b', {}, whatOf(c)), due)
   li.append(head)
-  if (c.kind === 'deliver') li.append(el('code', { class: 'payload' }, payload(c.msg)))
+  const text = c.kind === 'deliver' ? payload(c.msg) : ''
+  if (c.kind === 'deliver') li.append(el('code', { class: 'payload' }, text))
   const acts = el('div', { class: 'acts' })
   acts.append(button(c.key, c.kind === 'deliver' ? 'deliver' : 'fire', 'make it happen now'))
   if (c.kind === 'deliver')
@@ -157,7 +160,7 @@ function pendingItem(
       button(`dup:${c.key}`, 'dup', 'deliver it and keep a copy in flight'),
     )
   li.append(acts)
-  return { li, due, sig, msg, dueText: text, next: isNext }
+  return { li, due, sig, msg, text, dueText: due.textContent!, next: isNext }
 }
 
 /** A node's row and its line of state as drawn, to be written again only where they changed. */
