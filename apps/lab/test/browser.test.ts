@@ -318,6 +318,20 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     console.log(
       `flood n=48, ${LIVE_STEPS} new steps at the live end from step ${middle}: show (drawing and panels) ${quantiles(steps.map((t) => t.drawMs))}; engine and show ${quantiles(steps.map((t) => t.engineMs + t.drawMs))}; the drawing alone ${quantiles(drawingOnly)}${url.length > 0 ? `; the address, written after ${quantiles(url)}` : ''}; drawings ${[...how].map(([k, v]) => `${k === 'grown' ? 'brought along' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
     )
+    // A branch near the live end (three steps back, a crash chosen there): the common case of
+    // going back a little to choose otherwise.
+    for (let i = 0; i < 3; i++) await press('back')
+    await evaluate("window.lab.take('crash:3')")
+    const nearEnd = await evaluate<{
+      engineMs: number
+      drawMs: number
+      parts: Record<string, number>
+    }>('window.lab.timings.at(-1)')
+    const nearEndDrawn = await redrawnHow()
+    expect(await position()).toBe(middle + LIVE_STEPS - 2)
+    console.log(
+      `flood n=48, a branch 3 steps before the live end (step ${middle + LIVE_STEPS - 3}, crash 3; drawing ${nearEndDrawn === 'grown' ? 'cut back' : 'afresh'}): ${fmt(nearEnd)}`,
+    )
     along.sort((a, b) => a - b)
     console.log(
       `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms, ${redrawn} redrawn (a new stretch in view)`,
