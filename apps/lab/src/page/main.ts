@@ -8,7 +8,7 @@ import '@sd/visualizer/src/style.css'
 import '@sd/visualizer/src/diagram.css'
 import { createTooltip } from '@sd/visualizer/src/tooltip.js'
 import './lab.css'
-import type { Choice, TraceEvent } from '@sd/transport'
+import type { TraceEvent } from '@sd/transport'
 import { decodeConfig, defaultConfig, encodeConfig, type LabConfig } from '../engine/config.js'
 import { LabRun } from '../engine/lab-run.js'
 import { lessonOf, lessons } from '../engine/lessons.js'
@@ -17,7 +17,7 @@ import { parseSteps, stepText } from '../engine/steps.js'
 import { drawRun, markDifferences, parts } from './draw.js'
 import { renderLesson } from './lesson-view.js'
 import { forgetLine, showLine } from './line-view.js'
-import { renderLinks, renderNodes, renderPending } from './steer.js'
+import { renderSteer } from './steer.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 
@@ -261,43 +261,16 @@ function showInvariant(r: LabRun, p: number, first: number | undefined): void {
 }
 
 function showSteer(r: LabRun, timed: (name: string, f: () => void) => void): void {
-  const pending = $<HTMLDivElement>('pending')
-  const nodes = $<HTMLDivElement>('nodes')
-  const links = $<HTMLDivElement>('links')
-  const past = $<HTMLDivElement>('past')
-  // In the past the panels are hidden, not emptied: back at the live end (a branch) their rows
-  // are kept where they still hold.
-  for (const box of [pending, nodes, links]) box.hidden = !r.atLive
-  past.hidden = r.atLive
-  if (!r.atLive) {
-    if (past.firstChild) return
-    const p = document.createElement('p')
-    p.className = 'hint'
-    p.textContent =
-      'A step in the past: choose here to branch (the run is re-executed up to this step, and the old line is kept).'
-    const b = document.createElement('button')
-    b.type = 'button'
-    b.id = 'branch'
-    b.textContent = 'Branch here'
+  const boxes = { past: $('past'), pending: $('pending'), nodes: $('nodes'), links: $('links') }
+  const steer = {
+    atLive: r.atLive,
+    net: r.net,
+    emitted: () => r.emitted(),
     // The run open when clicked (the hint stays while the steps shown are in the past).
-    b.onclick = () => act(() => run?.branchAt(run.position), 'branch')
-    past.replaceChildren(p, b)
-    return
+    branch: () => act(() => run?.branchAt(run.position), 'branch'),
+    take,
   }
-  past.replaceChildren()
-  timed('pending', () => {
-    const choices = r.net.choices()
-    renderPending(pending, r.net, choices, nextKey(choices))
-  })
-  timed('nodes', () => renderNodes(nodes, r.net, r.emitted()))
-  timed('links', () => renderLinks(links, r.net, take))
-}
-
-/** The event the run would take by itself next (marked in the list). */
-function nextKey(choices: readonly Choice[]): string | undefined {
-  let best: { key: string; t: number } | undefined
-  for (const c of choices) if (best === undefined || c.t < best.t) best = c
-  return best?.key
+  renderSteer(boxes, steer, timed)
 }
 
 function showSteps(r: LabRun): void {

@@ -42,6 +42,59 @@ function typeOf(msg: unknown): string {
   return typeof msg === 'object' && msg !== null && 'type' in msg ? String(msg.type) : 'message'
 }
 
+/** What the panels show and do: the live network, and the steps their buttons take. */
+export interface Steer {
+  atLive: boolean
+  net: SimNetwork
+  emitted: () => ReadonlyArray<{ node: NodeId; event: unknown }>
+  /** *Branch here* clicked. */
+  branch: () => void
+  /** A step by its word (cut, mend, isolate). */
+  take: (step: string) => void
+}
+
+/**
+ * The panels at the step shown: at the live end *Pending*, *Nodes* and *Links*, each timed; in
+ * the past the *Branch here* hint, the panels hidden, not emptied, so that back at the live end
+ * (a branch) their rows are kept where they still hold.
+ */
+export function renderSteer(
+  boxes: { past: HTMLElement; pending: HTMLElement; nodes: HTMLElement; links: HTMLElement },
+  steer: Steer,
+  timed: (name: string, f: () => void) => void,
+): void {
+  const { past, pending, nodes, links } = boxes
+  for (const box of [pending, nodes, links]) box.hidden = !steer.atLive
+  past.hidden = steer.atLive
+  if (!steer.atLive) {
+    if (past.firstChild) return
+    const hint = el(
+      'p',
+      { class: 'hint' },
+      'A step in the past: choose here to branch (the run is re-executed up to this step, and the old line is kept).',
+    )
+    const b = el('button', { type: 'button', id: 'branch' }, 'Branch here')
+    b.onclick = steer.branch
+    past.replaceChildren(hint, b)
+    return
+  }
+  past.replaceChildren()
+  const { net } = steer
+  timed('pending', () => {
+    const choices = net.choices()
+    renderPending(pending, net, choices, nextKey(choices))
+  })
+  timed('nodes', () => renderNodes(nodes, net, steer.emitted()))
+  timed('links', () => renderLinks(links, net, steer.take))
+}
+
+/** The event the run would take by itself next (marked in the list). */
+function nextKey(choices: readonly Choice[]): string | undefined {
+  let best: { key: string; t: number } | undefined
+  for (const c of choices) if (best === undefined || c.t < best.t) best = c
+  return best?.key
+}
+
 /** A row of the pending list as drawn, to be kept while its event is the same. */
 interface PendingRow {
   li: HTMLLIElement
