@@ -39,6 +39,18 @@ const evaluate = <T>(expr: string) => browser.eval<T>(expr)
 const pageTrace = () =>
   evaluate<TraceEvent[]>('JSON.parse(JSON.stringify(window.lab.run().traceAt()))')
 const drawing = () => evaluate<string>("document.getElementById('canvas').innerHTML")
+/** The steering panels' markup (kept from step to step; `window.lab.redraw()` makes them afresh). */
+const panels = () =>
+  evaluate<string>(
+    "['pending', 'nodes', 'links'].map((id) => document.getElementById(id).innerHTML).join('\\n')",
+  )
+/** The drawing and the panels as shown, then as made afresh: undefined when they are the same. */
+const differsFromFresh = async () => {
+  const stepwise = await drawing()
+  const kept = await panels()
+  await evaluate('window.lab.redraw()')
+  return firstDifference(stepwise, await drawing()) ?? firstDifference(kept, await panels())
+}
 const position = () => evaluate<number>('Number(document.body.dataset.position)')
 const shot = (name: string) => browser.call('screenshot', { path: join(screenshots, name) })
 const json = (x: unknown) => JSON.parse(JSON.stringify(x))
@@ -259,10 +271,11 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     await evaluate(`window.lab.run().goTo(${middle + 1})`)
     const backInThePast = await timed('#back')
     const branch = await timed('#branch')
+    const branchDrawn = await redrawnHow()
     const crash = await timed('button[data-step="crash:2"]')
     expect(await position()).toBe(middle + 1)
     console.log(
-      `flood n=48: ${length} steps, ${entries} trace entries; at the end: back ${fmt(back)}, forward again along the line ${fmt(forward)}; at step ${middle + 1}: back ${fmt(backInThePast)}, branch at step ${middle} (from the nearest checkpoint) ${fmt(branch)}, then crash 2 ${fmt(crash)}`,
+      `flood n=48: ${length} steps, ${entries} trace entries; at the end: back ${fmt(back)}, forward again along the line ${fmt(forward)}; at step ${middle + 1}: back ${fmt(backInThePast)}, branch at step ${middle} (from the nearest checkpoint; drawing ${branchDrawn === 'grown' ? 'cut back' : branchDrawn === 'true' ? 'afresh' : 'kept'}) ${fmt(branch)}, then crash 2 ${fmt(crash)}`,
     )
     expect(length).toBeGreaterThan(3000)
     expect(entries).toBeGreaterThan(5000)
@@ -305,6 +318,20 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     console.log(
       `flood n=48, ${LIVE_STEPS} new steps at the live end from step ${middle}: show (drawing and panels) ${quantiles(steps.map((t) => t.drawMs))}; engine and show ${quantiles(steps.map((t) => t.engineMs + t.drawMs))}; the drawing alone ${quantiles(drawingOnly)}${url.length > 0 ? `; the address, written after ${quantiles(url)}` : ''}; drawings ${[...how].map(([k, v]) => `${k === 'grown' ? 'brought along' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
     )
+    // A branch near the live end (three steps back, a crash chosen there): the common case of
+    // going back a little to choose otherwise.
+    for (let i = 0; i < 3; i++) await press('back')
+    await evaluate("window.lab.take('crash:3')")
+    const nearEnd = await evaluate<{
+      engineMs: number
+      drawMs: number
+      parts: Record<string, number>
+    }>('window.lab.timings.at(-1)')
+    const nearEndDrawn = await redrawnHow()
+    expect(await position()).toBe(middle + LIVE_STEPS - 2)
+    console.log(
+      `flood n=48, a branch 3 steps before the live end (step ${middle + LIVE_STEPS - 3}, crash 3; drawing ${nearEndDrawn === 'grown' ? 'cut back' : 'afresh'}): ${fmt(nearEnd)}`,
+    )
     along.sort((a, b) => a - b)
     console.log(
       `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms, ${redrawn} redrawn (a new stretch in view)`,
@@ -333,12 +360,12 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
       else await click('#forward')
       if ((await evaluate<string>("document.getElementById('canvas').dataset.redrawn")) === 'grown')
         grown++
-      const stepwise = await drawing()
-      await evaluate('window.lab.redraw()')
-      expect(firstDifference(stepwise, await drawing())).toBeUndefined()
+      expect(await differsFromFresh()).toBeUndefined()
     }
     expect(steered).toHaveLength(2)
     expect(grown).toBeGreaterThan(30)
+    // Branches: the drawing cut back to the branch's step, then grown, is a fresh drawing of it.
+    await branchesGrown([40, 20, 5])
     // A run drawn by stretches (5,000 events): grown for 300 steps from step 2,000, compared
     // every 25 steps and after a branch.
     await goto(encodeConfig(defaultConfig('flood', 48)))
@@ -349,12 +376,11 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
       await press('forward')
       if ((await redrawnHow()) === 'grown') grown++
       if (i % 25 !== 0) continue
-      const stepwise = await drawing()
-      await evaluate('window.lab.redraw()')
-      expect(firstDifference(stepwise, await drawing())).toBeUndefined()
+      expect(await differsFromFresh()).toBeUndefined()
     }
     expect(grown).toBeGreaterThan(200)
     expect(await evaluate<number>('window.lab.run().length')).toBe(2300)
+    await branchesGrown([2250, 2100])
     expect(browser.pageErrors).toEqual([])
   })
 
@@ -384,6 +410,33 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     expect(ids.length).toBe(shown)
   })
 })
+
+/**
+ * At each step of `at` (each before the last): *Branch here*, the drawing brought back to the
+ * step (not drawn afresh); three steps forward; then back two steps and a crash chosen there (a
+ * branch by a choice in the past). Every one compared with a fresh drawing and fresh panels.
+ */
+async function branchesGrown(at: readonly number[]): Promise<void> {
+  for (const step of at) {
+    await evaluate(`window.lab.run().goTo(${step})`)
+    await press('back')
+    await press('forward')
+    await click('#branch')
+    expect(await redrawnHow()).toBe('grown')
+    expect(await evaluate<number>('window.lab.run().length')).toBe(step)
+    expect(await differsFromFresh()).toBeUndefined()
+    for (let i = 0; i < 3; i++) {
+      await press('forward')
+      expect(await differsFromFresh()).toBeUndefined()
+    }
+    await press('back')
+    await press('back')
+    await evaluate("window.lab.take('crash:2')")
+    expect(await redrawnHow()).toBe('grown')
+    expect(await evaluate<number>('window.lab.run().length')).toBe(step + 2)
+    expect(await differsFromFresh()).toBeUndefined()
+  }
+}
 
 /** Where two drawings' markup first differ, with some of each around it (undefined: same). */
 function firstDifference(a: string, b: string): string | undefined {

@@ -42,6 +42,8 @@ export class LabRun {
   position = 0
   /** Lines left by branching, as step text, newest last. */
   readonly branches: string[] = []
+  /** The step each of `branches` was cut at (the new line shares the steps before it). */
+  readonly branchSteps: number[] = []
   /** Re-executions from the setup, and rewinds from a checkpoint (for the tests and the page). */
   readonly stats = { rebuilds: 0, restores: 0, stepsReplayed: 0 }
 
@@ -179,6 +181,7 @@ export class LabRun {
   branchAt(position: number): void {
     if (position >= this.steps.length) return
     this.branches.push(this.stepsText())
+    this.branchSteps.push(position)
     this.rewind(position)
   }
 

@@ -10,7 +10,9 @@
  * `renderDiagram` draws of the same line and stretch (the browser test compares them). The few
  * fault bands and mark lines are drawn again when one begins or ends. What would change the whole
  * drawing (the lines, the height, a new message type and its colour) is not brought along: `sync`
- * says so and the caller draws afresh.
+ * says so and the caller draws afresh. A diagram of a prefix of the line (a branch cut back to its
+ * step) is brought along the same way: what it no longer holds, or holds drawn otherwise (a
+ * message now in flight), goes.
  */
 import { type LaneSegment, stateLanes } from '@sd/visualizer/src/annotations.js'
 import { drawFaults } from '@sd/visualizer/src/bands.js'
@@ -168,8 +170,24 @@ export function sync(
 
   // Arrows: planned again from the first that changed; drawn where they reach into the range.
   const arrowKeys = d.messages.map(arrowKey)
-  const same = Math.min(commonPrefix(s.arrowKeys, arrowKeys), p.plans.messages.length)
-  if (same < p.plans.messages.length) rewindArrows(p, same)
+  let same = Math.min(commonPrefix(s.arrowKeys, arrowKeys), p.plans.messages.length)
+  // A plan kept names the down band its drop labelled: the band of this diagram that it is.
+  const downNow = new Map(d.down.map((b) => [`${b.process} ${b.fromSeq}`, b]))
+  let remapped = false
+  for (let i = 0; i < same; i++) {
+    const claim = p.plans.messages[i]!.claim
+    if (!claim?.band) continue
+    const band = downNow.get(`${claim.band.process} ${claim.band.fromSeq}`)
+    if (!band) {
+      same = i
+      break
+    }
+    if (band !== claim.band) {
+      claim.band = band
+      remapped = true
+    }
+  }
+  if (same < p.plans.messages.length || remapped) rewindArrows(p, same)
   for (const m of d.messages.slice(same)) p.plans.messages.push(planMessage(p, m))
   // Arrows in flight kept reach the layout's end: moved there (their labels take no room).
   s.moved = new Set()
@@ -204,7 +222,12 @@ export function sync(
   })
   s.arrows = reconcile(arrows, s.arrows, wantArrows, null)
 
-  // Marks (after the duplicates' signs), planned once each: a mark never changes.
+  // Marks (after the duplicates' signs), planned once each: a mark never changes. A line cut
+  // back (a branch) has fewer: their labels planned again from the first.
+  if (p.plans.events.length > d.events.length) {
+    p.plans.events = []
+    p.labelEnd = new Map()
+  }
   for (const e of d.events.slice(p.plans.events.length)) p.plans.events.push(planEvent(p, e))
   const marks = group('marks')
   const wantEvents: Wanted<VizEvent>[] = []

@@ -4,8 +4,9 @@
  * what comes after the step is hidden (`off-time`), not rebuilt. A step at the live end makes the
  * line longer: its diagram and layout grow by the new entries (`DiagramGrower`, `growLayout`),
  * and the drawing is brought along (`line-grow.ts`): the new marks, arrows and lanes drawn, those
- * that changed drawn again, to the SVG a fresh drawing of the longer line would be. Another line
- * (a branch, another run) is built and drawn afresh. On a run too large to draw whole (the
+ * that changed drawn again, to the SVG a fresh drawing of the longer line would be. A branch is
+ * the line before it up to the branch's step, then its own steps: the drawing is cut back to the
+ * entries they share (`cutBack`), then grown. Another run is built and drawn afresh. On a run too large to draw whole (the
  * visualizer draws only around the view above `DRAW_ALL_BELOW` items), the stretch drawn is
  * chosen by blocks of the pane's width, and a step into another block brings the drawing along
  * too, so the markup at a step depends on the line and the step only: back then forward returns
@@ -42,6 +43,11 @@ export interface LineInput extends StepMarks {
   lineLength: number
   /** Names the line (another run, a branch): steps at its live end only make it longer. */
   key: string
+  /**
+   * The line this one branched from and how many trace entries they share: its drawing, if it
+   * is the one on the canvas, is cut back to them and brought along instead of drawn afresh.
+   */
+  prefix?: { key: string; length: number }
   /** How many of the line's trace entries the step shown has. */
   shown: number
 }
@@ -117,14 +123,13 @@ export function showLine(
   const width = Math.max(200, canvas.clientWidth)
   const height = Math.max(160, canvas.clientHeight - 16)
   let line = current
-  if (
-    !line ||
-    line.key !== input.key ||
-    line.height !== height ||
-    input.lineLength < line.length ||
-    (input.lineLength > line.length && !extend(line, input))
-  )
-    line = current = build(input, height)
+  let cut = false
+  if (!line || line.key !== input.key || line.height !== height || input.lineLength < line.length) {
+    const branch = cutBack(line, input, height, tooltip)
+    cut = branch?.drawn !== undefined
+    line = current = branch ?? build(input, height)
+  }
+  if (input.lineLength > line.length && !extend(line, input)) line = current = build(input, height)
   parts.diagram = performance.now() - t0
   const t1 = performance.now()
   const { diagram, lay } = line
@@ -140,7 +145,7 @@ export function showLine(
   const block = Math.floor(scrollLeft / width)
   const range =
     items < DRAW_ALL_BELOW ? undefined : { from: (block - 1) * width, to: (block + 2.5) * width }
-  let redrawn: Redrawn = 'false'
+  let redrawn: Redrawn = cut ? 'grown' : 'false'
   const drawn = line.drawn
   const moved =
     drawn !== undefined &&
@@ -181,10 +186,43 @@ export function showLine(
   return { drawing, diagram, redrawn }
 }
 
-/** The line's diagram and layout, and where each prefix of the trace ends on the timeline. */
-function build(input: LineInput, height: number): Line {
+/**
+ * A branch of the line drawn: the line's diagram built again up to the entries both share, and
+ * the drawing kept, to be brought to it (`sync` keeps the items of the shared entries drawn the
+ * same way, removes the others) and then grown by the branch's own steps. Undefined when the line
+ * drawn is not the one branched from.
+ */
+function cutBack(
+  old: Line | undefined,
+  input: LineInput,
+  height: number,
+  tooltip: Tooltip,
+): Line | undefined {
+  const { prefix } = input
+  if (!old?.drawn || !prefix || prefix.key !== old.key || old.height !== height) return undefined
+  if (prefix.length > old.length || prefix.length > input.lineLength) return undefined
+  const line = build(input, height, prefix.length)
+  // Brought to the shared entries first: past them the same trace index is another entry.
+  const { synced, range } = old.drawn
+  if (
+    line.grower.length === prefix.length &&
+    sync(synced, line.diagram, line.lay, range, tooltip)
+  ) {
+    drawAxisOf(line, synced.drawing, range)
+    line.drawn = old.drawn
+    line.drawn = { ...old.drawn, length: line.length, ...shapes(line, synced.drawing) }
+  }
+  return line
+}
+
+/**
+ * The line's diagram and layout (of its first `upTo` entries), and where each prefix of the
+ * trace ends on the timeline.
+ */
+function build(input: LineInput, height: number, upTo = input.lineLength): Line {
   const grower = new DiagramGrower([...input.nodes], input.seed)
-  const events = input.line()
+  const all = input.line()
+  const events = upTo < all.length ? all.slice(0, upTo) : all
   // A trace that goes back in time is drawn as the visualizer reads it, afresh at every step.
   const diagram = grower.grow(events)
     ? grower.diagram()
@@ -193,13 +231,13 @@ function build(input: LineInput, height: number): Line {
   return {
     key: input.key,
     height,
-    length: input.lineLength,
+    length: upTo,
     grower,
     fold,
     diagram,
     base,
     lay: screenLayout(base, diagram.processes, 1, height),
-    nowOf: nowOfEntries(diagram, input.lineLength),
+    nowOf: nowOfEntries(diagram, upTo),
   }
 }
 

@@ -17,7 +17,7 @@ import { parseSteps, stepText } from '../engine/steps.js'
 import { drawRun, markDifferences, parts } from './draw.js'
 import { renderLesson } from './lesson-view.js'
 import { forgetLine, showLine } from './line-view.js'
-import { renderLinks, renderNodes, renderPending } from './steer.js'
+import { renderSteer } from './steer.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 
@@ -183,6 +183,12 @@ function show(what: string, engineMs = 0): void {
     const lineLength = r.frameAt(r.length).trace
     // The line is the run's and its branch's: a step at its live end only makes it longer.
     const key = `${runNumber} ${r.branches.length}`
+    // A branch's line is the line before it up to the branch's step, then its own steps.
+    const b = r.branches.length
+    const prefix =
+      b > 0 && r.branchSteps[b - 1] !== undefined
+        ? { key: `${runNumber} ${b - 1}`, length: r.frameAt(r.branchSteps[b - 1]!).trace }
+        : undefined
     const line = showLine(
       canvas,
       {
@@ -191,6 +197,7 @@ function show(what: string, engineMs = 0): void {
         line: () => r.traceAt(r.length),
         lineLength,
         key,
+        ...(prefix ? { prefix } : {}),
         shown: frame.trace,
         ...marks,
       },
@@ -211,7 +218,7 @@ function show(what: string, engineMs = 0): void {
     panels[name] = performance.now() - t
   }
   timed('invariant', () => showInvariant(r, p, first))
-  timed('steer', () => showSteer(r))
+  showSteer(r, timed)
   timed('steps', () => showSteps(r))
   timed('lesson', () => showLesson(r))
   const timing = {
@@ -253,41 +260,27 @@ function showInvariant(r: LabRun, p: number, first: number | undefined): void {
   }
 }
 
-function showSteer(r: LabRun): void {
-  const pending = $<HTMLDivElement>('pending')
-  const nodes = $<HTMLDivElement>('nodes')
-  const links = $<HTMLDivElement>('links')
-  if (!r.atLive) {
-    const p = document.createElement('p')
-    p.className = 'hint'
-    p.textContent =
-      'A step in the past: choose here to branch (the run is re-executed up to this step, and the old line is kept).'
-    const b = document.createElement('button')
-    b.type = 'button'
-    b.id = 'branch'
-    b.textContent = 'Branch here'
-    b.onclick = () => act(() => r.branchAt(r.position), 'branch')
-    pending.replaceChildren(p, b)
-    nodes.replaceChildren()
-    links.replaceChildren()
-    return
+function showSteer(r: LabRun, timed: (name: string, f: () => void) => void): void {
+  const boxes = { past: $('past'), pending: $('pending'), nodes: $('nodes'), links: $('links') }
+  const steer = {
+    atLive: r.atLive,
+    net: r.net,
+    emitted: () => r.emitted(),
+    // The run open when clicked (the hint stays while the steps shown are in the past).
+    branch: () => act(() => run?.branchAt(run.position), 'branch'),
+    take,
   }
-  renderPending(pending, r.net, nextKey(r))
-  renderNodes(nodes, r.net, r.emitted())
-  renderLinks(links, r.net, take)
-}
-
-/** The event the run would take by itself next (marked in the list). */
-function nextKey(r: LabRun): string | undefined {
-  let best: { key: string; t: number } | undefined
-  for (const c of r.net.choices()) if (best === undefined || c.t < best.t) best = c
-  return best?.key
+  renderSteer(boxes, steer, timed)
 }
 
 function showSteps(r: LabRun): void {
   const box = $<HTMLDivElement>('steps')
   box.textContent = r.stepsText() || '(none yet)'
   const branches = $<HTMLDivElement>('branches')
+  // The earlier lines change only with a branch (or another run).
+  const listed = `${runNumber} ${r.branches.length}`
+  if (branches.dataset.listed === listed) return
+  branches.dataset.listed = listed
   branches.replaceChildren()
   for (const [i, text] of r.branches.entries()) {
     const a = document.createElement('a')
@@ -476,6 +469,8 @@ export function start(): void {
   wire()
   const redraw = () => {
     forgetLine()
+    // The panels too, made afresh (the tests compare them with those kept from step to step).
+    for (const id of ['pending', 'nodes', 'links']) $(id).replaceChildren()
     show('redraw')
   }
   window.lab = { run: () => run, timings, take, redraw }
