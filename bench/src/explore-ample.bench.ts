@@ -11,29 +11,21 @@
  * NODE_OPTIONS=--max-old-space-size=8000.
  */
 import { lamportMutex, type MutexRequest, ricartAgrawala } from '@sd/mutex'
-import type { NodeId, ProtocolFactory, SimNetwork } from '@sd/transport'
+import type { ProtocolFactory } from '@sd/transport'
 import { type ExploreResult, type ExploreScenario, explore } from '@sd/transport/explore'
+import { ids, mutexScenario } from './lib/explore-mutex.js'
 import type { BenchResult } from './lib/result.js'
 
 const log = (line: string) => console.error(`  explore-ample: ${line}`)
-const ids = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => i + 1)
 const MAX_STATES = Number(process.env.SD_EXPLORE_MAX_STATES ?? 2_000_000)
 
+/** The benches' mutex scenario, declaring that it reads nothing and that everyone talks to everyone. */
 function mutex<Msg, Ev extends { type: string }>(
   n: number,
   factory: ProtocolFactory<Msg, MutexRequest, Ev>,
 ): ExploreScenario {
   return {
-    setup(net: SimNetwork) {
-      net.launch(ids(n), factory, {
-        onEmit: (node, event, t) => {
-          if (event.type === 'acquired') net.request<MutexRequest>(node, { type: 'release' }, t + 1)
-        },
-      })
-      for (const id of ids(n)) net.request<MutexRequest>(id, { type: 'acquire' })
-    },
-    invariant: () => undefined,
-    history: () => null,
+    ...mutexScenario(n, factory),
     reads: {},
     communication: { sendsTo: () => ids(n), timed: ids(n) },
   }

@@ -25,14 +25,13 @@
  * SD_EXPLORE_ONLY=<name>[,<name>] runs only those scenarios (e.g. mutex-ricart-agrawala-3).
  */
 import { causalBroadcast } from '@sd/clocks'
-import { lamportMutex, type MutexRequest, ricartAgrawala } from '@sd/mutex'
-import type { NodeId, ProtocolFactory, SimNetwork } from '@sd/transport'
+import { lamportMutex, ricartAgrawala } from '@sd/mutex'
 import { type ExploreResult, type ExploreScenario, explore } from '@sd/transport/explore'
+import { ids, mutexScenario } from './lib/explore-mutex.js'
 import { type Rates, ratesOf, type Timed, timed, warmRates } from './lib/explore-rounds.js'
 import type { BenchResult } from './lib/result.js'
 
 const log = (line: string) => console.error(`  explore: ${line}`)
-const ids = (n: number): NodeId[] => Array.from({ length: n }, (_, i) => i + 1)
 /** The stateful search stops here; a space this large is reported as not exhausted. */
 const MAX_STATES = Number(process.env.SD_EXPLORE_MAX_STATES ?? 5_000_000)
 /** The stateless baseline's bound, in schedules: how far it gets is its figure. */
@@ -69,24 +68,7 @@ function causal(k: number): ExploreScenario {
   }
 }
 
-/** `n` nodes each ask once at 0 ms and release 1 ms after entering. */
-function mutex<Msg, Ev extends { type: string }>(
-  n: number,
-  factory: ProtocolFactory<Msg, MutexRequest, Ev>,
-): ExploreScenario {
-  return {
-    setup(net: SimNetwork) {
-      net.launch(ids(n), factory, {
-        onEmit: (node, event, t) => {
-          if (event.type === 'acquired') net.request<MutexRequest>(node, { type: 'release' }, t + 1)
-        },
-      })
-      for (const id of ids(n)) net.request<MutexRequest>(id, { type: 'acquire' })
-    },
-    invariant: () => undefined,
-    history: () => null,
-  }
-}
+const mutex = mutexScenario
 
 /** What a repeat must find again: the search is deterministic. */
 const countsOf = (r: ExploreResult) =>
