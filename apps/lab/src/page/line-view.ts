@@ -30,6 +30,7 @@ import { type Drawing, drawAxis, renderDiagram, typeColors } from '@sd/visualize
 import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
 import { traceToDiagram } from '@sd/visualizer/src/trace.js'
 import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
+import type { GrowerState } from '@sd/visualizer/src/trace-grow-state.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
 import { markStep, parts, pinLabels, type StepMarks } from './draw.js'
 import { type Synced, sync, syncedOf } from './line-grow.js'
@@ -58,6 +59,8 @@ interface Line {
   /** Trace entries drawn (the line's length when drawn). */
   length: number
   grower: DiagramGrower
+  /** The grower's state every `CHECKPOINT` entries or so, rising: a branch grows from one. */
+  saved: GrowerState[]
   fold: LayoutFold
   diagram: Diagram
   base: Layout
@@ -95,6 +98,12 @@ interface Shaft {
 }
 
 let current: Line | undefined
+
+/**
+ * Trace entries between two saved states of the line's grower: a branch grows at most this many
+ * entries again (a few ms) instead of the whole line up to its step; a save costs next to nothing.
+ */
+const CHECKPOINT = 400
 
 /** Lanes already read off their rectangles, likewise. */
 const laneOf = new WeakMap<SVGRectElement, LaneRect>()
@@ -201,7 +210,7 @@ function cutBack(
   const { prefix } = input
   if (!old?.drawn || !prefix || prefix.key !== old.key || old.height !== height) return undefined
   if (prefix.length > old.length || prefix.length > input.lineLength) return undefined
-  const line = build(input, height, prefix.length)
+  const line = build(input, height, prefix.length, old.saved)
   // Brought to the shared entries first: past them the same trace index is another entry.
   const { synced, range } = old.drawn
   if (
@@ -217,14 +226,36 @@ function cutBack(
 
 /**
  * The line's diagram and layout (of its first `upTo` entries), and where each prefix of the
- * trace ends on the timeline.
+ * trace ends on the timeline. From the last of `saved` (states of a line this one shares them
+ * with) within the entries, if any; its grower's state saved along the way.
  */
-function build(input: LineInput, height: number, upTo = input.lineLength): Line {
-  const grower = new DiagramGrower([...input.nodes], input.seed)
+function build(
+  input: LineInput,
+  height: number,
+  upTo = input.lineLength,
+  saved: readonly GrowerState[] = [],
+): Line {
   const all = input.line()
   const events = upTo < all.length ? all.slice(0, upTo) : all
+  const kept = saved.filter((s) => s.read <= upTo)
+  const from = kept.at(-1)
+  let grower =
+    (from && DiagramGrower.restore([...input.nodes], input.seed, from)) ??
+    new DiagramGrower([...input.nodes], input.seed)
+  if (grower.length === 0) kept.length = 0
+  // Grown by stretches, its state saved after each.
+  let grown = true
+  for (let k = grower.length + CHECKPOINT; grown && k < upTo; k += CHECKPOINT) {
+    grown = grower.grow(events.slice(0, k))
+    if (grown) kept.push(grower.save())
+  }
+  grown &&= grower.grow(events)
+  if (!grown) {
+    grower = new DiagramGrower([...input.nodes], input.seed)
+    kept.length = 0
+  }
   // A trace that goes back in time is drawn as the visualizer reads it, afresh at every step.
-  const diagram = grower.grow(events)
+  const diagram = grown
     ? grower.diagram()
     : traceToDiagram({ seed: input.seed, nodes: [...input.nodes], events: [...events] })
   const { layout: base, fold } = compactLayout(diagram)
@@ -233,6 +264,7 @@ function build(input: LineInput, height: number, upTo = input.lineLength): Line 
     height,
     length: upTo,
     grower,
+    saved: kept,
     fold,
     diagram,
     base,
@@ -244,6 +276,8 @@ function build(input: LineInput, height: number, upTo = input.lineLength): Line 
 /** The line grown to `input.line()` (its steps added at the live end); false if it cannot be. */
 function extend(line: Line, input: LineInput): boolean {
   if (!line.grower.grow(input.line())) return false
+  if (line.grower.length >= (line.saved.at(-1)?.read ?? 0) + CHECKPOINT)
+    line.saved.push(line.grower.save())
   const diagram = line.grower.diagram()
   line.diagram = diagram
   line.base = growLayout(line.fold, diagram)
