@@ -133,6 +133,8 @@ export function showLine(
   const height = Math.max(160, canvas.clientHeight - 16)
   let line = current
   let cut = false
+  parts.cutBuild = 0
+  parts.cutSync = 0
   if (!line || line.key !== input.key || line.height !== height || input.lineLength < line.length) {
     const branch = cutBack(line, input, height, tooltip)
     cut = branch?.drawn !== undefined
@@ -210,7 +212,10 @@ function cutBack(
   const { prefix } = input
   if (!old?.drawn || !prefix || prefix.key !== old.key || old.height !== height) return undefined
   if (prefix.length > old.length || prefix.length > input.lineLength) return undefined
+  const t0 = performance.now()
   const line = build(input, height, prefix.length, old.saved)
+  const t1 = performance.now()
+  parts.cutBuild = t1 - t0
   // Brought to the shared entries first: past them the same trace index is another entry.
   const { synced, range } = old.drawn
   if (
@@ -221,6 +226,7 @@ function cutBack(
     line.drawn = old.drawn
     line.drawn = { ...old.drawn, length: line.length, ...shapes(line, synced.drawing) }
   }
+  parts.cutSync = performance.now() - t1
   return line
 }
 
