@@ -249,13 +249,7 @@ function build(
     (from && DiagramGrower.restore([...input.nodes], input.seed, from)) ??
     new DiagramGrower([...input.nodes], input.seed)
   if (grower.length === 0) kept.length = 0
-  // Grown by stretches, its state saved after each.
-  let grown = true
-  for (let k = grower.length + CHECKPOINT; grown && k < upTo; k += CHECKPOINT) {
-    grown = grower.grow(events.slice(0, k))
-    if (grown) kept.push(grower.save())
-  }
-  grown &&= grower.grow(events)
+  const grown = growSaving(grower, events, kept)
   if (!grown) {
     grower = new DiagramGrower([...input.nodes], input.seed)
     kept.length = 0
@@ -281,9 +275,7 @@ function build(
 
 /** The line grown to `input.line()` (its steps added at the live end); false if it cannot be. */
 function extend(line: Line, input: LineInput): boolean {
-  if (!line.grower.grow(input.line())) return false
-  if (line.grower.length >= (line.saved.at(-1)?.read ?? 0) + CHECKPOINT)
-    line.saved.push(line.grower.save())
+  if (!growSaving(line.grower, input.line(), line.saved)) return false
   const diagram = line.grower.diagram()
   line.diagram = diagram
   line.base = growLayout(line.fold, diagram)
@@ -291,6 +283,27 @@ function extend(line: Line, input: LineInput): boolean {
   line.length = input.lineLength
   line.nowOf = nowOfEntries(diagram, input.lineLength)
   return true
+}
+
+/**
+ * Grows `grower` to `events` by stretches, saving its state into `saved` every `CHECKPOINT`
+ * entries (a run to its end grows the line by thousands at once); false if it cannot grow.
+ */
+function growSaving(
+  grower: DiagramGrower,
+  events: readonly TraceEvent[],
+  saved: GrowerState[],
+): boolean {
+  for (
+    let k = (saved.at(-1)?.read ?? 0) + CHECKPOINT;
+    k < events.length;
+    k = Math.max(k, grower.length) + CHECKPOINT
+  ) {
+    if (k <= grower.length) continue
+    if (!grower.grow(events.slice(0, k))) return false
+    saved.push(grower.save())
+  }
+  return grower.grow(events)
 }
 
 /** Every drawn item's trace index and seq; a prefix of `length` entries shows the seqs its entries made. */
