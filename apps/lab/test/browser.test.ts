@@ -336,6 +336,25 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     console.log(
       `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms, ${redrawn} redrawn (a new stretch in view)`,
     )
+    // Branches far back (half the line back from its live end), the line run to its end again
+    // before each: a median and a 95th percentile of the whole step, and of the diagram built
+    // again (`cutBuild`) and the drawing brought back to it (`cutSync`).
+    const far: Array<{ engineMs: number; drawMs: number; parts: Record<string, number> }> = []
+    const farHow = new Map<string, number>()
+    for (let i = 0; i < FAR_BRANCHES; i++) {
+      await click('#run-end')
+      const at = Math.floor((await evaluate<number>('window.lab.run().length')) / 2) - 7 * i
+      await evaluate(`window.lab.run().goTo(${at + 1})`)
+      await click('#back')
+      far.push(await timed('#branch'))
+      const how = await redrawnHow()
+      farHow.set(how, (farHow.get(how) ?? 0) + 1)
+      expect(await evaluate<number>('window.lab.run().length')).toBe(at)
+    }
+    const part = (k: string) => quantiles(far.map((t) => t.parts[k] ?? 0))
+    console.log(
+      `flood n=48, ${FAR_BRANCHES} branches half the line back: engine and show ${quantiles(far.map((t) => t.engineMs + t.drawMs))}; the diagram built again ${part('cutBuild')}; the drawing brought back ${part('cutSync')}; marks and DOM ${part('marksAndDom')}; pending ${part('pending')}; drawings ${[...farHow].map(([k, v]) => `${k === 'grown' ? 'cut back' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
+    )
   })
 
   it('a drawing grown step by step at the live end is the drawing of the same step drawn afresh', async () => {
@@ -448,6 +467,9 @@ function firstDifference(a: string, b: string): string | undefined {
 
 /** Steps taken at the live end of the 5,000-event run for the timings. */
 const LIVE_STEPS = 150
+
+/** Branches far back timed on the 5,000-event run. */
+const FAR_BRANCHES = 9
 
 /** `median 12.3 ms, p95 20.1 ms (from 8.0 to 40.2 ms)` of `ms`. */
 function quantiles(ms: number[]): string {

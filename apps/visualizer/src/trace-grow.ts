@@ -3,6 +3,7 @@ import type { Diagram } from './model.js'
 import { finishDiagram, readerOf } from './trace.js'
 import { type Build, id, newBuild } from './trace-build.js'
 import { checkDocument, type Entry } from './trace-entries.js'
+import { type GrowerState, restoreState, saveState } from './trace-grow-state.js'
 
 /**
  * The diagram of a trace that only grows (a run stepped at its live end), built entry by entry:
@@ -13,8 +14,8 @@ import { checkDocument, type Entry } from './trace-entries.js'
  * says so, and the caller builds afresh.
  */
 export class DiagramGrower {
-  private readonly build: Build
-  private readonly clocks: Clocks
+  private build: Build
+  private clocks: Clocks
   private read = 0
   private stamped = 0
   private end = 0
@@ -25,6 +26,34 @@ export class DiagramGrower {
   ) {
     this.build = newBuild(nodes)
     this.clocks = newClocks(this.build.processes)
+  }
+
+  /**
+   * Its state now, to grow from again later (`restore`): cheap (the lists are shared, only their
+   * lengths kept), and kept true while this grower grows on, since it only appends.
+   */
+  save(): GrowerState {
+    return saveState(this.build, this.clocks, this.read, this.end)
+  }
+
+  /**
+   * A grower back at `state` (saved by a grower of the same nodes and seed), to grow on from
+   * there as if it had read only those entries; undefined when it cannot be brought back.
+   */
+  static restore(
+    nodes: readonly unknown[],
+    seed: unknown,
+    state: GrowerState,
+  ): DiagramGrower | undefined {
+    const back = restoreState(state)
+    if (!back) return undefined
+    const g = new DiagramGrower(nodes, seed)
+    g.build = back.build
+    g.clocks = back.clocks
+    g.read = state.read
+    g.end = state.end
+    g.stamped = back.build.events.length
+    return g
   }
 
   /** How many entries the diagram holds. */

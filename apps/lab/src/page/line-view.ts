@@ -30,6 +30,7 @@ import { type Drawing, drawAxis, renderDiagram, typeColors } from '@sd/visualize
 import type { Tooltip } from '@sd/visualizer/src/tooltip.js'
 import { traceToDiagram } from '@sd/visualizer/src/trace.js'
 import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
+import type { GrowerState } from '@sd/visualizer/src/trace-grow-state.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
 import { markStep, parts, pinLabels, type StepMarks } from './draw.js'
 import { type Synced, sync, syncedOf } from './line-grow.js'
@@ -58,6 +59,8 @@ interface Line {
   /** Trace entries drawn (the line's length when drawn). */
   length: number
   grower: DiagramGrower
+  /** The grower's state every `CHECKPOINT` entries or so, rising: a branch grows from one. */
+  saved: GrowerState[]
   fold: LayoutFold
   diagram: Diagram
   base: Layout
@@ -96,6 +99,12 @@ interface Shaft {
 
 let current: Line | undefined
 
+/**
+ * Trace entries between two saved states of the line's grower: a branch grows at most this many
+ * entries again (a few ms) instead of the whole line up to its step; a save costs next to nothing.
+ */
+const CHECKPOINT = 400
+
 /** Lanes already read off their rectangles, likewise. */
 const laneOf = new WeakMap<SVGRectElement, LaneRect>()
 
@@ -124,6 +133,8 @@ export function showLine(
   const height = Math.max(160, canvas.clientHeight - 16)
   let line = current
   let cut = false
+  parts.cutBuild = 0
+  parts.cutSync = 0
   if (!line || line.key !== input.key || line.height !== height || input.lineLength < line.length) {
     const branch = cutBack(line, input, height, tooltip)
     cut = branch?.drawn !== undefined
@@ -201,7 +212,10 @@ function cutBack(
   const { prefix } = input
   if (!old?.drawn || !prefix || prefix.key !== old.key || old.height !== height) return undefined
   if (prefix.length > old.length || prefix.length > input.lineLength) return undefined
-  const line = build(input, height, prefix.length)
+  const t0 = performance.now()
+  const line = build(input, height, prefix.length, old.saved)
+  const t1 = performance.now()
+  parts.cutBuild = t1 - t0
   // Brought to the shared entries first: past them the same trace index is another entry.
   const { synced, range } = old.drawn
   if (
@@ -212,19 +226,36 @@ function cutBack(
     line.drawn = old.drawn
     line.drawn = { ...old.drawn, length: line.length, ...shapes(line, synced.drawing) }
   }
+  parts.cutSync = performance.now() - t1
   return line
 }
 
 /**
  * The line's diagram and layout (of its first `upTo` entries), and where each prefix of the
- * trace ends on the timeline.
+ * trace ends on the timeline. From the last of `saved` (states of a line this one shares them
+ * with) within the entries, if any; its grower's state saved along the way.
  */
-function build(input: LineInput, height: number, upTo = input.lineLength): Line {
-  const grower = new DiagramGrower([...input.nodes], input.seed)
+function build(
+  input: LineInput,
+  height: number,
+  upTo = input.lineLength,
+  saved: readonly GrowerState[] = [],
+): Line {
   const all = input.line()
   const events = upTo < all.length ? all.slice(0, upTo) : all
+  const kept = saved.filter((s) => s.read <= upTo)
+  const from = kept.at(-1)
+  let grower =
+    (from && DiagramGrower.restore([...input.nodes], input.seed, from)) ??
+    new DiagramGrower([...input.nodes], input.seed)
+  if (grower.length === 0) kept.length = 0
+  const grown = growSaving(grower, events, kept)
+  if (!grown) {
+    grower = new DiagramGrower([...input.nodes], input.seed)
+    kept.length = 0
+  }
   // A trace that goes back in time is drawn as the visualizer reads it, afresh at every step.
-  const diagram = grower.grow(events)
+  const diagram = grown
     ? grower.diagram()
     : traceToDiagram({ seed: input.seed, nodes: [...input.nodes], events: [...events] })
   const { layout: base, fold } = compactLayout(diagram)
@@ -233,6 +264,7 @@ function build(input: LineInput, height: number, upTo = input.lineLength): Line 
     height,
     length: upTo,
     grower,
+    saved: kept,
     fold,
     diagram,
     base,
@@ -243,7 +275,7 @@ function build(input: LineInput, height: number, upTo = input.lineLength): Line 
 
 /** The line grown to `input.line()` (its steps added at the live end); false if it cannot be. */
 function extend(line: Line, input: LineInput): boolean {
-  if (!line.grower.grow(input.line())) return false
+  if (!growSaving(line.grower, input.line(), line.saved)) return false
   const diagram = line.grower.diagram()
   line.diagram = diagram
   line.base = growLayout(line.fold, diagram)
@@ -251,6 +283,27 @@ function extend(line: Line, input: LineInput): boolean {
   line.length = input.lineLength
   line.nowOf = nowOfEntries(diagram, input.lineLength)
   return true
+}
+
+/**
+ * Grows `grower` to `events` by stretches, saving its state into `saved` every `CHECKPOINT`
+ * entries (a run to its end grows the line by thousands at once); false if it cannot grow.
+ */
+function growSaving(
+  grower: DiagramGrower,
+  events: readonly TraceEvent[],
+  saved: GrowerState[],
+): boolean {
+  for (
+    let k = (saved.at(-1)?.read ?? 0) + CHECKPOINT;
+    k < events.length;
+    k = Math.max(k, grower.length) + CHECKPOINT
+  ) {
+    if (k <= grower.length) continue
+    if (!grower.grow(events.slice(0, k))) return false
+    saved.push(grower.save())
+  }
+  return grower.grow(events)
 }
 
 /** Every drawn item's trace index and seq; a prefix of `length` entries shows the seqs its entries made. */
