@@ -1,4 +1,7 @@
 /**
+ * Over 450 lines on purpose: every test here shares the one namespace, server and Chromium that
+ * `beforeAll` starts (seconds each); split files would each start their own.
+ *
  * The lab in a real browser, with the visualizer's harness: Debian's Chromium driven by
  * playwright-core inside a loopback-only network namespace, the built site served on 127.0.0.1
  * there. What the page runs is compared with the simulator run here, in Node, independently of
