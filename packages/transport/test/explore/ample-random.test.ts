@@ -11,20 +11,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Communication, ExploreOptions, ExploreScenario } from '../../src/explore/index.js'
 import { explore } from '../../src/explore/index.js'
-import type { NodeId, Protocol } from '../../src/index.js'
+import { createRandom, type NodeId, type Protocol } from '../../src/index.js'
 import { ids } from './support/scenarios.js'
-
-/** A small seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 interface Generated {
   scenario: ExploreScenario
@@ -34,7 +22,8 @@ interface Generated {
 }
 
 function generate(seed: number): Generated {
-  const random = rng(seed)
+  const source = createRandom(`ample-random/${seed}`)
+  const random = () => source.next()
   const n = random() < 0.5 ? 3 : 4
   const nodes = ids(n).map(Number)
   const pick = (self: number) => nodes.filter((id) => id !== self && random() < 0.3)
