@@ -255,6 +255,7 @@ describe('ring and Chang-Roberts keep their state in one object, all of it in th
           s.ledSince = 5
         },
         silent: (s) => void s.silent.add(2),
+        watchedSince: (s) => void s.watchedSince.set(2, 7),
         peers: (s) => {
           s.peers = [1, 2]
         },

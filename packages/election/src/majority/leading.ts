@@ -22,6 +22,7 @@ export function becomeLeader(s: MajorityState, ctx: MajorityCtx): void {
   s.acks.clear()
   s.ledSince = ctx.monotonic()
   s.silent.clear()
+  s.watchedSince.clear()
   countFresh(s)
   for (const [id, at] of round.votes) if (id !== s.self) s.acks.set(id, at)
   if (round.term > shown(ctx).term) {
@@ -112,6 +113,7 @@ export function stepDown(s: MajorityState, reason: StepDownReason, ctx: Majority
   s.acks.clear()
   s.ledSince = undefined
   s.silent.clear()
+  s.watchedSince.clear()
   s.counted = []
   s.viewAcks.clear()
   s.role = 'follower'

@@ -15,8 +15,14 @@ export function reportSilent(s: MajorityState, ctx: MajorityCtx): void {
   const now = ctx.monotonic()
   for (const node of s.members) {
     if (node === s.self || s.silent.has(node)) continue
-    // A member it never heard from as leader counts from the start of the leadership.
-    const silentMs = now - Math.max(s.acks.get(node) ?? s.ledSince, s.ledSince)
+    // A member counts from when this leader first watched it (the start of the leadership, or
+    // its joining the view later), or from its last acknowledgement after that.
+    let since = s.watchedSince.get(node)
+    if (since === undefined) {
+      since = Math.max(now, s.ledSince)
+      s.watchedSince.set(node, since)
+    }
+    const silentMs = now - Math.max(s.acks.get(node) ?? since, since)
     if (silentMs < after) continue
     s.silent.add(node)
     ctx.emit({ type: 'member-silent', node, term: s.leaderTerm, silentMs })

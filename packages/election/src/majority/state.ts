@@ -93,6 +93,11 @@ export class MajorityState {
   ledSince: number | undefined
   /** As leader: the members it reported `member-silent` and has not heard from since. */
   readonly silent = new Set<NodeId>()
+  /**
+   * As leader: when it first counted each member for silence (a member that joins the view later
+   * is silent from then on, not from the start of the leadership).
+   */
+  readonly watchedSince = new Map<NodeId, number>()
   /** As a leader that handed over: to whom, and the term it led (until the target wins). */
   transfer: { to: NodeId; term: number } | undefined
 
@@ -153,6 +158,7 @@ export function snapshotMajority(s: MajorityState) {
     transfer: s.transfer === undefined ? null : { ...s.transfer },
     ledSince: s.ledSince ?? null,
     silent: sortNodeIds([...s.silent]),
+    watchedSince: byId(s.watchedSince),
     watch: s.watch.snapshot(),
   }
 }
@@ -182,6 +188,7 @@ const FIELDS = [
   'transfer',
   'ledSince',
   'silent',
+  'watchedSince',
   'watch',
 ] as const
 
@@ -235,6 +242,7 @@ export function restoreMajority(s: MajorityState, snapshot: unknown): unknown {
   s.ledSince = v.ledSince ?? undefined
   s.silent.clear()
   for (const id of v.silent) s.silent.add(id)
+  refill(s.watchedSince, v.watchedSince)
   return v.watch
 }
 
