@@ -4,35 +4,17 @@
  * founders) becomes a full member once a view names it, its votes counted; and the leader reports
  * a member that acknowledges nothing (`silentAfterMs`), which `electionToMembership` removes.
  */
-import {
-  type Ctx,
-  emitsOf,
-  faultsOf,
-  type NodeId,
-  type Protocol,
-  type ProtocolFactory,
-  type SimNetwork,
-} from '@sd/transport'
+import { type Ctx, faultsOf, type NodeId, type Protocol, type ProtocolFactory } from '@sd/transport'
 import { runInSim } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
 import { forSeeds, seedList } from '../../../test-support/seeds.js'
-import { agreedLeader, checkElection, type TimedEvent } from '../src/check.js'
+import { agreedLeader, checkElection } from '../src/check.js'
 import { type MajorityEvent, majorityElection } from '../src/majority/index.js'
 import { resolveOptions } from '../src/majority/options.js'
 import type { MembershipEvent } from '../src/membership/events.js'
 import { resolveOptions as membershipOptions } from '../src/membership/options.js'
 import { electionToMembership } from '../src/membership/wiring.js'
-import { memberNode, TIMEOUT } from './support/membership.js'
-
-/**
- * The events of one composed child, read from the events' `{ proto, event }` shape (the wrapper
- * below hides the composition from the trace's `proto` field).
- */
-function childEvents<Ev>(net: SimNetwork, proto: string): TimedEvent<Ev>[] {
-  return emitsOf<{ proto?: string; event?: Ev }>(net.trace)
-    .filter((e) => e.event.proto === proto)
-    .map((e) => ({ node: e.node, t: e.t, event: e.event.event as Ev }))
-}
+import { childEvents, memberNode, TIMEOUT } from './support/membership.js'
 
 /** The factory's nodes see only `known` as peers (besides themselves), as a runtime told so. */
 function knowingOnly<M, R, E>(

@@ -1,6 +1,8 @@
 /** The agreed membership composed with the majority election that picks its leader, for the tests. */
-import { compose, type NodeId, type ProtocolFactory } from '@sd/transport'
+import { compose, emitsOf, type NodeId, type ProtocolFactory, type SimNetwork } from '@sd/transport'
+import type { TimedEvent } from '../../src/check.js'
 import { majorityElection } from '../../src/majority/index.js'
+import type { MajorityOptions } from '../../src/majority/options.js'
 import type { MembershipEvent } from '../../src/membership/events.js'
 import type { AgreedMembershipSettings } from '../../src/membership/options.js'
 import { agreedMembershipWith } from '../../src/membership/protocol.js'
@@ -21,12 +23,17 @@ export const TIMEOUT = 250
  */
 export type ElectionWiring = 'views' | 'installed' | 'peers'
 
-export function memberNode(settings: AgreedMembershipSettings, wiring: ElectionWiring = 'views') {
+export function memberNode(
+  settings: AgreedMembershipSettings,
+  wiring: ElectionWiring = 'views',
+  election: Omit<MajorityOptions, 'heartbeat' | 'awaitView'> = {},
+) {
   const followViews = wiring !== 'peers'
   const factory = (self: NodeId) =>
     compose(
       {
         election: majorityElection({
+          ...election,
           heartbeat: { intervalMs: INTERVAL, timeoutMs: TIMEOUT },
           awaitView: followViews,
         })(self),
@@ -54,4 +61,14 @@ export function memberNode(settings: AgreedMembershipSettings, wiring: ElectionW
       },
     )
   return factory satisfies ProtocolFactory<unknown, unknown, unknown>
+}
+
+/**
+ * The events of one composed child, read from the events' `{ proto, event }` shape (a wrapper
+ * around the composition hides it from the trace's `proto` field).
+ */
+export function childEvents<Ev>(net: SimNetwork, proto: string): TimedEvent<Ev>[] {
+  return emitsOf<{ proto?: string; event?: Ev }>(net.trace)
+    .filter((e) => e.event.proto === proto)
+    .map((e) => ({ node: e.node, t: e.t, event: e.event.event as Ev }))
 }
