@@ -228,20 +228,21 @@ function checkSource(config: LabConfig): Source {
   const events: TimedEvent[] = []
   net.onEmit((node, event, t) => events.push({ node, t, event }))
   scenario.setup(net)
-  // What the spec keeps beside the network (the faults an election spec saw happen), if any.
-  const side = sideStateOf(net)
+  // What the spec keeps beside the network (the faults an election spec saw happen), declared
+  // once, for the explorer (`ExploreScenario.sideState`), which rewinds to saved states as well.
+  const side = scenario.sideState
   return {
     net,
     ids: idsOf(net),
     events: () => events,
     // The network's state but the emits collected (a rewind drops those after it) and the
     // spec's side state.
-    save: () => ({ events: events.length, spec: side?.save() ?? null }),
+    save: () => ({ events: events.length, spec: side?.save(net) ?? null }),
     restore(saved) {
       const kept = isRecord(saved) ? saved.events : undefined
       if (!Number.isSafeInteger(kept) || (kept as number) < 0 || (kept as number) > events.length)
         throw new InvalidArgumentError('lab: not a saved state of this run')
-      side?.restore((saved as { spec: unknown }).spec)
+      side?.restore(net, (saved as { spec: unknown }).spec)
       events.length = kept as number
     },
     auto() {

@@ -14,7 +14,6 @@ import {
   type TimedEvent,
 } from '@sd/transport'
 import type { ExploreScenario } from '@sd/transport/explore'
-import { appendOnly, keepSideState } from '../side-state.js'
 import { atEnd } from './spec.js'
 
 export interface ElectionScenarioOptions {
@@ -72,12 +71,11 @@ export function electionScenario<Msg, Ev>(
       net.launch(ids, factory)
       const faults: FaultEvent[] = []
       happened.set(net, faults)
-      // Kept beside the network: a run rewound to a checkpoint (the lab's) cuts it back too.
-      keepSideState(net, appendOnly([faults]))
       for (const fault of options.faults ?? []) planFault(net, fault)
       options.plan?.(net)
     },
-    // The explorer returns to saved states too: the faults of one branch must not leak into the next.
+    // The explorer (and the lab) return to saved states: the faults of one branch must not leak
+    // into the next.
     sideState: {
       save: (net) => happened.get(net)?.length ?? 0,
       restore(net, saved) {
