@@ -141,7 +141,11 @@ async function failover(): Promise<FailoverRun[]> {
         : { contender, ok: false, error: 'a worker did not start' }
       runs.push(run)
       const what = run.ok
-        ? `${run.oldLeader} killed, ${run.newLeader} after ${ms(run.failoverMs)} (first claim ${ms(run.firstClaimMs)})`
+        ? `${run.oldLeader} killed, ${run.newLeader} after ${ms(run.failoverMs)} (first claim ${ms(run.firstClaimMs)})` +
+          (run.phases
+            ? `: suspected ${ms(run.phases.firstSuspectMs)} to ${ms(run.phases.lastSuspectMs)}, ` +
+              `election ${ms(run.phases.electionMs)}, accepted ${ms(run.phases.acceptMs)}`
+            : '')
         : `FAILED: ${run.error}`
       log(`failover ${r + 1}/${setup.repeats} ${contender}: ${what}`)
     }

@@ -39,12 +39,15 @@ function algorithmOf(spec: NodeSpec): AnyFactory {
   throw new Error(`not ours: ${spec.contender}`)
 }
 
+/** The events a failover's breakdown is made of (the bully's and the majority mode's). */
+const marked = new Set(['leader-lost', 'election-started', 'candidate', 'ok', 'leader'])
+
 const leaderOf = (e: Election<unknown>) => {
   const leader = e.leader()
   return leader === undefined ? null : String(leader)
 }
 
-export const oursNode: NodeMaker = async (spec, report) => {
+export const oursNode: NodeMaker = async (spec, report, mark) => {
   const algorithm = algorithmOf(spec)
   const transport = await createUdpTransport<unknown>({
     id: spec.id,
@@ -71,8 +74,11 @@ export const oursNode: NodeMaker = async (spec, report) => {
       }
       e.onLeaderChange(look)
       e.onEvent((event) => {
-        const { type, term } = event as { type?: string; term?: number }
+        const { type, term, leader } = event as { type?: string; term?: number; leader?: unknown }
         if (type === 'candidate' && term !== undefined) stood = Math.max(stood ?? 0, term)
+        if (type !== undefined && marked.has(type)) {
+          mark(leader === undefined ? { type } : { type, leader: String(leader) })
+        }
         look()
       })
       look()

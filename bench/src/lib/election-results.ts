@@ -1,4 +1,6 @@
 /** Turns the election benchmark's runs into result figures, keeping every run's numbers. */
+
+import type { FailoverPhases } from './election-phases.js'
 import type { Contender, ElectionSettings } from './election-protocol.js'
 import type { FailoverRun, PartitionRun } from './election-trials.js'
 import { median } from './measure.js'
@@ -104,6 +106,21 @@ function failoverSide(runs: FailoverRun[]) {
       .median,
     runsWithTwoLeaders: runs.filter((r) => (r.twoLeadersMs ?? 0) > 0).length,
     flapped: ok.filter((r) => r.flapped).length,
+    ...(ok.some((r) => r.phases) && { phases: phaseMedians(ok) }),
+  }
+}
+
+/** Ours: the median of each phase of the failover (election-phases.ts), over the runs that had it. */
+function phaseMedians(ok: FailoverRun[]) {
+  const of = (pick: (p: FailoverPhases) => number | undefined) =>
+    stats(ok.flatMap((r) => (r.phases && pick(r.phases) !== undefined ? [pick(r.phases)!] : [])))
+      .median
+  return {
+    firstSuspectMs: of((p) => p.firstSuspectMs),
+    lastSuspectMs: of((p) => p.lastSuspectMs),
+    winnerSuspectMs: of((p) => p.winnerSuspectMs),
+    electionMs: of((p) => p.electionMs),
+    acceptMs: of((p) => p.acceptMs),
   }
 }
 
