@@ -2,7 +2,8 @@
  * Our elections in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no
  * key) bound to this node's address, and `createElection` running `bully({ heartbeat })` or
  * `majorityElection({ heartbeat })` on it, with the heartbeat at node-discover's hello interval and
- * node timeout; `bully-phi` adds the phi accrual detector, `majority-no-prevote` turns PreVote off.
+ * node timeout; `bully-phi` adds the phi accrual detector (and trustDetector), `majority-no-prevote`
+ * turns PreVote off.
  */
 import { bully, createElection, type Election, majorityElection } from '@sd/election'
 import type { ProtocolFactory } from '@sd/transport'
@@ -22,13 +23,14 @@ function algorithmOf(spec: NodeSpec): AnyFactory {
     case 'bully':
       return bully({ heartbeat }) as unknown as AnyFactory
     case 'bully-phi': {
-      const { heartbeatIntervalMs, ...phi } = spec.settings.phi
+      const { heartbeatIntervalMs, trustDetector, ...phi } = spec.settings.phi
       return bully({
         heartbeat: {
           intervalMs: heartbeatIntervalMs,
           timeoutMs: heartbeat.timeoutMs,
           detector: { phi },
         },
+        trustDetector,
       }) as unknown as AnyFactory
     }
     case 'majority':

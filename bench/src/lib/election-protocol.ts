@@ -15,6 +15,10 @@ export type Contender = 'bully' | 'bully-phi' | 'majority' | 'majority-no-prevot
 export interface PhiKnobs {
   threshold: number
   acceptablePauseMs: number
+  /** PhiOptions.localPauseMs (absent: the default, never). */
+  localPauseMs?: number
+  /** The bully's trustDetector: the leader its own detector declared silent is not asked. */
+  trustDetector: boolean
   /** Its heartbeat interval (and the bully's okTimeoutMs, which follows it), ms. */
   heartbeatIntervalMs: number
 }
