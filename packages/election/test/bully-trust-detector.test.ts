@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { type BullyEvent, bully } from '../src/bully/index.js'
 import { InvalidArgumentError } from '../src/index.js'
 import { type ElectionRun, runElection } from './support/harness.js'
+import { stubCtx } from './support/stub-ctx.js'
 
 /** Election messages (no heartbeats) sent from `from` on, as "type from->to", in order. */
 function electionMessages(run: ElectionRun, from: number): string[] {
@@ -96,6 +97,18 @@ describe('bully({ trustDetector }): the leader its own detector declared silent 
     expect(run.violations).toEqual([])
     expect(run.agreed?.leader).toBe(2)
     expect(run.agreed!.term).toBeGreaterThan(3) // 2's first term was 3: it took a new one
+  })
+
+  it('the snapshot names the silent leader while it is left out, and forgets it once heard', () => {
+    const p = bully({ trustDetector: true })(1)
+    const ctx = stubCtx<never, BullyEvent>(1, [2, 3])
+    p.onMessage(3, { type: 'coordinator', term: 3 } as never, ctx)
+    ctx.clock = ctx.timers.get('heartbeat:silence')!
+    p.onTimer?.('heartbeat:silence', ctx)
+    expect(p.snapshot?.()).toMatchObject({ phase: 'electing', silent: 3 })
+    p.onMessage(3, { type: 'heartbeat', term: 3 } as never, ctx)
+    expect(p.snapshot?.()).toMatchObject({ silent: null })
+    expect(bully()(1).snapshot?.()).not.toHaveProperty('silent') // the textbook bully's is unchanged
   })
 
   it('is a boolean', () => {

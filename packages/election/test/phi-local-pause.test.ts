@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { heartbeatSettings, LeaderWatch } from '../src/detector/heartbeat.js'
 import { PhiAccrual, phiSettings, silenceForPhi } from '../src/detector/phi-accrual.js'
+import { type PhiEvent, phiAccrual } from '../src/detector/phi-watch.js'
 import { InvalidArgumentError } from '../src/index.js'
 import { stubCtx } from './support/stub-ctx.js'
 
@@ -88,5 +89,22 @@ describe('a leader watch on phi: a paused follower', () => {
     const { verdict, next } = pausedFollower(0)
     expect(verdict).toBe('handled')
     expect(next).toBe(1)
+  })
+
+  it('phiAccrual (a watch over several peers) looks again too, then suspects', () => {
+    const watch = phiAccrual({ minStdDevMs: 5, localPauseMs: 0 })
+    const ctx = stubCtx<never, PhiEvent>(1, [2])
+    for (let t = 0; t <= 2000; t += 100) {
+      ctx.clock = t
+      watch.heard(2, ctx)
+    }
+    const [key] = [...ctx.timers.keys()]
+    ctx.clock = ctx.timers.get(key!)! + 200 // paused past the deadline
+    watch.onTimer(key!, ctx)
+    expect(ctx.emitted).toEqual([])
+    expect(ctx.timers.get(key!)! - ctx.clock).toBe(1)
+    ctx.clock += 1 // nothing waited: the second look suspects
+    watch.onTimer(key!, ctx)
+    expect(ctx.emitted.map((e) => e.type)).toEqual(['suspect'])
   })
 })
