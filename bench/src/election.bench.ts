@@ -16,7 +16,9 @@
  * ("failover,partition,rejoin"), SD_ELECTION_CONTENDERS ("bully,bully-phi,majority,node-discover"),
  * SD_ELECTION_PARTITION_MS (3000), SD_ELECTION_CUT ("leader" or "follower"),
  * SD_ELECTION_SETTLE_MS (500), SD_ELECTION_TIMEOUT_MS (10000), SD_ELECTION_PHI_THRESHOLD (8),
- * SD_ELECTION_PHI_PAUSE_MS (250), SD_ELECTION_PHI_INTERVAL_MS (25), SD_ELECTION_REJOIN_REPEATS (20), SD_ELECTION_REJOIN_CONTRAST (5),
+ * SD_ELECTION_PHI_PAUSE_MS (100), SD_ELECTION_PHI_INTERVAL_MS (25),
+ * SD_ELECTION_PHI_LOCAL_PAUSE_MS (0; 'off'), SD_ELECTION_TRUST_DETECTOR (1; 0: the textbook bully),
+ * SD_ELECTION_REJOIN_REPEATS (20), SD_ELECTION_REJOIN_CONTRAST (5),
  * SD_ELECTION_REJOIN_CUT_MS (2000), SD_ELECTION_REJOIN_WATCH_MS (2000).
  */
 
@@ -61,11 +63,18 @@ function envList<T extends string>(name: string, fallback: string, allowed: read
   return list as T[]
 }
 
+/** `localPauseMs` from the environment: a number (0 by default), or 'off' for the package's default. */
+function localPause(): number | undefined {
+  const value = process.env.SD_ELECTION_PHI_LOCAL_PAUSE_MS ?? '0'
+  return value === 'off' ? undefined : envNumber('SD_ELECTION_PHI_LOCAL_PAUSE_MS', 0, true)
+}
+
 // node-discover's timing as measured on these machines (bench/README.md); ours: 100 / 500 ms.
 // bully-phi: the fastest phi setting of the simulator's sweep whose false positives per node-hour
 // are no more than the node-discover model's (none) under every condition it ran: heartbeats every
-// 25 ms, threshold 8, a 250 ms acceptable pause (at 100 ms heartbeats the fastest was threshold 4
-// with a 400 ms pause; without a pause, hundreds of false positives per node-hour under pauses).
+// 25 ms, threshold 8, a 100 ms acceptable pause, localPauseMs 0 (without it, 250 ms: a watcher's
+// own pauses were its false positives); and the bully's trustDetector (no OK awaited from the
+// leader its own detector declared silent).
 const settings: ElectionSettings = {
   helloIntervalMs: 100,
   checkIntervalMs: 200,
@@ -73,8 +82,10 @@ const settings: ElectionSettings = {
   masterTimeoutMs: 600,
   phi: {
     threshold: envNumber('SD_ELECTION_PHI_THRESHOLD', 8),
-    acceptablePauseMs: envNumber('SD_ELECTION_PHI_PAUSE_MS', 250, true),
+    acceptablePauseMs: envNumber('SD_ELECTION_PHI_PAUSE_MS', 100, true),
     heartbeatIntervalMs: envNumber('SD_ELECTION_PHI_INTERVAL_MS', 25),
+    ...(localPause() !== undefined && { localPauseMs: localPause() }),
+    trustDetector: (process.env.SD_ELECTION_TRUST_DETECTOR ?? '1') !== '0',
   },
 }
 const cut = envList('SD_ELECTION_CUT', 'leader', ['leader', 'follower'] as const)[0]!
@@ -141,7 +152,11 @@ async function failover(): Promise<FailoverRun[]> {
         : { contender, ok: false, error: 'a worker did not start' }
       runs.push(run)
       const what = run.ok
-        ? `${run.oldLeader} killed, ${run.newLeader} after ${ms(run.failoverMs)} (first claim ${ms(run.firstClaimMs)})`
+        ? `${run.oldLeader} killed, ${run.newLeader} after ${ms(run.failoverMs)} (first claim ${ms(run.firstClaimMs)})` +
+          (run.phases
+            ? `: suspected ${ms(run.phases.firstSuspectMs)} to ${ms(run.phases.lastSuspectMs)}, ` +
+              `election ${ms(run.phases.electionMs)}, accepted ${ms(run.phases.acceptMs)}`
+            : '')
         : `FAILED: ${run.error}`
       log(`failover ${r + 1}/${setup.repeats} ${contender}: ${what}`)
     }

@@ -10,6 +10,10 @@
  *   reaches the threshold), over a window of inter-arrival times kept incrementally (running sums,
  *   the same mean and population deviation as `PhiAccrual`, O(1) per heartbeat instead of a pass
  *   over the window, which n² watches could not afford).
+ *   With `localPauseMs`, the package's rule for a check that runs late (`PhiAccrual.check`): a
+ *   deadline passed more than that before the timer ran means the node was paused; the silence
+ *   since the deadline is taken off the peer's account (once per heartbeat) and the node looks
+ *   again 1 ms later, after the backlog.
  * - `node-discover`: a model of node-discover's rule (not the library): a peer is dropped when a
  *   check, every `checkMs` at the node's own phase, finds its last hello older than `timeoutMs`;
  *   re-added at its next hello.
@@ -25,7 +29,13 @@ import type { VerdictTracker } from './detector-verdicts.js'
 
 export type HeartbeatSetting =
   | { family: 'heartbeat'; timeoutMs: number }
-  | { family: 'phi'; threshold: number; acceptablePauseMs: number }
+  | {
+      family: 'phi'
+      threshold: number
+      acceptablePauseMs: number
+      /** PhiOptions.localPauseMs: absent, never (the package's default). */
+      localPauseMs?: number
+    }
   | { family: 'node-discover'; checkMs: number; timeoutMs: number }
 
 export interface HeartbeatRig {
@@ -58,6 +68,8 @@ export function heartbeatMonitor(rig: HeartbeatRig, n: number) {
     const last = new Float64Array(n).fill(Number.NaN) // last heartbeat
     const armedAt = new Float64Array(n).fill(Number.NaN)
     const suspected = new Uint8Array(k * n)
+    // localPauseMs: the silence taken off the peer's account since its last heartbeat.
+    const excused = new Float64Array(k * n)
     const ring = new Float32Array(n * cap)
     const head = new Int32Array(n)
     const count = new Int32Array(n)
@@ -82,7 +94,19 @@ export function heartbeatMonitor(rig: HeartbeatRig, n: number) {
       const setting = settings[s]!
       if (setting.family === 'heartbeat') return since[p]! + setting.timeoutMs
       if (setting.family === 'node-discover') return Number.POSITIVE_INFINITY // its check timer
-      return since[p]! + mean + setting.acceptablePauseMs + phiY[s]! * std
+      return since[p]! + excused[s * n + p]! + mean + setting.acceptablePauseMs + phiY[s]! * std
+    }
+    /** Setting s's deadline for p passed at `now`: suspect, unless the node was paused past it. */
+    const judge = (s: number, p: number, now: number) => {
+      const setting = settings[s]!
+      const late = now - deadline(s, p)
+      const pause = setting.family === 'phi' ? setting.localPauseMs : undefined
+      // As PhiAccrual.excuse: once per heartbeat, never before the first.
+      if (pause !== undefined && late > pause && excused[s * n + p] === 0 && last[p] === since[p]) {
+        excused[s * n + p] = late
+        return
+      }
+      suspect(s, p)
     }
     const earliest = (p: number): number => {
       stats(p)
@@ -132,6 +156,7 @@ export function heartbeatMonitor(rig: HeartbeatRig, n: number) {
         }
         last[p] = now
         since[p] = now
+        for (let s = 0; s < k; s++) excused[s * n + p] = 0
         for (let s = 0; s < k; s++) {
           if (suspected[s * n + p] === 1) {
             suspected[s * n + p] = 0
@@ -164,7 +189,7 @@ export function heartbeatMonitor(rig: HeartbeatRig, n: number) {
         armedAt[p] = Number.NaN
         stats(p)
         for (let s = 0; s < k; s++) {
-          if (suspected[s * n + p] === 0 && deadline(s, p) <= now) suspect(s, p)
+          if (suspected[s * n + p] === 0 && deadline(s, p) <= now) judge(s, p, now)
         }
         arm(ctx, p, earliest(p), now)
       },

@@ -5,6 +5,7 @@
 import {
   type Contender,
   type ElectionSettings,
+  type Mark,
   nowMs,
   type View,
   type WorkerEvent,
@@ -133,6 +134,8 @@ function failure(step: string, event: WorkerEvent | undefined): string {
 /** The views of one trial's nodes, as they come. */
 export class Trial {
   readonly views: View[] = []
+  /** Ours: the protocol events the failover's breakdown is made of, as they came. */
+  readonly marks: Mark[] = []
   private readonly latest = new Map<string, View>()
   private readonly stopped = new AbortController()
   private readonly listeners = new Set<() => void>()
@@ -192,9 +195,15 @@ export class Trial {
   }
 
   private async pump(worker: ElectionWorker): Promise<void> {
-    const ofTrial = (e: WorkerEvent) => e.event === 'view' && e.trial === this.trial
+    const ofTrial = (e: WorkerEvent) =>
+      (e.event === 'view' || e.event === 'mark') && e.trial === this.trial
     while (!this.stopped.signal.aborted && worker.alive) {
       const event = await worker.waitFor(ofTrial, 60_000, this.stopped.signal)
+      if (event?.event === 'mark') {
+        const { event: _, ...mark } = event
+        this.marks.push(mark)
+        continue
+      }
       if (event?.event !== 'view') continue
       const { event: _, ...view } = event
       this.views.push(view)

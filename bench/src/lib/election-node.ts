@@ -1,5 +1,5 @@
 /** One node of a trial, whatever the contender: bound at setup, started once the peers are known. */
-import type { NodeSpec, View } from './election-protocol.js'
+import type { Mark, NodeSpec, View } from './election-protocol.js'
 
 export interface ElectionNode {
   /** The UDP port it listens on (bound by `setup`). */
@@ -11,4 +11,11 @@ export interface ElectionNode {
 
 export type ViewReport = (view: Omit<View, 'trial' | 'id' | 'at'>) => void
 
-export type NodeMaker = (spec: NodeSpec, report: ViewReport) => Promise<ElectionNode>
+/** One of the protocol's events, as it was emitted (ours only). */
+export type MarkReport = (mark: Omit<Mark, 'trial' | 'id' | 'at'>) => void
+
+export type NodeMaker = (
+  spec: NodeSpec,
+  report: ViewReport,
+  mark: MarkReport,
+) => Promise<ElectionNode>

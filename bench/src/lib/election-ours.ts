@@ -2,7 +2,8 @@
  * Our elections in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no
  * key) bound to this node's address, and `createElection` running `bully({ heartbeat })` or
  * `majorityElection({ heartbeat })` on it, with the heartbeat at node-discover's hello interval and
- * node timeout; `bully-phi` adds the phi accrual detector, `majority-no-prevote` turns PreVote off.
+ * node timeout; `bully-phi` adds the phi accrual detector (and trustDetector), `majority-no-prevote`
+ * turns PreVote off.
  */
 import { bully, createElection, type Election, majorityElection } from '@sd/election'
 import type { ProtocolFactory } from '@sd/transport'
@@ -22,13 +23,14 @@ function algorithmOf(spec: NodeSpec): AnyFactory {
     case 'bully':
       return bully({ heartbeat }) as unknown as AnyFactory
     case 'bully-phi': {
-      const { heartbeatIntervalMs, ...phi } = spec.settings.phi
+      const { heartbeatIntervalMs, trustDetector, ...phi } = spec.settings.phi
       return bully({
         heartbeat: {
           intervalMs: heartbeatIntervalMs,
           timeoutMs: heartbeat.timeoutMs,
           detector: { phi },
         },
+        trustDetector,
       }) as unknown as AnyFactory
     }
     case 'majority':
@@ -39,12 +41,15 @@ function algorithmOf(spec: NodeSpec): AnyFactory {
   throw new Error(`not ours: ${spec.contender}`)
 }
 
+/** The events a failover's breakdown is made of (the bully's and the majority mode's). */
+const marked = new Set(['leader-lost', 'election-started', 'candidate', 'ok', 'leader'])
+
 const leaderOf = (e: Election<unknown>) => {
   const leader = e.leader()
   return leader === undefined ? null : String(leader)
 }
 
-export const oursNode: NodeMaker = async (spec, report) => {
+export const oursNode: NodeMaker = async (spec, report, mark) => {
   const algorithm = algorithmOf(spec)
   const transport = await createUdpTransport<unknown>({
     id: spec.id,
@@ -71,8 +76,11 @@ export const oursNode: NodeMaker = async (spec, report) => {
       }
       e.onLeaderChange(look)
       e.onEvent((event) => {
-        const { type, term } = event as { type?: string; term?: number }
+        const { type, term, leader } = event as { type?: string; term?: number; leader?: unknown }
         if (type === 'candidate' && term !== undefined) stood = Math.max(stood ?? 0, term)
+        if (type !== undefined && marked.has(type)) {
+          mark(leader === undefined ? { type } : { type, leader: String(leader) })
+        }
         look()
       })
       look()

@@ -15,6 +15,10 @@ export type Contender = 'bully' | 'bully-phi' | 'majority' | 'majority-no-prevot
 export interface PhiKnobs {
   threshold: number
   acceptablePauseMs: number
+  /** PhiOptions.localPauseMs (absent: the default, never). */
+  localPauseMs?: number
+  /** The bully's trustDetector: the leader its own detector declared silent is not asked. */
+  trustDetector: boolean
   /** Its heartbeat interval (and the bully's okTimeoutMs, which follows it), ms. */
   heartbeatIntervalMs: number
 }
@@ -69,12 +73,26 @@ export interface View {
   at: number
 }
 
+/**
+ * Ours only: one of the protocol's own events (`leader-lost`, `election-started`, `ok`, `leader`),
+ * when it was emitted, so a failover can be broken down into detection, election and acceptance.
+ */
+export interface Mark {
+  trial: number
+  id: string
+  type: string
+  /** `leader` events: the leader named. */
+  leader?: string
+  at: number
+}
+
 export type WorkerEvent =
   /** The worker has loaded everything and takes commands. */
   | { event: 'hello'; pid: number }
   | { event: 'bound'; trial: number; port: number }
   | { event: 'started'; trial: number }
   | ({ event: 'view' } & View)
+  | ({ event: 'mark' } & Mark)
   | { event: 'closed'; trial: number }
   | { event: 'failed'; trial: number; error: string }
 

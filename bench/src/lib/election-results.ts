@@ -1,4 +1,6 @@
 /** Turns the election benchmark's runs into result figures, keeping every run's numbers. */
+
+import type { FailoverPhases } from './election-phases.js'
 import type { Contender, ElectionSettings } from './election-protocol.js'
 import type { FailoverRun, PartitionRun } from './election-trials.js'
 import { median } from './measure.js'
@@ -41,7 +43,7 @@ const baselineName = (s: ElectionSettings) =>
 export const algorithmName: Record<Exclude<Contender, 'node-discover'>, string> = {
   bully: 'bully({ heartbeat })',
   'bully-phi':
-    'bully({ heartbeat: { intervalMs: phi.heartbeatIntervalMs, timeoutMs, detector: { phi } } })',
+    'bully({ heartbeat: { intervalMs: phi.heartbeatIntervalMs, timeoutMs, detector: { phi } }, trustDetector })',
   majority: 'majorityElection({ heartbeat })',
   'majority-no-prevote': 'majorityElection({ heartbeat, preVote: false })',
 }
@@ -49,9 +51,10 @@ export const algorithmName: Record<Exclude<Contender, 'node-discover'>, string> 
 /** Why `bully-phi` runs at these phi knobs (bench/README.md, "Leader election against node-discover"). */
 const phiChoice =
   'the fastest phi setting of the simulator sweep (election.detector.phi.*, heartbeats every 100 ' +
-  'and every 25 ms) with no more false positives per node-hour than the node-discover model at ' +
-  '100/200/500 ms (none) under every condition (0%, 1%, 5% loss, pauses of 50 to 200 ms); its ' +
-  "heartbeats cost 4x the messages of node-discover's hellos"
+  'ms; election.detector.phi-25ms.* and phi-25ms-local-pause.*, every 25 ms) with no more false ' +
+  'positives per node-hour than the node-discover model at 100/200/500 ms (none) under every ' +
+  'condition (0%, 1%, 5% loss, pauses of 50 to 200 ms); its heartbeats cost 4x the messages of ' +
+  "node-discover's hellos"
 
 /** Median, extremes and the samples themselves, or nulls without samples. */
 function stats(samples: number[]) {
@@ -104,6 +107,21 @@ function failoverSide(runs: FailoverRun[]) {
       .median,
     runsWithTwoLeaders: runs.filter((r) => (r.twoLeadersMs ?? 0) > 0).length,
     flapped: ok.filter((r) => r.flapped).length,
+    ...(ok.some((r) => r.phases) && { phases: phaseMedians(ok) }),
+  }
+}
+
+/** Ours: the median of each phase of the failover (election-phases.ts), over the runs that had it. */
+function phaseMedians(ok: FailoverRun[]) {
+  const of = (pick: (p: FailoverPhases) => number | undefined) =>
+    stats(ok.flatMap((r) => (r.phases && pick(r.phases) !== undefined ? [pick(r.phases)!] : [])))
+      .median
+  return {
+    firstSuspectMs: of((p) => p.firstSuspectMs),
+    lastSuspectMs: of((p) => p.lastSuspectMs),
+    winnerSuspectMs: of((p) => p.winnerSuspectMs),
+    electionMs: of((p) => p.electionMs),
+    acceptMs: of((p) => p.acceptMs),
   }
 }
 

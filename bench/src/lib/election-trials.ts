@@ -5,6 +5,7 @@
 
 import type { NetnsHosts } from '../../../test-support/netns-hosts.js'
 import { type Group, ids, sleep, type Trial } from './election-group.js'
+import { type FailoverPhases, failoverPhases } from './election-phases.js'
 import { type Contender, type ElectionSettings, nowMs } from './election-protocol.js'
 import {
   agreedLeader,
@@ -41,6 +42,8 @@ export interface FailoverRun {
   twoLeadersMs?: number
   /** The survivors' agreement did not hold for `settleMs` after it was reached. */
   flapped?: boolean
+  /** Ours: detection, election and acceptance, from the protocol's events. */
+  phases?: FailoverPhases
 }
 
 export async function failoverTrial(
@@ -79,9 +82,14 @@ export async function failoverTrial(
     const agreedAt = firstTime(views, killedAt, end + 1, agreed(survivors))!
     const newLeader = agreedLeader(record.state, survivors)!
     await sleep(timing.settleMs)
+    const failoverMs = agreedAt - killedAt
+    const ours = record.marks.length > 0
     return {
       ...run,
-      failoverMs: agreedAt - killedAt,
+      failoverMs,
+      ...(ours && {
+        phases: failoverPhases(record.marks, killedAt, survivors, newLeader, failoverMs),
+      }),
       newLeader,
       newTerm: record.state.get(newLeader)?.term,
       flapped: agreedLeader(record.state, survivors) !== newLeader,

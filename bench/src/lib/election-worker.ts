@@ -36,11 +36,18 @@ async function handle(command: WorkerCommand): Promise<void> {
       if (current) await current.node.close()
       current = undefined
       const { spec } = command
-      const node = await makers[spec.contender](spec, (view) => {
-        // A late report of a node being torn down is not the next trial's.
-        if (current?.spec === spec)
-          emit({ event: 'view', trial: spec.trial, id: spec.id, ...view, at: nowMs() })
-      })
+      // A late report of a node being torn down is not the next trial's.
+      const node = await makers[spec.contender](
+        spec,
+        (view) => {
+          if (current?.spec === spec)
+            emit({ event: 'view', trial: spec.trial, id: spec.id, ...view, at: nowMs() })
+        },
+        (mark) => {
+          if (current?.spec === spec)
+            emit({ event: 'mark', trial: spec.trial, id: spec.id, ...mark, at: nowMs() })
+        },
+      )
       current = { spec, node }
       emit({ event: 'bound', trial: spec.trial, port: node.port })
       return

@@ -54,59 +54,63 @@ function check(run: ElectionRun, priority: Chaos['priority']): void {
   expect(run.agreed?.leader).toBe(bestOf(run.live, priority))
 }
 
-describe('bully: properties under random crashes, restarts and delays', () => {
-  it('after the last fault: one leader, the best live process, known to every live process', () => {
-    forSeeds(seedList(150), (seed) => {
-      const rnd = createRandom(`bully-props/${seed}`)
-      const { ids, priority, faults, last } = chaos(rnd)
-      // Delays below half of okTimeoutMs: the timing assumption of the algorithm holds.
-      const net = { latency: { kind: 'uniform', min: 0.5, max: rnd.int(1, 20) } as const }
-      const run = runElection(ids, bully(priority ? { priority } : {}), {
-        seed,
-        until: last + 3000,
-        net: { ...net, fifo: rnd.next() < 0.5 },
-        plan: (sim) => {
-          for (const fault of faults) fault(sim)
-        },
-      })
-      check(run, priority)
-    })
-  })
-
-  it('also with partitions, lost messages and delays beyond the timeouts, once they stop', () => {
-    // The timing assumption broken: two leaders at once (in different terms), wrong winners.
-    // Safety holds all along, and the best live process leads once the network behaves.
-    forSeeds(seedList(100), (seed) => {
-      const rnd = createRandom(`bully-harsh/${seed}`)
-      const { ids, priority, faults, last: lastCrash } = chaos(rnd)
-      let last = lastCrash
-      for (let k = rnd.int(1, 3); k > 0; k--) {
-        const from = rnd.int(1, 2500)
-        const to = from + rnd.int(50, 1500)
-        const side = ids.filter(() => rnd.next() < 0.5)
-        faults.push((sim) => {
-          sim.at(from, () => sim.partition(side))
-          sim.at(to, () => sim.heal())
+// trustDetector (a node does not ask the leader its own detector declared silent) must keep them.
+describe.each([false, true])(
+  'bully (trustDetector %s): properties under random crashes, restarts and delays',
+  (trustDetector) => {
+    it('after the last fault: one leader, the best live process, known to every live process', () => {
+      forSeeds(seedList(150), (seed) => {
+        const rnd = createRandom(`bully-props/${seed}`)
+        const { ids, priority, faults, last } = chaos(rnd)
+        // Delays below half of okTimeoutMs: the timing assumption of the algorithm holds.
+        const net = { latency: { kind: 'uniform', min: 0.5, max: rnd.int(1, 20) } as const }
+        const run = runElection(ids, bully({ ...(priority && { priority }), trustDetector }), {
+          seed,
+          until: last + 3000,
+          net: { ...net, fifo: rnd.next() < 0.5 },
+          plan: (sim) => {
+            for (const fault of faults) fault(sim)
+          },
         })
-        last = Math.max(last, to)
-      }
-      const run = runElection(ids, bully(priority ? { priority } : {}), {
-        seed,
-        until: last + 5000,
-        net: {
-          latency: { kind: 'exponential', mean: rnd.int(1, 60), min: 0.5 },
-          loss: rnd.next() < 0.5 ? 0.05 : 0,
-          fifo: false,
-        },
-        plan: (sim) => {
-          for (const fault of faults) fault(sim)
-          sim.at(last + 1, () => sim.setDefaultLink({ latency: 5, loss: 0 }))
-        },
+        check(run, priority)
       })
-      check(run, priority)
     })
-  })
-})
+
+    it('also with partitions, lost messages and delays beyond the timeouts, once they stop', () => {
+      // The timing assumption broken: two leaders at once (in different terms), wrong winners.
+      // Safety holds all along, and the best live process leads once the network behaves.
+      forSeeds(seedList(100), (seed) => {
+        const rnd = createRandom(`bully-harsh/${seed}`)
+        const { ids, priority, faults, last: lastCrash } = chaos(rnd)
+        let last = lastCrash
+        for (let k = rnd.int(1, 3); k > 0; k--) {
+          const from = rnd.int(1, 2500)
+          const to = from + rnd.int(50, 1500)
+          const side = ids.filter(() => rnd.next() < 0.5)
+          faults.push((sim) => {
+            sim.at(from, () => sim.partition(side))
+            sim.at(to, () => sim.heal())
+          })
+          last = Math.max(last, to)
+        }
+        const run = runElection(ids, bully({ ...(priority && { priority }), trustDetector }), {
+          seed,
+          until: last + 5000,
+          net: {
+            latency: { kind: 'exponential', mean: rnd.int(1, 60), min: 0.5 },
+            loss: rnd.next() < 0.5 ? 0.05 : 0,
+            fifo: false,
+          },
+          plan: (sim) => {
+            for (const fault of faults) fault(sim)
+            sim.at(last + 1, () => sim.setDefaultLink({ latency: 5, loss: 0 }))
+          },
+        })
+        check(run, priority)
+      })
+    })
+  },
+)
 
 /**
  * One election with the leader crashed, started by `initiator` just after the crash (before any

@@ -89,6 +89,7 @@ describe('phi accrual: the arithmetic', () => {
       minStdDevMs: 25,
       acceptablePauseMs: 0,
       firstHeartbeatEstimateMs: 100,
+      localPauseMs: Number.POSITIVE_INFINITY,
     })
     expect(() => phiSettings({ threshold: 0 })).toThrow(InvalidArgumentError)
     expect(() => phiSettings({ windowSize: 2.5 })).toThrow(/integer/)

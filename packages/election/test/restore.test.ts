@@ -75,6 +75,11 @@ const changRobertsMessages: Messages = (random, from, at) => {
 
 const CASES: Array<[string, () => unknown, Messages]> = [
   ['bully', () => bully({ okTimeoutMs: 50, coordinatorTimeoutMs: 80 }), bullyMessages],
+  [
+    'bully (trustDetector)',
+    () => bully({ okTimeoutMs: 50, coordinatorTimeoutMs: 80, trustDetector: true }),
+    bullyMessages,
+  ],
   ['ring', () => ringElection(), ringMessages],
   ['chang-roberts', () => changRoberts(), changRobertsMessages],
   [

@@ -56,6 +56,7 @@ const protocols: [string, ProtocolFactory<unknown, ElectionRequest, unknown>][] 
   ['ring', ringElection()],
   ['chang-roberts', changRoberts()],
   ['bully', bully()],
+  ['bully (trustDetector)', bully({ trustDetector: true })],
   ['majority', majorityElection()],
   ['yoyo', yoyo({ neighbors: graph.neighbors })],
 ]

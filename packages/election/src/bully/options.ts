@@ -23,6 +23,15 @@ export interface BullyOptions {
   coordinatorTimeoutMs?: number
   /** Who is the better candidate; default by id only (the higher id wins). */
   priority?: Priorities
+  /**
+   * Default false (the textbook bully). When true, a node whose own detector declared the leader
+   * silent does not ask that leader in the election that follows, nor wait for its OK: with no
+   * other better candidate it announces at once, one okTimeoutMs sooner. A departure from the
+   * textbook, paid under a false suspicion: the leader, alive after all, is not asked, so instead
+   * of answering OK (no new term) it hears a COORDINATOR from a worse candidate and bullies back
+   * with an election of its own: two new terms and, until its COORDINATOR arrives, two leaders.
+   */
+  trustDetector?: boolean
 }
 
 export interface BullySettings {
@@ -30,6 +39,7 @@ export interface BullySettings {
   okTimeoutMs: number
   coordinatorTimeoutMs: number
   priority: Priorities
+  trustDetector: boolean
 }
 
 const positive = (name: string, v: unknown): number => {
@@ -69,5 +79,11 @@ export function resolveOptions(options: BullyOptions = {}): BullySettings {
   if (typeof priority !== 'function') {
     throw new InvalidArgumentError('bully: priority must be a function from node id to number')
   }
-  return { heartbeat, okTimeoutMs, coordinatorTimeoutMs, priority }
+  const trustDetector = options.trustDetector ?? false
+  if (typeof trustDetector !== 'boolean') {
+    throw new InvalidArgumentError(
+      `bully: trustDetector must be true or false, got ${String(trustDetector)}`,
+    )
+  }
+  return { heartbeat, okTimeoutMs, coordinatorTimeoutMs, priority, trustDetector }
 }

@@ -78,6 +78,11 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   private phase: 'idle' | 'electing' | 'waiting' = 'idle'
   /** A leader that resigned stays out (no OK, no election) until a new leader is announced. */
   private resigned = false
+  /**
+   * `trustDetector` only: the leader this node's detector declared silent, left out of the
+   * elections that follow until it is heard from again or a new leader is known.
+   */
+  private silent: NodeId | undefined
 
   /** Absent with phi accrual, whose history the watch cannot be given back (../restore.ts). */
   readonly restore?: (snapshot: unknown) => void
@@ -91,6 +96,10 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   private load(snapshot: unknown): void {
     const fields = ['leader', 'leaderTerm', 'phase', 'resigned', 'watch'] as const
     const s = snapshotFields(snapshot, 'bully()', fields)
+    if (this.settings.trustDetector) {
+      this.silent =
+        (snapshotFields(snapshot, 'bully()', ['silent']).silent as NodeId | null) ?? undefined
+    }
     this.leader = (s.leader as NodeId | null) ?? undefined
     this.leaderTerm = s.leaderTerm as number
     this.phase = s.phase as BullyNode['phase']
@@ -109,6 +118,8 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
       phase: this.phase,
       resigned: this.resigned,
       watch: this.watch.snapshot(),
+      // Only with the option: the textbook bully's snapshot is unchanged.
+      ...(this.settings.trustDetector && { silent: this.silent ?? null }),
     }
   }
 
@@ -138,6 +149,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     }
     const known = storedTerm(ctx.storage)
     observeTerm(ctx.storage, msg.term)
+    if (from === this.silent) this.silent = undefined // alive after all: asked again
     switch (msg.type) {
       case 'election':
         this.onElection(from, ctx)
@@ -165,6 +177,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   onTimer(key: string, ctx: BullyCtx): void {
     const watched = this.watch.onTimer(key, ctx)
     if (watched === 'suspect') {
+      if (this.settings.trustDetector) this.silent = this.leader
       this.suspect(ctx)
     } else if (watched !== undefined) {
       // a heartbeat went out
@@ -261,6 +274,12 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
   /** The leader is no longer trusted (silence, a request, a resignation, or a newer term). */
   private suspect(ctx: BullyCtx): void {
     this.dropLeader(ctx)
+    // Already electing (a worse candidate's ELECTION came first) and only waiting for the leader
+    // that just fell silent: with trustDetector, no OK is awaited from it.
+    if (this.phase === 'electing' && this.silent !== undefined && this.better(ctx).length === 0) {
+      this.win(ctx)
+      return
+    }
     this.startElection(ctx)
   }
 
@@ -277,7 +296,7 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     this.phase = 'electing'
     const known = storedTerm(ctx.storage)
     ctx.emit({ type: 'election-started', term: known })
-    const better = ctx.peers.filter((id) => this.compare(id, ctx.self) > 0)
+    const better = this.better(ctx)
     if (better.length === 0) {
       this.win(ctx) // nobody to ask: the best candidate wins at once
       return
@@ -307,6 +326,12 @@ export class BullyNode implements Protocol<BullyMessage, ElectionRequest, BullyE
     ctx.cancelTimer(OK_TIMER)
     ctx.cancelTimer(COORDINATOR_TIMER)
     this.phase = 'idle'
+    this.silent = undefined
+  }
+
+  /** The better candidates an election asks: all of them, but the silent leader (trustDetector). */
+  private better(ctx: BullyCtx): NodeId[] {
+    return ctx.peers.filter((id) => id !== this.silent && this.compare(id, ctx.self) > 0)
   }
 
   private compare(a: NodeId, b: NodeId): number {

@@ -39,7 +39,8 @@ export function phiDetector(settings: PhiSettings): FailureDetector {
     heard: (now) => accrual.heartbeat(now),
     // Whole ms, and at least 1: a timer that fires a hair early finds phi just short and re-arms.
     nextCheckMs: (now) => Math.max(1, Math.ceil(accrual.msUntil(settings.threshold, now))),
-    suspects: (now) => accrual.phi(now) >= settings.threshold,
+    // 'excused': this node was paused past the crossing (localPauseMs); the caller looks again.
+    suspects: (now) => accrual.check(settings.threshold, now) === 'suspect',
     snapshot: () => accrual.snapshot(),
   }
 }

@@ -136,7 +136,8 @@ export class LeaderWatch {
     if (key !== SILENCE) return undefined
     const now = ctx.monotonic()
     if (this.detector.suspects(now)) return 'suspect'
-    ctx.setTimer(SILENCE, this.detector.nextCheckMs(now)) // not yet: phi is short of its threshold
+    // Not yet: phi is short of its threshold, or this node was paused past it (localPauseMs).
+    ctx.setTimer(SILENCE, this.detector.nextCheckMs(now))
     return 'handled'
   }
 

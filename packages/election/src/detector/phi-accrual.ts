@@ -28,6 +28,16 @@ export interface PhiOptions {
   acceptablePauseMs?: number
   /** The mean assumed while the window is empty (deviation a quarter of it), ms. Default 100. */
   firstHeartbeatEstimateMs?: number
+  /**
+   * A check that runs more than this after phi crossed the threshold may have been held up by this
+   * node itself (a GC pause, a blocked event loop), and an event loop runs its late timers before
+   * the datagrams that came meanwhile: a heartbeat may be waiting, unread, behind the check. The
+   * silence since the crossing is then not held against the peer (once per heartbeat), and it
+   * looks again 1 ms later, after what waited; as Cassandra's gossiper marks nobody down right
+   * after a local pause. 0: every suspicion is looked at once more (a check never runs exactly at
+   * the crossing), 1 ms of detection for every pause of the watcher. Default Infinity: never.
+   */
+  localPauseMs?: number
 }
 
 export type PhiSettings = Required<PhiOptions>
@@ -59,7 +69,15 @@ export function phiSettings(options: PhiOptions = {}): PhiSettings {
     minStdDevMs: positive('minStdDevMs', 25),
     acceptablePauseMs: positive('acceptablePauseMs', 0, true),
     firstHeartbeatEstimateMs: positive('firstHeartbeatEstimateMs', 100),
+    localPauseMs: localPause(options.localPauseMs),
   }
+}
+
+function localPause(v: unknown = Number.POSITIVE_INFINITY): number {
+  if (!(typeof v === 'number' && v >= 0 && !Number.isNaN(v))) {
+    throw new InvalidArgumentError(`phi: localPauseMs must be a number >= 0, got ${String(v)}`)
+  }
+  return v
 }
 
 /** ln(1 + e^a) without overflow for large a or loss for very negative a. */
@@ -154,6 +172,33 @@ export class PhiAccrual {
     if (this.silentSince === undefined) return 0
     const { mean, stdDev } = this.distribution()
     return phiOf(Math.max(0, now - this.silentSince), mean, stdDev)
+  }
+
+  /**
+   * Takes `ms` off the current silence: time this node was not running, so could not have heard
+   * the peer (`localPauseMs`). Only once per heartbeat, so that a node paused again and again
+   * still suspects, a look later; false when it did not (nor before the first heartbeat).
+   */
+  excuse(ms: number): boolean {
+    if (this.lastHeartbeat === undefined || this.silentSince !== this.lastHeartbeat) return false
+    this.silentSince += ms
+    return true
+  }
+
+  /**
+   * A check of phi against `threshold` at `now`: 'suspect', 'not yet' (phi is short), or
+   * 'excused' when phi crossed the threshold more than `localPauseMs` before `now` and the
+   * silence since was taken off (`excuse`): look again after what waited behind this check.
+   */
+  check(threshold: number, now: number): 'suspect' | 'not yet' | 'excused' {
+    if (this.phi(now) < threshold) return 'not yet'
+    const late = now - (this.silentSince ?? now) - silenceForPhi(threshold, ...this.meanAndDev())
+    return late > this.settings.localPauseMs && this.excuse(late) ? 'excused' : 'suspect'
+  }
+
+  private meanAndDev(): [number, number] {
+    const { mean, stdDev } = this.distribution()
+    return [mean, stdDev]
   }
 
   /** ms from `now` until phi reaches `threshold` (0 if it has), if no heartbeat comes. */

@@ -78,8 +78,8 @@ export class PhiWatch {
     const peer = this.peers.get(node)!
     const now = ctx.monotonic()
     const phi = peer.accrual.phi(now)
-    if (phi < this.settings.threshold) {
-      this.arm(node, ctx) // a hair early: phi is just short
+    if (peer.accrual.check(this.settings.threshold, now) !== 'suspect') {
+      this.arm(node, ctx) // a hair early (phi is just short), or this node was paused (localPauseMs)
       return true
     }
     if (!peer.suspected) {
