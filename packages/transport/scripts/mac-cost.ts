@@ -1,7 +1,8 @@
 /**
  * What one datagram's MAC costs, alone (no socket, no link): sign + verify of a datagram the size
  * of the ping-pong benchmark's (78 signed bytes + the 32-byte trailer), by the JS engine and by
- * node:crypto, interleaved over rounds; prints the min and median microseconds of each.
+ * node:crypto, interleaved over rounds; prints the min and median CPU microseconds of each (CPU
+ * time of this process, not the wall clock, which on a shared machine also counts other processes).
  * The in-place figure, inside a running link, is `authCpuUsPerDatagram` of `pnpm bench udp.bench`.
  *
  *   pnpm --filter @sd/transport exec tsx scripts/mac-cost.ts [signedBytes]
@@ -19,12 +20,13 @@ const rounds = 9
 const samples = engines.map(() => [] as number[])
 for (let round = -1; round < rounds; round++) {
   auths.forEach((auth, i) => {
-    const start = performance.now()
+    const start = process.cpuUsage()
     for (let n = 0; n < perRound; n++) {
       auth.sign(datagram)
       if (!auth.verify(datagram, signed)) throw new Error('a MAC did not verify')
     }
-    const us = ((performance.now() - start) * 1000) / perRound
+    const used = process.cpuUsage(start)
+    const us = (used.user + used.system) / perRound
     if (round >= 0) samples[i]!.push(us) // round -1 warms up
   })
 }
