@@ -1,8 +1,13 @@
 /**
  * UDP adapter vs bare node:dgram, ping-pong on loopback (one message in flight), side by side:
  * samples of each contender are interleaved so machine noise hits all alike.
+ *
+ * SD_PINGPONG_BEFORE_MODULE: path to another build's `udp.js` (e.g. an older commit's dist): its
+ * reliable and reliable + authenticated modes join the same rounds as `udp.pingpong.before-*`,
+ * for before/after figures measured side by side.
  */
 import { randomBytes } from 'node:crypto'
+import { pathToFileURL } from 'node:url'
 import { createUdpTransport, type UdpTransport } from '@sd/transport/udp'
 import { median, percentile } from './lib/measure.js'
 import type { BenchResult } from './lib/result.js'
@@ -15,11 +20,15 @@ const warmUpMs = 600
 const message = { type: 'ping', n: 12345, from: 'a' }
 const messageBytes = Buffer.byteLength(JSON.stringify(message))
 
+type Create = typeof createUdpTransport
+
 interface Mode {
   name: string
   reliable: boolean
   key?: Buffer
   hmacEngine?: 'js' | 'node-crypto'
+  /** Another build's `createUdpTransport` (SD_PINGPONG_BEFORE_MODULE); this one by default. */
+  create?: Create
 }
 const key = randomBytes(32)
 const modes: Mode[] = [
@@ -29,25 +38,44 @@ const modes: Mode[] = [
   // The same with node:crypto computing the HMAC, to show what the JS engine saves.
   { name: 'reliable-auth-node-crypto', reliable: true, key, hmacEngine: 'node-crypto' },
 ]
+const beforeModule = process.env.SD_PINGPONG_BEFORE_MODULE
+if (beforeModule !== undefined) {
+  const before = (await import(pathToFileURL(beforeModule).href)) as { createUdpTransport: Create }
+  modes.push(
+    { name: 'before-reliable', reliable: true, create: before.createUdpTransport },
+    { name: 'before-reliable-auth', reliable: true, key, create: before.createUdpTransport },
+  )
+}
+/** Authenticated modes, and the mode without a key that their added time is measured against. */
+const authOver: Record<string, string> = {
+  'reliable-auth': 'reliable',
+  'reliable-auth-node-crypto': 'reliable',
+  'before-reliable-auth': 'before-reliable',
+}
 
 async function pair(mode: Mode): Promise<[UdpTransport, UdpTransport]> {
   const options = { reliable: mode.reliable, key: mode.key, hmacEngine: mode.hmacEngine }
-  const a = await createUdpTransport({ id: 'a', ...options })
-  const b = await createUdpTransport({ id: 'b', ...options })
+  const create = mode.create ?? createUdpTransport
+  const a = await create({ id: 'a', ...options })
+  const b = await create({ id: 'b', ...options })
   a.setPeer('b', { host: '127.0.0.1', port: b.address.port })
   b.setPeer('a', { host: '127.0.0.1', port: a.address.port })
   return [a, b]
 }
 
 const rate = (run: PingPongRun) => (run.roundTrips * 1000) / run.elapsedMs
+/** CPU microseconds of this process per round trip (both ends run in it). */
+const cpuUs = (run: PingPongRun) => (run.cpuMs * 1000) / Math.max(1, run.roundTrips)
 
 export default async function udpBench(): Promise<BenchResult[]> {
   const pairs = await Promise.all(modes.map(pair))
   const rawRates: number[] = []
+  const rawCpuUs: number[] = []
   const rawLatencies: number[] = []
   const bytesRates: number[] = []
   const rates = modes.map(() => [] as number[])
   const latencies = modes.map(() => [] as number[])
+  const cpu = modes.map(() => [] as number[])
   // Warm-up: JIT and the handshakes.
   await rawPingPong(warmUpMs, message, 'json')
   await rawPingPong(warmUpMs, message, 'bytes')
@@ -58,12 +86,14 @@ export default async function udpBench(): Promise<BenchResult[]> {
     async () => {
       const raw = await rawPingPong(sampleMs, message, 'json')
       rawRates.push(rate(raw))
+      rawCpuUs.push(cpuUs(raw))
       rawLatencies.push(...raw.latenciesUs)
       bytesRates.push(rate(await rawPingPong(sampleMs / 2, message, 'bytes')))
     },
     ...pairs.map(([a, b], i) => async () => {
       const run = await transportPingPong(a, b, sampleMs, message)
       rates[i]!.push(rate(run))
+      cpu[i]!.push(cpuUs(run))
       latencies[i]!.push(...run.latenciesUs)
     }),
   ]
@@ -84,6 +114,22 @@ export default async function udpBench(): Promise<BenchResult[]> {
   const rawUs = usPerRoundTrip(baseline.value)
   const modeUs = rates.map((r) => usPerRoundTrip(median(r)))
   const round1 = (x: number) => Math.round(x * 10) / 10
+  const round2 = (x: number) => Math.round(x * 100) / 100
+  // What authentication costs per datagram, in place: each round trip is two datagrams, each
+  // signed once and verified once (plus the replay window). Paired round by round with the same
+  // mode without a key, halved, then the median: in wall-clock and in CPU microseconds.
+  const authCost = (name: string, i: number) => {
+    const over = authOver[name]
+    const j = modes.findIndex((m) => m.name === over)
+    if (over === undefined || j < 0) return {}
+    const pairedHalf = (xs: number[], ys: number[]) =>
+      round2(median(xs.map((x, round) => (x - ys[round]!) / 2)))
+    return {
+      authMeasuredOver: over,
+      authUsPerDatagram: pairedHalf(rates[i]!.map(usPerRoundTrip), rates[j]!.map(usPerRoundTrip)),
+      authCpuUsPerDatagram: pairedHalf(cpu[i]!, cpu[j]!),
+    }
+  }
   return modes.map((mode, i) => {
     const s = stats[i]!
     const pairedRatio = median(rates[i]!.map((r, round) => r / rawRates[round]!))
@@ -129,6 +175,12 @@ export default async function udpBench(): Promise<BenchResult[]> {
         // reliable-auth-node-crypto vs reliable-auth = node:crypto's HMAC instead of the JS one.
         addedUsVsPreviousMode: round1(modeUs[i]! - (i === 0 ? rawUs : modeUs[i - 1]!)),
         addedUsVsRaw: round1(modeUs[i]! - rawUs),
+        // The same in CPU time (user + system of this process): steadier than the wall clock when
+        // other processes share the cores. Ratio = raw's CPU per round trip / this mode's, paired per round.
+        cpuUsPerRoundTrip: round1(median(cpu[i]!)),
+        baselineCpuUsPerRoundTrip: round1(median(rawCpuUs)),
+        cpuRatio: Math.round(median(cpu[i]!.map((c, round) => rawCpuUs[round]! / c)) * 1000) / 1000,
+        ...authCost(mode.name, i),
       },
     }
   })

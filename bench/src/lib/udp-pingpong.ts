@@ -4,6 +4,11 @@ import { createSocket } from 'node:dgram'
 export interface PingPongRun {
   roundTrips: number
   elapsedMs: number
+  /**
+   * CPU time of this process (user + system) over the run, ms. On a loaded machine the wall
+   * clock also counts the time other processes held the cores; this counts only our own work.
+   */
+  cpuMs: number
   /** Round-trip times in microseconds (a sample of at most `maxLatencies`). */
   latenciesUs: number[]
 }
@@ -80,6 +85,7 @@ function loop(durationMs: number, setup: (onPong: () => void) => () => void): Pr
     let roundTrips = 0
     let sentAt = 0
     const start = performance.now()
+    const cpuStart = process.cpuUsage()
     const deadline = start + durationMs
     let send: () => void = () => {}
     const ping = () => {
@@ -90,7 +96,13 @@ function loop(durationMs: number, setup: (onPong: () => void) => () => void): Pr
     const finish = (now: number) => {
       done = true
       clearTimeout(guard)
-      resolve({ roundTrips, elapsedMs: now - start, latenciesUs })
+      const cpu = process.cpuUsage(cpuStart)
+      resolve({
+        roundTrips,
+        elapsedMs: now - start,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        latenciesUs,
+      })
     }
     // A lost datagram would stall an unreliable ping-pong forever: stop at the deadline regardless.
     const guard = setTimeout(() => finish(performance.now()), durationMs + 1000)

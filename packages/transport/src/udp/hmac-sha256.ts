@@ -24,11 +24,19 @@ const IV = new Int32Array([
 
 const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n))
 
-/** One SHA-256 compression of the 64 bytes at `bytes[at..]` into `state`. `w` is scratch. */
-function compress(state: Int32Array, w: Int32Array, bytes: Uint8Array, at: number): void {
+/** Loads the 64 bytes at `bytes[at..]` into `w[0..15]` as big-endian words. */
+function load(w: Int32Array, bytes: Uint8Array, at: number): void {
   for (let i = 0; i < 16; i++, at += 4) {
     w[i] = (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!
   }
+}
+
+/**
+ * One SHA-256 compression of the block in `w[0..15]` into `state` (`w[16..63]` is scratch).
+ * Reading words, never bytes, keeps this function monomorphic: Buffers and plain Uint8Arrays
+ * are loaded by `load`, and the outer hash of the HMAC never goes through bytes at all.
+ */
+function compress(state: Int32Array, w: Int32Array): void {
   for (let i = 16; i < 64; i++) {
     const x = w[i - 15]!
     const y = w[i - 2]!
@@ -137,9 +145,6 @@ export class HmacSha256 {
   private readonly outerStart = new Int32Array(8)
   private readonly state = new Int32Array(8)
   private readonly w = new Int32Array(64)
-  /** Room for the padded tail of a message (at most two blocks). */
-  private readonly tail = new Uint8Array(128)
-  private readonly digest = new Uint8Array(32)
 
   constructor(key: Uint8Array) {
     const k = key.length > 64 ? createHash('sha256').update(key).digest() : key
@@ -151,58 +156,69 @@ export class HmacSha256 {
       pad.fill(byte)
       for (let i = 0; i < k.length; i++) pad[i] = k[i]! ^ byte
       start.set(IV)
-      compress(start, this.w, pad, 0)
+      load(this.w, pad, 0)
+      compress(start, this.w)
     }
   }
 
   /** Writes HMAC(key, data[start..end)) into out[at..at+32). */
   mac(data: Uint8Array, start: number, end: number, out: Uint8Array, at: number): void {
-    this.hashAfterPad(this.innerStart, data, start, end)
-    this.write(this.digest, 0)
-    this.hashAfterPad(this.outerStart, this.digest, 0, 32)
-    this.write(out, at)
-  }
-
-  /** Constant-time comparison of HMAC(key, data[start..end)) with mac[macAt..macAt+32). */
-  verify(data: Uint8Array, start: number, end: number, mac: Uint8Array, macAt: number): boolean {
-    const expected = this.digest
-    this.mac(data, start, end, expected, 0)
-    let diff = 0
-    for (let i = 0; i < 32; i++) diff |= expected[i]! ^ mac[macAt + i]!
-    return diff === 0
-  }
-
-  /** SHA-256 of (one 64-byte pad block, already in `startState`) || data[start..end), into this.state. */
-  private hashAfterPad(startState: Int32Array, data: Uint8Array, start: number, end: number): void {
-    const state = this.state
-    state.set(startState)
-    let at = start
-    for (; at + 64 <= end; at += 64) compress(state, this.w, data, at)
-    const rest = end - at
-    const tail = this.tail
-    for (let i = 0; i < rest; i++) tail[i] = data[at + i]!
-    tail[rest] = 0x80
-    const blocks = rest + 9 > 64 ? 2 : 1
-    const bits = (64 + end - start) * 8
-    const last = blocks * 64
-    for (let i = rest + 1; i < last - 4; i++) tail[i] = 0
-    // Message length in bits, big-endian 64-bit; datagrams are far below 2^32 bits.
-    tail[last - 4] = bits >>> 24
-    tail[last - 3] = (bits >>> 16) & 0xff
-    tail[last - 2] = (bits >>> 8) & 0xff
-    tail[last - 1] = bits & 0xff
-    compress(state, this.w, tail, 0)
-    if (blocks === 2) compress(state, this.w, tail, 64)
-  }
-
-  private write(out: Uint8Array, at: number): void {
+    this.compute(data, start, end)
     const state = this.state
     for (let i = 0; i < 8; i++, at += 4) {
       const v = state[i]!
       out[at] = v >>> 24
-      out[at + 1] = (v >>> 16) & 0xff
-      out[at + 2] = (v >>> 8) & 0xff
-      out[at + 3] = v & 0xff
+      out[at + 1] = v >>> 16
+      out[at + 2] = v >>> 8
+      out[at + 3] = v
     }
+  }
+
+  /** Constant-time comparison of HMAC(key, data[start..end)) with mac[macAt..macAt+32), word by word, no early exit. */
+  verify(data: Uint8Array, start: number, end: number, mac: Uint8Array, macAt: number): boolean {
+    this.compute(data, start, end)
+    const state = this.state
+    let diff = 0
+    for (let i = 0; i < 8; i++, macAt += 4) {
+      const word =
+        (mac[macAt]! << 24) | (mac[macAt + 1]! << 16) | (mac[macAt + 2]! << 8) | mac[macAt + 3]!
+      diff |= state[i]! ^ word
+    }
+    return diff === 0
+  }
+
+  /**
+   * HMAC into `this.state`: the inner hash continues from the ipad midstate over the data and its
+   * padding (one compression per 64 bytes, one or two for the tail); the outer one is a single
+   * compression from the opad midstate of a block built from the inner state's words.
+   */
+  private compute(data: Uint8Array, start: number, end: number): void {
+    const state = this.state
+    const w = this.w
+    state.set(this.innerStart)
+    let at = start
+    for (; at + 64 <= end; at += 64) {
+      load(w, data, at)
+      compress(state, w)
+    }
+    // The tail, its 0x80 and the length, written as words: no byte buffer, no copy.
+    const rest = end - at
+    for (let i = 0; i < 16; i++) w[i] = 0
+    for (let i = 0; i < rest; i++) w[i >> 2]! |= data[at + i]! << (24 - 8 * (i & 3))
+    w[rest >> 2]! |= 0x80 << (24 - 8 * (rest & 3))
+    if (rest + 9 > 64) {
+      compress(state, w)
+      for (let i = 0; i < 16; i++) w[i] = 0
+    }
+    // Message length in bits after the 64-byte pad block; datagrams are far below 2^32 bits.
+    w[15] = (64 + end - start) * 8
+    compress(state, w)
+    // Outer hash: opad midstate, then the 32-byte inner digest, 0x80, zeros, length 96 bytes.
+    for (let i = 0; i < 8; i++) w[i] = state[i]!
+    w[8] = 0x80000000 | 0
+    for (let i = 9; i < 15; i++) w[i] = 0
+    w[15] = (64 + 32) * 8
+    state.set(this.outerStart)
+    compress(state, w)
   }
 }

@@ -71,7 +71,7 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       unit: Math.random,
     })
     for (const [id, address] of peerEntries(options.peers)) this.setPeer(id, address)
-    socket.on('message', (buf, rinfo) => this.guarded(() => this.onDatagram(buf, rinfo)))
+    socket.on('message', (buf, rinfo) => this.onDatagram(buf, rinfo))
     // Socket errors (ICMP unreachable reported on send, buffer full...) are loss, never a crash.
     socket.on('error', () => {
       this.engine.stats.socketErrors++
@@ -332,10 +332,15 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
 
   // ---- receiving ----
 
+  /** Guarded as `guarded` is, inline: no closure per datagram. */
   private onDatagram(buf: Buffer, rinfo: RemoteInfo): void {
     if (this.isClosed) return
-    this.engine.receive(buf, performance.now(), rinfo)
-    this.checkDrained()
+    try {
+      this.engine.receive(buf, performance.now(), rinfo)
+      this.checkDrained()
+    } catch {
+      this.engine.stats.internalErrors++
+    }
   }
 
   /** False when the codec refused the payload (dropped and counted). */

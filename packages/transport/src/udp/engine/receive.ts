@@ -51,10 +51,10 @@ export abstract class EngineReceive extends EngineLifecycle {
     if (typeof d === 'string') return this.drop(d, size, undefined, source)
     // Nothing in the header is trusted before the MAC checks out.
     if (this.auth) {
-      if (d.mac === undefined) return this.drop('unauthenticated', size, undefined, source)
+      if (!d.signed) return this.drop('unauthenticated', size, undefined, source)
       if (!this.auth.verify(buf, d.signedLength))
         return this.drop('bad-mac', size, undefined, source)
-    } else if (d.mac !== undefined) {
+    } else if (d.signed) {
       return this.drop('bad-mac', size, undefined, source)
     }
     if (d.to !== this.self) return this.drop('wrong-destination', size, d.from, source)

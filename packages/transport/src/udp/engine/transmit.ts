@@ -73,6 +73,8 @@ export abstract class EngineTransmit {
   protected wakeAt = Number.POSITIVE_INFINITY
   protected stopped = false
   protected readonly jitter: () => number
+  /** The header being written (see `header`); every field from the start, one object shape. */
+  private readonly scratch: OutgoingHeader
 
   constructor(
     readonly self: NodeId,
@@ -84,6 +86,20 @@ export abstract class EngineTransmit {
     this.selfField = encodeIdField(self)
     this.macBytes = auth ? MAC_BYTES : 0
     this.jitter = () => this.entropy.unit()
+    this.scratch = {
+      type: PacketType.Data,
+      srcInc: 0,
+      dstInc: 0,
+      pn: 0,
+      srcIdField: this.selfField,
+      dstIdField: this.selfField,
+      seq: 0,
+      base: 0,
+      ack: undefined,
+      nonce: 0,
+      frag: undefined,
+      bundle: false,
+    }
   }
 
   /** Payload bytes that fit in one datagram to this peer. */
@@ -118,25 +134,27 @@ export abstract class EngineTransmit {
     )
   }
 
+  /**
+   * The header of the next datagram on `link`. One object per engine, rewritten for every
+   * datagram: encodeDatagram reads it at once and nothing keeps it, so no object per datagram.
+   */
   protected header(link: PeerLink, type: PacketType): OutgoingHeader {
     const pn = link.nextPn
     link.nextPn = pn + 1 // 48 bits: see PN_RENEW_AT
     if (pn === PN_RENEW_AT) this.sink.wake(0) // renewed on the timer, where no caller holds the link
-    // Every field from the start: one object shape for every datagram, whatever its type.
-    return {
-      type,
-      srcInc: link.localInc,
-      dstInc: link.inc,
-      pn,
-      srcIdField: this.selfField,
-      dstIdField: link.idField,
-      seq: 0,
-      base: 0,
-      ack: undefined,
-      nonce: 0,
-      frag: undefined,
-      bundle: false,
-    }
+    const h = this.scratch
+    h.type = type
+    h.srcInc = link.localInc
+    h.dstInc = link.inc
+    h.pn = pn
+    h.dstIdField = link.idField
+    h.seq = 0
+    h.base = 0
+    h.ack = undefined
+    h.nonce = 0
+    h.frag = undefined
+    h.bundle = false
+    return h
   }
 
   protected transmitData(link: PeerLink, segment: OutSegment, now: number): void {
@@ -146,8 +164,9 @@ export abstract class EngineTransmit {
     if (link.acks.owed) h.ack = link.acks.block() // piggybacked
     h.frag = segment.frag
     h.bundle = segment.bundled !== undefined
+    const pn = h.pn // read before emit: the sink may send again, rewriting the header
     this.emit(link, encodeDatagram(h, segment.payload, this.macBytes))
-    link.recovery.onSent(h.pn, segment, now, this.jitter)
+    link.recovery.onSent(pn, segment, now, this.jitter)
   }
 
   protected transmitUnreliable(link: PeerLink, segment: OutSegment): void {

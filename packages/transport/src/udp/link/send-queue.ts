@@ -144,7 +144,9 @@ export class SendQueue {
       }
       done++
     }
-    if (done > 0) this.inFlight = done === flight.length ? [] : flight.slice(done)
+    // In place: one message in flight (a ping-pong) must not cost an array per acknowledgement.
+    if (done === flight.length) flight.length = 0
+    else if (done > 0) flight.splice(0, done)
     return done > 0
   }
 

@@ -97,7 +97,8 @@ export interface Datagram {
   payload: Uint8Array
   /** Bytes covered by the MAC (everything before the trailer). */
   signedLength: number
-  mac: Uint8Array | undefined
+  /** Carries a MAC trailer (the bytes from `signedLength` on; read in place, never copied). */
+  signed: boolean
 }
 
 export type DecodeFailure = 'truncated' | 'malformed' | 'bad-version'
@@ -325,7 +326,7 @@ export function decodeDatagram(buf: Buffer): Datagram | DecodeFailure {
     bundle,
     payload: buf.subarray(at, end),
     signedLength: end,
-    mac: macBytes > 0 ? buf.subarray(end) : undefined,
+    signed: macBytes > 0,
   }
 }
 
