@@ -26,7 +26,9 @@ import {
   drawMessage,
   eventDrawn,
   laneDrawn,
+  type MessagePlan,
   moveInFlight,
+  type Painter,
   paintDuplicate,
   paintLane,
   planEvent,
@@ -207,6 +209,16 @@ export function sync(
   s.arrowKeys = arrowKeys
   const arrows = group('arrows')
   const wantArrows: Wanted<VizMessage>[] = []
+  // Arrows delivered on the line drawn and in flight on this one (a branch cut back before their
+  // delivery, hundreds on a large run): copied and made arrows in flight, cheaper than drawn.
+  const before = s.arrows
+  let delivered: Map<string, SVGElement> | undefined
+  const deliveredOf = (m: VizMessage) => {
+    delivered ??= new Map(
+      before.flatMap((a) => (a.item.outcome === 'deliver' ? [[identity(a.item), a.el]] : [])),
+    )
+    return delivered.get(identity(m))
+  }
   d.messages.forEach((m, i) => {
     const plan = p.plans.messages[i]!
     if (!reaches(p, plan.x1, plan.x2 + 8)) return
@@ -214,8 +226,10 @@ export function sync(
       key: shownKey(arrowKeys[i]!, plan.shown),
       item: m,
       make: () => {
-        const g = drawMessage(p, m, plan, arrows)
+        const was = m.outcome === 'in-flight' ? deliveredOf(m) : undefined
+        const g = was ? inFlightFrom(p, m, plan, was) : drawMessage(p, m, plan, arrows)
         wireMessage(d, m, g, tooltip)
+        if (was) s.moved.add(g)
         return g
       },
     })
@@ -277,6 +291,31 @@ export function sync(
   drawing.duplicates = new Map(s.duplicates.map((a) => [a.item, a.el as SVGGElement]))
   drawing.lanes = s.lanes.map((l) => ({ seg: l.item, rect: l.el as SVGRectElement }))
   return true
+}
+
+const identity = (m: VizMessage) => `${m.id}/${m.copy}`
+
+/**
+ * The arrow `drawMessage` draws of `m`, in flight, made from a copy of its arrow delivered (the
+ * same message, so the same shaft from the same send, label and colour): its outcome, the
+ * *in flight* sign, its label's room (none in flight) and its end at the layout's end.
+ */
+function inFlightFrom(p: Painter, m: VizMessage, plan: MessagePlan, was: SVGElement): SVGGElement {
+  const g = was.cloneNode(true) as SVGGElement
+  const more = `${m.duplicated ? ' duplicated' : ''}${m.resendOf === undefined ? '' : ' resend'}`
+  g.setAttribute('class', `msg outcome-in-flight${more}`)
+  g.setAttribute('data-outcome', 'in-flight')
+  const label = g.querySelector(':scope > text.msg-label')!
+  const sign = document.createElementNS(g.namespaceURI, 'text')
+  sign.setAttribute('x', '0')
+  sign.setAttribute('y', '0')
+  sign.setAttribute('class', 'drop-label')
+  sign.textContent = 'in flight'
+  g.insertBefore(sign, label)
+  label.setAttribute('class', plan.shown ? 'msg-label' : 'msg-label hover-only')
+  label.setAttribute('data-arrow-label', plan.shown ? 'shown' : 'hover')
+  moveInFlight(p, m, plan, g)
+  return g
 }
 
 interface Wanted<T> {
