@@ -344,19 +344,26 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     // again (`cutBuild`) and the drawing brought back to it (`cutSync`).
     const far: Array<{ engineMs: number; drawMs: number; parts: Record<string, number> }> = []
     const farHow = new Map<string, number>()
+    const farFrames: number[] = []
     for (let i = 0; i < FAR_BRANCHES; i++) {
       await click('#run-end')
       const at = Math.floor((await evaluate<number>('window.lab.run().length')) / 2) - 7 * i
       await evaluate(`window.lab.run().goTo(${at + 1})`)
       await click('#back')
+      // From the click to the frame after it (the browser's style and layout of the step too).
+      await evaluate(FRAME_AFTER_CLICK)
       far.push(await timed('#branch'))
+      let frame: number | undefined
+      for (let k = 0; k < 50 && frame === undefined; k++)
+        frame = await evaluate<number | undefined>('window.frameAfterClick')
+      if (frame !== undefined) farFrames.push(frame)
       const how = await redrawnHow()
       farHow.set(how, (farHow.get(how) ?? 0) + 1)
       expect(await evaluate<number>('window.lab.run().length')).toBe(at)
     }
     const part = (k: string) => quantiles(far.map((t) => t.parts[k] ?? 0))
     console.log(
-      `flood n=48, ${FAR_BRANCHES} branches half the line back: engine and show ${quantiles(far.map((t) => t.engineMs + t.drawMs))}; the diagram built again ${part('cutBuild')}; the drawing brought back ${part('cutSync')}; marks and DOM ${part('marksAndDom')}; pending ${part('pending')}; drawings ${[...farHow].map(([k, v]) => `${k === 'grown' ? 'cut back' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
+      `flood n=48, ${FAR_BRANCHES} branches half the line back: engine and show ${quantiles(far.map((t) => t.engineMs + t.drawMs))}; the diagram built again ${part('cutBuild')}; the drawing brought back ${part('cutSync')}; marks and DOM ${part('marksAndDom')}; pending ${part('pending')}${farFrames.length > 0 ? `; from the click to the next frame ${quantiles(farFrames)}` : ''}; drawings ${[...farHow].map(([k, v]) => `${k === 'grown' ? 'cut back' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}; each step ${far.map((t) => (t.engineMs + t.drawMs).toFixed(1)).join(' ')} ms, each frame ${farFrames.map((f) => f.toFixed(1)).join(' ')} ms`,
     )
   })
 
@@ -470,6 +477,12 @@ function firstDifference(a: string, b: string): string | undefined {
 
 /** Steps taken at the live end of the 5,000-event run for the timings. */
 const LIVE_STEPS = 150
+
+/** Notes in `window.frameAfterClick` the ms from the next click to the frame after it. */
+const FRAME_AFTER_CLICK = `window.frameAfterClick = undefined; document.addEventListener('click', () => {
+  const t0 = performance.now()
+  requestAnimationFrame(() => setTimeout(() => { window.frameAfterClick = performance.now() - t0 }, 0))
+}, { capture: true, once: true })`
 
 /** Branches far back timed on the 5,000-event run. */
 const FAR_BRANCHES = 9

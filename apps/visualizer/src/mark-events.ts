@@ -41,9 +41,21 @@ export function wireEvent(
   })
 }
 
-/** An arrow: hovered, its details. */
+/** The message each arrow wired stands for (wired again: another, its listeners kept). */
+const arrowOf = new WeakMap<SVGGElement, { d: Diagram; m: VizMessage }>()
+
+/**
+ * An arrow: hovered, its details. Wired again, it stands for the message given then (the lab
+ * makes an arrow delivered on one line the same message's arrow in flight on a branch).
+ */
 export function wireMessage(d: Diagram, m: VizMessage, g: SVGGElement, tooltip: Tooltip): void {
-  g.addEventListener('mouseenter', (ev) => tooltip.show(describeMessage(d, m), ev))
+  const wired = arrowOf.has(g)
+  arrowOf.set(g, { d, m })
+  if (wired) return
+  g.addEventListener('mouseenter', (ev) => {
+    const now = arrowOf.get(g)!
+    tooltip.show(describeMessage(now.d, now.m), ev)
+  })
   g.addEventListener('mousemove', tooltip.move)
   g.addEventListener('mouseleave', tooltip.hide)
 }

@@ -413,7 +413,7 @@ function downAt(down: readonly DownBand[], process: string, seq: number): DownBa
 }
 
 /** The arrowhead at (x2, y2), pointing from (x1, y1). */
-function head(x1: number, y1: number, x2: number, y2: number): string {
+export function head(x1: number, y1: number, x2: number, y2: number): string {
   const a = Math.atan2(y2 - y1, x2 - x1)
   const l = 8
   const w = 4

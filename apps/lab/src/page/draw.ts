@@ -134,7 +134,12 @@ export function markStep(drawing: Drawing, input: StepMarks): void {
 
 /** Keeps the process names at the pane's left edge, whatever the horizontal scroll. */
 export function pinLabels(canvas: HTMLElement, drawing: Drawing): void {
-  drawing.labels?.setAttribute('transform', `translate(${canvas.scrollLeft},0)`)
+  pinLabelsAt(drawing, canvas.scrollLeft)
+}
+
+/** The process names kept at the left edge of a pane scrolled to `scrollLeft`. */
+export function pinLabelsAt(drawing: Drawing, scrollLeft: number): void {
+  drawing.labels?.setAttribute('transform', `translate(${scrollLeft},0)`)
 }
 
 /**

@@ -25,7 +25,9 @@ import {
   drawEvent,
   drawMessage,
   eventDrawn,
+  head,
   laneDrawn,
+  type MessagePlan,
   moveInFlight,
   paintDuplicate,
   paintLane,
@@ -149,6 +151,8 @@ export function sync(
   svg.setAttribute('width', String(Math.ceil(lay.width)))
   svg.setAttribute('aria-label', `space-time diagram: ${d.title}`)
   const group = (name: string) => svg.querySelector<SVGGElement>(`:scope > g.${name}`)!
+  // New items are drawn into it, out of the page, then put in place together (`reconcile`).
+  const scratch = document.createElementNS(svg.namespaceURI, 'g') as SVGGElement
   for (const line of group('lines').querySelectorAll('line'))
     line.setAttribute('x2', String(lay.endX))
 
@@ -207,6 +211,16 @@ export function sync(
   s.arrowKeys = arrowKeys
   const arrows = group('arrows')
   const wantArrows: Wanted<VizMessage>[] = []
+  // Arrows delivered on the line drawn and in flight on this one (a branch cut back before their
+  // delivery, hundreds on a large run): made arrows in flight, cheaper than drawn again.
+  const before = s.arrows
+  let delivered: Map<string, SVGElement> | undefined
+  const deliveredOf = (m: VizMessage) => {
+    delivered ??= new Map(
+      before.flatMap((a) => (a.item.outcome === 'deliver' ? [[identity(a.item), a.el]] : [])),
+    )
+    return delivered.get(identity(m))
+  }
   d.messages.forEach((m, i) => {
     const plan = p.plans.messages[i]!
     if (!reaches(p, plan.x1, plan.x2 + 8)) return
@@ -214,8 +228,10 @@ export function sync(
       key: shownKey(arrowKeys[i]!, plan.shown),
       item: m,
       make: () => {
-        const g = drawMessage(p, m, plan, arrows)
+        const was = m.outcome === 'in-flight' ? deliveredOf(m) : undefined
+        const g = was ? inFlightFrom(m, plan, was) : drawMessage(p, m, plan, scratch)
         wireMessage(d, m, g, tooltip)
+        if (was) s.moved.add(g)
         return g
       },
     })
@@ -238,7 +254,7 @@ export function sync(
       key: eventKey(e, plan),
       item: e,
       make: () => {
-        const g = drawEvent(p, e, plan, marks)
+        const g = drawEvent(p, e, plan, scratch)
         wireEvent(
           d,
           e,
@@ -259,7 +275,7 @@ export function sync(
       wantDuplicates.push({
         key: String(dup.id),
         item: dup,
-        make: () => paintDuplicate(p, dup, marks)!,
+        make: () => paintDuplicate(p, dup, scratch)!,
       })
   }
   s.duplicates = reconcile(marks, s.duplicates, wantDuplicates, s.events[0]?.el ?? null)
@@ -269,7 +285,7 @@ export function sync(
   const bands = group('bands')
   for (const seg of stateLanes(d))
     if (laneDrawn(p, seg))
-      wantLanes.push({ key: laneKey(seg, lay), item: seg, make: () => paintLane(p, seg, bands)! })
+      wantLanes.push({ key: laneKey(seg, lay), item: seg, make: () => paintLane(p, seg, scratch)! })
   s.lanes = reconcile(bands, s.lanes, wantLanes, null)
 
   drawing.messages = new Map(s.arrows.map((a) => [a.item, a.el as SVGGElement]))
@@ -277,6 +293,40 @@ export function sync(
   drawing.duplicates = new Map(s.duplicates.map((a) => [a.item, a.el as SVGGElement]))
   drawing.lanes = s.lanes.map((l) => ({ seg: l.item, rect: l.el as SVGRectElement }))
   return true
+}
+
+const identity = (m: VizMessage) => `${m.id}/${m.copy}`
+
+/**
+ * The arrow `drawMessage` draws of `m` in flight as `plan` says, made of the same message's arrow
+ * delivered (`was`: the same shaft from the same send, the same label and colour), as it is drawn:
+ * its outcome, its end at the layout's end, the *in flight* sign, its label's room (none).
+ */
+function inFlightFrom(m: VizMessage, plan: MessagePlan, was: SVGElement): SVGGElement {
+  const g = was as SVGGElement
+  const more = `${m.duplicated ? ' duplicated' : ''}${m.resendOf === undefined ? '' : ' resend'}`
+  g.setAttribute('class', `msg outcome-in-flight${more}`)
+  g.setAttribute('data-outcome', 'in-flight')
+  const { x1, y1, x2, yEnd } = plan
+  // Drawn as line, line, [resend mark], head, label.
+  const [hit, shaft] = g.children
+  for (const line of [hit!, shaft!]) {
+    line.setAttribute('x2', String(x2))
+    line.setAttribute('y2', String(yEnd))
+  }
+  const label = g.lastElementChild!
+  label.previousElementSibling!.setAttribute('points', head(x1, y1, x2, yEnd))
+  const sign = document.createElementNS(g.namespaceURI, 'text')
+  sign.setAttribute('x', String(x2 + 4))
+  sign.setAttribute('y', String(yEnd - 6))
+  sign.setAttribute('class', 'drop-label')
+  sign.textContent = 'in flight'
+  g.insertBefore(sign, label)
+  label.setAttribute('x', String((x1 + x2) / 2 + 3))
+  label.setAttribute('y', String((y1 + yEnd) / 2 - 3))
+  label.setAttribute('class', plan.shown ? 'msg-label' : 'msg-label hover-only')
+  label.setAttribute('data-arrow-label', plan.shown ? 'shown' : 'hover')
+  return g
 }
 
 interface Wanted<T> {
@@ -303,18 +353,31 @@ function reconcile<T>(
     else c.el.remove()
   }
   const out: Item<T>[] = []
+  // The new elements between two kept ones, put in at once (hundreds at a branch's end).
+  let batch: SVGElement[] = []
+  const putIn = (before: Element | null) => {
+    if (batch.length === 1) parent.insertBefore(batch[0]!, before)
+    else if (batch.length > 1) {
+      const fragment = document.createDocumentFragment()
+      fragment.append(...batch)
+      parent.insertBefore(fragment, before)
+    }
+    batch = []
+  }
   let k = 0
   for (const w of wanted) {
     const here = kept[k]
     if (here && here.key === w.key) {
+      putIn(here.el)
       out.push({ ...here, item: w.item })
       k++
       continue
     }
     const el = w.make()
-    parent.insertBefore(el, here?.el ?? anchor)
+    batch.push(el)
     out.push({ key: w.key, item: w.item, el })
   }
+  putIn(kept[k]?.el ?? anchor)
   // Not met in order (cannot happen when both follow the diagram's order): not kept.
   for (const c of kept.slice(k)) c.el.remove()
   return out

@@ -32,8 +32,10 @@ import { traceToDiagram } from '@sd/visualizer/src/trace.js'
 import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
 import type { GrowerState } from '@sd/visualizer/src/trace-grow-state.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
-import { markStep, parts, pinLabels, type StepMarks } from './draw.js'
+import { markStep, parts, type StepMarks } from './draw.js'
 import { type Synced, sync, syncedOf } from './line-grow.js'
+import { nowOfEntries } from './now-of.js'
+import { pinOnScroll, scrolledTo, scrollPane } from './pane-scroll.js'
 
 export interface LineInput extends StepMarks {
   seed: number | string
@@ -136,7 +138,7 @@ export function showLine(
   parts.cutBuild = 0
   parts.cutSync = 0
   if (!line || line.key !== input.key || line.height !== height || input.lineLength < line.length) {
-    const branch = cutBack(line, input, height, tooltip)
+    const branch = cutBack(line, input, height, tooltip, canvas, width)
     cut = branch?.drawn !== undefined
     line = current = branch ?? build(input, height)
   }
@@ -145,13 +147,7 @@ export function showLine(
   const t1 = performance.now()
   const { diagram, lay } = line
   const end = diagram.timeline.length - 1
-  const atEnd = input.shown >= input.lineLength
-  const now = atEnd ? end : line.nowOf[input.shown]!
-  const nowX = now < 0 ? (lay.x[0] ?? LEFT) : lay.x[now]!
-  const scrollLeft = Math.max(
-    0,
-    atEnd ? lay.width - width : Math.min(lay.width - width, nowX + 80 - width),
-  )
+  const { atEnd, now, nowX, scrollLeft } = viewOf(line, input, width)
   const items = diagram.events.length + diagram.messages.length
   const block = Math.floor(scrollLeft / width)
   const range =
@@ -188,13 +184,33 @@ export function showLine(
   showFaultsAt(drawing.faults, lay, now, end)
   markStep(drawing, input)
   tooltip.hide()
-  if (canvas.firstChild !== drawing.svg) canvas.replaceChildren(drawing.svg)
-  canvas.scrollLeft = scrollLeft
-  pinLabels(canvas, drawing)
-  canvas.onscroll = () => pinLabels(canvas, drawing)
+  // Scrolled only when the view moves (a branch was scrolled in `cutBack`): setting `scrollLeft`
+  // lays the page out there and then (5 ms on the 5,000-event run), the next frame does anyway.
+  if (redrawn === 'true' || canvas.firstChild !== drawing.svg || !scrolledTo(canvas, scrollLeft)) {
+    if (canvas.firstChild !== drawing.svg) canvas.replaceChildren(drawing.svg)
+    scrollPane(canvas, scrollLeft)
+  }
+  pinOnScroll(canvas, drawing)
   parts.layoutAndSvg = t2 - t1
   parts.marksAndDom = performance.now() - t2
   return { drawing, diagram, redrawn }
+}
+
+/** The step shown on `line`: its last timeline seq, where it stands, where the pane scrolls to. */
+function viewOf(
+  line: Line,
+  input: LineInput,
+  width: number,
+): { atEnd: boolean; now: number; nowX: number; scrollLeft: number } {
+  const { diagram, lay } = line
+  const atEnd = input.shown >= input.lineLength
+  const now = atEnd ? diagram.timeline.length - 1 : line.nowOf[input.shown]!
+  const nowX = now < 0 ? (lay.x[0] ?? LEFT) : lay.x[now]!
+  const scrollLeft = Math.max(
+    0,
+    atEnd ? lay.width - width : Math.min(lay.width - width, nowX + 80 - width),
+  )
+  return { atEnd, now, nowX, scrollLeft }
 }
 
 /**
@@ -208,6 +224,8 @@ function cutBack(
   input: LineInput,
   height: number,
   tooltip: Tooltip,
+  canvas: HTMLElement,
+  width: number,
 ): Line | undefined {
   const { prefix } = input
   if (!old?.drawn || !prefix || prefix.key !== old.key || old.height !== height) return undefined
@@ -216,6 +234,12 @@ function cutBack(
   const line = build(input, height, prefix.length, old.saved)
   const t1 = performance.now()
   parts.cutBuild = t1 - t0
+  // Scrolled to the branch's step before the drawing changes, while the page is laid out: after,
+  // scrolling would lay it out again there and then, which the next frame does anyway.
+  if (prefix.length === input.lineLength && canvas.firstChild === old.drawn.synced.drawing.svg) {
+    const { scrollLeft } = viewOf(line, input, width)
+    if (!scrolledTo(canvas, scrollLeft)) scrollPane(canvas, scrollLeft)
+  }
   // Brought to the shared entries first: past them the same trace index is another entry.
   const { synced, range } = old.drawn
   if (
@@ -304,29 +328,6 @@ function growSaving(
     saved.push(grower.save())
   }
   return grower.grow(events)
-}
-
-/** Every drawn item's trace index and seq; a prefix of `length` entries shows the seqs its entries made. */
-function nowOfEntries(diagram: Diagram, length: number): Int32Array {
-  const seqOf = new Int32Array(length + 1).fill(-1)
-  const note = (id: number | undefined, seq: number | undefined) => {
-    if (id !== undefined && seq !== undefined && id < length)
-      seqOf[id + 1] = Math.max(seqOf[id + 1]!, seq)
-  }
-  for (const e of diagram.events) note(e.id, e.seq)
-  for (const m of diagram.messages) if (m.drop) note(m.drop.id, m.drop.seq)
-  for (const d of diagram.duplicates) note(d.id, d.seq)
-  for (const p of diagram.partitions) {
-    note(p.id, p.fromSeq)
-    note(p.healId, p.toSeq)
-  }
-  for (const l of diagram.losses) {
-    note(l.id, l.fromSeq)
-    note(l.endId, l.toSeq)
-  }
-  for (const m of diagram.marks) note(m.id, m.seq)
-  for (let k = 1; k < seqOf.length; k++) seqOf[k] = Math.max(seqOf[k]!, seqOf[k - 1]!)
-  return seqOf
 }
 
 /** The SVG of the line, whole or the stretch `range`, with its axis. */
