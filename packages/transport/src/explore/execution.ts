@@ -135,7 +135,7 @@ export class Execution {
    * False when the network has no fingerprint.
    */
   keyHash(into: Hash64): boolean {
-    if (!this.net.keyHash(netHash)) return false
+    if (!this.net.keyHash(netHash, this.scenario.abstraction)) return false
     const u = this.used
     const m = stateMixer.reset().pair(netHash)
     m.word(u.clockStep).word(u.crash).word(u.duplicate).word(u.loss).word(u.pause)

@@ -14,6 +14,7 @@
  * reduction, and `findLasso` looks for a run that never reaches each goal once it is done.
  */
 
+import { InvalidArgumentError } from '../errors.js'
 import { type Hash64, hashHex, hashOfHex } from '../hash64.js'
 import { fail } from './dfs.js'
 import { Execution, type ExecutionCheckpoint } from './execution.js'
@@ -65,6 +66,10 @@ export function exploreStateful(
   const root = new Execution(scenario, false, true)
   if (root.violation === undefined && !root.keyHash({ hi: 0, lo: 0 })) return undefined
   const symmetry = Symmetry.of(scenario, root.net.nodeIds, options)
+  if (symmetry !== undefined && scenario.abstraction !== undefined)
+    throw new InvalidArgumentError(
+      'explore: a scenario with an abstraction cannot be symmetric too (the relabelled key is the whole state)',
+    )
   /** A state's hash, and its choices' labels in the naming the hash stands for. */
   const stateOf = (exec: Execution): State => {
     if (symmetry !== undefined) {
