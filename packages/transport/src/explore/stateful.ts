@@ -135,6 +135,8 @@ export function exploreStateful(
     return exec
   }
 
+  const abstracted = scenario.abstraction !== undefined
+
   /** The choices to explore from `exec`'s state, given its sleep set; records the visit. */
   const toExplore = (
     exec: Execution,
@@ -162,6 +164,19 @@ export function exploreStateful(
     // one does not, is still to explore.
     const seenAsleep = visited.asleep(slot)
     if (seenAsleep === undefined) return []
+    if (abstracted) {
+      // An abstraction merges states whose choices may be labelled apart (a message's dead
+      // field): that visit's asleep labels may name this one's choices otherwise. Covered only
+      // when each is asleep here under the same label (the same message on the same link);
+      // else every awake choice is explored again, and this visit's asleep set kept (more than
+      // is left unexplored: a later visit skips less, never more).
+      for (const name of seenAsleep) {
+        if (asleep.has(name)) continue
+        visited.set(hash, slot, visited.left(slot), asleep.size === 0 ? undefined : asleep)
+        return asleep.size === 0 ? enabled : enabled.filter(awake)
+      }
+      return []
+    }
     const todo = enabled.filter((t) => seenAsleep.has(label(t)) && awake(t))
     const still = [...seenAsleep].filter((name) => asleep.has(name))
     visited.set(hash, slot, visited.left(slot), still.length === 0 ? undefined : new Set(still))
