@@ -54,6 +54,15 @@ function sleepAfter(sleep: readonly Token[], done: readonly Token[], token: Toke
   return out
 }
 
+/**
+ * Whether a label may name one choice otherwise in another state an abstraction merges with this
+ * one: a delivery labelled by its message's text (a link that reorders; on a FIFO link, with an
+ * abstraction, the label is the link's `head`). Requests, actions, timers (by key and due time,
+ * which every key keeps) and faults are named alike in merged states. A timer key with '>' in it
+ * counts too: the rule is then only more careful.
+ */
+const mayNameOtherwise = (label: string): boolean => label.includes('>') && !label.endsWith(' head')
+
 /** The state graph's name for a state. */
 const keyOf = (state: State): string | undefined =>
   state.hash === undefined ? undefined : hashHex(state.hash)
@@ -164,12 +173,12 @@ export function exploreStateful(
     // one does not, is still to explore.
     const seenAsleep = visited.asleep(slot)
     if (seenAsleep === undefined) return []
-    if (abstracted) {
-      // An abstraction merges states whose choices may be labelled apart (a message's dead
-      // field): that visit's asleep labels may name this one's choices otherwise. Covered only
-      // when each is asleep here under the same label (the same message on the same link);
-      // else every awake choice is explored again, and this visit's asleep set kept (more than
-      // is left unexplored: a later visit skips less, never more).
+    if (abstracted && [...seenAsleep].some(mayNameOtherwise)) {
+      // An abstraction merges states that may hold one message with different dead fields: a
+      // message on a link that reorders is labelled by its text, so that visit's asleep labels
+      // may name this one's choices otherwise. Covered only when each is asleep here under the
+      // same label; else every awake choice is explored again, and this visit's asleep set kept
+      // (more than is left unexplored: a later visit skips less, never more).
       for (const name of seenAsleep) {
         if (asleep.has(name)) continue
         visited.set(hash, slot, visited.left(slot), asleep.size === 0 ? undefined : asleep)
