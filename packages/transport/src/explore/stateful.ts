@@ -97,6 +97,11 @@ export function exploreStateful(
       : 'holds' in scenario.liveness
         ? [scenario.liveness]
         : scenario.liveness
+  // A lasso replays concrete names round a cycle of keys: merged states are not one state.
+  if (goals.length > 0 && scenario.abstraction !== undefined)
+    throw new InvalidArgumentError(
+      'explore: a scenario with an abstraction cannot have liveness goals (a lasso replays concrete states)',
+    )
   // Liveness needs the whole graph: sleep sets prune edges a cycle or its fairness may need.
   const graph = goals.length > 0 ? new StateGraph(goals) : undefined
   const reduce = graph === undefined && (options.reduction ?? true) !== false

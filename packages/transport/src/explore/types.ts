@@ -93,10 +93,11 @@ export interface ExploreScenario<Ev = unknown> {
    * running node counts as what `node` keeps of its snapshot and disk, and each message in flight
    * as what `message` keeps of it, so states that differ only in what it leaves out are expanded
    * once. Sound only when what it leaves out is dead in those states: nothing the search looks at
-   * from there on (what any node does next, the invariant, `history`, liveness goals) can depend
+   * from there on (what any node does next, the invariant, `history`) can depend
    * on it, on any path; e.g. Lamport clocks once no request will ever be stamped again. The
    * explorer cannot check that: leaving out a live value merges states that differ and may miss
-   * violations. Refused with `symmetric`. See the README, "Abstraction: dead values".
+   * violations. Refused with `symmetric` and with `liveness`. See the README, "Abstraction: dead
+   * values".
    */
   abstraction?: KeyAbstraction
 }

@@ -129,6 +129,15 @@ describe('explore with a key abstraction', () => {
     }
   })
 
+  it('is refused with liveness goals', () => {
+    const scenario = {
+      ...once(3, counted(flood(true))),
+      abstraction: keepAll,
+      liveness: { name: 'anything', holds: () => true },
+    }
+    expect(() => explore(scenario)).toThrow(/abstraction/)
+  })
+
   it('is refused with symmetry', () => {
     const scenario = {
       ...once(3, counted(flood(true))),
