@@ -23,11 +23,16 @@
  * number, by CPU time. A longer search is not repeated (it is warm after its first seconds): its
  * value is its own CPU-time rate.
  * SD_EXPLORE_ONLY=<name>[,<name>] runs only those scenarios (e.g. mutex-ricart-agrawala-3).
+ * The `-dead-clocks` and `-capped-times` mutex scenarios are the n = 4 ones with a key abstraction
+ * (`ExploreScenario.abstraction`, lib/explore-mutex-abstraction.ts): the same runs, states that
+ * differ only in dead Lamport times expanded once; they exhaust with SD_EXPLORE_MAX_STATES above
+ * their size (see the README).
  */
 import { causalBroadcast } from '@sd/clocks'
 import { lamportMutex, ricartAgrawala } from '@sd/mutex'
 import { type ExploreResult, type ExploreScenario, explore } from '@sd/transport/explore'
 import { ids, mutexScenario } from './lib/explore-mutex.js'
+import { lamportCappedTimes, ricartAgrawalaDeadClocks } from './lib/explore-mutex-abstraction.js'
 import { type Rates, ratesOf, type Timed, timed, warmRates } from './lib/explore-rounds.js'
 import type { BenchResult } from './lib/result.js'
 
@@ -171,6 +176,20 @@ export default async function explorePackagesBench(): Promise<BenchResult[]> {
     ['mutex-ricart-agrawala-3', { nodes: 3 }, () => mutex(3, ricartAgrawala())],
     ['mutex-ricart-agrawala-4', { nodes: 4 }, () => mutex(4, ricartAgrawala())],
     ['mutex-lamport-4', { nodes: 4 }, () => mutex(4, lamportMutex())],
+    // The same scenarios keyed without their dead values (each abstraction's proof is in its file).
+    [
+      'mutex-ricart-agrawala-4-dead-clocks',
+      { nodes: 4, abstraction: 'ricartAgrawalaDeadClocks' },
+      () => ({
+        ...mutex(4, ricartAgrawala()),
+        abstraction: ricartAgrawalaDeadClocks([1, 2, 3, 4]),
+      }),
+    ],
+    [
+      'mutex-lamport-4-capped-times',
+      { nodes: 4, abstraction: 'lamportCappedTimes' },
+      () => ({ ...mutex(4, lamportMutex()), abstraction: lamportCappedTimes([1, 2, 3, 4]) }),
+    ],
   ]
   return scenarios
     .filter(([name]) => ONLY === undefined || ONLY.includes(name))

@@ -99,7 +99,13 @@ export class Execution {
       known.to === choice.to
     )
       return known
-    const what = this.labels ? describe(choice, writeOnce) : undefined
+    // With an abstraction, two merged states may hold one message with different dead fields: on
+    // a FIFO link the message offered is its link's oldest, so the link names it in both.
+    const what = !this.labels
+      ? undefined
+      : this.scenario.abstraction !== undefined && choice.fifo === true
+        ? headOf(choice)
+        : describe(choice, writeOnce)
     const made: KnownChoice = {
       msg: choice.msg,
       t: choice.t,
@@ -135,7 +141,7 @@ export class Execution {
    * False when the network has no fingerprint.
    */
   keyHash(into: Hash64): boolean {
-    if (!this.net.keyHash(netHash)) return false
+    if (!this.net.keyHash(netHash, this.scenario.abstraction)) return false
     const u = this.used
     const m = stateMixer.reset().pair(netHash)
     m.word(u.clockStep).word(u.crash).word(u.duplicate).word(u.loss).word(u.pause)
@@ -275,6 +281,12 @@ export interface ExecutionCheckpoint {
 function labelled(token: Token, what: string | undefined): Token {
   if (what !== undefined) token.label = `${token.how} ${what}`
   return token
+}
+
+/** A delivery on a FIFO link by its link and copy alone: the oldest message in flight on it. */
+function headOf(choice: Choice): string {
+  const copy = choice.key.endsWith('+d') ? ' copy' : ''
+  return `${String(choice.from)}>${String(choice.to)}${copy} head`
 }
 
 /** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */

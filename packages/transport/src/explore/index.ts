@@ -9,6 +9,7 @@ import { explorePct, type PctOptions, type PctResult } from './pct.js'
 import { exploreStateful } from './stateful.js'
 import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
 
+export type { AbstractionContext, KeyAbstraction } from '../sim/key-abstraction.js'
 export {
   atOrBefore,
   type Clock,

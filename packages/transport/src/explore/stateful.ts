@@ -14,6 +14,7 @@
  * reduction, and `findLasso` looks for a run that never reaches each goal once it is done.
  */
 
+import { InvalidArgumentError } from '../errors.js'
 import { type Hash64, hashHex, hashOfHex } from '../hash64.js'
 import { fail } from './dfs.js'
 import { Execution, type ExecutionCheckpoint } from './execution.js'
@@ -53,6 +54,15 @@ function sleepAfter(sleep: readonly Token[], done: readonly Token[], token: Toke
   return out
 }
 
+/**
+ * Whether a label may name one choice otherwise in another state an abstraction merges with this
+ * one: a delivery labelled by its message's text (a link that reorders; on a FIFO link, with an
+ * abstraction, the label is the link's `head`). Requests, actions, timers (by key and due time,
+ * which every key keeps) and faults are named alike in merged states. A timer key with '>' in it
+ * counts too: the rule is then only more careful.
+ */
+const mayNameOtherwise = (label: string): boolean => label.includes('>') && !label.endsWith(' head')
+
 /** The state graph's name for a state. */
 const keyOf = (state: State): string | undefined =>
   state.hash === undefined ? undefined : hashHex(state.hash)
@@ -65,6 +75,10 @@ export function exploreStateful(
   const root = new Execution(scenario, false, true)
   if (root.violation === undefined && !root.keyHash({ hi: 0, lo: 0 })) return undefined
   const symmetry = Symmetry.of(scenario, root.net.nodeIds, options)
+  if (symmetry !== undefined && scenario.abstraction !== undefined)
+    throw new InvalidArgumentError(
+      'explore: a scenario with an abstraction cannot be symmetric too (the relabelled key is the whole state)',
+    )
   /** A state's hash, and its choices' labels in the naming the hash stands for. */
   const stateOf = (exec: Execution): State => {
     if (symmetry !== undefined) {
@@ -83,6 +97,11 @@ export function exploreStateful(
       : 'holds' in scenario.liveness
         ? [scenario.liveness]
         : scenario.liveness
+  // A lasso replays concrete names round a cycle of keys: merged states are not one state.
+  if (goals.length > 0 && scenario.abstraction !== undefined)
+    throw new InvalidArgumentError(
+      'explore: a scenario with an abstraction cannot have liveness goals (a lasso replays concrete states)',
+    )
   // Liveness needs the whole graph: sleep sets prune edges a cycle or its fairness may need.
   const graph = goals.length > 0 ? new StateGraph(goals) : undefined
   const reduce = graph === undefined && (options.reduction ?? true) !== false
@@ -130,6 +149,8 @@ export function exploreStateful(
     return exec
   }
 
+  const abstracted = scenario.abstraction !== undefined
+
   /** The choices to explore from `exec`'s state, given its sleep set; records the visit. */
   const toExplore = (
     exec: Execution,
@@ -157,6 +178,19 @@ export function exploreStateful(
     // one does not, is still to explore.
     const seenAsleep = visited.asleep(slot)
     if (seenAsleep === undefined) return []
+    if (abstracted && [...seenAsleep].some(mayNameOtherwise)) {
+      // An abstraction merges states that may hold one message with different dead fields: a
+      // message on a link that reorders is labelled by its text, so that visit's asleep labels
+      // may name this one's choices otherwise. Covered only when each is asleep here under the
+      // same label; else every awake choice is explored again, and this visit's asleep set kept
+      // (more than is left unexplored: a later visit skips less, never more).
+      for (const name of seenAsleep) {
+        if (asleep.has(name)) continue
+        visited.set(hash, slot, visited.left(slot), asleep.size === 0 ? undefined : asleep)
+        return asleep.size === 0 ? enabled : enabled.filter(awake)
+      }
+      return []
+    }
     const todo = enabled.filter((t) => seenAsleep.has(label(t)) && awake(t))
     const still = [...seenAsleep].filter((name) => asleep.has(name))
     visited.set(hash, slot, visited.left(slot), still.length === 0 ? undefined : new Set(still))

@@ -1,4 +1,5 @@
 import type { NodeId } from '../ids.js'
+import type { KeyAbstraction } from '../sim/key-abstraction.js'
 import type { SimNetwork } from '../sim/network.js'
 import type { TimedEvent } from '../sim/trace.js'
 import type { SymmetryInfo } from './symmetry.js'
@@ -87,6 +88,18 @@ export interface ExploreScenario<Ev = unknown> {
    * from one branch to another. `restore` gets what `save` gave on the same network.
    */
   sideState?: SideState
+  /**
+   * A state abstraction for the stateful search's key: in the states where `applies` holds, each
+   * running node counts as what `node` keeps of its snapshot and disk, and each message in flight
+   * as what `message` keeps of it, so states that differ only in what it leaves out are expanded
+   * once. Sound only when what it leaves out is dead in those states: nothing the search looks at
+   * from there on (what any node does next, the invariant, `history`) can depend
+   * on it, on any path; e.g. Lamport clocks once no request will ever be stamped again. The
+   * explorer cannot check that: leaving out a live value merges states that differ and may miss
+   * violations. Refused with `symmetric` and with `liveness`. See the README, "Abstraction: dead
+   * values".
+   */
+  abstraction?: KeyAbstraction
 }
 
 /** See `ExploreScenario.sideState`. */

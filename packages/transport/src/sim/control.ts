@@ -20,6 +20,8 @@ export interface Choice {
   from?: NodeId
   to?: NodeId
   msg?: unknown
+  /** A message on a FIFO link: the oldest in flight on it, the only one it offers. */
+  fifo?: boolean
 }
 
 /** What a scheduler's control (`choices`, `take`) reaches of the network. */
@@ -51,6 +53,7 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
         from: e.from.id,
         to: e.to.id,
         msg: e.msg,
+        fifo: ctx.links.existing(e.from.id, e.to.id)?.config.fifo === true,
       })
     } else if (timers === 'any-order' || e.t === earliest) {
       out.push({

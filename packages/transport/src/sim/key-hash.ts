@@ -16,7 +16,14 @@ import {
   type FingerprintSource,
   type NodeFingerprint,
 } from './fingerprint.js'
+import {
+  type AbstractionContext,
+  abstractMessageHash,
+  abstractNodeHash,
+  type KeyAbstraction,
+} from './key-abstraction.js'
 import type { DeliverEvent, SimNode } from './sim-node.js'
+import type { DataText } from './snapshot-text.js'
 
 /** Links in the order the fingerprint sorts them, then sending order. */
 const bySlot = (a: DeliverEvent, b: DeliverEvent): number => {
@@ -32,6 +39,9 @@ const bySlot = (a: DeliverEvent, b: DeliverEvent): number => {
 export type EntryHash = Omit<NodeFingerprint, 'id' | 'state' | 'storage' | 'backlog'> & {
   state: CanonicalText | null
   storage: CanonicalText
+  /** The key abstraction that stood for the state and disk, if one did, and its context. */
+  abstraction: KeyAbstraction | undefined
+  abstract: AbstractionContext | undefined
   hash: Hash64
 }
 
@@ -44,6 +54,9 @@ function entryHash(
   index: number,
   parts: FingerprintParts,
   canonical: (value: unknown, path: string) => string,
+  /** The abstraction and its context, where it applies. */
+  abstraction: KeyAbstraction | undefined,
+  context: AbstractionContext,
 ): Hash64 | undefined {
   if (!node.crashed && node.protocol?.snapshot === undefined) return undefined
   const t = source.time
@@ -55,9 +68,14 @@ function entryHash(
   const crashPlanned = node.storage.crashPlan !== undefined
   const last = node.entryHash
   const backlog = node.backlog.length
+  // A crashed node's disk stays as it is: the abstraction reads running nodes.
+  const by = state !== null ? abstraction : undefined
+  const abstract = by !== undefined ? context : undefined
   if (
     last !== undefined &&
     backlog === 0 &&
+    last.abstraction === by &&
+    last.abstract === abstract &&
     last.state === state &&
     last.storage === storage &&
     last.crashed === node.crashed &&
@@ -73,9 +91,14 @@ function entryHash(
   )
     return last.hash
   const m = entryMixer.reset().word(index)
-  if (state === null) m.word(0)
-  else m.word(1).pair(state.hash)
-  m.pair(storage.hash)
+  if (state === null) m.word(0).pair(storage.hash)
+  else if (abstract !== undefined) {
+    const data = {
+      state: (state as DataText).data,
+      storage: (storage as DataText).data as Record<string, unknown>,
+    }
+    m.word(2).pair(abstractNodeHash(abstraction!, context, node, state, storage, data))
+  } else m.word(1).pair(state.hash).pair(storage.hash)
   m.word((node.crashed ? 1 : 0) | (node.paused ? 2 : 0) | (crashPlanned ? 4 : 0))
   m.number(node.incarnation).number(node.draws).number(wall).number(monotonic)
   m.number(node.clock.drift).number(node.clock.resolution).number(group)
@@ -103,6 +126,8 @@ function entryHash(
       resolution: node.clock.resolution,
       group,
       crashPlanned,
+      abstraction: by,
+      abstract,
       hash,
     }
     return hash
@@ -120,6 +145,8 @@ function entryHash(
   last.resolution = node.clock.resolution
   last.group = group
   last.crashPlanned = crashPlanned
+  last.abstraction = by
+  last.abstract = abstract
   return m.finish(last.hash)
 }
 
@@ -136,12 +163,25 @@ export function keyHashOf(
   parts: FingerprintParts,
   canonical: (value: unknown, path: string) => string,
   into: Hash64,
+  abstraction?: KeyAbstraction,
 ): boolean {
   if (source.links.randomFaults()) return false
+  const context = abstraction === undefined ? undefined : contextOf(abstraction, source, parts)
+  const abstract = context !== undefined
   const m = mixer.reset()
   m.number(source.time).word(ids.length)
+  if (abstract) m.word(0xab57ac7).pair(hashValue(context, scratch))
   for (let i = 0; i < ids.length; i++) {
-    const hash = entryHash(source, source.nodes.get(ids[i]!)!, i, parts, canonical)
+    const node = source.nodes.get(ids[i]!)!
+    const hash = entryHash(
+      source,
+      node,
+      i,
+      parts,
+      canonical,
+      abstract ? abstraction : undefined,
+      context ?? false,
+    )
     if (hash === undefined) return false
     m.pair(hash)
   }
@@ -164,10 +204,24 @@ export function keyHashOf(
     links++
     m.pair(delivers[i]!.link.hash).word(end - i)
     const fifo = source.links.existing(from.id, to.id)?.config.fifo ?? true
-    if (fifo) for (let j = i; j < end; j++) m.pair(copyHash(delivers[j]!))
+    const message = abstract && abstraction!.message !== undefined ? abstraction : undefined
+    if (fifo)
+      for (let j = i; j < end; j++)
+        m.pair(
+          message
+            ? abstractMessageHash(message, context!, delivers[j]!, scratch)
+            : copyHash(delivers[j]!),
+        )
     else {
       const msgs: Hash64[] = []
-      for (let j = i; j < end; j++) msgs.push(copyHash(delivers[j]!, { hi: 0, lo: 0 }))
+      for (let j = i; j < end; j++) {
+        const into = { hi: 0, lo: 0 }
+        msgs.push(
+          message
+            ? abstractMessageHash(message, context!, delivers[j]!, into)
+            : copyHash(delivers[j]!, into),
+        )
+      }
       sortSmall(msgs, compareHash)
       for (const h of msgs) m.pair(h)
     }
@@ -180,6 +234,20 @@ export function keyHashOf(
   m.finish(into)
   delivers.length = 0 // holds no event past its state
   return true
+}
+
+/** The abstraction's context in this state (undefined: it does not apply), from the snapshots. */
+function contextOf(
+  abstraction: KeyAbstraction,
+  source: FingerprintSource,
+  parts: FingerprintParts,
+): AbstractionContext | undefined {
+  return abstraction.context((id) => {
+    const node = source.nodes.get(id)
+    if (node === undefined || node.crashed || node.protocol?.snapshot === undefined)
+      return undefined
+    return (parts.state(node) as DataText).data
+  })
 }
 
 /** A message in flight: its text's hash and whether it is a duplicated copy. */

@@ -6,6 +6,7 @@ import type { ProtocolHandle } from '../runtime/driver.js'
 import type { Delivery } from './delivery.js'
 import type { Scheduled } from './event-queue.js'
 import type { NodeFingerprint } from './fingerprint.js'
+import type { AbstractHash } from './key-abstraction.js'
 import type { EntryHash } from './key-hash.js'
 import type { Route } from './link-name.js'
 import type { NodeClock } from './node-clock.js'
@@ -54,6 +55,8 @@ export interface SimNode {
   entryText: { entry: NodeFingerprint; text: CanonicalText } | undefined
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
   entryHash: EntryHash | undefined
+  /** What a key abstraction kept of its state and disk, hashed (see `abstractNodeHash`). */
+  abstractHash: AbstractHash | undefined
   /** The routes of the messages it sent, by the receiver's id (see `routeOf`). */
   routes: Map<NodeId, Route>
   /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */

@@ -31,6 +31,11 @@ export class DataText extends CanonicalText {
     return canonicalKey(this.source(), this.where())
   }
 
+  /** The data itself (a key abstraction reads it; not to be changed). */
+  get data(): unknown {
+    return this.source()
+  }
+
   protected source(): unknown {
     return this.value
   }

@@ -1,0 +1,139 @@
+/**
+ * Dead values in the explore benches' @sd/mutex scenarios (`mutexScenario`: every node asks
+ * once, at setup, for one resource, and releases 1 ms after it enters; no faults, no views, no
+ * `alwaysAnswer`), as key abstractions (`ExploreScenario.abstraction`, see the transport README,
+ * "Abstraction: dead values"). Each leaves out only what no step, and no `acquired` or `released`
+ * event, can depend on from the state on; the argument is beside each.
+ *
+ * Shared facts. A node's request is stamped once (its resource's `time` goes from 0 to the clock
+ * after an increment, so above 0) and never again: the scenario plans nothing but releases after
+ * setup. A node whose resource is RELEASED with a time above 0 is done: it entered and left, and
+ * only answers what still comes to it. The disk (Ricart-Agrawala's clock) is read only by a
+ * restarted node, and the benches crash none.
+ */
+import type { KeyAbstraction } from '@sd/transport/explore'
+
+interface Resource {
+  state: 'RELEASED' | 'WAITING' | 'WANTED' | 'HELD'
+  time: number
+}
+interface RaResource extends Resource {
+  queued: unknown[]
+  deferred: Array<[number, number]>
+}
+interface LamportResource extends Resource {
+  queued: number
+}
+interface Snapshot<R> {
+  clock: number
+  resources: Array<[string, R]>
+}
+
+const resourceOf = <R>(snapshot: unknown): R | undefined =>
+  (snapshot as Snapshot<R> | undefined)?.resources[0]?.[1]
+
+const done = (r: Resource) => r.state === 'RELEASED' && r.time > 0
+
+/** A done node's resource as the key keeps it: nothing of its request is read again. */
+const doneResource = (s: Snapshot<Resource>) => ({
+  ...s,
+  resources: s.resources.map(([name]) => [name, { state: 'RELEASED' }]),
+})
+
+/**
+ * Ricart-Agrawala. A done node answers every request with an OK at once (it neither holds nor
+ * wants), whatever its request's time, token, OKs and answers were: those are dead, always. Its
+ * clock is not: it stamps those OKs, whose `time` a receiver merges into its clock, and a clock
+ * stamps the requests still to be made. A node reads its clock only to stamp what it sends, and
+ * an OK's `time` only to merge it; every decision compares request times (a peer defers by
+ * (T, pid), an OK counts when its `req` is the request's time). So once every node has stamped
+ * its request (context 'stamped'), the clocks and OK times are dead too, and so is the order of
+ * the deferred list (it only orders the stamps of the OKs sent at release, each to another peer,
+ * on its own link). Before that (context 'some'), only the done nodes' requests are left out.
+ */
+export function ricartAgrawalaDeadClocks(ids: readonly number[]): KeyAbstraction {
+  return {
+    context: (snapshot) => {
+      for (const id of ids) {
+        const r = resourceOf<RaResource>(snapshot(id))
+        if (r === undefined || !(r.time > 0) || r.queued.length > 0) return 'some'
+      }
+      return 'stamped'
+    },
+    node: (_id, snapshot, _storage, context) => {
+      const s = snapshot as Snapshot<RaResource>
+      const r = resourceOf<RaResource>(s)
+      const over = r !== undefined && done(r) && r.queued.length === 0
+      if (context === 'some') return over ? doneResource(s) : s
+      if (over) return { ...doneResource(s), clock: null }
+      return {
+        ...s,
+        clock: null,
+        resources: s.resources.map(([name, res]) => [
+          name,
+          { ...res, deferred: [...res.deferred].sort(([a], [b]) => a - b) },
+        ]),
+      }
+    },
+    message: (msg, _from, _to, context) => {
+      const m = msg as { type: string }
+      return context === 'stamped' && (m.type === 'ok' || m.type === 'deny')
+        ? { ...m, time: null }
+        : m
+    },
+  }
+}
+
+/**
+ * Lamport's mutex. A done node's request is dead (its time and token), and so are its queue and
+ * `lastSeen`: only a WANTED node reads them (to enter), and a peer's one request is queued and
+ * removed whatever else the queue holds (no second request, and its RELEASE follows its REQUEST on
+ * the FIFO link). The same holds for a HELD node's `lastSeen` and queue. Its clock still stamps
+ * replies and releases, whose `time` raises `lastSeen` at a WANTED receiver.
+ *
+ * Once every node has stamped its request, the request times are fixed, and the WANTED nodes W
+ * only get fewer. A time then only flows: a clock is merged with a received time (max) and stamps
+ * what the node sends (one more); a received time raises `lastSeen` for its sender (max); and the
+ * one comparison left is a WANTED node q's rule "(lastSeen[p], p) > (T_q, q) for every peer p".
+ * With M the largest T_q over W, every time above M compares alike with every T_q now and later,
+ * and cutting at M + 1 commutes with max and with adding one: so each clock and each message's
+ * `time` counts as min(t, M + 1) (the context: M + 1, or 0 once no node waits), and at a WANTED
+ * node q each `lastSeen` entry as min(t, T_q + 1). A queue entry and a RELEASE's `req` are request
+ * times, kept exact. Before every request is stamped (context 'some'), only what is dead at the
+ * done and HELD nodes is left out.
+ */
+export function lamportCappedTimes(ids: readonly number[]): KeyAbstraction {
+  return {
+    context: (snapshot) => {
+      let max = -1
+      for (const id of ids) {
+        const r = resourceOf<LamportResource>(snapshot(id))
+        if (r === undefined || !(r.time > 0) || r.queued > 0 || r.state === 'WAITING') return 'some'
+        if (r.state === 'WANTED') max = Math.max(max, r.time)
+      }
+      return max + 1
+    },
+    node: (_id, snapshot, _storage, context) => {
+      const s = snapshot as Snapshot<LamportResource> & { lastSeen: Array<[number, number]> }
+      const r = resourceOf<LamportResource>(s)
+      if (r === undefined) return s
+      const cap = typeof context === 'number' ? context : undefined
+      const clock = cap === undefined ? s.clock : Math.min(s.clock, cap)
+      if (done(r) && r.queued === 0) return { ...doneResource(s), lastSeen: null, clock }
+      if (r.state === 'HELD')
+        return {
+          ...s,
+          lastSeen: null,
+          clock,
+          resources: s.resources.map(([name, res]) => [name, { ...res, queue: null }]),
+        }
+      if (r.state !== 'WANTED' || cap === undefined) return s
+      return { ...s, clock, lastSeen: s.lastSeen.map(([p, t]) => [p, Math.min(t, r.time + 1)]) }
+    },
+    message: (msg, _from, _to, context) => {
+      if (typeof context !== 'number') return msg
+      const m = msg as { type: string; time: number }
+      return m.type === 'request' ? m : { ...m, time: Math.min(m.time, context) }
+    },
+  }
+}

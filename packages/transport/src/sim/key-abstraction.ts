@@ -1,0 +1,88 @@
+/**
+ * A state abstraction for the stateful explorer's key: in the states where it `applies`, each
+ * node's snapshot and disk, and each message in flight, count in the key as what it maps them to,
+ * so states that differ only in what it leaves out are one. Sound only when what it leaves out can
+ * change nothing the search looks at from that state on (a dead value: a Lamport clock no request
+ * will ever be stamped from again); the explorer cannot check that (see the README, "Abstraction").
+ */
+import { type Hash64, Mixer } from '../hash64.js'
+import type { NodeId } from '../ids.js'
+import { hashValue } from '../value-hash.js'
+import type { DeliverEvent, SimNode } from './sim-node.js'
+
+/** See `ExploreScenario.abstraction`. */
+export interface KeyAbstraction {
+  /**
+   * Undefined where the abstraction does not apply; else what `node` and `message` are told of
+   * the state as a whole (a bound read from all the nodes, or `true`), part of the key too. Read
+   * from the running nodes' snapshots (`snapshot(id)`: undefined for a crashed node or one
+   * without `snapshot()`).
+   */
+  context(snapshot: (id: NodeId) => unknown): AbstractionContext | undefined
+  /** What the key keeps of a running node's snapshot and committed disk (plain data). */
+  node(
+    id: NodeId,
+    snapshot: unknown,
+    storage: Readonly<Record<string, unknown>>,
+    context: AbstractionContext,
+  ): unknown
+  /** What the key keeps of a message in flight (plain data). Default: the message. */
+  message?(msg: unknown, from: NodeId, to: NodeId, context: AbstractionContext): unknown
+}
+
+/** A primitive, so that a node's abstracted hash can be cached per context (by `===`). */
+export type AbstractionContext = string | number | boolean
+
+/** A node's abstracted state and disk, hashed once while both stay the same objects. */
+export interface AbstractHash {
+  of: KeyAbstraction
+  context: AbstractionContext
+  state: unknown
+  storage: unknown
+  hash: Hash64
+}
+
+const mixer = new Mixer()
+
+/**
+ * The hash of what the abstraction keeps of a running node (`state` and `storage`: the node's
+ * cached key parts, `data` their values), cached on the node while the parts are the same.
+ */
+export function abstractNodeHash(
+  abstraction: KeyAbstraction,
+  context: AbstractionContext,
+  node: SimNode,
+  state: object,
+  storage: object,
+  data: { state: unknown; storage: Readonly<Record<string, unknown>> },
+): Hash64 {
+  const last = node.abstractHash
+  if (
+    last !== undefined &&
+    last.of === abstraction &&
+    last.context === context &&
+    last.state === state &&
+    last.storage === storage
+  )
+    return last.hash
+  const kept = abstraction.node(node.id, data.state, data.storage, context)
+  const hash = hashValue(kept, { hi: 0, lo: 0 }, () => `abstraction of node ${String(node.id)}`)
+  node.abstractHash = { of: abstraction, context, state, storage, hash }
+  return hash
+}
+
+/** The hash of what the abstraction keeps of a message in flight (and whether it is a copy). */
+export function abstractMessageHash(
+  abstraction: KeyAbstraction,
+  context: AbstractionContext,
+  e: DeliverEvent,
+  into: Hash64,
+): Hash64 {
+  const kept = abstraction.message!(e.msg, e.from.id, e.to.id, context)
+  const h = hashValue(kept, { hi: 0, lo: 0 }, () => 'abstraction of a message')
+  return mixer
+    .reset()
+    .pair(h)
+    .word(e.duplicate ? 1 : 0)
+    .finish(into)
+}
