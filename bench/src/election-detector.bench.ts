@@ -89,9 +89,18 @@ const FAST_PHI_LOCAL_PAUSE_SETTINGS: HeartbeatSetting[] = [50, 75, 100, 125, 150
     localPauseMs: 0,
   }),
 )
-const SWIM_SETTINGS: { periodMs: number; suspicionMult: number }[] = [100, 200, 500].flatMap(
-  (periodMs) => [2, 4].map((suspicionMult) => ({ periodMs, suspicionMult })),
-)
+/** SD_DETECTOR_SWIM=100:2,100:4 (periodMs:suspicionMult) sweeps only those, for a long run. */
+const SWIM_SETTINGS: { periodMs: number; suspicionMult: number }[] =
+  env.SD_DETECTOR_SWIM === undefined
+    ? [100, 200, 500].flatMap((periodMs) =>
+        [2, 4].map((suspicionMult) => ({ periodMs, suspicionMult })),
+      )
+    : list(env.SD_DETECTOR_SWIM, '').map((pair) => {
+        const [periodMs, suspicionMult] = pair.split(':').map(Number)
+        if (!(periodMs! > 0 && suspicionMult! > 0))
+          throw new Error(`SD_DETECTOR_SWIM: not periodMs:mult: ${pair}`)
+        return { periodMs: periodMs!, suspicionMult: suspicionMult! }
+      })
 
 /** Virtual durations: long steady windows where events are cheap, short ones at n = 1,000 all-to-all. */
 function heartbeatPlan(n: number, seed: number): Plan {
