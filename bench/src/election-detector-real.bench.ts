@@ -117,18 +117,19 @@ export default async function electionDetectorRealBench(): Promise<BenchResult[]
     }
     // Every process watches during the steady window: the sim's denominator (n x window).
     const nodeHours = trials.reduce((h, t) => h + (N * t.steadyMs) / 3_600_000, 0)
-    const heartbeatMedian = median(
-      trials.flatMap((t) => t.verdicts[0]!.detectionMs ?? []).map(round1),
+    const heartbeatMedian = round1(
+      median(trials.flatMap((t) => t.verdicts[0]!.detectionMs ?? []).map(round1)),
     )
     for (const d of DETECTORS) {
       const samples = trials.flatMap((t) => t.verdicts[d.setting]!.detectionMs ?? []).map(round1)
+      const mid = samples.length > 0 ? round1(median(samples)) : null
       const episodes = d.fp.map((s) => trials.reduce((sum, t) => sum + t.verdicts[s]!.episodes, 0))
       const verdicts = trials.reduce((sum, t) => sum + t.verdicts[d.fp[0]]!.verdicts, 0)
       const perNodeHour = (x: number) => (nodeHours > 0 ? round1(x / nodeHours) : null)
       results.push({
         name: `election.detector.real.${d.name}.${condition.name}.n${N}`,
         unit: 'ms',
-        value: samples.length > 0 ? median(samples) : Number.NaN,
+        value: mid ?? Number.NaN,
         lowerIsBetter: true,
         ...(d.name === 'heartbeat' || Number.isNaN(heartbeatMedian)
           ? {}
@@ -151,9 +152,9 @@ export default async function electionDetectorRealBench(): Promise<BenchResult[]
         extra: {
           what: d.what,
           detectionMs: {
-            median: samples.length > 0 ? median(samples) : null,
+            median: mid,
             // Over so few trials, p99 is the slowest trial.
-            p99: samples.length > 0 ? percentile(samples, 99) : null,
+            p99: samples.length > 0 ? round1(percentile(samples, 99)) : null,
             samples,
           },
           missed: trials.length - samples.length,
@@ -170,7 +171,7 @@ export default async function electionDetectorRealBench(): Promise<BenchResult[]
           },
           measured:
             'detection: from the SIGKILL (the parent stamps it on the workers clock) until every live process held the verdict on it; false positives: episodes (a live process nobody held a verdict on gets one) in the steady window before the kill',
-          notes: `real processes (bench/src/lib/detector-real-worker.ts), one per network namespace on one bridge, UDP unreliable mode, nftables loss on every ingress; a machine shared with other work (2 cores, load ~10): timer lateness is part of the figures. The false-positive rate is coarse: ${TRIALS} trials x ${STEADY_MS / 1000} s x ${N} processes = ${round1(nodeHours * 3600)} node-seconds, so one episode is ${nodeHours > 0 ? round1(1 / nodeHours) : '-'} per node-hour.`,
+          notes: `real processes (bench/src/lib/detector-real-worker.ts), one per network namespace on one bridge, UDP unreliable mode, nftables loss on every ingress; a machine shared with other work (2 cores; loadAverage says how busy): timer lateness is part of the figures. The false-positive rate is coarse: ${TRIALS} trials x ${STEADY_MS / 1000} s x ${N} processes = ${round1(nodeHours * 3600)} node-seconds, so one episode is ${nodeHours > 0 ? round1(1 / nodeHours) : '-'} per node-hour.`,
         },
       })
     }
