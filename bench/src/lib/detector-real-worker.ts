@@ -14,6 +14,7 @@ import { createRandom, runProtocol } from '@sd/transport'
 import { createUdpTransport } from '@sd/transport/udp'
 import { onParentLines, say, workerConfig } from '../../../test-support/worker-process.js'
 import { type HeartbeatSetting, heartbeatMonitor } from './detector-heartbeats.js'
+import { PAUSES } from './detector-run.js'
 
 export interface DetectorWorkerConfig {
   /** The node's number (0..n-1): the detectors index their tables by it. */
@@ -93,12 +94,12 @@ if (config.pauses) {
   const rnd = createRandom(`${config.seed}/pauses/${self}`)
   const next = (delay: number) =>
     setTimeout(() => {
-      const ms = rnd.int(50, 200)
+      const ms = rnd.int(...PAUSES.length)
       busyWait(ms)
       say(`PAUSE ${ms}`)
-      next(rnd.int(2000, 6000))
+      next(rnd.int(...PAUSES.every))
     }, delay).unref()
-  next(rnd.int(0, 6000))
+  next(rnd.int(...PAUSES.first))
 }
 
 say('READY')
