@@ -44,7 +44,8 @@ export interface HeartbeatRig {
   /** Phi: inter-arrival times kept (the package's default is 200), floor of the deviation (25). */
   phiWindow: number
   phiMinStdDevMs: number
-  tracker: VerdictTracker
+  /** Where verdicts go: the simulator's tracker, or a real worker's log (only `set` is called). */
+  tracker: Pick<VerdictTracker, 'set'>
 }
 
 type Hb = { type: 'hb' }

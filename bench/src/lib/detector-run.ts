@@ -16,6 +16,9 @@ export interface Condition {
   pauses: boolean
 }
 
+/** The pause condition's schedule, ms: the first pause, the gap to the next, a pause's length. */
+export const PAUSES = { first: [0, 6000], every: [2000, 6000], length: [50, 200] } as const
+
 export const CONDITIONS: readonly Condition[] = [
   { name: 'loss0', loss: 0, pauses: false },
   { name: 'loss1', loss: 0.01, pauses: false },
@@ -66,8 +69,8 @@ function run(plan: Plan, condition: Condition, settings: number, launch: Launch)
   const rnd = createRandom(`detector-bench/${seed}/${condition.name}`)
   if (condition.pauses) {
     for (const id of ids) {
-      for (let t = rnd.int(0, 6000); t < end; t += rnd.int(2000, 6000)) {
-        const ms = rnd.int(50, 200)
+      for (let t = rnd.int(...PAUSES.first); t < end; t += rnd.int(...PAUSES.every)) {
+        const ms = rnd.int(...PAUSES.length)
         net.at(t, () => net.pause(id))
         net.at(t + ms, () => net.resume(id))
       }
