@@ -8,7 +8,7 @@ import { heartbeatSettings, LeaderWatch } from '../src/detector/heartbeat.js'
 import { PhiAccrual, phiOf, phiSettings, silenceForPhi } from '../src/detector/phi-accrual.js'
 import { phiAccrual } from '../src/detector/phi-watch.js'
 import { ringElection } from '../src/ring/index.js'
-import { stubCtx } from './support/stub-ctx.js'
+import { heardEvery, stubCtx } from './support/stub-ctx.js'
 
 const settings = phiSettings({ minStdDevMs: 5, firstHeartbeatEstimateMs: 100 })
 
@@ -137,10 +137,7 @@ describe('the leader watch takes phi accrual through HeartbeatOptions', () => {
     const watch = new LeaderWatch(heartbeatSettings({ detector: { phi: { minStdDevMs: 10 } } }))
     const ctx = stubCtx(1, [2])
     watch.follow(ctx)
-    for (let t = 0; t <= 2000; t += 100) {
-      ctx.clock = t
-      watch.heard(ctx)
-    }
+    heardEvery(watch, ctx, 100, 2000)
     const due = ctx.timers.get('heartbeat:silence')!
     // Mean 100 + acceptable pause 400 = the timeout; phi 8 a few deviations past it.
     expect(due).toBeGreaterThan(2000 + 500)

@@ -8,7 +8,7 @@ import { heartbeatSettings, LeaderWatch } from '../src/detector/heartbeat.js'
 import { PhiAccrual, phiSettings, silenceForPhi } from '../src/detector/phi-accrual.js'
 import { type PhiEvent, phiAccrual } from '../src/detector/phi-watch.js'
 import { InvalidArgumentError } from '../src/index.js'
-import { stubCtx } from './support/stub-ctx.js'
+import { heardEvery, stubCtx } from './support/stub-ctx.js'
 
 const settings = phiSettings({ minStdDevMs: 5, localPauseMs: 10 })
 
@@ -68,10 +68,7 @@ function pausedFollower(localPauseMs?: number) {
   )
   const ctx = stubCtx(1, [2])
   watch.follow(ctx)
-  for (let t = 0; t <= 2000; t += 25) {
-    ctx.clock = t
-    watch.heard(ctx)
-  }
+  heardEvery(watch, ctx, 25, 2000)
   const due = ctx.timers.get('heartbeat:silence')!
   ctx.clock = 2300 // the pause ends: the timer came due during it, and runs first
   const verdict = watch.onTimer('heartbeat:silence', ctx)

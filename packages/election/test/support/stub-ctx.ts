@@ -35,3 +35,16 @@ export function stubCtx<Msg = never, Ev = unknown>(
   }
   return ctx
 }
+
+/** A watch hears a heartbeat every `everyMs` from 0 to `untilMs`, the stub's clock moved along. */
+export function heardEvery<Msg, Ev>(
+  watch: { heard(ctx: StubCtx<Msg, Ev>): void },
+  ctx: StubCtx<Msg, Ev>,
+  everyMs: number,
+  untilMs: number,
+): void {
+  for (let t = 0; t <= untilMs; t += everyMs) {
+    ctx.clock = t
+    watch.heard(ctx)
+  }
+}
