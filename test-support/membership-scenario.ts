@@ -22,7 +22,7 @@ import {
 } from './membership-procs.js'
 import type { MembershipWorkerConfig } from './membership-worker.js'
 import { createNetnsHosts, type NetnsHosts } from './netns-hosts.js'
-import type { Worker } from './processes.js'
+import { killAll, type Worker } from './processes.js'
 
 export const FOUNDERS = ['n1', 'n2', 'n3', 'n4', 'n5']
 export const JOINER = 'n6'
@@ -189,18 +189,9 @@ export async function runMembershipScenario(o: ScenarioOptions): Promise<Scenari
     }
     throw e
   } finally {
-    for (const w of workers) {
-      if (w.exitCode === undefined && w.proc.pid !== undefined) {
-        try {
-          process.kill(w.proc.pid, 'SIGKILL')
-        } catch {}
-      }
-    }
-    await waitUntil(() => workers.every((w) => w.exitCode !== undefined), 'workers gone', 30_000)
-      .catch(() => {})
-      .finally(() => {
-        net?.destroy()
-        rmSync(dir, { recursive: true, force: true })
-      })
+    await killAll(workers).finally(() => {
+      net?.destroy()
+      rmSync(dir, { recursive: true, force: true })
+    })
   }
 }

@@ -62,3 +62,20 @@ export function isAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
+
+/**
+ * SIGKILLs every worker still running and waits (up to 30 s, polling) until all have exited: the
+ * cleanup a multi-process test or bench runs in its `finally`, whatever went wrong.
+ */
+export async function killAll(workers: readonly Worker[]): Promise<void> {
+  for (const w of workers) {
+    if (w.exitCode === undefined && w.proc.pid !== undefined) {
+      try {
+        process.kill(w.proc.pid, 'SIGKILL')
+      } catch {}
+    }
+  }
+  const deadline = performance.now() + 30_000
+  while (workers.some((w) => w.exitCode === undefined) && performance.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+}

@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url'
 import { waitUntil } from '../../../test-support/membership-procs.js'
 import { createNetnsHosts, type NetnsHosts } from '../../../test-support/netns-hosts.js'
-import { spawnScript, type Worker } from '../../../test-support/processes.js'
+import { killAll, spawnScript, type Worker } from '../../../test-support/processes.js'
 import { judgeTrial, type SettingVerdicts, verdictLines } from './detector-real-judge.js'
 import type { DetectorWorkerConfig } from './detector-real-worker.js'
 
@@ -91,15 +91,6 @@ export async function runRealTrial(plan: RealTrialPlan): Promise<RealTrialOutcom
     )
     return { verdicts, steadyMs: killAt - from, pauses }
   } finally {
-    for (const w of workers) {
-      if (w.exitCode === undefined && w.proc.pid !== undefined) {
-        try {
-          process.kill(w.proc.pid, 'SIGKILL')
-        } catch {}
-      }
-    }
-    await waitUntil(() => workers.every((w) => w.exitCode !== undefined), 'workers gone', 30_000)
-      .catch(() => {})
-      .finally(() => net?.destroy())
+    await killAll(workers).finally(() => net?.destroy())
   }
 }
