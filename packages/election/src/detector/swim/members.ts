@@ -55,6 +55,13 @@ export class MemberList {
     return sortNodeIds(this.members.keys()).filter((id) => !isGone(this.members.get(id)!.state))
   }
 
+  /** How many members are neither dead nor left (`live().length`, without the sorted list). */
+  liveCount(): number {
+    let n = 0
+    for (const m of this.members.values()) if (!isGone(m.state)) n++
+    return n
+  }
+
   /** Adds a node we did not know (a join, or news of one); the caller checked the bound. */
   admit(node: NodeId, state: MemberState, incarnation: number, nowMs: number): void {
     this.members.set(

@@ -549,7 +549,7 @@ export class SwimNode implements Protocol<SwimMessage, SwimRequest, SwimEvent> {
 
   /** Suspicion timeouts and retransmissions follow the group's size (self included). */
   private resize() {
-    const n = this.members.live().length + 1
+    const n = this.members.liveCount() + 1
     const s = this.settings
     const { periodMs, suspicionMult, suspicionMaxMult, dynamicSuspicion } = s
     this.bounds = suspicionBounds(n, periodMs, suspicionMult, suspicionMaxMult, dynamicSuspicion)
