@@ -23,6 +23,7 @@
  * number, by CPU time. A longer search is not repeated (it is warm after its first seconds): its
  * value is its own CPU-time rate.
  * SD_EXPLORE_ONLY=<name>[,<name>] runs only those scenarios (e.g. mutex-ricart-agrawala-3).
+ * SD_EXPLORE_PROGRESS=<states> logs a stateful search's counts every that many states.
  * The `-dead-clocks` and `-capped-times` mutex scenarios are the n = 4 ones with a key abstraction
  * (`ExploreScenario.abstraction`, lib/explore-mutex-abstraction.ts): the same runs, states that
  * differ only in dead Lamport times expanded once; they exhaust with SD_EXPLORE_MAX_STATES above
@@ -48,13 +49,25 @@ const WARMUP = Number(process.env.SD_EXPLORE_WARMUP ?? 4)
 const ROUNDS = Number(process.env.SD_EXPLORE_ROUNDS ?? 9)
 const ONLY = process.env.SD_EXPLORE_ONLY?.split(',').filter((name) => name !== '')
 
+/** SD_EXPLORE_PROGRESS=<states>: a long search logs its counts and CPU time that often. */
+const PROGRESS = Number(process.env.SD_EXPLORE_PROGRESS ?? 0)
+
 function run(scenario: ExploreScenario, stateful: boolean, maxSchedules: number) {
+  const cpu0 = process.cpuUsage()
+  const progress = (r: Readonly<ExploreResult>) => {
+    const { user, system } = process.cpuUsage(cpu0)
+    const cpuS = (user + system) / 1e6
+    log(
+      `${r.states.toLocaleString('en')} states, ${r.transitions.toLocaleString('en')} transitions, ${cpuS.toFixed(0)} s CPU (${Math.round(r.states / cpuS).toLocaleString('en')} states/s), ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB resident`,
+    )
+  }
   return timed(() =>
     explore(scenario, {
       stateful,
       maxStates: MAX_STATES,
       maxSchedules,
       timers: 'any-order',
+      ...(stateful && PROGRESS > 0 ? { onProgress: progress, progressEvery: PROGRESS } : {}),
     }),
   )
 }

@@ -91,6 +91,12 @@ export function exploreStateful(
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000
   const maxStates = options.maxStates ?? 1_000_000
+  const { onProgress } = options
+  const progressEvery = options.progressEvery ?? 1_000_000
+  if (!Number.isInteger(progressEvery) || progressEvery < 1)
+    throw new InvalidArgumentError(
+      `explore: progressEvery must be a whole number of states above 0, got ${progressEvery}`,
+    )
   const goals: ReadonlyArray<LivenessGoal> =
     scenario.liveness === undefined
       ? []
@@ -172,6 +178,7 @@ export function exploreStateful(
       if (node !== undefined) graph!.expanded[node] = true
       if (hash !== undefined) visited.set(hash, slot, left, asleep.size === 0 ? undefined : asleep)
       result.states++
+      if (onProgress !== undefined && result.states % progressEvery === 0) onProgress(result)
       return asleep.size === 0 ? enabled : enabled.filter(awake)
     }
     // Met before with at least as much depth left: only what that visit left asleep, and this

@@ -220,6 +220,14 @@ export interface ExploreOptions {
    * already expanded are not expanded again. False forces the stateless search.
    */
   stateful?: boolean
+  /**
+   * Stateful: called with the counts so far each time another `progressEvery` states have been
+   * expanded (a search of hundreds of millions of states runs for hours; TLC prints the same).
+   * The result it is given is the live one: read it, do not keep or change it.
+   */
+  onProgress?: (result: Readonly<ExploreResult>) => void
+  /** States between two `onProgress` calls. Default 1,000,000. */
+  progressEvery?: number
 }
 
 export interface Counterexample {

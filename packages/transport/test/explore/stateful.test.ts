@@ -71,3 +71,23 @@ describe('explore, stateful: the same verdicts as stateless, in fewer executions
     expect(few.states).toBe(10)
   })
 })
+
+describe('explore, stateful: progress', () => {
+  it('reports the counts every progressEvery states, and not past the search', () => {
+    const scenario = broadcasts(3, 1)
+    const total = explore(scenario).states
+    const seen: number[] = []
+    const result = explore(scenario, {
+      progressEvery: 10,
+      onProgress: (r) => seen.push(r.states),
+    })
+    expect(result.states).toBe(total)
+    expect(seen.length).toBe(Math.floor(total / 10))
+    expect(seen.every((states, i) => states === 10 * (i + 1))).toBe(true)
+  })
+
+  it('refuses a progressEvery that is not a whole number above 0', () => {
+    for (const progressEvery of [0, -5, 2.5, Number.NaN])
+      expect(() => explore(broadcasts(3, 1), { progressEvery })).toThrow(/progressEvery/)
+  })
+})
