@@ -43,6 +43,7 @@ export {
   electionToLock,
   type ReaderPolicy,
   TOKENS_PER_TERM,
+  WRITERS_FIRST_BURST,
 } from './centralized/index.js'
 export {
   type CrashAt,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { centralized } from '../src/centralized/index.js'
+import { WRITERS_FIRST_BURST } from '../src/centralized/options.js'
 import { InvalidArgumentError } from '../src/errors.js'
 import { modeSim } from './support/mode-sim.js'
 
@@ -90,6 +91,35 @@ describe('centralized: burst (one exclusive grant covers several entries in a ro
     expect(second!.t).toBeGreaterThan(40) // not at the release: asked the new coordinator
     expect(r.of(3, 'granted').filter((g) => g.node === 2)).toHaveLength(1)
     expect(second!.token).toBeGreaterThan(first!.token + 2)
+  })
+
+  it('writers-first: a looping writer goes before the readers that wait (32 entries by default); fifo: one entry per turn', () => {
+    // A writer that asks again as each entry ends, with a reader asking once meanwhile.
+    const loop = (options: Parameters<typeof modeSim>[0]) => {
+      const s = modeSim(options)
+      for (let k = 0; k < 40; k++) s.acquire(2, 0)
+      s.acquire(3, 1, SHARED)
+      for (let k = 0; k < 40; k++) s.release(2, 30 + 10 * k)
+      s.release(3, 1000)
+      return s.run()
+    }
+    const writersFirst = loop({ readers: 'writers-first' })
+    expect(writersFirst.violations).toEqual([])
+    const writes = writersFirst.of(2, 'acquired')
+    const [read] = writersFirst.of(3, 'acquired')
+    // The first 32 writes ride on one grant, before the reader; the reader, then the rest.
+    expect(writes.filter((w) => w.t < read!.t)).toHaveLength(WRITERS_FIRST_BURST)
+    expect(writersFirst.of(1, 'granted').filter((g) => g.node === 2)).toHaveLength(2)
+    // An explicit burst still wins, and 'fifo' keeps one entry per grant.
+    for (const options of [
+      { readers: 'writers-first', burst: 1 } as const,
+      { readers: 'fifo' } as const,
+    ]) {
+      const r = loop(options)
+      expect(r.violations).toEqual([])
+      const [reader] = r.of(3, 'acquired')
+      expect(r.of(2, 'acquired').filter((w) => w.t < reader!.t)).toHaveLength(1)
+    }
   })
 
   it('is checked', () => {

@@ -33,12 +33,14 @@ export interface CentralizedOptions {
   /**
    * Who goes next when shared and exclusive requests wait together: `'fifo'` (default: queue
    * order, nobody starves), `'writers-first'` (a waiting exclusive request before waiting shared
-   * ones: readers can starve), `'readers-first'` (shared requests join shared holders past a
+   * ones, and by default a writer that loops keeps its grant for `burst` entries: readers can
+   * starve while writers keep coming), `'readers-first'` (shared requests join shared holders past a
    * waiting writer: writers can starve). See `ReaderPolicy`.
    */
   readers?: ReaderPolicy
   /**
-   * How many entries in a row one exclusive grant covers (default 1). Above 1, the GRANT of a
+   * How many entries in a row one exclusive grant covers (default 1; `WRITERS_FIRST_BURST`, 32,
+   * with `readers: 'writers-first'`, see there). Above 1, the GRANT of a
    * plain exclusive request reserves that many fencing tokens, and its holder, when it acquires
    * again before giving the resource back (in the same turn of its event loop: it gives it back on
    * a 0 ms timer), enters again at once with the next of them, without a message. Requests waiting
@@ -78,6 +80,15 @@ export const MAX_TERM = 2 ** 21 - 1
  * of a newer term is above every token of the terms before.
  */
 export const TOKENS_PER_TERM = 2 ** 32
+
+/**
+ * The default `burst` under `readers: 'writers-first'`. That policy puts a waiting writer before
+ * waiting readers; a writer that loops asks again only after its RELEASE reached the coordinator,
+ * which has granted the waiting readers by then, so without a burst it gets one entry per turn of
+ * the readers, as under 'fifo'. A writer asking again as it leaves is a waiting writer: the burst
+ * lets it go first, as the policy says, bounded so that readers still get a turn.
+ */
+export const WRITERS_FIRST_BURST = 32
 
 /** A grant reserves `burst` tokens of its term's 2^32: far fewer. */
 export const MAX_BURST = 1000
@@ -159,7 +170,7 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
       `centralized: readers must be 'fifo', 'writers-first' or 'readers-first', got ${String(readers)}`,
     )
   }
-  const { burst = 1 } = options
+  const { burst = readers === 'writers-first' ? WRITERS_FIRST_BURST : 1 } = options
   if (!Number.isSafeInteger(burst) || burst < 1 || burst > MAX_BURST) {
     throw new InvalidArgumentError(
       `centralized: burst must be an integer in [1, ${MAX_BURST}], got ${String(burst)}`,
