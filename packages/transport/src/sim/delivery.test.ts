@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Delivery } from './delivery.js'
+import { abstractMessageHash, type KeyAbstraction } from './key-abstraction.js'
 import { Route } from './link-name.js'
 import { SimNetwork } from './network.js'
 import type { SimNode } from './sim-node.js'
@@ -66,5 +67,33 @@ describe('a message in flight, as the compact delivery keeps it', () => {
     expect(copy.copy(true).key).toBe(`m:1>2#${2 ** 40}+d+d`)
     d.cancelled = false
     expect([d.cancelled, d.number]).toEqual([false, 2 ** 40])
+  })
+
+  it('keeps what an abstraction made of its message per context, recomputed when the context changes', () => {
+    const route = new Route({ id: 1 } as SimNode, { id: 2 } as SimNode)
+    const full = new Delivery(5, 7, { type: 'ok', time: 9 }, route, 1, 0).full()
+    let made = 0
+    const capped: KeyAbstraction = {
+      context: () => 0,
+      node: (_id, snapshot) => snapshot,
+      message: (msg, _from, _to, cap) => {
+        made++
+        return { ...(msg as object), time: Math.min((msg as { time: number }).time, cap as number) }
+      },
+    }
+    const at = (cap: number) => ({ ...abstractMessageHash(capped, cap, full, { hi: 0, lo: 0 }) })
+    const three = at(3)
+    expect(at(3)).toEqual(three)
+    expect(made).toBe(1) // the second time, from the delivery
+    const four = at(4)
+    expect(made).toBe(2)
+    expect(four).not.toEqual(three) // time 9 counts as 4, not 3
+    expect(at(3)).toEqual(three)
+    // A copy carries it; another abstraction makes its own.
+    expect({ ...abstractMessageHash(capped, 3, full.copy(false), { hi: 0, lo: 0 }) }).toEqual(three)
+    expect(made).toBe(3)
+    const other: KeyAbstraction = { ...capped }
+    abstractMessageHash(other, 3, full, { hi: 0, lo: 0 })
+    expect(made).toBe(4)
   })
 })

@@ -22,6 +22,17 @@ const COPY = 2
 const msgHashes = new WeakMap<Delivery, Hash64>()
 
 /**
+ * The hash of what a key abstraction keeps of the message, for the context it was made in: a
+ * message stays in flight through many states, and the context changes seldom (see
+ * `abstractMessageHash`). Only the explorer asks, and it drives `FullDelivery`s, which keep it.
+ */
+export interface AbstractedHash {
+  of: object
+  context: string | number | boolean
+  hash: Hash64
+}
+
+/**
  * Built as an ES2022 class, its fields are defined (undefined) before they are set: V8 then keeps
  * them tagged, so a whole-number `t` sits in the object, where a field V8 typed as double boxes
  * every value once some run (fractional latencies) stored a fraction (16 B more a message).
@@ -116,6 +127,13 @@ export class Delivery {
     else msgHashes.set(this, hash)
   }
 
+  /** See `AbstractedHash`: a plain delivery keeps none. */
+  get abstracted(): AbstractedHash | undefined {
+    return undefined
+  }
+
+  set abstracted(_: AbstractedHash | undefined) {}
+
   /** This delivery as a `FullDelivery` (itself if it is one): the same in every field. */
   full(): Delivery {
     if (this instanceof FullDelivery || this.cancelled) return this
@@ -135,6 +153,8 @@ export class Delivery {
         : new Delivery(this.t, this.seq, this.msg, this.route, this.number, copies)
     const hash = this.msgHash
     if (hash !== undefined) made.msgHash = hash
+    // A duplicate's key differs (its copy count), not what the abstraction keeps of its message.
+    made.abstracted = this.abstracted
     return made
   }
 }
@@ -157,6 +177,7 @@ export class FullDelivery extends Delivery {
   private readonly copyCount: number
   private name: string | undefined = undefined
   private hashOfMsg: Hash64 | undefined = undefined
+  private abstractedHash: AbstractedHash | undefined = undefined
 
   constructor(
     t: number,
@@ -201,5 +222,13 @@ export class FullDelivery extends Delivery {
 
   override set msgHash(hash: Hash64 | undefined) {
     this.hashOfMsg = hash
+  }
+
+  override get abstracted(): AbstractedHash | undefined {
+    return this.abstractedHash
+  }
+
+  override set abstracted(hash: AbstractedHash | undefined) {
+    this.abstractedHash = hash
   }
 }

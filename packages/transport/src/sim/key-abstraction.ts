@@ -78,8 +78,15 @@ export function abstractMessageHash(
   e: DeliverEvent,
   into: Hash64,
 ): Hash64 {
-  const kept = abstraction.message!(e.msg, e.from.id, e.to.id, context)
-  const h = hashValue(kept, { hi: 0, lo: 0 }, () => 'abstraction of a message')
+  // Cached on the delivery per abstraction and context: the message's own fields never change.
+  const last = e.abstracted
+  let h: Hash64
+  if (last !== undefined && last.of === abstraction && last.context === context) h = last.hash
+  else {
+    const kept = abstraction.message!(e.msg, e.from.id, e.to.id, context)
+    h = hashValue(kept, { hi: 0, lo: 0 }, () => 'abstraction of a message')
+    e.abstracted = { of: abstraction, context, hash: h }
+  }
   return mixer
     .reset()
     .pair(h)
