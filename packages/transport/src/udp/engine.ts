@@ -192,9 +192,10 @@ export class LinkEngine extends EngineReceive {
       return
     }
     link.queue.enqueue(message, segments)
-    if (!o.coalesce) return this.pump(link, now)
-    // Left for `flush` at the end of the turn, where what else the turn sends joins it.
-    if (!this.unsent.has(link)) {
+    if (!o.coalesce) {
+      this.pump(link, now)
+    } else if (!this.unsent.has(link)) {
+      // Left for `flush` at the end of the turn, where what else the turn sends joins it.
       this.unsent.add(link)
       this.sink.flushSoon()
     }
