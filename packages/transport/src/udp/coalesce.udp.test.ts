@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { pollUntil } from '../testing/index.js'
-import { createUdpTransport, type UdpTransport } from './index.js'
+import { BackpressureError, createUdpTransport, type UdpTransport } from './index.js'
 
 const open: UdpTransport<string>[] = []
 afterEach(async () => {
@@ -75,4 +75,34 @@ describe('coalesce over UDP', () => {
       expect(dataSent(b) - before).toBe(perRequest * n)
     })
   }
+
+  it('send still throws BackpressureError at once, and nothing of the refused message leaves', async () => {
+    const a = await createUdpTransport<string>({
+      id: 'a',
+      coalesce: true,
+      sendQueue: { maxMessages: 5 },
+    })
+    const b = await createUdpTransport<string>({ id: 'b', coalesce: true })
+    open.push(a, b)
+    a.setPeer('b', `127.0.0.1:${b.address.port}`)
+    b.setPeer('a', `127.0.0.1:${a.address.port}`)
+    const atB: string[] = []
+    b.onMessage((_from, msg) => atB.push(msg))
+    for (let i = 0; i < 5; i++) a.send('b', `m${i}`)
+    expect(() => a.send('b', 'm5')).toThrow(BackpressureError)
+    await pollUntil(() => a.linkInfo('b')!.queuedMessages === 0, 'acknowledged')
+    a.send('b', 'after')
+    await pollUntil(() => atB.length === 6, 'all delivered')
+    expect(atB).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'after'])
+  })
+
+  it('a graceful close right after sending, in the same turn, delivers what was sent', async () => {
+    const { a, atB } = await pair(true)
+    a.send('b', 'last-1')
+    a.send('b', 'last-2')
+    const report = await a.close()
+    expect(report.abandonedMessages).toBe(0)
+    await pollUntil(() => atB.length === 3, 'delivered')
+    expect(atB).toEqual(['warm-up', 'last-1', 'last-2'])
+  })
 })
