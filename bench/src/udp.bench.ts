@@ -27,6 +27,7 @@ interface Mode {
   reliable: boolean
   key?: Buffer
   hmacEngine?: 'js' | 'node-crypto'
+  coalesce?: boolean
   /** Another build's `createUdpTransport` (SD_PINGPONG_BEFORE_MODULE); this one by default. */
   create?: Create
 }
@@ -37,6 +38,8 @@ const modes: Mode[] = [
   { name: 'reliable-auth', reliable: true, key },
   // The same with node:crypto computing the HMAC, to show what the JS engine saves.
   { name: 'reliable-auth-node-crypto', reliable: true, key, hmacEngine: 'node-crypto' },
+  // Each answer waits for the end of its turn (`coalesce`): what that costs a ping-pong.
+  { name: 'reliable-coalesce', reliable: true, coalesce: true },
 ]
 const beforeModule = process.env.SD_PINGPONG_BEFORE_MODULE
 if (beforeModule !== undefined) {
@@ -54,8 +57,14 @@ const authOver: Record<string, string> = {
 }
 
 async function pair(mode: Mode): Promise<[UdpTransport, UdpTransport]> {
-  const options = { reliable: mode.reliable, key: mode.key, hmacEngine: mode.hmacEngine }
   const create = mode.create ?? createUdpTransport
+  const options = {
+    reliable: mode.reliable,
+    key: mode.key,
+    hmacEngine: mode.hmacEngine,
+    // Only when set: another build's createUdpTransport may not know the option.
+    ...(mode.coalesce ? { coalesce: true } : {}),
+  }
   const a = await create({ id: 'a', ...options })
   const b = await create({ id: 'b', ...options })
   a.setPeer('b', { host: '127.0.0.1', port: b.address.port })
@@ -130,6 +139,19 @@ export default async function udpBench(): Promise<BenchResult[]> {
       authCpuUsPerDatagram: pairedHalf(cpu[i]!, cpu[j]!),
     }
   }
+  // What waiting for the end of the turn costs a ping-pong (`coalesce`), paired round by round
+  // with the reliable mode: there is nothing else in the turn to join the answer.
+  const coalesceCost = (name: string, i: number) => {
+    const j = modes.findIndex((m) => m.name === 'reliable')
+    if (name !== 'reliable-coalesce' || j < 0) return {}
+    const paired = (xs: number[], ys: number[]) =>
+      round2(median(xs.map((x, round) => x - ys[round]!)))
+    return {
+      coalesceMeasuredOver: 'reliable',
+      coalesceUsPerRoundTrip: paired(rates[i]!.map(usPerRoundTrip), rates[j]!.map(usPerRoundTrip)),
+      coalesceCpuUsPerRoundTrip: paired(cpu[i]!, cpu[j]!),
+    }
+  }
   return modes.map((mode, i) => {
     const s = stats[i]!
     const pairedRatio = median(rates[i]!.map((r, round) => r / rawRates[round]!))
@@ -172,7 +194,8 @@ export default async function udpBench(): Promise<BenchResult[]> {
         overheadUsPerRoundTrip: round1(modeUs[i]! - rawUs),
         // Against the previous mode: unreliable vs raw = codec, header, dispatch; reliable vs
         // unreliable = sequence numbers, acks, timers; reliable-auth vs reliable = HMAC and replay window;
-        // reliable-auth-node-crypto vs reliable-auth = node:crypto's HMAC instead of the JS one.
+        // reliable-auth-node-crypto vs reliable-auth = node:crypto's HMAC instead of the JS one;
+        // reliable-coalesce: see coalesceUsPerRoundTrip instead (measured over reliable).
         addedUsVsPreviousMode: round1(modeUs[i]! - (i === 0 ? rawUs : modeUs[i - 1]!)),
         addedUsVsRaw: round1(modeUs[i]! - rawUs),
         // The same in CPU time (user + system of this process): steadier than the wall clock when
@@ -181,6 +204,7 @@ export default async function udpBench(): Promise<BenchResult[]> {
         baselineCpuUsPerRoundTrip: round1(median(rawCpuUs)),
         cpuRatio: Math.round(median(cpu[i]!.map((c, round) => rawCpuUs[round]! / c)) * 1000) / 1000,
         ...authCost(mode.name, i),
+        ...coalesceCost(mode.name, i),
       },
     }
   })

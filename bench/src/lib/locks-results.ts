@@ -150,9 +150,11 @@ const shortNames: Record<FamilyContender, string> = {
   'redis-multi-semaphore': 'redis-semaphore 5.8.0 MultiSemaphore',
 }
 
+/** What our transports ran with: SD_UDP_COALESCE=1 turns `coalesce` on (mutex-ours.ts). */
+const udpOptions = `reliable, no key${process.env.SD_UDP_COALESCE === '1' ? ', coalesce' : ''}`
+
 export const describedContenders: Record<FamilyContender, string> = {
-  centralized:
-    'centralized({ coordinator }) over createUdpTransport (reliable, no key), coordinator in its own process; readers ask { mode: "shared" }, semaphore clients { permits: { take, of } } (MutexRequest)',
+  centralized: `centralized({ coordinator }) over createUdpTransport (${udpOptions}), coordinator in its own process; readers ask { mode: "shared" }, semaphore clients { permits: { take, of } } (MutexRequest)`,
   'redis-rw':
     'hand-written Redis read-write lock (bench/src/lib/locks-redis-rw.ts): readers in a hash, a writer key claimed first (writer preference), Lua scripts via ioredis defineCommand, retried after retryMs plus up to retryMs of jitter',
   'redis-semaphore':

@@ -1,6 +1,8 @@
 /**
  * Our locks in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no key)
  * and the protocol run on it with `runProtocol`, driven by `acquire` / `release` requests.
+ * SD_UDP_COALESCE=1 turns on the transport's `coalesce` in every process of ours (clients and
+ * coordinator): what a turn sends to one peer leaves as one datagram.
  */
 import {
   centralized,
@@ -48,6 +50,7 @@ export async function oursLocker(
   const transport = await createUdpTransport<unknown>({
     id: spec.id,
     bind: { host: '127.0.0.1', port: 0 },
+    coalesce: process.env.SD_UDP_COALESCE === '1',
   })
   let handle: ProtocolHandle<MutexRequest, LockEvent> | undefined
   // One request in flight at a time: the loop waits for each answer. A single watchdog timer for

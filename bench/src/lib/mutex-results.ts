@@ -67,11 +67,12 @@ function detail(t: Trial) {
   }
 }
 
+/** What our transports ran with: SD_UDP_COALESCE=1 turns `coalesce` on (mutex-ours.ts). */
+const udpOptions = `reliable, no key${process.env.SD_UDP_COALESCE === '1' ? ', coalesce' : ''}`
+
 const described: Record<Contender, string> = {
-  centralized:
-    'centralized({ coordinator }) over createUdpTransport (reliable, no key): coordinator in its own process, which never asks for the lock',
-  'ricart-agrawala':
-    'ricartAgrawala() over createUdpTransport (reliable, no key): every client process is a member',
+  centralized: `centralized({ coordinator }) over createUdpTransport (${udpOptions}): coordinator in its own process, which never asks for the lock`,
+  'ricart-agrawala': `ricartAgrawala() over createUdpTransport (${udpOptions}): every client process is a member`,
   'redis-setnx':
     'ioredis: SET key token NX PX ttl, retried after retryMs while taken; release by compare-and-delete (Lua, EVALSHA)',
   redlock: 'redlock 4.2.0 on the same single redis-server, retryDelay = retryMs, retryJitter 1 ms',

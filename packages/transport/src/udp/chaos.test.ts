@@ -8,10 +8,10 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((x) => x.close({ graceful: false })))
 })
 
-async function pairThroughProxy(seed: number, key?: string) {
+async function pairThroughProxy(seed: number, key?: string, coalesce = false) {
   // Default retransmission settings: recovery must hold up without a lowered ceiling.
-  const a = await createUdpTransport<{ i: number }>({ id: 'a', key })
-  const b = await createUdpTransport<{ i: number }>({ id: 'b', key })
+  const a = await createUdpTransport<{ i: number }>({ id: 'a', key, coalesce })
+  const b = await createUdpTransport<{ i: number }>({ id: 'b', key, coalesce })
   open.push(a, b)
   const proxy = await ChaosProxy.start(
     { host: '127.0.0.1', port: a.address.port },
@@ -31,13 +31,16 @@ function inbox(t: UdpTransport<{ i: number }>): number[] {
 }
 
 describe('reliable link through a chaos proxy (20% loss, 10% duplication, 10% reordering)', () => {
-  for (const [seed, key] of [
-    [1, undefined],
-    [2, undefined],
-    [3, 'chaos-shared-key-0123456789'],
+  // With coalesce, each burst of 100 sends leaves at the end of its turn, bundled.
+  for (const [seed, key, coalesce] of [
+    [1, undefined, false],
+    [2, undefined, false],
+    [3, 'chaos-shared-key-0123456789', false],
+    [4, undefined, true],
+    [5, 'chaos-shared-key-0123456789', true],
   ] as const) {
-    it(`delivers every message exactly once and in order, both ways (seed ${seed}${key ? ', authenticated' : ''})`, async () => {
-      const { a, b, proxy } = await pairThroughProxy(seed, key)
+    it(`delivers every message exactly once and in order, both ways (seed ${seed}${key ? ', authenticated' : ''}${coalesce ? ', coalesce' : ''})`, async () => {
+      const { a, b, proxy } = await pairThroughProxy(seed, key, coalesce)
       const atA = inbox(a)
       const atB = inbox(b)
       const count = 1500
@@ -65,6 +68,8 @@ describe('reliable link through a chaos proxy (20% loss, 10% duplication, 10% re
       const drops = b.stats.dropped
       expect(drops.duplicate + drops.replayed).toBeGreaterThan(0)
       expect(a.stats.peersUnreachable + b.stats.peersUnreachable).toBe(0)
+      // Bundled: far fewer data datagrams than messages (each burst of 100 fits a few datagrams).
+      if (coalesce) expect(a.stats.datagramsSent - a.stats.retransmissions).toBeLessThan(count / 5)
     })
   }
 })

@@ -72,7 +72,7 @@ class Pair {
     const arriving = ['a', 'b'].map((to) => [to, this.inFlight.get(to)!.splice(0)] as const)
     for (const [to, batch] of arriving) {
       for (const datagram of batch) this.engine(to).receive(datagram, this.now)
-      if (this.flushOwed.delete(to)) this.engine(to).flush()
+      if (this.flushOwed.delete(to)) this.engine(to).flush(this.now)
     }
     for (const engine of this.engines.values()) engine.onTimer(this.now)
   }

@@ -13,83 +13,87 @@ const texts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =>
 const unreachable = (sim: SimLinks, id: string) =>
   sim.log(id).signals.filter((s) => s.type === 'peer-unreachable')
 
-describe('link engine in the simulator: delivery guarantees', () => {
-  it('delivers every message exactly once and in order under loss, duplication, reordering and jitter', () => {
-    forSeeds(seedList(30), (seed) => {
-      const sim = new SimLinks(
-        ['a', 'b'],
-        { key: seed % 2 === 0 ? KEY : undefined },
-        {
-          seed,
-          latency: { kind: 'uniform', min: 1, max: 20 },
-          loss: 0.2,
-          duplicate: 0.1,
-          fifo: false,
-        },
-      )
-      const ab = texts('a', 300)
-      const ba = texts('b', 300)
-      ab.forEach((t, i) => {
-        sim.send('a', 'b', t, i)
+// Every guarantee holds as well when messages sent in one step leave together (`coalesce`).
+for (const coalesce of [false, true])
+  describe(`link engine in the simulator: delivery guarantees${coalesce ? ' (coalesce)' : ''}`, () => {
+    it('delivers every message exactly once and in order under loss, duplication, reordering and jitter', () => {
+      forSeeds(seedList(30), (seed) => {
+        const sim = new SimLinks(
+          ['a', 'b'],
+          { key: seed % 2 === 0 ? KEY : undefined, coalesce },
+          {
+            seed,
+            latency: { kind: 'uniform', min: 1, max: 20 },
+            loss: 0.2,
+            duplicate: 0.1,
+            fifo: false,
+          },
+        )
+        const ab = texts('a', 300)
+        const ba = texts('b', 300)
+        ab.forEach((t, i) => {
+          sim.send('a', 'b', t, i)
+        })
+        ba.forEach((t, i) => {
+          sim.send('b', 'a', t, i / 2)
+        })
+        sim.net.run()
+        expect(sim.texts('b', 'a')).toEqual(ab)
+        expect(sim.texts('a', 'b')).toEqual(ba)
+        expect(unreachable(sim, 'a')).toEqual([])
+        expect(unreachable(sim, 'b')).toEqual([])
+        expect(sim.engine('a').unacknowledged()).toBe(0)
       })
-      ba.forEach((t, i) => {
-        sim.send('b', 'a', t, i / 2)
-      })
-      sim.net.run()
-      expect(sim.texts('b', 'a')).toEqual(ab)
-      expect(sim.texts('a', 'b')).toEqual(ba)
-      expect(unreachable(sim, 'a')).toEqual([])
-      expect(unreachable(sim, 'b')).toEqual([])
-      expect(sim.engine('a').unacknowledged()).toBe(0)
     })
-  })
 
-  it('reassembles large messages cut into fragments, under loss and reordering', () => {
-    forSeeds(seedList(15), (seed) => {
-      const sim = new SimLinks(
-        ['a', 'b'],
-        {},
-        { seed, latency: { kind: 'uniform', min: 1, max: 10 }, loss: 0.1, fifo: false },
-      )
-      const big = Array.from({ length: 20 }, (_, i) => `${i}:${'x'.repeat(500 + 997 * i)}`)
-      for (const t of big) sim.send('a', 'b', t)
-      sim.net.run()
-      expect(sim.texts('b', 'a')).toEqual(big)
+    it('reassembles large messages cut into fragments, under loss and reordering', () => {
+      forSeeds(seedList(15), (seed) => {
+        const sim = new SimLinks(
+          ['a', 'b'],
+          { coalesce },
+          { seed, latency: { kind: 'uniform', min: 1, max: 10 }, loss: 0.1, fifo: false },
+        )
+        const big = Array.from({ length: 20 }, (_, i) => `${i}:${'x'.repeat(500 + 997 * i)}`)
+        for (const t of big) sim.send('a', 'b', t)
+        sim.net.run()
+        expect(sim.texts('b', 'a')).toEqual(big)
+      })
     })
-  })
 
-  it('after a peer restarts, resends what it had not acknowledged; each incarnation gets its messages in order', () => {
-    forSeeds(seedList(20), (seed) => {
-      const sim = new SimLinks(['a', 'b'], {}, { seed, latency: 2, loss: 0.05 })
-      const sent = texts('m', 200)
-      sent.forEach((t, i) => {
-        sim.send('a', 'b', t, i)
+    it('after a peer restarts, resends what it had not acknowledged; each incarnation gets its messages in order', () => {
+      forSeeds(seedList(20), (seed) => {
+        const sim = new SimLinks(['a', 'b'], { coalesce }, { seed, latency: 2, loss: 0.05 })
+        const sent = texts('m', 200)
+        sent.forEach((t, i) => {
+          sim.send('a', 'b', t, i)
+        })
+        let cut = 0
+        sim.net.at(60, () => {
+          cut = sim.log('b').delivered.length
+          sim.net.crash('b')
+        })
+        sim.net.at(90, () => sim.net.restart('b'))
+        sim.net.run()
+        const got = sim.texts('b', 'a').map((t) => sent.indexOf(t))
+        const before = got.slice(0, cut)
+        const after = got.slice(cut)
+        // The old incarnation got a prefix; the new one gets, in order, every message the old one
+        // did not acknowledge (some it had delivered, when its acknowledgement was lost).
+        expect(before).toEqual([...before.keys()])
+        expect(after).toEqual([...after].sort((x, y) => x - y))
+        expect(new Set(after).size).toBe(after.length)
+        expect(new Set(got).size).toBe(sent.length)
+        // What both incarnations got twice was among what a resent to the new one.
+        expect(got.length - sent.length).toBeLessThanOrEqual(
+          sim.engine('a').stats.resentAfterRestart,
+        )
+        // a knew the old incarnation only if their handshake finished before the crash.
+        if (cut > 0)
+          expect(sim.log('a').signals).toContainEqual({ type: 'peer-restarted', peer: 'b' })
+        expect(unreachable(sim, 'a')).toEqual([])
       })
-      let cut = 0
-      sim.net.at(60, () => {
-        cut = sim.log('b').delivered.length
-        sim.net.crash('b')
-      })
-      sim.net.at(90, () => sim.net.restart('b'))
-      sim.net.run()
-      const got = sim.texts('b', 'a').map((t) => sent.indexOf(t))
-      const before = got.slice(0, cut)
-      const after = got.slice(cut)
-      // The old incarnation got a prefix; the new one gets, in order, every message the old one
-      // did not acknowledge (some it had delivered, when its acknowledgement was lost).
-      expect(before).toEqual([...before.keys()])
-      expect(after).toEqual([...after].sort((x, y) => x - y))
-      expect(new Set(after).size).toBe(after.length)
-      expect(new Set(got).size).toBe(sent.length)
-      // What both incarnations got twice was among what a resent to the new one.
-      expect(got.length - sent.length).toBeLessThanOrEqual(sim.engine('a').stats.resentAfterRestart)
-      // a knew the old incarnation only if their handshake finished before the crash.
-      if (cut > 0)
-        expect(sim.log('a').signals).toContainEqual({ type: 'peer-restarted', peer: 'b' })
-      expect(unreachable(sim, 'a')).toEqual([])
     })
   })
-})
 
 describe('link engine in the simulator: loss recovery at full speed', () => {
   /** Virtual ms to move `n` messages one way over an established link, and the counters. */

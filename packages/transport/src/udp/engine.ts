@@ -89,6 +89,7 @@ export class LinkEngine extends EngineReceive {
     this.learned.delete(id) // its room goes back to admission
     this.stats.messagesAbandoned += link.queue.abandon()
     this.owed.delete(link)
+    this.unsent.delete(link)
     this.links.delete(id)
     return true
   }
@@ -154,6 +155,7 @@ export class LinkEngine extends EngineReceive {
   stop(): void {
     this.stopped = true
     this.owed.clear()
+    this.unsent.clear()
     for (const link of this.links.values()) link.reassembly.clear()
   }
 
@@ -190,7 +192,13 @@ export class LinkEngine extends EngineReceive {
       return
     }
     link.queue.enqueue(message, segments)
-    this.pump(link, now)
+    if (!o.coalesce) {
+      this.pump(link, now)
+    } else if (!this.unsent.has(link)) {
+      // Left for `flush` at the end of the turn, where what else the turn sends joins it.
+      this.unsent.add(link)
+      this.sink.flushSoon()
+    }
   }
 
   /** Unreliable mode: discards partial messages older than the reassembly timeout. */

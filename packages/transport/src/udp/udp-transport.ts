@@ -312,7 +312,7 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     if (this.isClosed) return
     if (this.flushAcks) {
       this.flushAcks = false
-      this.engine.flush()
+      this.engine.flush(performance.now())
     }
     const queue = this.selfQueue
     this.selfQueue = []

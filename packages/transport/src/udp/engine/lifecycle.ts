@@ -181,6 +181,7 @@ export abstract class EngineLifecycle extends EngineTransmit {
     link.recovery.reset()
     link.reassembly.clear()
     this.owed.delete(link)
+    this.unsent.delete(link)
     this.links.delete(link.id)
     this.setPeer(link.id, link.address)
     const fresh = this.links.get(link.id)!
@@ -216,9 +217,21 @@ export abstract class EngineLifecycle extends EngineTransmit {
     return sent
   }
 
-  /** End of a batch of input: acknowledgements that found no data to ride on go alone. */
-  flush(): void {
+  /**
+   * End of a batch of input, or of the turn in which `send` was called (`coalesce`): messages
+   * that waited for it leave, bundled, then acknowledgements that found no data to ride on go alone.
+   */
+  flush(now: number): void {
     if (this.stopped) return
+    if (this.unsent.size > 0) {
+      for (const link of this.unsent) {
+        if (this.links.get(link.id) !== link) continue // removed or renewed (renewal sent it)
+        this.pump(link, now)
+        // Its acknowledgement was left to this data (receiveData), which the window may hold back.
+        if (link.acks.owed && link.inc !== 0) this.owed.add(link)
+      }
+      this.unsent.clear()
+    }
     for (const link of this.owed) {
       if (link.acks.owed && link.inc !== 0 && this.links.get(link.id) === link) {
         this.transmitControl(link, PacketType.Ack, 0, link.inc)

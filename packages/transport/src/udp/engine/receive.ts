@@ -181,6 +181,8 @@ export abstract class EngineReceive extends EngineLifecycle {
     if (!link.acks.owed || this.stopped) return
     if (link.acks.unreported >= ACK_EVERY)
       return this.transmitControl(link, PacketType.Ack, 0, link.inc)
+    // Data to the peer leaves at the end of the turn (`coalesce`): the acknowledgement rides on it.
+    if (this.unsent.has(link)) return
     this.oweAck(link, now, prompt || link.acks.unreported >= this.windowAckThreshold)
   }
 

@@ -68,6 +68,8 @@ export abstract class EngineTransmit {
   readonly stats: UdpStats = createStats()
   protected readonly links = new Map<NodeId, PeerLink>()
   protected readonly owed = new Set<PeerLink>()
+  /** Links with messages that wait for the end of the turn (`coalesce`), sent by `flush`. */
+  protected readonly unsent = new Set<PeerLink>()
   protected readonly selfField: Buffer
   protected readonly macBytes: number
   protected wakeAt = Number.POSITIVE_INFINITY

@@ -42,6 +42,7 @@ export type OnDeliver = (
 
 type Request =
   | { type: 'send'; to: NodeId; text: string }
+  | { type: 'sendAll'; to: NodeId; texts: string[] }
   | { type: 'inject'; datagram: Buffer; source?: NodeId }
 
 /** A simulator with one LinkEngine per node, and a log per node that survives restarts. */
@@ -89,6 +90,11 @@ export class SimLinks {
     const req: Request = { type: 'inject', datagram }
     if (source !== undefined) req.source = source
     this.net.request<Request>(to, req, at)
+  }
+
+  /** The application at `from` sends all of `texts` to `to` in one step (one turn), at `at`. */
+  sendAll(from: NodeId, to: NodeId, texts: string[], at?: number): void {
+    this.net.request<Request>(from, { type: 'sendAll', to, texts }, at)
   }
 
   texts(at: NodeId, from: NodeId): string[] {
@@ -172,13 +178,15 @@ export class SimLinks {
       },
       onTimer: (key) => {
         if (key === 'wake') engine.onTimer(ctx.now())
-        else if (key === 'flush') engine.flush()
+        else if (key === 'flush') engine.flush(ctx.now())
         else if (key === 'backlog') pushBacklog()
       },
       onRequest: (req) => {
         if (req.type === 'inject') return engine.receive(req.datagram, ctx.now(), req.source)
-        backlog.push({ to: req.to, text: req.text })
-        if (backlog.length === 1) pushBacklog()
+        const idle = backlog.length === 0
+        if (req.type === 'send') backlog.push({ to: req.to, text: req.text })
+        else for (const text of req.texts) backlog.push({ to: req.to, text })
+        if (idle) pushBacklog()
       },
     }
   }
