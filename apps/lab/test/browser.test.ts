@@ -289,9 +289,16 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     await evaluate(`window.lab.run().goTo(${middle})`)
     await click('#forward')
     const along: number[] = []
+    const alongSteps: number[] = []
+    const alongFrames: number[] = []
     let redrawn = 0
     for (const selector of [...Array(40).fill('#back'), ...Array(40).fill('#forward')]) {
-      along.push((await timed(selector)).drawMs)
+      await evaluate(FRAME_AFTER_CLICK)
+      const t = await timed(selector)
+      along.push(t.drawMs)
+      alongSteps.push(t.engineMs + t.drawMs)
+      const frame = await frameAfterClick()
+      if (frame !== undefined) alongFrames.push(frame)
       if ((await evaluate<string>("document.getElementById('canvas').dataset.redrawn")) === 'true')
         redrawn++
     }
@@ -303,8 +310,12 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     await evaluate(`window.lab.run().goTo(${middle})`)
     await click('#branch')
     const how = new Map<string, number>()
+    const liveFrames: number[] = []
     for (let i = 0; i < LIVE_STEPS; i++) {
+      await evaluate(FRAME_AFTER_CLICK)
       await press('forward')
+      const frame = await frameAfterClick()
+      if (frame !== undefined) liveFrames.push(frame)
       const redrawnNow = await redrawnHow()
       how.set(redrawnNow, (how.get(redrawnNow) ?? 0) + 1)
     }
@@ -319,7 +330,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     )
     const url = steps.flatMap((t) => (t.urlMs === undefined ? [] : [t.urlMs]))
     console.log(
-      `flood n=48, ${LIVE_STEPS} new steps at the live end from step ${middle}: show (drawing and panels) ${quantiles(steps.map((t) => t.drawMs))}; engine and show ${quantiles(steps.map((t) => t.engineMs + t.drawMs))}; the drawing alone ${quantiles(drawingOnly)}${url.length > 0 ? `; the address, written after ${quantiles(url)}` : ''}; drawings ${[...how].map(([k, v]) => `${k === 'grown' ? 'brought along' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
+      `flood n=48, ${LIVE_STEPS} new steps at the live end from step ${middle}: show (drawing and panels) ${quantiles(steps.map((t) => t.drawMs))}; engine and show ${quantiles(steps.map((t) => t.engineMs + t.drawMs))}; the drawing alone ${quantiles(drawingOnly)}${url.length > 0 ? `; the address, written after ${quantiles(url)}` : ''}; from the click to the next frame ${quantiles(liveFrames)}; drawings ${[...how].map(([k, v]) => `${k === 'grown' ? 'brought along' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
     )
     // A branch near the live end (three steps back, a crash chosen there): the common case of
     // going back a little to choose otherwise.
@@ -337,7 +348,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     )
     along.sort((a, b) => a - b)
     console.log(
-      `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms, ${redrawn} redrawn (a new stretch in view)`,
+      `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms; engine and show ${quantiles(alongSteps)}; from the click to the next frame ${quantiles(alongFrames)}; ${redrawn} redrawn (a new stretch in view)`,
     )
     // Branches far back (half the line back from its live end), the line run to its end again
     // before each: a median and a 95th percentile of the whole step, and of the diagram built
@@ -353,9 +364,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
       // From the click to the frame after it (the browser's style and layout of the step too).
       await evaluate(FRAME_AFTER_CLICK)
       far.push(await timed('#branch'))
-      let frame: number | undefined
-      for (let k = 0; k < 50 && frame === undefined; k++)
-        frame = await evaluate<number | undefined>('window.frameAfterClick')
+      const frame = await frameAfterClick()
       if (frame !== undefined) farFrames.push(frame)
       const how = await redrawnHow()
       farHow.set(how, (farHow.get(how) ?? 0) + 1)
@@ -483,6 +492,15 @@ const FRAME_AFTER_CLICK = `window.frameAfterClick = undefined; document.addEvent
   const t0 = performance.now()
   requestAnimationFrame(() => setTimeout(() => { window.frameAfterClick = performance.now() - t0 }, 0))
 }, { capture: true, once: true })`
+
+/** The ms `FRAME_AFTER_CLICK` noted, once the frame came (undefined: none within 5 s). */
+const frameAfterClick = () =>
+  evaluate<number | undefined>(`new Promise((resolve) => {
+  const until = performance.now() + 5000
+  const check = () => window.frameAfterClick !== undefined || performance.now() > until
+    ? resolve(window.frameAfterClick) : setTimeout(check, 2)
+  check()
+})`)
 
 /** Branches far back timed on the 5,000-event run. */
 const FAR_BRANCHES = 9
