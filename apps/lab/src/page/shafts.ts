@@ -24,6 +24,9 @@ export interface Shaft {
 /** Shafts already read off their arrows, so that a drawing grown reads only its new arrows. */
 const shaftOf = new WeakMap<SVGGElement, Omit<Shaft, 'seq'>>()
 
+/** Where each arrow's lines were last put, so that a step writes only the arrows that change. */
+const putAt = new WeakMap<SVGGElement, string>()
+
 /**
  * The arrows drawn, read as drawn; `moved` were moved to the line's new end since (their start,
  * which may be cut on screen, is kept). `end`: the line's timeline length.
@@ -38,6 +41,7 @@ export function shaftsOf(
     const s = shaftOf.get(g as SVGGElement)
     if (s) starts.set(s.g, s)
     shaftOf.delete(g as SVGGElement)
+    putAt.delete(g as SVGGElement)
   }
   const shafts: Shaft[] = []
   for (const [m, g] of messages) {
@@ -88,6 +92,9 @@ export function cutShaft(s: Shaft, now: number, nowX: number, from?: number): vo
     x1 += (x2 - x1) * t
     y1 += (y2 - y1) * t
   }
+  const at = `${x1} ${y1} ${x2} ${y2} ${offset}`
+  if (putAt.get(s.g) === at) return
+  putAt.set(s.g, at)
   for (const l of s.lines) {
     l.setAttribute('x1', String(x1))
     l.setAttribute('y1', String(y1))
