@@ -17,15 +17,15 @@ export interface Shaft {
   lines: SVGLineElement[]
   x1: number
   y1: number
-  x2: string
-  y2: string
+  x2: number
+  y2: number
 }
 
 /** Shafts already read off their arrows, so that a drawing grown reads only its new arrows. */
 const shaftOf = new WeakMap<SVGGElement, Omit<Shaft, 'seq'>>()
 
 /** Where each arrow's lines were last put, so that a step writes only the arrows that change. */
-const putAt = new WeakMap<SVGGElement, string>()
+const putAt = new WeakMap<SVGGElement, { x1: number; y1: number; x2: number; y2: number }>()
 
 /**
  * The arrows drawn, read as drawn; `moved` were moved to the line's new end since (their start,
@@ -56,8 +56,8 @@ export function shaftsOf(
         lines,
         x1: starts.get(g)?.x1 ?? Number(first.getAttribute('x1')),
         y1: starts.get(g)?.y1 ?? Number(first.getAttribute('y1')),
-        x2: first.getAttribute('x2') ?? '0',
-        y2: first.getAttribute('y2') ?? '0',
+        x2: Number(first.getAttribute('x2') ?? 0),
+        y2: Number(first.getAttribute('y2') ?? 0),
       }
       shaftOf.set(g, s)
     }
@@ -76,8 +76,7 @@ export function cutShaft(s: Shaft, now: number, nowX: number, from?: number): vo
   s.g.classList.toggle('off-time', s.sendSeq > now)
   const flying = s.sendSeq <= now && now < s.seq
   s.g.classList.toggle('flying', flying)
-  let x2 = Number(s.x2)
-  let y2 = Number(s.y2)
+  let { x2, y2 } = s
   if (flying) {
     const f = x2 > s.x1 ? Math.min(1, Math.max(0, (nowX - s.x1) / (x2 - s.x1))) : 0
     x2 = s.x1 + (x2 - s.x1) * f
@@ -88,19 +87,24 @@ export function cutShaft(s: Shaft, now: number, nowX: number, from?: number): vo
   let offset = 0
   if (from !== undefined && x1 < from && x2 > x1) {
     const t = (Math.min(from, x2) - x1) / (x2 - x1)
-    offset = Math.hypot(x2 - x1, y2 - y1) * t
     x1 += (x2 - x1) * t
     y1 += (y2 - y1) * t
+    // Of the cut start alone, so that the same start is always the same offset.
+    offset = Math.hypot(x1 - s.x1, y1 - s.y1)
   }
-  const at = `${x1} ${y1} ${x2} ${y2} ${offset}`
-  if (putAt.get(s.g) === at) return
-  putAt.set(s.g, at)
+  // Along the line only the end of an arrow in flight moves: its start is written when it changes.
+  const at = putAt.get(s.g)
+  const start = !at || at.x1 !== x1 || at.y1 !== y1
+  if (!start && at.x2 === x2 && at.y2 === y2) return
+  putAt.set(s.g, { x1, y1, x2, y2 })
   for (const l of s.lines) {
-    l.setAttribute('x1', String(x1))
-    l.setAttribute('y1', String(y1))
+    if (start) {
+      l.setAttribute('x1', String(x1))
+      l.setAttribute('y1', String(y1))
+      if (offset > 0) l.setAttribute('stroke-dashoffset', String(offset))
+      else l.removeAttribute('stroke-dashoffset')
+    }
     l.setAttribute('x2', String(x2))
     l.setAttribute('y2', String(y2))
-    if (offset > 0) l.setAttribute('stroke-dashoffset', String(offset))
-    else l.removeAttribute('stroke-dashoffset')
   }
 }
