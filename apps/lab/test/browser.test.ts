@@ -289,9 +289,18 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     await evaluate(`window.lab.run().goTo(${middle})`)
     await click('#forward')
     const along: number[] = []
+    const alongSteps: number[] = []
+    const alongFrames: number[] = []
+    const alongShown: number[] = []
     let redrawn = 0
     for (const selector of [...Array(40).fill('#back'), ...Array(40).fill('#forward')]) {
-      along.push((await timed(selector)).drawMs)
+      await evaluate(FRAME_AFTER_CLICK)
+      const t = await timed(selector)
+      along.push(t.drawMs)
+      alongSteps.push(t.engineMs + t.drawMs)
+      const { frame, shown } = await frameAfterClick(300)
+      if (frame !== undefined) alongFrames.push(frame)
+      if (shown !== undefined) alongShown.push(shown)
       if ((await evaluate<string>("document.getElementById('canvas').dataset.redrawn")) === 'true')
         redrawn++
     }
@@ -299,12 +308,18 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     expect(redrawn).toBeLessThan(along.length / 4)
     // At the live end a step makes the line longer: the drawing is brought along (the new
     // marks, arrows and lanes drawn, those that changed drawn again), not drawn afresh. Many
-    // steps, for a median and a 95th percentile.
+    // steps, for a median and a 95th percentile, each clicked and its frame waited for.
     await evaluate(`window.lab.run().goTo(${middle})`)
     await click('#branch')
     const how = new Map<string, number>()
+    const liveFrames: number[] = []
+    const liveShown: number[] = []
     for (let i = 0; i < LIVE_STEPS; i++) {
-      await press('forward')
+      await evaluate(FRAME_AFTER_CLICK)
+      await click('#forward')
+      const { frame, shown } = await frameAfterClick(3000)
+      if (frame !== undefined) liveFrames.push(frame)
+      if (shown !== undefined) liveShown.push(shown)
       const redrawnNow = await redrawnHow()
       how.set(redrawnNow, (how.get(redrawnNow) ?? 0) + 1)
     }
@@ -319,7 +334,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     )
     const url = steps.flatMap((t) => (t.urlMs === undefined ? [] : [t.urlMs]))
     console.log(
-      `flood n=48, ${LIVE_STEPS} new steps at the live end from step ${middle}: show (drawing and panels) ${quantiles(steps.map((t) => t.drawMs))}; engine and show ${quantiles(steps.map((t) => t.engineMs + t.drawMs))}; the drawing alone ${quantiles(drawingOnly)}${url.length > 0 ? `; the address, written after ${quantiles(url)}` : ''}; drawings ${[...how].map(([k, v]) => `${k === 'grown' ? 'brought along' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
+      `flood n=48, ${LIVE_STEPS} new steps at the live end from step ${middle}: show (drawing and panels) ${quantiles(steps.map((t) => t.drawMs))}; engine and show ${quantiles(steps.map((t) => t.engineMs + t.drawMs))}; the drawing alone ${quantiles(drawingOnly)}${url.length > 0 ? `; the address, written after ${quantiles(url)}` : ''}; from the click to the next frame ${quantiles(liveFrames)}, to the frame shown ${quantiles(liveShown)}; drawings ${[...how].map(([k, v]) => `${k === 'grown' ? 'brought along' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}`,
     )
     // A branch near the live end (three steps back, a crash chosen there): the common case of
     // going back a little to choose otherwise.
@@ -337,7 +352,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     )
     along.sort((a, b) => a - b)
     console.log(
-      `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms, ${redrawn} redrawn (a new stretch in view)`,
+      `flood n=48, 80 steps along the line at step ${middle}: draw median ${along[40]!.toFixed(1)} ms, from ${along[0]!.toFixed(1)} to ${along.at(-1)!.toFixed(1)} ms; engine and show ${quantiles(alongSteps)}; from the click to the next frame ${quantiles(alongFrames)}, to the frame shown ${quantiles(alongShown)}; ${redrawn} redrawn (a new stretch in view)`,
     )
     // Branches far back (half the line back from its live end), the line run to its end again
     // before each: a median and a 95th percentile of the whole step, and of the diagram built
@@ -345,6 +360,7 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     const far: Array<{ engineMs: number; drawMs: number; parts: Record<string, number> }> = []
     const farHow = new Map<string, number>()
     const farFrames: number[] = []
+    const farShown: number[] = []
     for (let i = 0; i < FAR_BRANCHES; i++) {
       await click('#run-end')
       const at = Math.floor((await evaluate<number>('window.lab.run().length')) / 2) - 7 * i
@@ -353,17 +369,16 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
       // From the click to the frame after it (the browser's style and layout of the step too).
       await evaluate(FRAME_AFTER_CLICK)
       far.push(await timed('#branch'))
-      let frame: number | undefined
-      for (let k = 0; k < 50 && frame === undefined; k++)
-        frame = await evaluate<number | undefined>('window.frameAfterClick')
+      const { frame, shown } = await frameAfterClick(3000)
       if (frame !== undefined) farFrames.push(frame)
+      if (shown !== undefined) farShown.push(shown)
       const how = await redrawnHow()
       farHow.set(how, (farHow.get(how) ?? 0) + 1)
       expect(await evaluate<number>('window.lab.run().length')).toBe(at)
     }
     const part = (k: string) => quantiles(far.map((t) => t.parts[k] ?? 0))
     console.log(
-      `flood n=48, ${FAR_BRANCHES} branches half the line back: engine and show ${quantiles(far.map((t) => t.engineMs + t.drawMs))}; the diagram built again ${part('cutBuild')}; the drawing brought back ${part('cutSync')}; marks and DOM ${part('marksAndDom')}; pending ${part('pending')}${farFrames.length > 0 ? `; from the click to the next frame ${quantiles(farFrames)}` : ''}; drawings ${[...farHow].map(([k, v]) => `${k === 'grown' ? 'cut back' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}; each step ${far.map((t) => (t.engineMs + t.drawMs).toFixed(1)).join(' ')} ms, each frame ${farFrames.map((f) => f.toFixed(1)).join(' ')} ms`,
+      `flood n=48, ${FAR_BRANCHES} branches half the line back: engine and show ${quantiles(far.map((t) => t.engineMs + t.drawMs))}; the diagram built again ${part('cutBuild')}; the drawing brought back ${part('cutSync')}; marks and DOM ${part('marksAndDom')}; pending ${part('pending')}${farFrames.length > 0 ? `; from the click to the next frame ${quantiles(farFrames)}, to the frame shown ${quantiles(farShown)}` : ''}; drawings ${[...farHow].map(([k, v]) => `${k === 'grown' ? 'cut back' : k === 'true' ? 'afresh' : 'kept'} ${v}`).join(', ')}; each step ${far.map((t) => (t.engineMs + t.drawMs).toFixed(1)).join(' ')} ms, each frame ${farFrames.map((f) => f.toFixed(1)).join(' ')} ms`,
     )
   })
 
@@ -478,17 +493,49 @@ function firstDifference(a: string, b: string): string | undefined {
 /** Steps taken at the live end of the 5,000-event run for the timings. */
 const LIVE_STEPS = 150
 
-/** Notes in `window.frameAfterClick` the ms from the next click to the frame after it. */
-const FRAME_AFTER_CLICK = `window.frameAfterClick = undefined; document.addEventListener('click', () => {
+/**
+ * Notes in `window.frameAfterClick` the ms from the next click to the end of the browser's work
+ * on the page for the frame after it (style, layout, paint: the main thread's part), and keeps
+ * the Event Timing entries of clicks (`clickPaints`): a click's duration there runs to the frame
+ * shown, raster and compositing included (only for real clicks, and only from 16 ms).
+ */
+const FRAME_AFTER_CLICK = `window.frameAfterClick = undefined
+if (!window.clickPaints) {
+  window.clickPaints = new Map()
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.name === 'click') window.clickPaints.set(e.startTime, e.duration)
+  }).observe({ type: 'event', durationThreshold: 16 })
+}
+document.addEventListener('click', (event) => {
   const t0 = performance.now()
+  window.clickAt = event.isTrusted ? event.timeStamp : undefined
   requestAnimationFrame(() => setTimeout(() => { window.frameAfterClick = performance.now() - t0 }, 0))
 }, { capture: true, once: true })`
+
+/**
+ * What `FRAME_AFTER_CLICK` noted once the frame came (undefined: none within 5 s), and the time to
+ * the frame shown (16 when no entry came within `waitMs`: under Event Timing's threshold).
+ */
+const frameAfterClick = (waitMs: number) =>
+  evaluate<{ frame?: number; shown?: number }>(`new Promise((resolve) => {
+  const until = performance.now() + 5000
+  const check = () => window.frameAfterClick !== undefined || performance.now() > until
+    ? shown(performance.now() + ${waitMs}) : setTimeout(check, 2)
+  const shown = (by) => {
+    const d = window.clickAt === undefined ? undefined : window.clickPaints.get(window.clickAt)
+    if (d !== undefined || window.clickAt === undefined) resolve({ frame: window.frameAfterClick, shown: d })
+    else if (performance.now() > by) resolve({ frame: window.frameAfterClick, shown: 16 })
+    else setTimeout(() => shown(by), 5)
+  }
+  check()
+})`)
 
 /** Branches far back timed on the 5,000-event run. */
 const FAR_BRANCHES = 9
 
 /** `median 12.3 ms, p95 20.1 ms (from 8.0 to 40.2 ms)` of `ms`. */
 function quantiles(ms: number[]): string {
+  if (ms.length === 0) return 'none'
   const s = [...ms].sort((a, b) => a - b)
   const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!
   return `median ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms (from ${s[0]!.toFixed(1)} to ${s.at(-1)!.toFixed(1)} ms)`

@@ -8,7 +8,7 @@
  * the line before it up to the branch's step, then its own steps: the drawing is cut back to the
  * entries they share (`cutBack`), then grown. Another run is built and drawn afresh. On a run too large to draw whole (the
  * visualizer draws only around the view above `DRAW_ALL_BELOW` items), the stretch drawn is
- * chosen by blocks of the pane's width, and a step into another block brings the drawing along
+ * chosen by blocks of half the pane's width, and a step into another block brings the drawing along
  * too, so the markup at a step depends on the line and the step only: back then forward returns
  * to the same SVG.
  */
@@ -36,6 +36,7 @@ import { markStep, parts, type StepMarks } from './draw.js'
 import { type Synced, sync, syncedOf } from './line-grow.js'
 import { nowOfEntries } from './now-of.js'
 import { pinOnScroll, scrolledTo, scrollPane } from './pane-scroll.js'
+import { cutShaft, type Shaft, shaftsOf } from './shafts.js'
 
 export interface LineInput extends StepMarks {
   seed: number | string
@@ -87,18 +88,6 @@ interface LaneRect {
   width: string
 }
 
-/** An arrow's lines and where they end in the whole line (cut at the step while in flight). */
-interface Shaft {
-  g: SVGGElement
-  sendSeq: number
-  seq: number
-  lines: SVGLineElement[]
-  x1: number
-  y1: number
-  x2: string
-  y2: string
-}
-
 let current: Line | undefined
 
 /**
@@ -109,9 +98,6 @@ const CHECKPOINT = 400
 
 /** Lanes already read off their rectangles, likewise. */
 const laneOf = new WeakMap<SVGRectElement, LaneRect>()
-
-/** Shafts already read off their arrows, so that a drawing grown reads only its new arrows. */
-const shaftOf = new WeakMap<SVGGElement, Omit<Shaft, 'seq'>>()
 
 /** Another drawing took the canvas (two runs compared): the line is drawn afresh next time. */
 export function forgetLine(): void {
@@ -149,9 +135,7 @@ export function showLine(
   const end = diagram.timeline.length - 1
   const { atEnd, now, nowX, scrollLeft } = viewOf(line, input, width)
   const items = diagram.events.length + diagram.messages.length
-  const block = Math.floor(scrollLeft / width)
-  const range =
-    items < DRAW_ALL_BELOW ? undefined : { from: (block - 1) * width, to: (block + 2.5) * width }
+  const range = items < DRAW_ALL_BELOW ? undefined : stretchOf(scrollLeft, width)
   let redrawn: Redrawn = cut ? 'grown' : 'false'
   const drawn = line.drawn
   const moved =
@@ -168,11 +152,11 @@ export function showLine(
     redrawn = 'true'
   }
   const t2 = performance.now()
-  const { synced, lanes, shafts } = line.drawn!
+  const { synced, lanes, shafts, range: drawnRange } = line.drawn!
   const { drawing } = synced
   for (const [e, g] of drawing.events) g.classList.toggle('off-time', e.seq > now)
   for (const [dup, g] of drawing.duplicates) g.classList.toggle('off-time', dup.seq > now)
-  for (const s of shafts) cutShaft(s, now, nowX)
+  for (const s of shafts) cutShaft(s, now, nowX, drawnRange?.from)
   for (const l of lanes) {
     l.rect.classList.toggle('off-time', l.x > nowX)
     const full = Number(l.width)
@@ -194,6 +178,18 @@ export function showLine(
   parts.layoutAndSvg = t2 - t1
   parts.marksAndDom = performance.now() - t2
   return { drawing, diagram, redrawn }
+}
+
+/**
+ * The stretch drawn for a view scrolled to `scrollLeft`: chosen by blocks of half the pane's
+ * width, it holds the view and a quarter of it either side, twice the pane's width in all (the
+ * browser styles, lays out and paints every element drawn after a step that changes many: a
+ * stretch three and a half panes wide took it 25 ms on the 5,000-event run).
+ */
+function stretchOf(scrollLeft: number, width: number): DrawRange {
+  const half = width / 2
+  const block = Math.floor(scrollLeft / half)
+  return { from: (block - 0.5) * half, to: (block + 3.5) * half }
 }
 
 /** The step shown on `line`: its last timeline seq, where it stands, where the pane scrolls to. */
@@ -388,49 +384,6 @@ function shapes(line: Line, drawing: Drawing): { lanes: LaneRect[]; shafts: Shaf
     }
     return lane
   })
-  const shafts: Shaft[] = []
-  for (const g of line.drawn?.synced.moved ?? []) shaftOf.delete(g as SVGGElement)
-  for (const [m, g] of drawing.messages) {
-    let s = shaftOf.get(g)
-    if (!s) {
-      const lines = [...g.querySelectorAll<SVGLineElement>('line')]
-      const first = lines[0]
-      if (!first) continue
-      s = {
-        g,
-        sendSeq: m.send?.seq ?? m.seq,
-        lines,
-        x1: Number(first.getAttribute('x1')),
-        y1: Number(first.getAttribute('y1')),
-        x2: first.getAttribute('x2') ?? '0',
-        y2: first.getAttribute('y2') ?? '0',
-      }
-      shaftOf.set(g, s)
-    }
-    // In flight at the line's end: cut at every step before the end, whole at it.
-    shafts.push({ ...s, seq: m.outcome === 'in-flight' ? line.diagram.timeline.length : m.seq })
-  }
-  return { lanes, shafts }
-}
-
-/**
- * An arrow at step `now`: hidden before its send, whole from its delivery or drop, and between
- * them drawn as far as `nowX` (in flight at the step), without its head and labels.
- */
-function cutShaft(s: Shaft, now: number, nowX: number): void {
-  s.g.classList.toggle('off-time', s.sendSeq > now)
-  const flying = s.sendSeq <= now && now < s.seq
-  s.g.classList.toggle('flying', flying)
-  let x2 = s.x2
-  let y2 = s.y2
-  if (flying) {
-    const fx = Number(s.x2)
-    const f = fx > s.x1 ? Math.min(1, Math.max(0, (nowX - s.x1) / (fx - s.x1))) : 0
-    x2 = String(s.x1 + (fx - s.x1) * f)
-    y2 = String(s.y1 + (Number(s.y2) - s.y1) * f)
-  }
-  for (const l of s.lines) {
-    l.setAttribute('x2', x2)
-    l.setAttribute('y2', y2)
-  }
+  const moved = line.drawn?.synced.moved ?? []
+  return { lanes, shafts: shaftsOf(drawing.messages, moved, line.diagram.timeline.length) }
 }

@@ -1,0 +1,110 @@
+/// <reference lib="dom" />
+/**
+ * The arrows of the line drawn, shown at a step: hidden before their send, drawn as far as the
+ * step while in flight, whole after. An arrow that comes into the stretch drawn from far left of
+ * it (a message in flight for thousands of steps) begins at the stretch's left edge, its dashes
+ * kept in phase: the browser dashes a line over its whole length at every repaint of a tile it
+ * crosses, and the 230 such arrows of the 5,000-event run (15,000 px each) took it 400 ms of
+ * painting per step at the live end.
+ */
+import type { VizMessage } from '@sd/visualizer/src/model.js'
+
+/** An arrow's lines and where they end in the whole line (cut at the step while in flight). */
+export interface Shaft {
+  g: SVGGElement
+  sendSeq: number
+  seq: number
+  lines: SVGLineElement[]
+  x1: number
+  y1: number
+  x2: number
+  y2: number
+}
+
+/** Shafts already read off their arrows, so that a drawing grown reads only its new arrows. */
+const shaftOf = new WeakMap<SVGGElement, Omit<Shaft, 'seq'>>()
+
+/** Where each arrow's lines were last put, so that a step writes only the arrows that change. */
+const putAt = new WeakMap<SVGGElement, { x1: number; y1: number; x2: number; y2: number }>()
+
+/**
+ * The arrows drawn, read as drawn; `moved` were moved to the line's new end since (their start,
+ * which may be cut on screen, is kept). `end`: the line's timeline length.
+ */
+export function shaftsOf(
+  messages: Map<VizMessage, SVGGElement>,
+  moved: Iterable<SVGElement>,
+  end: number,
+): Shaft[] {
+  const starts = new Map<SVGGElement, { x1: number; y1: number }>()
+  for (const g of moved) {
+    const s = shaftOf.get(g as SVGGElement)
+    if (s) starts.set(s.g, s)
+    shaftOf.delete(g as SVGGElement)
+    putAt.delete(g as SVGGElement)
+  }
+  const shafts: Shaft[] = []
+  for (const [m, g] of messages) {
+    let s = shaftOf.get(g)
+    if (!s) {
+      const lines = [...g.querySelectorAll<SVGLineElement>('line')]
+      const first = lines[0]
+      if (!first) continue
+      s = {
+        g,
+        sendSeq: m.send?.seq ?? m.seq,
+        lines,
+        x1: starts.get(g)?.x1 ?? Number(first.getAttribute('x1')),
+        y1: starts.get(g)?.y1 ?? Number(first.getAttribute('y1')),
+        x2: Number(first.getAttribute('x2') ?? 0),
+        y2: Number(first.getAttribute('y2') ?? 0),
+      }
+      shaftOf.set(g, s)
+    }
+    // In flight at the line's end: cut at every step before the end, whole at it.
+    shafts.push({ ...s, seq: m.outcome === 'in-flight' ? end : m.seq })
+  }
+  return shafts
+}
+
+/**
+ * An arrow at step `now`: hidden before its send, whole from its delivery or drop, and between
+ * them drawn as far as `nowX` (in flight at the step), without its head and labels; begun at
+ * `from` (the stretch's left edge) when it starts left of it.
+ */
+export function cutShaft(s: Shaft, now: number, nowX: number, from?: number): void {
+  s.g.classList.toggle('off-time', s.sendSeq > now)
+  const flying = s.sendSeq <= now && now < s.seq
+  s.g.classList.toggle('flying', flying)
+  let { x2, y2 } = s
+  if (flying) {
+    const f = x2 > s.x1 ? Math.min(1, Math.max(0, (nowX - s.x1) / (x2 - s.x1))) : 0
+    x2 = s.x1 + (x2 - s.x1) * f
+    y2 = s.y1 + (y2 - s.y1) * f
+  }
+  let x1 = s.x1
+  let y1 = s.y1
+  let offset = 0
+  if (from !== undefined && x1 < from && x2 > x1) {
+    const t = (Math.min(from, x2) - x1) / (x2 - x1)
+    x1 += (x2 - x1) * t
+    y1 += (y2 - y1) * t
+    // Of the cut start alone, so that the same start is always the same offset.
+    offset = Math.hypot(x1 - s.x1, y1 - s.y1)
+  }
+  // Along the line only the end of an arrow in flight moves: its start is written when it changes.
+  const at = putAt.get(s.g)
+  const start = !at || at.x1 !== x1 || at.y1 !== y1
+  if (!start && at.x2 === x2 && at.y2 === y2) return
+  putAt.set(s.g, { x1, y1, x2, y2 })
+  for (const l of s.lines) {
+    if (start) {
+      l.setAttribute('x1', String(x1))
+      l.setAttribute('y1', String(y1))
+      if (offset > 0) l.setAttribute('stroke-dashoffset', String(offset))
+      else l.removeAttribute('stroke-dashoffset')
+    }
+    l.setAttribute('x2', String(x2))
+    l.setAttribute('y2', String(y2))
+  }
+}
