@@ -424,6 +424,29 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     }
     expect(grown).toBeGreaterThan(200)
     expect(await evaluate<number>('window.lab.run().length')).toBe(2300)
+    // Scrolled by hand two panes back: the stretch drawn follows the view, the step stays; the
+    // next step brings the drawing back to its own view, the same as drawn afresh.
+    const view = await evaluate<{ left: number; width: number; stretch: string }>(
+      "(() => { const c = document.getElementById('canvas'); const stretch = c.dataset.stretch; c.scrollLeft = Math.max(0, c.scrollLeft - 2 * c.clientWidth); return { left: c.scrollLeft, width: c.clientWidth, stretch } })()",
+    )
+    let covered = false
+    for (let k = 0; k < 100 && !covered; k++) {
+      const [from, to] = (
+        await evaluate<string>("document.getElementById('canvas').dataset.stretch")
+      )
+        .split(' ')
+        .map(Number)
+      covered = from! <= view.left && to! >= view.left + view.width
+      if (!covered) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(
+      covered,
+      `the stretch drawn (was ${view.stretch}) follows the view at ${view.left}`,
+    ).toBe(true)
+    expect(await evaluate<number>('window.lab.run().length')).toBe(2300)
+    expect(await position()).toBe(2300)
+    await press('forward')
+    expect(await differsFromFresh()).toBeUndefined()
     await branchesGrown([2250, 2100])
     expect(browser.pageErrors).toEqual([])
   })

@@ -10,7 +10,8 @@
  * visualizer draws only around the view above `DRAW_ALL_BELOW` items), the stretch drawn is
  * chosen by blocks of half the pane's width, and a step into another block brings the drawing along
  * too, so the markup at a step depends on the line and the step only: back then forward returns
- * to the same SVG.
+ * to the same SVG. The pane scrolled by hand out of the stretch brings the drawing along to the
+ * view until the next step (`followReader`).
  */
 import type { TraceEvent } from '@sd/transport'
 import { stateLanes } from '@sd/visualizer/src/annotations.js'
@@ -89,6 +90,8 @@ interface LaneRect {
 }
 
 let current: Line | undefined
+/** What the line was last shown with: the reader's scroll brings the drawing along from it. */
+let lastShown: { input: LineInput; tooltip: Tooltip } | undefined
 
 /**
  * Trace entries between two saved states of the line's grower: a branch grows at most this many
@@ -102,6 +105,22 @@ const laneOf = new WeakMap<SVGRectElement, LaneRect>()
 /** Another drawing took the canvas (two runs compared): the line is drawn afresh next time. */
 export function forgetLine(): void {
   current = undefined
+  lastShown = undefined
+}
+
+/**
+ * The reader scrolled the pane by hand: when the view left the stretch drawn, the drawing is
+ * brought along to the stretch around the view, as a step into another stretch brings it (the step
+ * shown stays, the pane is not scrolled). The next step brings it back to the step's own view.
+ * True when it was brought along.
+ */
+export function followReader(canvas: HTMLElement): boolean {
+  const range = current?.drawn?.range
+  if (range === undefined || lastShown === undefined) return false
+  const readerLeft = canvas.scrollLeft
+  if (stretchOf(readerLeft, Math.max(200, canvas.clientWidth)).from === range.from) return false
+  showLine(canvas, lastShown.input, lastShown.tooltip, readerLeft)
+  return true
 }
 
 /** How the drawing was brought to the step: only shown (`false`), brought along, or drawn afresh. */
@@ -115,8 +134,11 @@ export function showLine(
   canvas: HTMLElement,
   input: LineInput,
   tooltip: Tooltip,
+  /** Where the reader scrolled the pane (`followReader`): the stretch is drawn around it. */
+  readerLeft?: number,
 ): { drawing: Drawing; diagram: Diagram; redrawn: Redrawn } {
   const t0 = performance.now()
+  lastShown = { input, tooltip }
   const width = Math.max(200, canvas.clientWidth)
   const height = Math.max(160, canvas.clientHeight - 16)
   let line = current
@@ -135,7 +157,8 @@ export function showLine(
   const end = diagram.timeline.length - 1
   const { atEnd, now, nowX, scrollLeft } = viewOf(line, input, width)
   const items = diagram.events.length + diagram.messages.length
-  const range = items < DRAW_ALL_BELOW ? undefined : stretchOf(scrollLeft, width)
+  const range = items < DRAW_ALL_BELOW ? undefined : stretchOf(readerLeft ?? scrollLeft, width)
+  canvas.dataset.stretch = range === undefined ? '' : `${range.from} ${range.to}`
   let redrawn: Redrawn = cut ? 'grown' : 'false'
   const drawn = line.drawn
   const moved =
@@ -170,10 +193,14 @@ export function showLine(
   tooltip.hide()
   // Scrolled only when the view moves (a branch was scrolled in `cutBack`): setting `scrollLeft`
   // lays the page out there and then (5 ms on the 5,000-event run), the next frame does anyway.
-  if (redrawn === 'true' || canvas.firstChild !== drawing.svg || !scrolledTo(canvas, scrollLeft)) {
-    if (canvas.firstChild !== drawing.svg) canvas.replaceChildren(drawing.svg)
+  const replaced = canvas.firstChild !== drawing.svg
+  if (replaced) canvas.replaceChildren(drawing.svg)
+  // The reader's scroll stays where the reader put it.
+  if (
+    readerLeft === undefined &&
+    (redrawn === 'true' || replaced || !scrolledTo(canvas, scrollLeft))
+  )
     scrollPane(canvas, scrollLeft)
-  }
   pinOnScroll(canvas, drawing)
   parts.layoutAndSvg = t2 - t1
   parts.marksAndDom = performance.now() - t2

@@ -16,12 +16,26 @@ import { checkScenarios, runScenarios } from '../engine/sources.js'
 import { parseSteps, stepText } from '../engine/steps.js'
 import { drawRun, markDifferences, parts } from './draw.js'
 import { renderLesson } from './lesson-view.js'
-import { forgetLine, showLine } from './line-view.js'
+import { followReader, forgetLine, showLine } from './line-view.js'
 import { renderSteer } from './steer.js'
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 
 const canvas = $<HTMLElement>('canvas')
+// Scrolled by hand out of the stretch drawn: the drawing follows, once a frame at most.
+let following = false
+canvas.addEventListener(
+  'scroll',
+  () => {
+    if (following) return
+    following = true
+    requestAnimationFrame(() => {
+      following = false
+      followReader(canvas)
+    })
+  },
+  { passive: true },
+)
 const errorBox = $<HTMLDivElement>('error')
 const scenarioSelect = $<HTMLSelectElement>('scenario')
 const nInput = $<HTMLInputElement>('n')
