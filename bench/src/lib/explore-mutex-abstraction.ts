@@ -97,27 +97,49 @@ export function ricartAgrawalaDeadClocks(ids: readonly number[]): KeyAbstraction
  * one comparison left is a WANTED node q's rule "(lastSeen[p], p) > (T_q, q) for every peer p".
  * With M the largest T_q over W, every time above M compares alike with every T_q now and later,
  * and cutting at M + 1 commutes with max and with adding one: so each clock and each message's
- * `time` counts as min(t, M + 1) (the context: M + 1, or 0 once no node waits), and at a WANTED
+ * `time` counts as min(t, M + 1) (the cap: M + 1, or 0 once no node waits), and at a WANTED
  * node q each `lastSeen` entry as min(t, T_q + 1). A queue entry and a RELEASE's `req` are request
  * times, kept exact. Before every request is stamped (context 'some'), only what is dead at the
  * done and HELD nodes is left out.
+ *
+ * Dead messages. After that, a node p is deaf when it is HELD or done, its clock is at least the
+ * cap, and it has heard every peer's request (lastSeen[q] >= T_q: q's messages to p carry growing
+ * times and its REQUEST carries T_q, so on the FIFO link the REQUEST came). It stays deaf (it only
+ * goes from HELD to done, its clock and `lastSeen` only grow, the cap only falls), and no REQUEST
+ * will reach it again (each peer asks once). What can reach it is a REPLY or a RELEASE: the
+ * delivery merges its clock (still at least the cap, so the key's clock stays the cap), raises
+ * `lastSeen` and takes a request off the queue (both dead at a HELD or done node; the request is
+ * there, its REQUEST came first), and sends and emits nothing. So every message to a deaf node
+ * is left out of the key, all of a link's at once. The context is then the cap plus 2^16 times
+ * the set of deaf nodes (bit i for ids[i]).
  */
 export function lamportCappedTimes(ids: readonly number[]): KeyAbstraction {
   return {
     context: (snapshot) => {
       let max = -1
+      const times = new Map<number, number>()
       for (const id of ids) {
         const r = resourceOf<LamportResource>(snapshot(id))
         if (r === undefined || !(r.time > 0) || r.queued > 0 || r.state === 'WAITING') return 'some'
         if (r.state === 'WANTED') max = Math.max(max, r.time)
+        times.set(id, r.time)
       }
-      return max + 1
+      const cap = max + 1
+      let deaf = 0
+      ids.forEach((id, i) => {
+        const s = snapshot(id) as LamportSnapshot
+        const r = resourceOf<LamportResource>(s)!
+        if (r.state === 'WANTED' || s.clock < cap) return
+        const seen = new Map(s.lastSeen)
+        if (ids.every((q) => q === id || (seen.get(q) ?? -1) >= times.get(q)!)) deaf |= 1 << i
+      })
+      return cap + DEAF * deaf
     },
     node: (_id, snapshot, _storage, context) => {
-      const s = snapshot as Snapshot<LamportResource> & { lastSeen: Array<[number, number]> }
+      const s = snapshot as LamportSnapshot
       const r = resourceOf<LamportResource>(s)
       if (r === undefined) return s
-      const cap = typeof context === 'number' ? context : undefined
+      const cap = typeof context === 'number' ? context % DEAF : undefined
       const clock = cap === undefined ? s.clock : Math.min(s.clock, cap)
       if (done(r) && r.queued === 0) return { ...doneResource(s), lastSeen: null, clock }
       if (r.state === 'HELD')
@@ -130,10 +152,17 @@ export function lamportCappedTimes(ids: readonly number[]): KeyAbstraction {
       if (r.state !== 'WANTED' || cap === undefined) return s
       return { ...s, clock, lastSeen: s.lastSeen.map(([p, t]) => [p, Math.min(t, r.time + 1)]) }
     },
-    message: (msg, _from, _to, context) => {
+    message: (msg, _from, to, context) => {
       if (typeof context !== 'number') return msg
+      const deaf = Math.floor(context / DEAF)
+      if (deaf !== 0 && (deaf & (1 << ids.indexOf(to as number))) !== 0) return undefined
       const m = msg as { type: string; time: number }
-      return m.type === 'request' ? m : { ...m, time: Math.min(m.time, context) }
+      return m.type === 'request' ? m : { ...m, time: Math.min(m.time, context % DEAF) }
     },
   }
 }
+
+/** The context's unit for the set of deaf nodes: caps stay far below it. */
+const DEAF = 2 ** 16
+
+type LamportSnapshot = Snapshot<LamportResource> & { lastSeen: Array<[number, number]> }

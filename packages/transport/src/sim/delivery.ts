@@ -29,7 +29,8 @@ const msgHashes = new WeakMap<Delivery, Hash64>()
 export interface AbstractedHash {
   of: object
   context: string | number | boolean
-  hash: Hash64
+  /** Null: the abstraction leaves the message out of the key. */
+  hash: Hash64 | null
 }
 
 /**

@@ -26,7 +26,14 @@ export interface KeyAbstraction {
     storage: Readonly<Record<string, unknown>>,
     context: AbstractionContext,
   ): unknown
-  /** What the key keeps of a message in flight (plain data). Default: the message. */
+  /**
+   * What the key keeps of a message in flight (plain data). Default: the message. Undefined leaves
+   * the message out of the key: sound only for a dead message, one whose delivery, whenever it
+   * comes, changes nothing the key keeps and sends and emits nothing (see the README). On a FIFO
+   * link no message the key keeps may wait behind one it leaves out (its delivery would be named
+   * otherwise in merged states): decide by the receiver and the context, so a link's messages are
+   * all kept or all left out; the key refuses a link where a kept one waits behind a left-out one.
+   */
   message?(msg: unknown, from: NodeId, to: NodeId, context: AbstractionContext): unknown
 }
 
@@ -71,25 +78,31 @@ export function abstractNodeHash(
   return hash
 }
 
-/** The hash of what the abstraction keeps of a message in flight (and whether it is a copy). */
+/**
+ * The hash of what the abstraction keeps of a message in flight (and whether it is a copy);
+ * undefined when the abstraction leaves the message out of the key.
+ */
 export function abstractMessageHash(
   abstraction: KeyAbstraction,
   context: AbstractionContext,
   e: DeliverEvent,
   into: Hash64,
-): Hash64 {
+): Hash64 | undefined {
   // Cached on the delivery per abstraction and context: the message's own fields never change.
   const last = e.abstracted
-  let h: Hash64
+  let h: Hash64 | null
   if (last !== undefined && last.of === abstraction && last.context === context) h = last.hash
   else {
     const kept = abstraction.message!(e.msg, e.from.id, e.to.id, context)
-    h = hashValue(kept, { hi: 0, lo: 0 }, () => 'abstraction of a message')
+    h = kept === undefined ? null : hashValue(kept, { hi: 0, lo: 0 }, messageWhere)
     e.abstracted = { of: abstraction, context, hash: h }
   }
+  if (h === null) return undefined
   return mixer
     .reset()
     .pair(h)
     .word(e.duplicate ? 1 : 0)
     .finish(into)
 }
+
+const messageWhere = () => 'abstraction of a message'

@@ -7,6 +7,7 @@
  * calls pending) sorted by hash. A test checks it tells states apart as the canonical key does.
  */
 import type { CanonicalText } from '../canonical.js'
+import { InvalidArgumentError } from '../errors.js'
 import { compareHash, type Hash64, hashText, Mixer } from '../hash64.js'
 import { sortSmall } from '../sort-small.js'
 import { hashValue } from '../value-hash.js'
@@ -196,34 +197,40 @@ export function keyHashOf(
     else calls.push(hashValue(describeCall(e), { hi: 0, lo: 0 }, callWhere))
   }
   sortSmall(delivers, bySlot)
+  const message = abstract && abstraction!.message !== undefined ? abstraction : undefined
   let links = 0
   for (let i = 0; i < delivers.length; ) {
     const { from, to } = delivers[i]!
     let end = i + 1
     while (end < delivers.length && delivers[end]!.from === from && delivers[end]!.to === to) end++
-    links++
-    m.pair(delivers[i]!.link.hash).word(end - i)
     const fifo = source.links.existing(from.id, to.id)?.config.fifo ?? true
-    const message = abstract && abstraction!.message !== undefined ? abstraction : undefined
-    if (fifo)
-      for (let j = i; j < end; j++)
-        m.pair(
-          message
-            ? abstractMessageHash(message, context!, delivers[j]!, scratch)
-            : copyHash(delivers[j]!),
-        )
-    else {
-      const msgs: Hash64[] = []
-      for (let j = i; j < end; j++) {
-        const into = { hi: 0, lo: 0 }
-        msgs.push(
-          message
-            ? abstractMessageHash(message, context!, delivers[j]!, into)
-            : copyHash(delivers[j]!, into),
-        )
+    if (message === undefined) {
+      links++
+      m.pair(delivers[i]!.link.hash).word(end - i)
+      if (fifo) for (let j = i; j < end; j++) m.pair(copyHash(delivers[j]!))
+      else {
+        const msgs: Hash64[] = []
+        for (let j = i; j < end; j++) msgs.push(copyHash(delivers[j]!, { hi: 0, lo: 0 }))
+        mixSorted(m, msgs)
       }
-      sortSmall(msgs, compareHash)
-      for (const h of msgs) m.pair(h)
+    } else {
+      // What the abstraction keeps of the link: a link whose messages it all leaves out is as
+      // an empty one.
+      const kept = keptScratch
+      kept.length = 0
+      for (let j = i; j < end; j++) {
+        if (hashPool.length === kept.length) hashPool.push({ hi: 0, lo: 0 })
+        const into = hashPool[kept.length]!
+        if (abstractMessageHash(message, context!, delivers[j]!, into) === undefined) continue
+        if (fifo && kept.length < j - i) throw leftOutAhead(from.id, to.id)
+        kept.push(into)
+      }
+      if (kept.length > 0) {
+        links++
+        m.pair(delivers[i]!.link.hash).word(kept.length)
+        if (fifo) for (const h of kept) m.pair(h)
+        else mixSorted(m, kept)
+      }
     }
     i = end
   }
@@ -234,6 +241,19 @@ export function keyHashOf(
   m.finish(into)
   delivers.length = 0 // holds no event past its state
   return true
+}
+
+/** A multiset of hashes, in sorted order. */
+function mixSorted(m: Mixer, hashes: Hash64[]): void {
+  sortSmall(hashes, compareHash)
+  for (const h of hashes) m.pair(h)
+}
+
+/** On a FIFO link a kept message waits behind one the abstraction left out: refused. */
+function leftOutAhead(from: SimNode['id'], to: SimNode['id']): InvalidArgumentError {
+  return new InvalidArgumentError(
+    `explore: the key abstraction left out a message on the FIFO link ${String(from)} -> ${String(to)} ahead of one it keeps; on a FIFO link leave out all of a link's messages or none (decide by the receiver and the context)`,
+  )
 }
 
 /** The abstraction's context in this state (undefined: it does not apply), from the snapshots. */
@@ -265,5 +285,8 @@ function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
 const scratch: Hash64 = { hi: 0, lo: 0 }
 const deliverScratch: DeliverEvent[] = []
 const callScratch: Hash64[] = []
+/** What an abstraction keeps of one link's messages: hashes written into `hashPool`'s slots. */
+const keptScratch: Hash64[] = []
+const hashPool: Hash64[] = []
 const callWhere = () => 'call'
 const messageWhere = () => 'message'
