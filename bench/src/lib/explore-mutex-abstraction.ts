@@ -150,7 +150,10 @@ export function lamportCappedTimes(ids: readonly number[]): KeyAbstraction {
           resources: s.resources.map(([name, res]) => [name, { ...res, queue: null }]),
         }
       if (r.state !== 'WANTED' || cap === undefined) return s
-      return { ...s, clock, lastSeen: s.lastSeen.map(([p, t]) => [p, Math.min(t, r.time + 1)]) }
+      // Whether each peer was heard past this request: all the rule reads, and it only turns true.
+      const mine = r.time
+      const past = ([p, t]: [number, number]) => [p, t > mine || (t === mine && p > _id)]
+      return { ...s, clock, lastSeen: s.lastSeen.map(past) }
     },
     message: (msg, _from, to, context) => {
       if (typeof context !== 'number') return msg
