@@ -97,8 +97,10 @@ export function ricartAgrawalaDeadClocks(ids: readonly number[]): KeyAbstraction
  * one comparison left is a WANTED node q's rule "(lastSeen[p], p) > (T_q, q) for every peer p".
  * With M the largest T_q over W, every time above M compares alike with every T_q now and later,
  * and cutting at M + 1 commutes with max and with adding one: so each clock and each message's
- * `time` counts as min(t, M + 1) (the cap: M + 1, or 0 once no node waits), and at a WANTED
- * node q each `lastSeen` entry as min(t, T_q + 1). A queue entry and a RELEASE's `req` are request
+ * `time` counts as min(t, M + 1) (the cap: M + 1, or 0 once no node waits). At a WANTED node q
+ * each `lastSeen[p]` counts as whether (lastSeen[p], p) > (T_q, q): the rule reads nothing else,
+ * a received time raises the entry by max, so whether it passes later depends only on what comes,
+ * and once true it stays true. A queue entry and a RELEASE's `req` are request
  * times, kept exact. Before every request is stamped (context 'some'), only what is dead at the
  * done and HELD nodes is left out.
  *
