@@ -23,6 +23,7 @@ interface RaResource extends Resource {
 }
 interface LamportResource extends Resource {
   queued: number
+  queue: Array<{ time: number; pid: number }>
 }
 interface Snapshot<R> {
   clock: number
@@ -100,72 +101,163 @@ export function ricartAgrawalaDeadClocks(ids: readonly number[]): KeyAbstraction
  * `time` counts as min(t, M + 1) (the cap: M + 1, or 0 once no node waits). At a WANTED node q
  * each `lastSeen[p]` counts as whether (lastSeen[p], p) > (T_q, q): the rule reads nothing else,
  * a received time raises the entry by max, so whether it passes later depends only on what comes,
- * and once true it stays true. A queue entry and a RELEASE's `req` are request
- * times, kept exact. Before every request is stamped (context 'some'), only what is dead at the
- * done and HELD nodes is left out.
+ * and once true it stays true. A queue entry and a RELEASE's `req` are request times, exact.
+ * Before every request is stamped (context 'some'), only what is dead at the done and HELD nodes
+ * is left out.
  *
- * Dead messages. After that, a node p is deaf when it is HELD or done, its clock is at least the
- * cap, and it has heard every peer's request (lastSeen[q] >= T_q: q's messages to p carry growing
- * times and its REQUEST carries T_q, so on the FIFO link the REQUEST came). It stays deaf (it only
- * goes from HELD to done, its clock and `lastSeen` only grow, the cap only falls), and no REQUEST
- * will reach it again (each peer asks once). What can reach it is a REPLY or a RELEASE: the
- * delivery merges its clock (still at least the cap, so the key's clock stays the cap), raises
- * `lastSeen` and takes a request off the queue (both dead at a HELD or done node; the request is
- * there, its REQUEST came first), and sends and emits nothing. So every message to a deaf node
- * is left out of the key, all of a link's at once. The context is then the cap plus 2^16 times
- * the set of deaf nodes (bit i for ids[i]).
+ * Relative times. Every step after that only compares times and adds one to them, so two states
+ * equal up to adding one constant to every time (clocks, request times, queue entries, the times
+ * a message carries) have the same futures up to it. Each time is therefore kept as its distance
+ * from M (the cap, which says where M is, stays in the context and out of the key: `contextKey`);
+ * a token is its request time's, and goes. Once no node waits (cap 0), no time decides anything
+ * more, and none is kept.
+ *
+ * Dead messages. A node p is deaf when it is HELD or done, its clock is at least the cap, and it
+ * has heard every peer's request (lastSeen[q] >= T_q: q's messages to p carry growing times and
+ * its REQUEST carries T_q, so on the FIFO link the REQUEST came). It stays deaf (it only goes from
+ * HELD to done, its clock and `lastSeen` only grow, the cap only falls), and no REQUEST will
+ * reach it again (each peer asks once). What can reach it is a REPLY or a RELEASE: the delivery
+ * merges its clock (still at least the cap, so the key's clock stays the cap), raises `lastSeen`
+ * and takes a request off the queue (both dead at a HELD or done node; the request is there, its
+ * REQUEST came first), and sends and emits nothing. So every message to a deaf node is left out
+ * of the key, all of a link's at once.
+ *
+ * Quiet nodes. A done node p whose unheard requests all come from WANTED nodes with T = M sends
+ * nothing but a REPLY to each, stamped after merging T = M, so at M + 1 or later: the cap,
+ * whatever its clock was. Its clock, and the time and `req` of the replies and releases coming to
+ * it, are dead. At any HELD or done node a RELEASE's `req` is (its queue is).
+ *
+ * The context is the cap plus 2^16 times the sets of deaf, quiet and settled (HELD or done) nodes
+ * (bit i for ids[i], 2^8 apart). The bench test checks, at n = 3, that the search keyed so reaches
+ * every key the full search reaches.
  */
 export function lamportCappedTimes(ids: readonly number[]): KeyAbstraction {
+  const bit = (id: unknown) => 1 << ids.indexOf(id as number)
   return {
     context: (snapshot) => {
+      const snaps = ids.map((id) => snapshot(id) as LamportSnapshot | undefined)
       let max = -1
-      const times = new Map<number, number>()
-      for (const id of ids) {
-        const r = resourceOf<LamportResource>(snapshot(id))
+      for (const s of snaps) {
+        const r = s === undefined ? undefined : resourceOf<LamportResource>(s)
         if (r === undefined || !(r.time > 0) || r.queued > 0 || r.state === 'WAITING') return 'some'
         if (r.state === 'WANTED') max = Math.max(max, r.time)
-        times.set(id, r.time)
       }
       const cap = max + 1
+      const res = snaps.map((s) => resourceOf<LamportResource>(s)!)
       let deaf = 0
-      ids.forEach((id, i) => {
-        const s = snapshot(id) as LamportSnapshot
-        const r = resourceOf<LamportResource>(s)!
-        if (r.state === 'WANTED' || s.clock < cap) return
-        const seen = new Map(s.lastSeen)
-        if (ids.every((q) => q === id || (seen.get(q) ?? -1) >= times.get(q)!)) deaf |= 1 << i
+      let quiet = 0
+      let settled = 0
+      snaps.forEach((s, i) => {
+        const r = res[i]!
+        if (r.state === 'WANTED') return
+        settled |= 1 << i
+        const seen = new Map(s!.lastSeen)
+        // The peers whose request this node has not heard yet.
+        const unheard = ids.filter((q, j) => j !== i && (seen.get(q) ?? -1) < res[j]!.time)
+        if (unheard.length === 0) {
+          if (s!.clock >= cap) deaf |= 1 << i
+        } else if (
+          r.state === 'RELEASED' &&
+          unheard.every((q) => {
+            const w = res[ids.indexOf(q)]!
+            return w.state === 'WANTED' && w.time === max
+          })
+        )
+          quiet |= 1 << i
       })
-      return cap + DEAF * deaf
+      return cap + DEAF * (deaf + MASK * quiet + MASK * MASK * settled)
     },
-    node: (_id, snapshot, _storage, context) => {
+    // The key keeps the sets, and whether any node waits, not the cap itself: every time counts
+    // relative to M (below).
+    contextKey: (context) =>
+      typeof context === 'number'
+        ? 2 * Math.floor(context / DEAF) + (context % DEAF > 0 ? 1 : 0)
+        : context,
+    node: (id, snapshot, _storage, context) => {
       const s = snapshot as LamportSnapshot
       const r = resourceOf<LamportResource>(s)
       if (r === undefined) return s
-      const cap = typeof context === 'number' ? context % DEAF : undefined
-      const clock = cap === undefined ? s.clock : Math.min(s.clock, cap)
-      if (done(r) && r.queued === 0) return { ...doneResource(s), lastSeen: null, clock }
+      if (typeof context !== 'number') {
+        if (done(r) && r.queued === 0) return { ...doneResource(s), lastSeen: null }
+        if (r.state !== 'HELD') return s
+        const heldOnly = s.resources.map(([n, res]) => [n, { ...res, queue: null }])
+        return { ...s, lastSeen: null, resources: heldOnly }
+      }
+      const { cap, deaf, quiet } = decode(context)
+      // Once no node waits, no time decides anything: every one is dead.
+      if (cap === 0) return nodeWithoutTimes(s)
+      const base = cap - 1 // M: times count from it
+      if (done(r) && r.queued === 0) {
+        // A deaf or quiet done node's clock stamps nothing that counts any more.
+        const dead = ((deaf | quiet) & bit(id)) !== 0
+        return {
+          ...doneResource(s),
+          lastSeen: null,
+          clock: dead ? null : Math.min(s.clock, cap) - base,
+        }
+      }
+      const clock = Math.min(s.clock, cap) - base
+      // The token is the request time's (and the rank's): it goes with the time.
+      const relative = (res: LamportResource) => ({ ...res, time: res.time - base, token: null })
       if (r.state === 'HELD')
         return {
           ...s,
           lastSeen: null,
           clock,
-          resources: s.resources.map(([name, res]) => [name, { ...res, queue: null }]),
+          resources: s.resources.map(([n, res]) => [n, { ...relative(res), queue: null }]),
         }
-      if (r.state !== 'WANTED' || cap === undefined) return s
-      // Whether each peer was heard past this request: all the rule reads, and it only turns true.
+      // WANTED. Whether each peer was heard past this request: all the rule reads, and it only
+      // turns true.
       const mine = r.time
-      const past = ([p, t]: [number, number]) => [p, t > mine || (t === mine && p > _id)]
-      return { ...s, clock, lastSeen: s.lastSeen.map(past) }
+      const past = ([p, t]: [number, number]) => [p, t > mine || (t === mine && p > (id as number))]
+      return {
+        ...s,
+        clock,
+        lastSeen: s.lastSeen.map(past),
+        resources: s.resources.map(([n, res]) => [
+          n,
+          { ...relative(res), queue: res.queue.map((e) => ({ ...e, time: e.time - base })) },
+        ]),
+      }
     },
     message: (msg, _from, to, context) => {
       if (typeof context !== 'number') return msg
-      const deaf = Math.floor(context / DEAF)
-      if (deaf !== 0 && (deaf & (1 << ids.indexOf(to as number))) !== 0) return undefined
-      const m = msg as { type: string; time: number }
-      return m.type === 'request' ? m : { ...m, time: Math.min(m.time, context % DEAF) }
+      const { cap, deaf, quiet, settled } = decode(context)
+      const at = bit(to)
+      if ((deaf & at) !== 0) return undefined
+      const m = msg as { type: string; time: number; req?: number }
+      if (cap === 0) return { ...m, time: null, ...(m.req === undefined ? {} : { req: null }) }
+      const base = cap - 1
+      if (m.type === 'request') return { ...m, time: m.time - base }
+      // At a quiet node a reply's or release's time and `req` are dead; at a HELD or done one, a
+      // release's `req` (its queue is).
+      if ((quiet & at) !== 0)
+        return { ...m, time: null, ...(m.req === undefined ? {} : { req: null }) }
+      const time = Math.min(m.time, cap) - base
+      if (m.req === undefined) return { ...m, time }
+      return { ...m, time, req: (settled & at) !== 0 ? null : m.req - base }
     },
   }
 }
+
+/** A node's key once no node waits: its state and its resources' states. */
+function nodeWithoutTimes(s: LamportSnapshot) {
+  const states = s.resources.map(([n, res]) => [n, { state: res.state }])
+  return { ...s, clock: null, lastSeen: null, resources: states }
+}
+
+/** The context: the cap, plus DEAF times the sets of deaf, quiet and settled nodes (MASK apart). */
+function decode(context: number) {
+  const sets = Math.floor(context / DEAF)
+  return {
+    cap: context % DEAF,
+    deaf: sets % MASK,
+    quiet: Math.floor(sets / MASK) % MASK,
+    settled: Math.floor(sets / (MASK * MASK)),
+  }
+}
+
+const MASK = 2 ** 8
 
 /** The context's unit for the set of deaf nodes: caps stay far below it. */
 const DEAF = 2 ** 16

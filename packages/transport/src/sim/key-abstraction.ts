@@ -19,6 +19,13 @@ export interface KeyAbstraction {
    * without `snapshot()`).
    */
   context(snapshot: (id: NodeId) => unknown): AbstractionContext | undefined
+  /**
+   * What of the context the key keeps. Default: all of it. A context may carry what `node` and
+   * `message` need to make their kept values relative (a base time they subtract) without the
+   * key telling states apart by it: sound only when the states it then merges, equal up to that
+   * base, have the same futures up to it (a protocol that only compares times and adds to them).
+   */
+  contextKey?(context: AbstractionContext): AbstractionContext
   /** What the key keeps of a running node's snapshot and committed disk (plain data). */
   node(
     id: NodeId,

@@ -171,7 +171,10 @@ export function keyHashOf(
   const abstract = context !== undefined
   const m = mixer.reset()
   m.number(source.time).word(ids.length)
-  if (abstract) m.word(0xab57ac7).pair(hashValue(context, scratch))
+  if (abstract) {
+    const keyed = abstraction!.contextKey === undefined ? context : abstraction!.contextKey(context)
+    m.word(0xab57ac7).pair(hashValue(keyed, scratch))
+  }
   for (let i = 0; i < ids.length; i++) {
     const node = source.nodes.get(ids[i]!)!
     const hash = entryHash(

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { flood, ricartAgrawala } from '../../../../test-support/explore-protocols.js'
 import { type ExploreScenario, explore, type KeyAbstraction } from '../../src/explore/index.js'
 import { hashHex } from '../../src/hash64.js'
-import type { NodeId, Protocol, SimNetwork } from '../../src/index.js'
+import { type NodeId, type Protocol, SimNetwork } from '../../src/index.js'
 import { broadcasts, configurations, once } from './support/configurations.js'
 import { type AnyFactory, mutex } from './support/scenarios.js'
 
@@ -155,6 +155,38 @@ describe('explore with a key abstraction', () => {
       expect([...merged.keys].sort()).toEqual([...full.keys].sort())
     })
   }
+
+  it('keys only what contextKey keeps of the context', () => {
+    // Two networks whose nodes count from different starts: kept relative to node 1's count, with
+    // the start in the context, they key alike only when the context's start is not keyed.
+    const net = (start: number) => {
+      const sim = new SimNetwork()
+      sim.launch([1, 2], (self) => {
+        const n = start + Number(self)
+        const protocol: Protocol<unknown, unknown, string> = {
+          onMessage() {},
+          snapshot: () => ({ n }),
+          restore() {},
+        }
+        return protocol
+      })
+      return sim
+    }
+    const relative = (keyed: boolean): KeyAbstraction => ({
+      context: (snapshot) => (snapshot(1) as { n: number }).n,
+      ...(keyed ? {} : { contextKey: () => 'relative' }),
+      node: (_id, snapshot, _storage, base) => (snapshot as { n: number }).n - (base as number),
+    })
+    const key = (sim: SimNetwork, abstraction: KeyAbstraction) => {
+      const h = { hi: 0, lo: 0 }
+      expect(sim.keyHash(h, abstraction)).toBe(true)
+      return hashHex(h)
+    }
+    const [a, b] = [net(5), net(9)]
+    expect(key(a, relative(false))).toBe(key(b, relative(false)))
+    expect(key(a, relative(true))).not.toBe(key(b, relative(true)))
+    expect(key(a, relative(false))).not.toBe(key(b, keepAll))
+  })
 
   it('refuses a FIFO link where a kept message waits behind a left-out one', () => {
     // Each node's first broadcast is left out, its second kept: on one link, the second waits.
