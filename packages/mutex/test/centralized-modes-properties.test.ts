@@ -55,8 +55,11 @@ describe('centralized with shared entries, permits, ifAvailable and steal: prope
       expect(entries).toBeGreaterThan(0)
       expect(steals).toBeGreaterThan(0)
       // With a burst, some entries were made on a kept grant (else the case tests nothing new).
-      if ((options.burst ?? 1) > 1) expect(reentries).toBeGreaterThan(0)
-      else if (options.readers !== 'writers-first') expect(reentries).toBe(0)
+      if ((options.burst ?? 1) > 1) {
+        expect(reentries).toBeGreaterThan(0)
+        // Clients that loop make a good share of their entries on kept grants.
+        if (loops !== undefined) expect(reentries).toBeGreaterThan(entries / 4)
+      } else if (options.readers !== 'writers-first') expect(reentries).toBe(0)
     })
   }
 
