@@ -3,8 +3,13 @@
  * critical section -> release a bounded number of times: our centralized lock (acquire with
  * `permits: { take, of: 3 }`) against redis-semaphore 5.8.0, taking 1 permit (its `Semaphore`, and
  * `MultiSemaphore` beside it) and 2 permits (`MultiSemaphore`). Acquires per second, latency, CPU
- * per operation, and a correctness check of every run (never more than 3 permits out). Without
- * redis-server it prints why and reports nothing. Environment: see lib/locks-bench.ts.
+ * per operation, and a correctness check of every run (never more than 3 permits out). Two points
+ * per take, measured in the same rounds against the same Redis semaphores: ours as `centralized()`
+ * comes (strict FIFO: every release hands the permits on), and with `burst` (a client that
+ * releases and asks for the same permits again in the same turn keeps them, up to `burst` entries
+ * in a row, as a Redis client that just released takes them again while the others sleep out
+ * their retry). Without redis-server it prints why and reports nothing. Environment: see
+ * lib/locks-bench.ts, and SD_LOCKS_SEM_BURST below.
  */
 import { runFamilyBench } from './lib/locks-bench.js'
 import type { ClientRole } from './lib/locks-protocol.js'
@@ -13,8 +18,11 @@ import type { BenchResult } from './lib/result.js'
 const taking = (take: number): ClientRole[] =>
   Array.from({ length: 8 }, () => ({ kind: 'permits', take, of: 3 }) as const)
 
-const setup =
-  '8 client processes on loopback sharing 3 permits; the lock server (our coordinator, the redis-server) is one more process'
+/** The burst of the second points: a grant covers up to this many entries (SD_LOCKS_SEM_BURST). */
+const BURST = Number(process.env.SD_LOCKS_SEM_BURST ?? 8)
+
+const setup = (options: string) =>
+  `8 client processes on loopback sharing 3 permits; the lock server (our coordinator, the redis-server) is one more process; ours with ${options}`
 
 export default function semaphoreBench(): Promise<BenchResult[]> {
   return runFamilyBench('mutex.semaphore', [
@@ -26,7 +34,17 @@ export default function semaphoreBench(): Promise<BenchResult[]> {
       baseline: 'redis-semaphore',
       also: 'redis-multi-semaphore',
       figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
-      setup,
+      setup: setup('its defaults (burst 1: strict FIFO)'),
+    },
+    {
+      name: `mutex.semaphore.centralized-burst${BURST}.take1of3`,
+      roles: taking(1),
+      limit: 3,
+      ours: 'centralized',
+      oursOptions: { burst: BURST },
+      baseline: 'redis-semaphore',
+      figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
+      setup: setup(`burst: ${BURST}`),
     },
     {
       name: 'mutex.semaphore.centralized.take2of3',
@@ -35,7 +53,17 @@ export default function semaphoreBench(): Promise<BenchResult[]> {
       ours: 'centralized',
       baseline: 'redis-multi-semaphore',
       figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
-      setup,
+      setup: setup('its defaults (burst 1: strict FIFO)'),
+    },
+    {
+      name: `mutex.semaphore.centralized-burst${BURST}.take2of3`,
+      roles: taking(2),
+      limit: 3,
+      ours: 'centralized',
+      oursOptions: { burst: BURST },
+      baseline: 'redis-multi-semaphore',
+      figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
+      setup: setup(`burst: ${BURST}`),
     },
   ])
 }

@@ -16,7 +16,7 @@ export type ClientRole =
   | { kind: 'writer' } // exclusive
   | { kind: 'permits'; take: number; of: number }
 
-/** Options of `centralized()` a point sets (what the read-write benchmark compares). */
+/** Options of `centralized()` a point sets (what the read-write and semaphore benchmarks compare). */
 export interface OursOptions {
   readers?: 'fifo' | 'writers-first' | 'readers-first'
   burst?: number

@@ -26,7 +26,7 @@ type OursSpec = Pick<TrialSpec, 'id' | 'members' | 'contender' | 'coordinator'>
 
 function factoryOf(spec: OursSpec, options: OursOptions = {}): AnyFactory {
   if (spec.contender === 'centralized') {
-    // The read-write benchmark's points set the reader policy and the burst; SD_LOCKS_READERS
+    // The lock-family benchmarks' points set the reader policy and the burst; SD_LOCKS_READERS
     // overrides the policy of a point that sets none.
     const readers = options.readers ?? (process.env.SD_LOCKS_READERS as ReaderPolicy | undefined)
     return centralized({

@@ -5,8 +5,10 @@ import { InvalidArgumentError } from '../src/errors.js'
 import { modeSim } from './support/mode-sim.js'
 
 const SHARED = { mode: 'shared' } as const
+const TAKE1 = { permits: { take: 1, of: 3 } }
+const TAKE2 = { permits: { take: 2, of: 3 } }
 
-describe('centralized: burst (one exclusive grant covers several entries in a row)', () => {
+describe('centralized: burst (one exclusive or permit grant covers several entries in a row)', () => {
   it('a holder that acquires again before giving back enters at once, up to burst entries; then the queue goes on', () => {
     const s = modeSim({ burst: 3 })
     for (let k = 0; k < 4; k++) s.acquire(2, 0) // four uses, queued on node 2
@@ -119,6 +121,81 @@ describe('centralized: burst (one exclusive grant covers several entries in a ro
       expect(r.violations).toEqual([])
       const [reader] = r.of(3, 'acquired')
       expect(r.of(2, 'acquired').filter((w) => w.t < reader!.t)).toHaveLength(1)
+    }
+  })
+
+  it('a looping permit holder keeps its permits for burst entries while another waits, then yields', () => {
+    const s = modeSim({ burst: 3 })
+    for (let k = 0; k < 4; k++) s.acquire(2, 0, TAKE2) // four uses of 2 permits of 3, on node 2
+    s.acquire(3, 1, TAKE2) // node 3 waits: 2 + 2 > 3
+    for (const at of [30, 40, 50]) s.release(2, at)
+    s.release(3, 100)
+    s.release(2, 150)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const entries = r.of(2, 'acquired')
+    const [other] = r.of(3, 'acquired')
+    expect(entries.map((e) => e.permits)).toEqual(Array(4).fill(TAKE2.permits))
+    // Entries 2 and 3 at the releases themselves (no message), entry 4 only after node 3's turn.
+    expect(entries.map((e) => e.t).slice(1, 3)).toEqual([30, 40])
+    expect(other!.t).toBeGreaterThan(50)
+    expect(entries[3]!.t).toBeGreaterThan(100)
+    const first = entries[0]!.token
+    expect(entries.slice(0, 3).map((e) => e.token)).toEqual([first, first + 1, first + 2])
+    expect(other!.token).toBeGreaterThan(first + 2)
+    expect(entries[3]!.token).toBeGreaterThan(other!.token)
+    expect(r.of(1, 'granted').filter((g) => g.node === 2)).toHaveLength(2)
+  })
+
+  it('permit holders that loop together each keep their own grant, within the permits', () => {
+    // Nodes 2, 3 and 4 take 1 permit of 3 each, four times in a row; node 5 waits for one.
+    const s = modeSim({ burst: 3 }, 5)
+    for (const node of [2, 3, 4]) for (let k = 0; k < 4; k++) s.acquire(node, 0, TAKE1)
+    s.acquire(5, 1, TAKE1)
+    for (const node of [2, 3, 4]) for (const at of [30, 40, 50, 60]) s.release(node, at + node)
+    s.release(5, 200)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const [waiter] = r.of(5, 'acquired')
+    for (const node of [2, 3, 4]) {
+      const entries = r.of(node, 'acquired')
+      expect(entries).toHaveLength(4)
+      // Three entries on the first grant, the next on a grant of its own.
+      expect(entries.slice(1, 3).map((e) => e.t)).toEqual([30 + node, 40 + node])
+      expect(entries[1]!.token).toBe(entries[0]!.token + 1)
+    }
+    // The waiter got the first permit given back (a burst used up), not before.
+    expect(waiter!.t).toBeGreaterThan(50 + 2)
+    expect(r.of(1, 'granted')).toHaveLength(7)
+  })
+
+  it('a permit acquire of another take on a kept grant gives it back and asks', () => {
+    const s = modeSim({ burst: 3 })
+    s.acquire(2, 0, TAKE1)
+    s.acquire(2, 0, TAKE2)
+    s.release(2, 30)
+    s.release(2, 60)
+    const r = s.run()
+    expect(r.violations).toEqual([])
+    const [, second] = r.of(2, 'acquired')
+    expect(second).toMatchObject(TAKE2)
+    expect(second!.t).toBeGreaterThan(30)
+    expect(r.of(1, 'granted')).toHaveLength(2)
+  })
+
+  it('permits keep strict turns by default, also under writers-first (its burst is for writers)', () => {
+    for (const options of [{}, { readers: 'writers-first' } as const]) {
+      const s = modeSim(options)
+      for (let k = 0; k < 4; k++) s.acquire(2, 0, TAKE2)
+      s.acquire(3, 1, TAKE2)
+      for (const at of [30, 60, 90, 120]) s.release(2, at)
+      s.release(3, 45)
+      const r = s.run()
+      expect(r.violations).toEqual([])
+      const [other] = r.of(3, 'acquired')
+      // Node 3 goes second: each release of node 2 hands its permits on.
+      expect(r.of(2, 'acquired').filter((e) => e.t < other!.t)).toHaveLength(1)
+      expect(r.of(1, 'granted').filter((g) => g.node === 2)).toHaveLength(4)
     }
   })
 

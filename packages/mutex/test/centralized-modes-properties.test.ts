@@ -9,42 +9,18 @@ import {
   centralized,
 } from '../src/centralized/index.js'
 import {
-  type Factory,
+  entriesOnKeptGrants,
   modeAsks,
-  randomFaults,
   runModes,
+  seededModeRun,
+  tokensBackwards,
   type Workload,
 } from './support/mode-runs.js'
 
 const LEASES: CentralizedOptions = { leaseMs: 60, maxDelayMs: 30, resendEveryMs: 50 }
 
-/** One seeded run: 3 to 5 nodes, asks over 600 ms, faults until 900 ms, judged at 8 s. */
-function run(
-  seed: number,
-  workload: Workload,
-  options: CentralizedOptions,
-  protocol: Factory = centralized(options),
-  steal = true,
-) {
-  const rnd = createRandom(`modes-${workload}-${seed}`)
-  const ids = Array.from({ length: rnd.int(3, 5) }, (_, i) => i + 1)
-  const asks = modeAsks(rnd, ids, workload, {
-    count: rnd.int(5, 30),
-    spanMs: 600,
-    maxHold: 40,
-    steal,
-  })
-  return runModes(ids, protocol, asks, {
-    seed,
-    faults: randomFaults(rnd, ids, 900),
-    until: 8000,
-    loss: rnd.next() < 0.5 ? 0.05 : 0,
-    duplicate: rnd.next() < 0.5 ? 0.05 : 0,
-  })
-}
-
 describe('centralized with shared entries, permits, ifAvailable and steal: properties', () => {
-  const cases: Array<[Workload, CentralizedOptions]> = [
+  const cases: Array<[Workload, CentralizedOptions, number?]> = [
     ['readers-writers', { ...LEASES }],
     ['readers-writers', { ...LEASES, readers: 'writers-first' }],
     ['readers-writers', { ...LEASES, readers: 'readers-first', lockDelayMs: 30 }],
@@ -53,21 +29,37 @@ describe('centralized with shared entries, permits, ifAvailable and steal: prope
     ['readers-writers', { ...LEASES, readers: 'writers-first', burst: 4 }],
     ['permits', { ...LEASES }],
     ['permits', { ...LEASES, lockDelayMs: 30 }],
+    // Permit clients that loop (each ask made up to 6 times in a row), with and without a burst.
+    ['permits', { ...LEASES }, 6],
+    ['permits', { ...LEASES, burst: 3 }, 6],
+    ['permits', { ...LEASES, burst: 8, lockDelayMs: 30 }, 6],
+    ['permits', { ...LEASES, burst: 4, whenBusy: 'deny', retryBaseMs: 2, retryMaxMs: 30 }, 6],
+    ['permits', { ...LEASES, burst: 32, readers: 'writers-first' }, 6],
   ]
-  for (const [workload, options] of cases) {
-    it(`${workload} ${JSON.stringify(options)}: no overlap, tokens rising, every live acquire answered`, () => {
+  for (const [workload, options, loops] of cases) {
+    const looping = loops === undefined ? '' : `, looping up to ${loops} times`
+    it(`${workload} ${JSON.stringify(options)}${looping}: no overlap, tokens rising, every live acquire answered`, () => {
       let entries = 0
       let steals = 0
+      let reentries = 0
       forSeeds(seedList(60), (seed) => {
-        const r = run(seed, workload, options)
+        const r = seededModeRun(seed, workload, centralized(options), { loops })
         // Judged as they happened: a steal's victims are over before its stealer enters.
         expect(r.violations).toEqual([])
+        expect(tokensBackwards(r.events)).toEqual([])
         expect(r.answered).toBe(r.asked)
         entries += r.entries
         steals += r.events.filter((e) => e.event.type === 'stolen').length
+        reentries += entriesOnKeptGrants(r.events)
       })
       expect(entries).toBeGreaterThan(0)
       expect(steals).toBeGreaterThan(0)
+      // With a burst, some entries were made on a kept grant (else the case tests nothing new).
+      if ((options.burst ?? 1) > 1) {
+        expect(reentries).toBeGreaterThan(0)
+        // Clients that loop make a good share of their entries on kept grants.
+        if (loops !== undefined) expect(reentries).toBeGreaterThan(entries / 4)
+      } else if (options.readers !== 'writers-first') expect(reentries).toBe(0)
     })
   }
 
@@ -114,7 +106,7 @@ describe('the properties can fail', () => {
     it(`a coordinator that miscounts (${workload}) is caught`, () => {
       let caught = 0
       for (const seed of seedList(30)) {
-        const r = run(seed, workload, LEASES, brokenCoordinator(LEASES), false)
+        const r = seededModeRun(seed, workload, brokenCoordinator(LEASES), { steal: false })
         if (r.violations.length > 0) caught++
       }
       expect(caught).toBeGreaterThan(0)

@@ -26,6 +26,8 @@ const CASES: Array<{
   queries?: boolean
   /** p4 crashes; view 1 (p1 to p3) comes to each of the others at its own time. */
   views?: boolean
+  /** Some snapshot of the runs shows this (in its JSON): the case reaches the state it is for. */
+  reaches?: string
 }> = [
   { name: 'centralized', factory: () => centralized() },
   {
@@ -46,6 +48,15 @@ const CASES: Array<{
         permits: { take: 1 + (n % 2), of: 3 },
         ...(n % 4 === 0 ? { ifAvailable: true } : {}),
       })),
+  },
+  {
+    // Kept permit grants (option `burst`): a node's next acquire of the same permits re-enters.
+    name: 'centralized (permits, burst 3, leases)',
+    factory: () =>
+      withModes(centralized({ burst: 3, leaseMs: 40, maxDelayMs: 20 }), (n) => ({
+        permits: { take: n % 3 === 2 ? 2 : 1, of: 3 },
+      })),
+    reaches: '"state":"kept","held":{"permits":',
   },
   {
     name: 'centralized (queries beside the acquires)',
@@ -126,6 +137,7 @@ describe('snapshot() of every mutex protocol (many seeds)', () => {
   for (const c of CASES) {
     it(`${c.name}: plain data, sorted keys change nothing, same inputs give the same snapshots`, () => {
       let steps = 0
+      let reached = false
       forSeeds(seedList(25), (seed) => {
         const first = observedRun(c, seed)
         expect(first.violations).toEqual([])
@@ -139,6 +151,8 @@ describe('snapshot() of every mutex protocol (many seeds)', () => {
           expect(JSON.parse(sortedJson(snapshot))).toEqual(snapshot)
         }
         steps += first.log.length
+        if (c.reaches !== undefined)
+          reached ||= first.log.some((l) => JSON.stringify(l.snapshot).includes(c.reaches!))
         // A second run from fresh instances with the same inputs: the same states, step by step.
         const second = observedRun(c, seed)
         expect(second.log.length).toBe(first.log.length)
@@ -150,6 +164,7 @@ describe('snapshot() of every mutex protocol (many seeds)', () => {
         }
       })
       expect(steps).toBeGreaterThan(100)
+      if (c.reaches !== undefined) expect(reached).toBe(true)
     })
 
     it(`${c.name}: taking snapshots changes nothing the nodes do`, () => {

@@ -125,7 +125,7 @@ export class ClientRole {
     const lease = this.node.settings.lease
     const now = ctx.monotonic()
     const over = use.left === 0 || (lease !== undefined && now >= use.leaseUntil)
-    if (over || !reusesGrant(use.asks[0]!)) {
+    if (over || !reusesGrant(use.asks[0]!, use.held)) {
       this.giveBack(name, use, ctx)
       this.ask(name, use, ctx)
       return

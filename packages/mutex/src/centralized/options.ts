@@ -39,13 +39,16 @@ export interface CentralizedOptions {
    */
   readers?: ReaderPolicy
   /**
-   * How many entries in a row one exclusive grant covers (default 1; `WRITERS_FIRST_BURST`, 32,
-   * with `readers: 'writers-first'`, see there). Above 1, the GRANT of a
-   * plain exclusive request reserves that many fencing tokens, and its holder, when it acquires
-   * again before giving the resource back (in the same turn of its event loop: it gives it back on
-   * a 0 ms timer), enters again at once with the next of them, without a message. Requests waiting
-   * meanwhile wait up to `burst - 1` such entries more: a writer that loops gets more turns than
-   * readers that queued (see burst.ts and the README).
+   * How many entries in a row one exclusive or permit grant covers (default 1: strict turns;
+   * `WRITERS_FIRST_BURST`, 32, for exclusive grants with `readers: 'writers-first'`, see there).
+   * Above 1, the GRANT of a plain exclusive request, or of a permit request, reserves that many
+   * fencing tokens, and its holder, when it asks again for the same hold (an exclusive entry, or the
+   * same `permits: { take, of }`) before giving the grant back (in the same turn of its event loop:
+   * it gives it back on a 0 ms timer), enters again at once with the next of them, without a
+   * message. Requests waiting meanwhile wait up to `burst - 1` such entries more per holder: a
+   * writer that loops gets more turns than readers that queued, a semaphore client that loops keeps
+   * its permits while others wait for them (see burst.ts and the README). Shared grants are never
+   * kept. An explicit value applies to both kinds; the writers-first default only to exclusive ones.
    */
   burst?: number
   /**
@@ -68,8 +71,14 @@ export interface CentralizedSettings {
   retryMaxMs: number
   leaderLease: boolean
   readers: ReaderPolicy
-  burst: number
+  burst: BurstSettings
   lockDelayMs: number | undefined
+}
+
+/** Option `burst` per kind of grant (burst.ts); shared grants are never kept. */
+export interface BurstSettings {
+  exclusive: number
+  permits: number
 }
 
 /** Terms stay below 2^21 so that term * 2^32 + counter is an exact integer. */
@@ -86,7 +95,8 @@ export const TOKENS_PER_TERM = 2 ** 32
  * waiting readers; a writer that loops asks again only after its RELEASE reached the coordinator,
  * which has granted the waiting readers by then, so without a burst it gets one entry per turn of
  * the readers, as under 'fifo'. A writer asking again as it leaves is a waiting writer: the burst
- * lets it go first, as the policy says, bounded so that readers still get a turn.
+ * lets it go first, as the policy says, bounded so that readers still get a turn. For exclusive
+ * grants only: permit grants keep strict turns unless `burst` is given.
  */
 export const WRITERS_FIRST_BURST = 32
 
@@ -170,12 +180,18 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
       `centralized: readers must be 'fifo', 'writers-first' or 'readers-first', got ${String(readers)}`,
     )
   }
-  const { burst = readers === 'writers-first' ? WRITERS_FIRST_BURST : 1 } = options
-  if (!Number.isSafeInteger(burst) || burst < 1 || burst > MAX_BURST) {
+  const { burst: given } = options
+  if (given !== undefined && (!Number.isSafeInteger(given) || given < 1 || given > MAX_BURST)) {
     throw new InvalidArgumentError(
-      `centralized: burst must be an integer in [1, ${MAX_BURST}], got ${String(burst)}`,
+      `centralized: burst must be an integer in [1, ${MAX_BURST}], got ${String(given)}`,
     )
   }
+  // The writers-first default is for looping writers (WRITERS_FIRST_BURST); permits keep strict
+  // turns unless a burst is given.
+  const burst: BurstSettings =
+    given !== undefined
+      ? { exclusive: given, permits: given }
+      : { exclusive: readers === 'writers-first' ? WRITERS_FIRST_BURST : 1, permits: 1 }
   if (options.lockDelayMs !== undefined && lease === undefined) {
     throw new InvalidArgumentError('centralized: lockDelayMs needs leaseMs')
   }

@@ -32,12 +32,16 @@ export interface ModeAsk {
 
 export type Workload = 'readers-writers' | 'permits'
 
-/** Random asks: readers and writers, or permits of one limit; some `ifAvailable`, some `steal`. */
+/**
+ * Random asks: readers and writers, or permits of one limit; some `ifAvailable`, some `steal`.
+ * `loops`: each ask is made 1 to `loops` times at once by its node (a client that loops: its next
+ * acquire waits locally and is made as the one before is released).
+ */
 export function modeAsks(
   rnd: Random,
   ids: readonly NodeId[],
   workload: Workload,
-  options: { count: number; spanMs: number; maxHold: number; steal: boolean },
+  options: { count: number; spanMs: number; maxHold: number; steal: boolean; loops?: number },
 ): ModeAsk[] {
   const of = 3
   return Array.from({ length: options.count }, () => {
@@ -49,13 +53,37 @@ export function modeAsks(
     const flag = rnd.next()
     if (flag < 0.15) acquire.ifAvailable = true
     else if (options.steal && flag < 0.22) acquire.steal = true
-    return {
+    const ask = {
       node: ids[rnd.int(0, ids.length - 1)]!,
       at: rnd.int(0, options.spanMs),
       hold: rnd.int(1, options.maxHold),
       acquire,
     }
-  })
+    // Drawn only with `loops`, so the asks of runs without it are what they were.
+    const times = options.loops === undefined ? 1 : rnd.int(1, options.loops)
+    return Array.from({ length: times }, () => ({ ...ask, acquire: { ...acquire } }))
+  }).flat()
+}
+
+/**
+ * Entries of one node on one resource whose token is not above its entry before (a node's
+ * entries, on a kept grant or not, come in token order), as violations in words.
+ */
+export function tokensBackwards(events: readonly TimedEvent<CentralizedEvent>[]): string[] {
+  const last = new Map<string, number>()
+  const out: string[] = []
+  for (const { node, t, event } of events) {
+    if (event.type !== 'acquired') continue
+    const key = JSON.stringify([node, event.resource])
+    const before = last.get(key) ?? -Infinity
+    if (!(event.token > before)) {
+      out.push(
+        `t=${t}: ${String(node)} entered ${event.resource} with token ${event.token}, not above its ${before}`,
+      )
+    }
+    last.set(key, event.token)
+  }
+  return out
 }
 
 /**
@@ -194,3 +222,39 @@ export function runModes(
 }
 
 export { createRandom }
+
+/** One seeded run: 3 to 5 nodes, asks over 600 ms (`loops`: see modeAsks), faults until 900 ms, judged at 8 s. */
+export function seededModeRun(
+  seed: number,
+  workload: Workload,
+  protocol: Factory,
+  options: { steal?: boolean; loops?: number | undefined } = {},
+): ModeRun {
+  const rnd = createRandom(`modes-${workload}-${seed}`)
+  const ids = Array.from({ length: rnd.int(3, 5) }, (_, i) => i + 1)
+  const asks = modeAsks(rnd, ids, workload, {
+    count: rnd.int(5, 30),
+    spanMs: 600,
+    maxHold: 40,
+    steal: options.steal ?? true,
+    ...(options.loops === undefined ? {} : { loops: options.loops }),
+  })
+  return runModes(ids, protocol, asks, {
+    seed,
+    faults: randomFaults(rnd, ids, 900),
+    until: 8000,
+    loss: rnd.next() < 0.5 ? 0.05 : 0,
+    duplicate: rnd.next() < 0.5 ? 0.05 : 0,
+  })
+}
+
+/** Entries whose token no GRANT carried: made again on a kept grant (option `burst`). */
+export function entriesOnKeptGrants(events: ModeRun['events']): number {
+  const granted = new Set<string>()
+  let kept = 0
+  for (const { event } of events) {
+    if (event.type === 'granted') granted.add(`${event.resource}:${event.token}`)
+    if (event.type === 'acquired' && !granted.has(`${event.resource}:${event.token}`)) kept++
+  }
+  return kept
+}
