@@ -24,46 +24,19 @@ const BURST = Number(process.env.SD_LOCKS_SEM_BURST ?? 8)
 const setup = (options: string) =>
   `8 client processes on loopback sharing 3 permits; the lock server (our coordinator, the redis-server) is one more process; ours with ${options}`
 
+/** One point: taking `take` of 3 permits, as `centralized()` comes or with `burst`. */
+const point = (take: 1 | 2, burst?: number) => ({
+  name: `mutex.semaphore.centralized${burst === undefined ? '' : `-burst${burst}`}.take${take}of3`,
+  roles: taking(take),
+  limit: 3,
+  ours: 'centralized' as const,
+  ...(burst === undefined ? {} : { oursOptions: { burst } }),
+  baseline: take === 1 ? ('redis-semaphore' as const) : ('redis-multi-semaphore' as const),
+  ...(take === 1 && burst === undefined ? { also: 'redis-multi-semaphore' as const } : {}),
+  figures: [{ kind: 'permits' as const, suffix: 'c8', unit: 'acquires/s' }],
+  setup: setup(burst === undefined ? 'its defaults (burst 1: strict FIFO)' : `burst: ${burst}`),
+})
+
 export default function semaphoreBench(): Promise<BenchResult[]> {
-  return runFamilyBench('mutex.semaphore', [
-    {
-      name: 'mutex.semaphore.centralized.take1of3',
-      roles: taking(1),
-      limit: 3,
-      ours: 'centralized',
-      baseline: 'redis-semaphore',
-      also: 'redis-multi-semaphore',
-      figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
-      setup: setup('its defaults (burst 1: strict FIFO)'),
-    },
-    {
-      name: `mutex.semaphore.centralized-burst${BURST}.take1of3`,
-      roles: taking(1),
-      limit: 3,
-      ours: 'centralized',
-      oursOptions: { burst: BURST },
-      baseline: 'redis-semaphore',
-      figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
-      setup: setup(`burst: ${BURST}`),
-    },
-    {
-      name: 'mutex.semaphore.centralized.take2of3',
-      roles: taking(2),
-      limit: 3,
-      ours: 'centralized',
-      baseline: 'redis-multi-semaphore',
-      figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
-      setup: setup('its defaults (burst 1: strict FIFO)'),
-    },
-    {
-      name: `mutex.semaphore.centralized-burst${BURST}.take2of3`,
-      roles: taking(2),
-      limit: 3,
-      ours: 'centralized',
-      oursOptions: { burst: BURST },
-      baseline: 'redis-multi-semaphore',
-      figures: [{ kind: 'permits', suffix: 'c8', unit: 'acquires/s' }],
-      setup: setup(`burst: ${BURST}`),
-    },
-  ])
+  return runFamilyBench('mutex.semaphore', [point(1), point(1, BURST), point(2), point(2, BURST)])
 }
