@@ -34,7 +34,7 @@ import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
 import type { GrowerState } from '@sd/visualizer/src/trace-grow-state.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
 import { markStep, parts, type StepMarks } from './draw.js'
-import { type Synced, sync, syncedOf } from './line-grow.js'
+import { orderArrows, type Synced, sync, syncedOf } from './line-grow.js'
 import { nowOfEntries } from './now-of.js'
 import { pinOnScroll, scrolledTo, scrollPane } from './pane-scroll.js'
 import { cutShaft, type Shaft, shaftsOf } from './shafts.js'
@@ -368,12 +368,13 @@ function render(
     typeColors(diagram.messageTypes),
     stateLanes(diagram),
     range,
-    // Arrows in flight are drawn without their labels here (cut at the step): no room taken.
-    { labelsOverAll: true, inFlightLabels: false },
+    // Arrows in flight are drawn bare (cut at the step: their heads and labels would not show).
+    { labelsOverAll: true, inFlightBare: true },
   )
   drawing.svg.setAttribute('width', String(Math.ceil(lay.width)))
   drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
   drawing.now.remove()
+  orderArrows(drawing)
   drawAxisOf(line, drawing, range)
   wireMarks(
     diagram,
@@ -411,6 +412,6 @@ function shapes(line: Line, drawing: Drawing): { lanes: LaneRect[]; shafts: Shaf
     }
     return lane
   })
-  const moved = line.drawn?.synced.moved ?? []
+  const moved = line.drawn?.synced.moved ?? new Map()
   return { lanes, shafts: shaftsOf(drawing.messages, moved, line.diagram.timeline.length) }
 }

@@ -1,11 +1,13 @@
 /// <reference lib="dom" />
 /**
  * The arrows of the line drawn, shown at a step: hidden before their send, drawn as far as the
- * step while in flight, whole after. An arrow that comes into the stretch drawn from far left of
- * it (a message in flight for thousands of steps) begins at the stretch's left edge, its dashes
- * kept in phase: the browser dashes a line over its whole length at every repaint of a tile it
- * crosses, and the 230 such arrows of the 5,000-event run (15,000 px each) took it 400 ms of
- * painting per step at the live end.
+ * step while in flight, whole after. An arrow in flight at the step is drawn solid and lighter,
+ * without its head and labels (`lab.css`), not dashed: the browser dashes a line over its whole
+ * length at every tile it paints, and the 250 arrows in flight at the live end of the 5,000-event
+ * run, all cut again at every step, took it 35 ms of raster per step more than solid ones. An
+ * arrow that comes into the stretch drawn from far left of it (a message in flight for thousands
+ * of steps) begins at the stretch's left edge; a dashed one (a drop, a resend: dashed when whole)
+ * keeps its dashes in phase there.
  */
 import type { VizMessage } from '@sd/visualizer/src/model.js'
 
@@ -14,6 +16,8 @@ export interface Shaft {
   g: SVGGElement
   sendSeq: number
   seq: number
+  /** Dashed when drawn whole (a drop, a resend): its dashes are kept in phase when cut. */
+  dashed: boolean
   lines: SVGLineElement[]
   x1: number
   y1: number
@@ -28,18 +32,19 @@ const shaftOf = new WeakMap<SVGGElement, Omit<Shaft, 'seq'>>()
 const putAt = new WeakMap<SVGGElement, { x1: number; y1: number; x2: number; y2: number }>()
 
 /**
- * The arrows drawn, read as drawn; `moved` were moved to the line's new end since (their start,
+ * The arrows drawn, read as drawn; `moved` were moved to the line's new end since, or made in
+ * flight, and end where it says (their elements still hold where they ended before; their start,
  * which may be cut on screen, is kept). `end`: the line's timeline length.
  */
 export function shaftsOf(
   messages: Map<VizMessage, SVGGElement>,
-  moved: Iterable<SVGElement>,
+  moved: ReadonlyMap<SVGElement, { x2: number; y2: number }>,
   end: number,
 ): Shaft[] {
-  const starts = new Map<SVGGElement, { x1: number; y1: number }>()
-  for (const g of moved) {
+  const before = new Map<SVGGElement, Omit<Shaft, 'seq'>>()
+  for (const g of moved.keys()) {
     const s = shaftOf.get(g as SVGGElement)
-    if (s) starts.set(s.g, s)
+    if (s) before.set(s.g, s)
     shaftOf.delete(g as SVGGElement)
     putAt.delete(g as SVGGElement)
   }
@@ -47,17 +52,21 @@ export function shaftsOf(
   for (const [m, g] of messages) {
     let s = shaftOf.get(g)
     if (!s) {
-      const lines = [...g.querySelectorAll<SVGLineElement>('line')]
+      const was = before.get(g)
+      const lines = was?.lines ?? [...g.querySelectorAll<SVGLineElement>('line')]
       const first = lines[0]
       if (!first) continue
+      const to = moved.get(g)
       s = {
         g,
         sendSeq: m.send?.seq ?? m.seq,
+        // An arrow in flight at the line's end is always drawn in flight (solid) in the lab.
+        dashed: m.outcome === 'drop' || m.resendOf !== undefined,
         lines,
-        x1: starts.get(g)?.x1 ?? Number(first.getAttribute('x1')),
-        y1: starts.get(g)?.y1 ?? Number(first.getAttribute('y1')),
-        x2: Number(first.getAttribute('x2') ?? 0),
-        y2: Number(first.getAttribute('y2') ?? 0),
+        x1: was?.x1 ?? Number(first.getAttribute('x1')),
+        y1: was?.y1 ?? Number(first.getAttribute('y1')),
+        x2: to?.x2 ?? Number(first.getAttribute('x2') ?? 0),
+        y2: to?.y2 ?? Number(first.getAttribute('y2') ?? 0),
       }
       shaftOf.set(g, s)
     }
@@ -101,8 +110,12 @@ export function cutShaft(s: Shaft, now: number, nowX: number, from?: number): vo
     if (start) {
       l.setAttribute('x1', String(x1))
       l.setAttribute('y1', String(y1))
-      if (offset > 0) l.setAttribute('stroke-dashoffset', String(offset))
-      else l.removeAttribute('stroke-dashoffset')
+      // Only where it shows: it is a presentation attribute, so setting it makes the browser work
+      // out the line's style again (500 lines at every step at the live end).
+      if (s.dashed) {
+        if (offset > 0) l.setAttribute('stroke-dashoffset', String(offset))
+        else l.removeAttribute('stroke-dashoffset')
+      }
     }
     l.setAttribute('x2', String(x2))
     l.setAttribute('y2', String(y2))
