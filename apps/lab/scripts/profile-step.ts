@@ -128,6 +128,8 @@ try {
     }
     return FAR
   })
+  // PROFILE_SHOT=<file.png>: the page after the last step, to see what it shows.
+  if (process.env.PROFILE_SHOT) await page.screenshot({ path: process.env.PROFILE_SHOT })
 } finally {
   await browser.close()
   await server.close()

@@ -87,6 +87,17 @@ interface LaneRect {
   rect: SVGRectElement
   x: number
   width: string
+  /** The width it was last shown with. */
+  shown?: string
+}
+
+/** Whether each mark and lane was last hidden (`off-time`): written only when that changes. */
+const offOf = new WeakMap<Element, boolean>()
+
+function showAt(el: Element, off: boolean): void {
+  if (offOf.get(el) === off) return
+  el.classList.toggle('off-time', off)
+  offOf.set(el, off)
 }
 
 let current: Line | undefined
@@ -177,16 +188,19 @@ export function showLine(
   const t2 = performance.now()
   const { synced, lanes, shafts, range: drawnRange } = line.drawn!
   const { drawing } = synced
-  for (const [e, g] of drawing.events) g.classList.toggle('off-time', e.seq > now)
-  for (const [dup, g] of drawing.duplicates) g.classList.toggle('off-time', dup.seq > now)
+  // Each written only when it changes: a step along the line changes a few.
+  for (const [e, g] of drawing.events) showAt(g, e.seq > now)
+  for (const [dup, g] of drawing.duplicates) showAt(g, dup.seq > now)
   for (const s of shafts) cutShaft(s, now, nowX, drawnRange?.from)
   for (const l of lanes) {
-    l.rect.classList.toggle('off-time', l.x > nowX)
+    showAt(l.rect, l.x > nowX)
     const full = Number(l.width)
-    l.rect.setAttribute(
-      'width',
-      l.x + full <= nowX || atEnd ? l.width : String(Math.max(1, nowX - l.x)),
-    )
+    const width = l.x + full <= nowX || atEnd ? l.width : String(Math.max(1, nowX - l.x))
+    // A presentation attribute: written, the browser works out the lane's style again.
+    if (width !== l.shown) {
+      l.rect.setAttribute('width', width)
+      l.shown = width
+    }
   }
   showFaultsAt(drawing.faults, lay, now, end)
   markStep(drawing, input)
@@ -407,7 +421,8 @@ function shapes(line: Line, drawing: Drawing): { lanes: LaneRect[]; shafts: Shaf
     // Read once, as drawn: showing a step changes the width.
     let lane = laneOf.get(rect)
     if (!lane) {
-      lane = { rect, x: Number(rect.getAttribute('x')), width: rect.getAttribute('width') ?? '1' }
+      const width = rect.getAttribute('width') ?? '1'
+      lane = { rect, x: Number(rect.getAttribute('x')), width, shown: width }
       laneOf.set(rect, lane)
     }
     return lane
