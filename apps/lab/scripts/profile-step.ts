@@ -103,6 +103,30 @@ try {
       `page's timings, median: ${keys.map((k) => `${k} ${median(timed.map((t) => t[k] ?? 0)).toFixed(1)}`).join(', ')}`,
     )
   }
+  const SCROLL = Number(process.env.SCROLL ?? 0)
+  // SCROLL=n: the pane scrolled by 16 px n times, nothing else changed (what scrolling costs).
+  if (SCROLL > 0)
+    await phase('scroll', async () => {
+      for (let i = 0; i < SCROLL; i++) {
+        await page.evaluate(
+          "performance.mark('step'); document.getElementById('canvas').scrollLeft -= 16",
+        )
+        await settle()
+      }
+      return SCROLL
+    })
+  const ALONG = Number(process.env.ALONG ?? 0)
+  // ALONG=n: n steps back along the line first (a past step only shows or hides: the floor).
+  if (ALONG > 0)
+    await phase('along', async () => {
+      for (let i = 0; i < ALONG; i++) {
+        await step('#back')
+        await note()
+        await settle()
+      }
+      for (let i = 0; i < ALONG; i++) await page.click('#forward')
+      return ALONG
+    })
   await phase('live', async () => {
     for (let i = 0; i < LIVE; i++) {
       await step('#forward')

@@ -429,6 +429,15 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     }
     expect(grown).toBeGreaterThan(200)
     expect(await evaluate<number>('window.lab.run().length')).toBe(2300)
+    // At most 100 pending events listed, the earliest due; the others counted.
+    const { net } = captureScenario(defaultConfig('flood', 48))
+    for (let i = 0; i < 2300; i++) net.step()
+    const pendingNow = net.choices().length
+    expect(pendingNow).toBeGreaterThan(100)
+    expect(await evaluate<number>("document.querySelectorAll('#pending li').length")).toBe(100)
+    expect(await evaluate<string>("document.getElementById('pending').textContent")).toContain(
+      `${pendingNow - 100} more due later, not listed`,
+    )
     // Scrolled by hand two panes back: the stretch drawn follows the view, the step stays; the
     // next step brings the drawing back to its own view, the same as drawn afresh.
     const view = await evaluate<{ left: number; width: number; stretch: string }>(

@@ -34,7 +34,7 @@ import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
 import type { GrowerState } from '@sd/visualizer/src/trace-grow-state.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
 import { markStep, parts, type StepMarks } from './draw.js'
-import { orderArrows, type Synced, sync, syncedOf } from './line-grow.js'
+import { orderArrows, type Synced, sizeSvg, sync, syncedOf } from './line-grow.js'
 import { nowOfEntries } from './now-of.js'
 import { pinOnScroll, scrolledTo, scrollPane } from './pane-scroll.js'
 import { cutShaft, type Shaft, shaftsOf } from './shafts.js'
@@ -177,6 +177,20 @@ export function showLine(
     (drawn.length !== line.length ||
       drawn.range?.from !== range?.from ||
       drawn.range?.to !== range?.to)
+  // At the live end the view moves with the line's end: the drawing made wider and the pane
+  // scrolled first, while the page is laid out. After the drawing changed, scrolling would make
+  // the browser lay out all the step changed there and then (9 ms a step on the 5,000-event run),
+  // and again once the panels changed.
+  if (
+    drawn &&
+    moved &&
+    readerLeft === undefined &&
+    canvas.firstChild === drawn.synced.drawing.svg &&
+    !scrolledTo(canvas, scrollLeft)
+  ) {
+    sizeSvg(drawn.synced.drawing.svg, lay)
+    scrollPane(canvas, scrollLeft)
+  }
   if (drawn && moved && sync(drawn.synced, diagram, lay, range, tooltip)) {
     drawAxisOf(line, drawn.synced.drawing, range)
     line.drawn = { ...drawn, range, length: line.length, ...shapes(line, drawn.synced.drawing) }
@@ -385,8 +399,7 @@ function render(
     // Arrows in flight are drawn bare (cut at the step: their heads and labels would not show).
     { labelsOverAll: true, inFlightBare: true },
   )
-  drawing.svg.setAttribute('width', String(Math.ceil(lay.width)))
-  drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
+  sizeSvg(drawing.svg, lay)
   drawing.now.remove()
   orderArrows(drawing)
   drawAxisOf(line, drawing, range)
