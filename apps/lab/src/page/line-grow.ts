@@ -382,7 +382,10 @@ export function orderArrows(drawing: Drawing): void {
 function inFlightFrom(m: VizMessage, was: SVGElement): SVGGElement {
   const g = was as SVGGElement
   const more = `${m.duplicated ? ' duplicated' : ''}${m.resendOf === undefined ? '' : ' resend'}`
-  g.setAttribute('class', `msg outcome-in-flight${more}`)
+  // How the step shows it (`cutShaft` adds them after the drawing's own) kept as it is, in flight
+  // at the branch's step already: only its outcome changes for the browser.
+  const shown = ['off-time', 'flying'].filter((c) => g.classList.contains(c))
+  g.setAttribute('class', [`msg outcome-in-flight${more}`, ...shown].join(' '))
   g.setAttribute('data-outcome', 'in-flight')
   // Drawn as line, line, [resend mark], head, label: the two lines stay.
   while (g.children.length > 2) g.lastElementChild!.remove()

@@ -39,9 +39,9 @@ interface Put {
   y1: number
   x2: number
   y2: number
-  /** Its classes as last toggled (undefined: not known, its class written since). */
-  off?: boolean
-  flying?: boolean
+  /** Its classes as last toggled. */
+  off: boolean
+  flying: boolean
 }
 
 /**
@@ -59,9 +59,8 @@ export function shaftsOf(
     const s = shaftOf.get(g as SVGGElement)
     if (s) before.set(s.g, s)
     shaftOf.delete(g as SVGGElement)
-    // Its lines are where they were put (nothing else writes them); its class may be written.
-    const at = putAt.get(g as SVGGElement)
-    if (at) at.off = at.flying = undefined
+    // Its lines are where they were put, and its classes as they were toggled (nothing else
+    // writes them: an arrow made in flight keeps how it was shown).
   }
   const shafts: Shaft[] = []
   for (const [m, g] of messages) {
