@@ -419,13 +419,24 @@ function render(
   }
 }
 
-/** The time axis over the stretch drawn (the whole line when it is drawn whole). */
+/** The ticks each axis shows, so that it is drawn again only when they change. */
+const ticksOf = new WeakMap<SVGGElement, string>()
+
+/**
+ * The time axis over the stretch drawn (the whole line when it is drawn whole), drawn again only
+ * when its ticks change: at the live end a step seldom adds one, and drawing forty again (their
+ * labels' text) cost the browser at every step.
+ */
 function drawAxisOf(line: Line, drawing: Drawing, range: DrawRange | undefined): void {
   const { base, diagram, lay } = line
   const times = timeScale(diagram.timeline, base.x)
   const from = range ? Math.max(LEFT, range.from) : LEFT
   const to = range ? Math.min(base.endX, range.to) : base.endX
-  drawAxis(drawing.axis, ticks(times, from, to, 110), lay.height)
+  const shown = ticks(times, from, to, 110)
+  const key = `${lay.height} ${shown.map((t) => `${t.t}@${t.x}:${t.label}`).join(' ')}`
+  if (ticksOf.get(drawing.axis) === key) return
+  drawAxis(drawing.axis, shown, lay.height)
+  ticksOf.set(drawing.axis, key)
 }
 
 /** The lanes and arrows drawn, with their extent in the whole line, for showing a step. */
