@@ -13,29 +13,37 @@ interface Box {
 }
 
 export class LabelSpace {
-  private readonly cells = new Map<string, Box[]>()
+  /** By cell, its column and row in one number (`cellKey`): a text key cost a string per cell. */
+  private readonly cells = new Map<number, Box[]>()
 
   /** Takes the box if it overlaps no box taken before (and says so); leaves it otherwise. */
   claim(x: number, y: number, w: number, h: number): boolean {
     const box = { x, y, w, h }
-    const keys = this.keys(box)
-    for (const key of keys)
-      for (const other of this.cells.get(key) ?? []) if (overlaps(box, other)) return false
-    for (const key of keys) {
-      const list = this.cells.get(key)
-      if (list) list.push(box)
-      else this.cells.set(key, [box])
-    }
+    const i0 = Math.floor(x / CELL)
+    const i1 = Math.floor((x + w) / CELL)
+    const j0 = Math.floor(y / CELL)
+    const j1 = Math.floor((y + h) / CELL)
+    for (let i = i0; i <= i1; i++)
+      for (let j = j0; j <= j1; j++)
+        for (const other of this.cells.get(cellKey(i, j)) ?? [])
+          if (overlaps(box, other)) return false
+    for (let i = i0; i <= i1; i++)
+      for (let j = j0; j <= j1; j++) {
+        const key = cellKey(i, j)
+        const list = this.cells.get(key)
+        if (list) list.push(box)
+        else this.cells.set(key, [box])
+      }
     return true
   }
+}
 
-  private keys(b: Box): string[] {
-    const out: string[] = []
-    for (let i = Math.floor(b.x / CELL); i <= Math.floor((b.x + b.w) / CELL); i++)
-      for (let j = Math.floor(b.y / CELL); j <= Math.floor((b.y + b.h) / CELL); j++)
-        out.push(`${i},${j}`)
-    return out
-  }
+/** Rows of cells, and columns either side of 0, far beyond any drawing (2^21 cells of 64 px). */
+const ROWS = 2 ** 21
+
+/** One number per cell: distinct for every column and row within ±2^20 cells. */
+function cellKey(i: number, j: number): number {
+  return i * ROWS + (j + ROWS / 2)
 }
 
 function overlaps(a: Box, b: Box): boolean {

@@ -43,11 +43,12 @@ export interface Painter {
    */
   labelsOverAll: boolean
   /**
-   * Whether an arrow still in flight may take room for its label: one that reaches the end of
-   * the run moves with the end (the lab, which draws arrows in flight without their labels,
-   * does not let them).
+   * An arrow still in flight drawn bare: its shafts alone, without head, labels or *in flight*
+   * sign, and taking no room for a label. For a page that shows it cut at a step and moves it
+   * with the end of a growing run (the lab): none of those would show, and moving them along at
+   * every step costs the browser as much as the shafts.
    */
-  inFlightLabels: boolean
+  inFlightBare: boolean
   plans: { messages: MessagePlan[]; events: EventPlan[] }
 }
 
@@ -76,7 +77,7 @@ export function newPainter(
   lay: Layout,
   colors: Map<string, string>,
   range?: DrawRange,
-  options: { labelsOverAll?: boolean; inFlightLabels?: boolean } = {},
+  options: { labelsOverAll?: boolean; inFlightBare?: boolean } = {},
 ): Painter {
   return {
     d,
@@ -87,24 +88,39 @@ export function newPainter(
     labelledBands: new Set(),
     labelEnd: new Map(),
     labelsOverAll: options.labelsOverAll ?? false,
-    inFlightLabels: options.inFlightLabels ?? true,
+    inFlightBare: options.inFlightBare ?? false,
     plans: { messages: [], events: [] },
   }
 }
 
 /**
- * Makes `p`'s arrow labels those of its first `count` arrow plans (the arrows after them are
+ * Makes `p`'s arrow labels those of the arrow plans `kept` alone (the arrows planned after them are
  * planned again), as if only those arrows had been planned.
  */
-export function rewindArrows(p: Painter, count: number): void {
-  p.plans.messages.length = count
+export function rewindArrows(p: Painter, kept: readonly MessagePlan[]): void {
   p.taken = new LabelSpace()
   p.labelledBands = new Set()
-  for (const plan of p.plans.messages) {
+  for (const plan of kept) {
     const c = plan.claim
     if (!c) continue
     p.taken.claim(...c.box)
     if (c.band) p.labelledBands.add(c.band)
+  }
+}
+
+/**
+ * Keeps `p`'s first `count` mark plans and makes its labels' room on each line theirs alone (the
+ * marks after them are planned again), as if only those marks had been planned; `events` are the
+ * marks planned, in order.
+ */
+export function rewindEvents(p: Painter, events: readonly VizEvent[], count: number): void {
+  p.plans.events.length = count
+  p.labelEnd = new Map()
+  // The room a line's labels take ends with its last label shown.
+  for (let i = count - 1; i >= 0 && p.labelEnd.size < p.d.processes.length; i--) {
+    const e = events[i]!
+    if (p.plans.events[i] !== true || p.labelEnd.has(e.process)) continue
+    p.labelEnd.set(e.process, p.lay.x[e.seq]! + markLabel(e)!.length * CHAR + 6)
   }
 }
 
@@ -160,28 +176,6 @@ export function paintMessage(
   return { g: drawMessage(p, m, plan, parent), claim: plan.claim }
 }
 
-/**
- * An arrow in flight (drawn as `plan` said) brought to the layout's end as it is now, as
- * `drawMessage` would draw it there; its plan too. Only for arrows whose label takes no room
- * (`inFlightLabels` false): where it stands then changes no other label.
- */
-export function moveInFlight(p: Painter, m: VizMessage, plan: MessagePlan, g: SVGGElement): void {
-  const { x1, y1, x2, yEnd } = arrowEnds(p, m)
-  plan.x2 = x2
-  plan.yEnd = yEnd
-  for (const line of g.querySelectorAll(':scope > line')) {
-    line.setAttribute('x2', String(x2))
-    line.setAttribute('y2', String(yEnd))
-  }
-  g.querySelector(':scope > polygon.head')?.setAttribute('points', head(x1, y1, x2, yEnd))
-  const flying = g.querySelector(':scope > text.drop-label')
-  flying?.setAttribute('x', String(x2 + 4))
-  flying?.setAttribute('y', String(yEnd - 6))
-  const label = g.querySelector(':scope > text.msg-label')
-  label?.setAttribute('x', String((x1 + x2) / 2 + 3))
-  label?.setAttribute('y', String((y1 + yEnd) / 2 - 3))
-}
-
 /** The text of an arrow's label (undefined for a drop: its reason is its label). */
 function arrowText(m: VizMessage): string {
   return m.outcome === 'drop' ? m.drop!.reason : arrowLabel(m.type, fieldOf(m.send?.raw, 'msg'))
@@ -192,6 +186,7 @@ export function planMessage(p: Painter, m: VizMessage): MessagePlan {
   const { d, taken, labelledBands } = p
   const { x1, y1, x2, yEnd } = arrowEnds(p, m)
   const plan: MessagePlan = { x1, y1, x2, yEnd, shown: false }
+  if (m.outcome === 'in-flight' && p.inFlightBare) return plan
   const take = (x: number, y: number, w: number, h: number) => {
     const ok = taken.claim(x, y, w, h)
     if (ok) plan.claim = { box: [x, y, w, h] }
@@ -207,7 +202,7 @@ export function planMessage(p: Painter, m: VizMessage): MessagePlan {
       labelledBands.add(band)
       plan.claim!.band = band
     }
-  } else if (m.outcome !== 'in-flight' || p.inFlightLabels) {
+  } else {
     const lx = (x1 + x2) / 2 + 3
     const ly = (y1 + yEnd) / 2 - 3
     plan.shown =
@@ -239,9 +234,10 @@ export function drawMessage(
   )
   el('line', { x1, y1, x2, y2: yEnd, class: 'hit' }, g)
   el('line', { x1, y1, x2, y2: yEnd, class: 'shaft' }, g)
+  if (m.resendOf !== undefined) g.dataset.resend = m.resendOf
+  if (m.outcome === 'in-flight' && p.inFlightBare) return g
   if (m.resendOf !== undefined) {
     // The link's retransmission of a dropped message: ↻ at its send.
-    g.dataset.resend = m.resendOf
     el(
       'text',
       { x: x1 - 5, y: y1 - 7, class: 'resend-mark', 'text-anchor': 'end' },

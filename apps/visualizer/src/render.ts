@@ -71,8 +71,8 @@ export function drawAxis(axis: SVGGElement, ticks: readonly Tick[], height: numb
  * message id), every event mark `data-event` (its index in the input). With a `range`, only the
  * marks, arrows and lanes that reach into it are drawn (bands and lines always are): a large run
  * costs what the view shows. Each item is drawn by `paint.ts`; with `labelsOverAll`, which
- * labels show is decided over every item, drawn or not, and with `inFlightLabels` false an arrow
- * in flight takes no room for its label (see `Painter`).
+ * labels show is decided over every item, drawn or not, and with `inFlightBare` an arrow
+ * in flight is drawn as its shafts alone and takes no room for a label (see `Painter`).
  */
 export function renderDiagram(
   d: Diagram,
@@ -80,7 +80,7 @@ export function renderDiagram(
   colors: Map<string, string>,
   lanes: readonly LaneSegment[] = [],
   range?: DrawRange,
-  options: { labelsOverAll?: boolean; inFlightLabels?: boolean } = {},
+  options: { labelsOverAll?: boolean; inFlightBare?: boolean } = {},
 ): Drawing {
   const painter = newPainter(d, lay, colors, range, options)
   const svg = el('svg', {

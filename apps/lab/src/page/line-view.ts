@@ -34,7 +34,7 @@ import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
 import type { GrowerState } from '@sd/visualizer/src/trace-grow-state.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
 import { markStep, parts, type StepMarks } from './draw.js'
-import { type Synced, sync, syncedOf } from './line-grow.js'
+import { orderArrows, type Synced, sizeSvg, sync, syncedOf } from './line-grow.js'
 import { nowOfEntries } from './now-of.js'
 import { pinOnScroll, scrolledTo, scrollPane } from './pane-scroll.js'
 import { cutShaft, type Shaft, shaftsOf } from './shafts.js'
@@ -87,6 +87,17 @@ interface LaneRect {
   rect: SVGRectElement
   x: number
   width: string
+  /** The width it was last shown with. */
+  shown?: string
+}
+
+/** Whether each mark and lane was last hidden (`off-time`): written only when that changes. */
+const offOf = new WeakMap<Element, boolean>()
+
+function showAt(el: Element, off: boolean): void {
+  if (offOf.get(el) === off) return
+  el.classList.toggle('off-time', off)
+  offOf.set(el, off)
 }
 
 let current: Line | undefined
@@ -166,6 +177,20 @@ export function showLine(
     (drawn.length !== line.length ||
       drawn.range?.from !== range?.from ||
       drawn.range?.to !== range?.to)
+  // At the live end the view moves with the line's end: the drawing made wider and the pane
+  // scrolled first, while the page is laid out. After the drawing changed, scrolling would make
+  // the browser lay out all the step changed there and then (9 ms a step on the 5,000-event run),
+  // and again once the panels changed.
+  if (
+    drawn &&
+    moved &&
+    readerLeft === undefined &&
+    canvas.firstChild === drawn.synced.drawing.svg &&
+    !scrolledTo(canvas, scrollLeft)
+  ) {
+    sizeSvg(drawn.synced.drawing.svg, lay)
+    scrollPane(canvas, scrollLeft)
+  }
   if (drawn && moved && sync(drawn.synced, diagram, lay, range, tooltip)) {
     drawAxisOf(line, drawn.synced.drawing, range)
     line.drawn = { ...drawn, range, length: line.length, ...shapes(line, drawn.synced.drawing) }
@@ -177,16 +202,19 @@ export function showLine(
   const t2 = performance.now()
   const { synced, lanes, shafts, range: drawnRange } = line.drawn!
   const { drawing } = synced
-  for (const [e, g] of drawing.events) g.classList.toggle('off-time', e.seq > now)
-  for (const [dup, g] of drawing.duplicates) g.classList.toggle('off-time', dup.seq > now)
+  // Each written only when it changes: a step along the line changes a few.
+  for (const [e, g] of drawing.events) showAt(g, e.seq > now)
+  for (const [dup, g] of drawing.duplicates) showAt(g, dup.seq > now)
   for (const s of shafts) cutShaft(s, now, nowX, drawnRange?.from)
   for (const l of lanes) {
-    l.rect.classList.toggle('off-time', l.x > nowX)
+    showAt(l.rect, l.x > nowX)
     const full = Number(l.width)
-    l.rect.setAttribute(
-      'width',
-      l.x + full <= nowX || atEnd ? l.width : String(Math.max(1, nowX - l.x)),
-    )
+    const width = l.x + full <= nowX || atEnd ? l.width : String(Math.max(1, nowX - l.x))
+    // A presentation attribute: written, the browser works out the lane's style again.
+    if (width !== l.shown) {
+      l.rect.setAttribute('width', width)
+      l.shown = width
+    }
   }
   showFaultsAt(drawing.faults, lay, now, end)
   markStep(drawing, input)
@@ -368,12 +396,12 @@ function render(
     typeColors(diagram.messageTypes),
     stateLanes(diagram),
     range,
-    // Arrows in flight are drawn without their labels here (cut at the step): no room taken.
-    { labelsOverAll: true, inFlightLabels: false },
+    // Arrows in flight are drawn bare (cut at the step: their heads and labels would not show).
+    { labelsOverAll: true, inFlightBare: true },
   )
-  drawing.svg.setAttribute('width', String(Math.ceil(lay.width)))
-  drawing.svg.setAttribute('height', String(Math.ceil(lay.height)))
+  sizeSvg(drawing.svg, lay)
   drawing.now.remove()
+  orderArrows(drawing)
   drawAxisOf(line, drawing, range)
   wireMarks(
     diagram,
@@ -391,13 +419,24 @@ function render(
   }
 }
 
-/** The time axis over the stretch drawn (the whole line when it is drawn whole). */
+/** The ticks each axis shows, so that it is drawn again only when they change. */
+const ticksOf = new WeakMap<SVGGElement, string>()
+
+/**
+ * The time axis over the stretch drawn (the whole line when it is drawn whole), drawn again only
+ * when its ticks change: at the live end a step seldom adds one, and drawing forty again (their
+ * labels' text) cost the browser at every step.
+ */
 function drawAxisOf(line: Line, drawing: Drawing, range: DrawRange | undefined): void {
   const { base, diagram, lay } = line
   const times = timeScale(diagram.timeline, base.x)
   const from = range ? Math.max(LEFT, range.from) : LEFT
   const to = range ? Math.min(base.endX, range.to) : base.endX
-  drawAxis(drawing.axis, ticks(times, from, to, 110), lay.height)
+  const shown = ticks(times, from, to, 110)
+  const key = `${lay.height} ${shown.map((t) => `${t.t}@${t.x}:${t.label}`).join(' ')}`
+  if (ticksOf.get(drawing.axis) === key) return
+  drawAxis(drawing.axis, shown, lay.height)
+  ticksOf.set(drawing.axis, key)
 }
 
 /** The lanes and arrows drawn, with their extent in the whole line, for showing a step. */
@@ -406,11 +445,12 @@ function shapes(line: Line, drawing: Drawing): { lanes: LaneRect[]; shafts: Shaf
     // Read once, as drawn: showing a step changes the width.
     let lane = laneOf.get(rect)
     if (!lane) {
-      lane = { rect, x: Number(rect.getAttribute('x')), width: rect.getAttribute('width') ?? '1' }
+      const width = rect.getAttribute('width') ?? '1'
+      lane = { rect, x: Number(rect.getAttribute('x')), width, shown: width }
       laneOf.set(rect, lane)
     }
     return lane
   })
-  const moved = line.drawn?.synced.moved ?? []
+  const moved = line.drawn?.synced.moved ?? new Map()
   return { lanes, shafts: shaftsOf(drawing.messages, moved, line.diagram.timeline.length) }
 }
