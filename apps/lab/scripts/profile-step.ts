@@ -11,9 +11,9 @@
  * Figures only, asserted nowhere; `out.json` keeps the whole trace for a closer look.
  */
 import { writeFileSync } from 'node:fs'
+import { serveStatic } from '@sd/visualizer/scripts/static-server.js'
+import { findChromium } from '@sd/visualizer/test/support/browser.js'
 import { chromium } from 'playwright-core'
-import { serveStatic } from '../../visualizer/scripts/static-server.js'
-import { findChromium } from '../../visualizer/test/support/browser.js'
 
 const dist = process.argv[2]
 if (!dist) throw new Error('usage: profile-step.ts <dist> [out.json]')
