@@ -5,10 +5,12 @@
  */
 
 import { canonicalKey, stateHash } from '../canonical.js'
+import { InvalidArgumentError } from '../errors.js'
 import { type Hash64, hashText, Mixer } from '../hash64.js'
 import type { NodeId } from '../ids.js'
 import type { SimCheckpoint } from '../sim/checkpoint.js'
 import type { Choice } from '../sim/control.js'
+import type { KeyTaken } from '../sim/key-abstraction.js'
 import { messageText } from '../sim/message-text.js'
 import { SimNetwork } from '../sim/network.js'
 import { apply, clockStepToken, crashToken, pauseToken, type Token, tokenOf } from './token.js'
@@ -140,18 +142,48 @@ export class Execution {
    * key tells them (64-bit hash compaction, as `stateKey`), without writing the key's text.
    * False when the network has no fingerprint.
    */
-  keyHash(into: Hash64): boolean {
-    if (!this.net.keyHash(netHash, this.scenario.abstraction)) return false
+  keyHash(into: Hash64, taken?: KeyTaken): boolean {
+    if (!this.net.keyHash(netHash, this.scenario.abstraction, taken)) return false
     const u = this.used
     const m = stateMixer.reset().pair(netHash)
     m.word(u.clockStep).word(u.crash).word(u.duplicate).word(u.loss).word(u.pause)
     const history = (this.scenario.history ?? eventsByNode)(this.events)
+    const side = this.scenario.sideState
+    // Names in the history and side state stay concrete: a renamed key cannot hold them.
+    if (taken?.rename !== undefined && (history !== null || side !== undefined))
+      throw new InvalidArgumentError(
+        'explore: a key abstraction that renames nodes needs a scenario without history or side state in the key (history: () => null)',
+      )
     if (history === null) m.word(0)
     else m.word(1).pair(hashText(canonicalKey(history, 'state history')))
-    const side = this.scenario.sideState
     if (side) m.pair(hashText(canonicalKey(side.save(this.net), 'side state')))
     m.finish(into)
     return true
+  }
+
+  /**
+   * `token`'s label in the naming of a key abstraction's renaming (`KeyTaken.rename`): what the
+   * stateful search compares sleep sets by when states are keyed renamed. A delivery is named by
+   * its renamed link (FIFO links only, as a renaming needs: the link's oldest message), a timer
+   * by its renamed owner, label and time, a request by its renamed owner's key.
+   */
+  renamedLabel(token: Token, rename: (id: NodeId) => NodeId): string {
+    const r = (id: NodeId | undefined) => String(id === undefined ? id : rename(id))
+    if (token.how === 'crash') return `crash:${r(token.owner)}`
+    if (token.how === 'pause' || token.how === 'clock-step')
+      return `${token.how}:${r(token.owner)}${token.key.slice(token.key.lastIndexOf('@'))}`
+    const known = this.known.get(token.key)
+    if (known === undefined) return token.label ?? token.id
+    if (known.kind === 'deliver') {
+      const copy = token.key.endsWith('+d') ? ' copy' : ''
+      return `${token.how} ${r(known.from)}>${r(known.to)}${copy} head`
+    }
+    if (known.kind === 'timer')
+      return `${token.how} timer ${r(known.owner)} ${known.label} @${known.t}`
+    const prefix = `r:${String(known.owner)}#`
+    if (known.kind === 'request' && token.key.startsWith(prefix))
+      return `${token.how} r:${r(known.owner)}#${token.key.slice(prefix.length)}`
+    return `${token.how} ${token.key}`
   }
 
   /**

@@ -9,7 +9,8 @@ import { explorePct, type PctOptions, type PctResult } from './pct.js'
 import { exploreStateful } from './stateful.js'
 import type { ExploreOptions, ExploreResult, ExploreScenario } from './types.js'
 
-export type { AbstractionContext, KeyAbstraction } from '../sim/key-abstraction.js'
+export type { AbstractionContext, KeyAbstraction, Rename } from '../sim/key-abstraction.js'
+export { NO_RENAME } from '../sim/key-abstraction.js'
 export {
   atOrBefore,
   type Clock,

@@ -16,6 +16,7 @@
 
 import { InvalidArgumentError } from '../errors.js'
 import { type Hash64, hashHex, hashOfHex } from '../hash64.js'
+import type { KeyTaken } from '../sim/key-abstraction.js'
 import { fail } from './dfs.js'
 import { Execution, type ExecutionCheckpoint } from './execution.js'
 import { lassoSchedules } from './lasso.js'
@@ -79,6 +80,8 @@ export function exploreStateful(
     throw new InvalidArgumentError(
       'explore: a scenario with an abstraction cannot be symmetric too (the relabelled key is the whole state)',
     )
+  /** What the key tells of the renaming it was taken under, state after state. */
+  const taken: KeyTaken = { rename: undefined }
   /** A state's hash, and its choices' labels in the naming the hash stands for. */
   const stateOf = (exec: Execution): State => {
     if (symmetry !== undefined) {
@@ -86,7 +89,11 @@ export function exploreStateful(
       return { hash: s === undefined ? undefined : hashOfHex(s.key), label: s?.label ?? labelOf }
     }
     const hash = { hi: 0, lo: 0 }
-    return { hash: exec.keyHash(hash) ? hash : undefined, label: labelOf }
+    if (!exec.keyHash(hash, taken)) return { hash: undefined, label: labelOf }
+    const rename = taken.rename
+    // Keyed under a renaming: sleep sets compare choices in the renamed naming.
+    if (rename !== undefined) return { hash, label: (t) => exec.renamedLabel(t, rename) }
+    return { hash, label: labelOf }
   }
   const depth = options.depth ?? 100
   const maxSchedules = options.maxSchedules ?? 100_000

@@ -29,6 +29,7 @@ const msgHashes = new WeakMap<Delivery, Hash64>()
 export interface AbstractedHash {
   of: object
   context: string | number | boolean
+  rename: object
   /** Null: the abstraction leaves the message out of the key. */
   hash: Hash64 | null
 }
@@ -129,11 +130,11 @@ export class Delivery {
   }
 
   /** See `AbstractedHash`: a plain delivery keeps none. */
-  get abstracted(): AbstractedHash | undefined {
+  get abstracted(): AbstractedHash[] | undefined {
     return undefined
   }
 
-  set abstracted(_: AbstractedHash | undefined) {}
+  set abstracted(_: AbstractedHash[] | undefined) {}
 
   /** This delivery as a `FullDelivery` (itself if it is one): the same in every field. */
   full(): Delivery {
@@ -178,7 +179,7 @@ export class FullDelivery extends Delivery {
   private readonly copyCount: number
   private name: string | undefined = undefined
   private hashOfMsg: Hash64 | undefined = undefined
-  private abstractedHash: AbstractedHash | undefined = undefined
+  private abstractedHash: AbstractedHash[] | undefined = undefined
 
   constructor(
     t: number,
@@ -225,11 +226,11 @@ export class FullDelivery extends Delivery {
     this.hashOfMsg = hash
   }
 
-  override get abstracted(): AbstractedHash | undefined {
+  override get abstracted(): AbstractedHash[] | undefined {
     return this.abstractedHash
   }
 
-  override set abstracted(hash: AbstractedHash | undefined) {
+  override set abstracted(hash: AbstractedHash[] | undefined) {
     this.abstractedHash = hash
   }
 }

@@ -26,12 +26,16 @@ export interface KeyAbstraction {
    * base, have the same futures up to it (a protocol that only compares times and adds to them).
    */
   contextKey?(context: AbstractionContext): AbstractionContext
-  /** What the key keeps of a running node's snapshot and committed disk (plain data). */
+  /**
+   * What the key keeps of a running node's snapshot and committed disk (plain data); under a
+   * renaming (`renamings`), with the ids inside given their new names by `rename`.
+   */
   node(
     id: NodeId,
     snapshot: unknown,
     storage: Readonly<Record<string, unknown>>,
     context: AbstractionContext,
+    rename: Rename,
   ): unknown
   /**
    * What the key keeps of a message in flight (plain data). Default: the message. Undefined leaves
@@ -41,7 +45,36 @@ export interface KeyAbstraction {
    * otherwise in merged states): decide by the receiver and the context, so a link's messages are
    * all kept or all left out; the key refuses a link where a kept one waits behind a left-out one.
    */
-  message?(msg: unknown, from: NodeId, to: NodeId, context: AbstractionContext): unknown
+  message?(
+    msg: unknown,
+    from: NodeId,
+    to: NodeId,
+    context: AbstractionContext,
+    rename: Rename,
+  ): unknown
+  /**
+   * The renamings of the nodes (bijections of the network's ids) under which this state may be
+   * keyed, or undefined for none: a symmetry the abstraction vouches for in this context. The key
+   * is the least of the state's keys under each (so it is the same for every renaming of a state
+   * the list covers); under one, `node` and `message` give their kept values with the ids inside
+   * renamed, and the key places each node's entry, each link, and each timer's and request's
+   * owner under its new name. Sound only when every renaming given maps the state to one with the
+   * same futures up to it. Needs FIFO links, no paused node's backlog, and no history or side
+   * state in the key (`history: () => null`); a timer's label is kept as it is. See the README,
+   * "Abstraction: renaming".
+   */
+  renamings?(context: AbstractionContext): ReadonlyArray<Rename> | undefined
+}
+
+/** A renaming of node ids. */
+export type Rename = (id: NodeId) => NodeId
+
+/** No renaming: what `node` and `message` are given outside `renamings`. */
+export const NO_RENAME: Rename = (id) => id
+
+/** What the key tells its caller of how it was taken: the renaming it used, if any. */
+export interface KeyTaken {
+  rename: Rename | undefined
 }
 
 /** A primitive, so that a node's abstracted hash can be cached per context (by `===`). */
@@ -51,6 +84,7 @@ export type AbstractionContext = string | number | boolean
 export interface AbstractHash {
   of: KeyAbstraction
   context: AbstractionContext
+  rename: Rename
   state: unknown
   storage: unknown
   hash: Hash64
@@ -69,21 +103,29 @@ export function abstractNodeHash(
   state: object,
   storage: object,
   data: { state: unknown; storage: Readonly<Record<string, unknown>> },
+  rename: Rename = NO_RENAME,
 ): Hash64 {
-  const last = node.abstractHash
-  if (
-    last !== undefined &&
-    last.of === abstraction &&
-    last.context === context &&
-    last.state === state &&
-    last.storage === storage
-  )
-    return last.hash
-  const kept = abstraction.node(node.id, data.state, data.storage, context)
+  // A few kept: a state keyed under several renamings asks for each in turn.
+  if (node.abstractHash === undefined) node.abstractHash = []
+  const cache = node.abstractHash
+  for (const last of cache)
+    if (
+      last.of === abstraction &&
+      last.context === context &&
+      last.rename === rename &&
+      last.state === state &&
+      last.storage === storage
+    )
+      return last.hash
+  const kept = abstraction.node(node.id, data.state, data.storage, context, rename)
   const hash = hashValue(kept, { hi: 0, lo: 0 }, () => `abstraction of node ${String(node.id)}`)
-  node.abstractHash = { of: abstraction, context, state, storage, hash }
+  if (cache.length >= CACHED) cache.shift()
+  cache.push({ of: abstraction, context, rename, state, storage, hash })
   return hash
 }
+
+/** Abstracted hashes kept per node and per message. */
+const CACHED = 4
 
 /**
  * The hash of what the abstraction keeps of a message in flight (and whether it is a copy);
@@ -94,15 +136,23 @@ export function abstractMessageHash(
   context: AbstractionContext,
   e: DeliverEvent,
   into: Hash64,
+  rename: Rename = NO_RENAME,
 ): Hash64 | undefined {
-  // Cached on the delivery per abstraction and context: the message's own fields never change.
-  const last = e.abstracted
-  let h: Hash64 | null
-  if (last !== undefined && last.of === abstraction && last.context === context) h = last.hash
-  else {
-    const kept = abstraction.message!(e.msg, e.from.id, e.to.id, context)
+  // Cached on the delivery per abstraction, context and renaming: its own fields never change.
+  // A plain delivery keeps none: its getter gives undefined whatever is set.
+  const cache = e.abstracted ?? []
+  if (e.abstracted === undefined) e.abstracted = cache
+  let h: Hash64 | null | undefined
+  for (const last of cache)
+    if (last.of === abstraction && last.context === context && last.rename === rename) {
+      h = last.hash
+      break
+    }
+  if (h === undefined) {
+    const kept = abstraction.message!(e.msg, e.from.id, e.to.id, context, rename)
     h = kept === undefined ? null : hashValue(kept, { hi: 0, lo: 0 }, messageWhere)
-    e.abstracted = { of: abstraction, context, hash: h }
+    if (cache.length >= CACHED) cache.shift()
+    cache.push({ of: abstraction, context, rename, hash: h })
   }
   if (h === null) return undefined
   return mixer

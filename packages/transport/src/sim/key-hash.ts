@@ -22,8 +22,11 @@ import {
   abstractMessageHash,
   abstractNodeHash,
   type KeyAbstraction,
+  type KeyTaken,
+  NO_RENAME,
+  type Rename,
 } from './key-abstraction.js'
-import type { DeliverEvent, SimNode } from './sim-node.js'
+import type { DeliverEvent, SimEvent, SimNode } from './sim-node.js'
 import type { DataText } from './snapshot-text.js'
 
 /** Links in the order the fingerprint sorts them, then sending order. */
@@ -43,6 +46,9 @@ export type EntryHash = Omit<NodeFingerprint, 'id' | 'state' | 'storage' | 'back
   /** The key abstraction that stood for the state and disk, if one did, and its context. */
   abstraction: KeyAbstraction | undefined
   abstract: AbstractionContext | undefined
+  /** Where the entry was mixed: its node's place, or its new name's under a renaming. */
+  index: number
+  rename: Rename
   hash: Hash64
 }
 
@@ -58,6 +64,7 @@ function entryHash(
   /** The abstraction and its context, where it applies. */
   abstraction: KeyAbstraction | undefined,
   context: AbstractionContext,
+  rename: Rename = NO_RENAME,
 ): Hash64 | undefined {
   if (!node.crashed && node.protocol?.snapshot === undefined) return undefined
   const t = source.time
@@ -77,6 +84,8 @@ function entryHash(
     backlog === 0 &&
     last.abstraction === by &&
     last.abstract === abstract &&
+    last.index === index &&
+    last.rename === rename &&
     last.state === state &&
     last.storage === storage &&
     last.crashed === node.crashed &&
@@ -98,7 +107,7 @@ function entryHash(
       state: (state as DataText).data,
       storage: (storage as DataText).data as Record<string, unknown>,
     }
-    m.word(2).pair(abstractNodeHash(abstraction!, context, node, state, storage, data))
+    m.word(2).pair(abstractNodeHash(abstraction!, context, node, state, storage, data, rename))
   } else m.word(1).pair(state.hash).pair(storage.hash)
   m.word((node.crashed ? 1 : 0) | (node.paused ? 2 : 0) | (crashPlanned ? 4 : 0))
   m.number(node.incarnation).number(node.draws).number(wall).number(monotonic)
@@ -129,6 +138,8 @@ function entryHash(
       crashPlanned,
       abstraction: by,
       abstract,
+      index,
+      rename,
       hash,
     }
     return hash
@@ -148,6 +159,8 @@ function entryHash(
   last.crashPlanned = crashPlanned
   last.abstraction = by
   last.abstract = abstract
+  last.index = index
+  last.rename = rename
   return m.finish(last.hash)
 }
 
@@ -165,10 +178,28 @@ export function keyHashOf(
   canonical: (value: unknown, path: string) => string,
   into: Hash64,
   abstraction?: KeyAbstraction,
+  taken?: KeyTaken,
 ): boolean {
+  if (taken !== undefined) taken.rename = undefined
   if (source.links.randomFaults()) return false
   const context = abstraction === undefined ? undefined : contextOf(abstraction, source, parts)
   const abstract = context !== undefined
+  const renamings = abstract ? abstraction!.renamings?.(context) : undefined
+  if (renamings !== undefined && renamings.length > 0) {
+    // The least key over the renamings: the same for every renaming of the state they cover.
+    let best: Rename | undefined
+    for (const rename of renamings) {
+      if (!keyRenamed(source, ids, parts, canonical, candidate, abstraction!, context!, rename))
+        return false
+      if (best === undefined || compareHash(candidate, into) < 0) {
+        best = rename
+        into.hi = candidate.hi
+        into.lo = candidate.lo
+      }
+    }
+    if (taken !== undefined) taken.rename = best
+    return true
+  }
   const m = mixer.reset()
   m.number(source.time).word(ids.length)
   if (abstract) {
@@ -246,6 +277,118 @@ export function keyHashOf(
   return true
 }
 
+/**
+ * `keyHashOf` under the abstraction's renaming of the nodes: each node's entry mixed at its new
+ * name's place, each link as its renamed ends with what the abstraction keeps of its messages (a
+ * multiset of links: their order by name is the concrete names'), each pending call with its
+ * owner renamed. The abstraction's kept values are already in the new naming.
+ */
+function keyRenamed(
+  source: FingerprintSource,
+  ids: readonly SimNode['id'][],
+  parts: FingerprintParts,
+  canonical: (value: unknown, path: string) => string,
+  into: Hash64,
+  abstraction: KeyAbstraction,
+  context: AbstractionContext,
+  rename: Rename,
+): boolean {
+  const m = mixer.reset()
+  m.number(source.time).word(ids.length)
+  const keyed = abstraction.contextKey === undefined ? context : abstraction.contextKey(context)
+  m.word(0xab57ac7).pair(hashValue(keyed, scratch)).word(0x5e7a3e)
+  const entries = entryScratch
+  entries.length = ids.length
+  entries.fill(undefined)
+  for (let i = 0; i < ids.length; i++) {
+    const node = source.nodes.get(ids[i]!)!
+    const at = ids.indexOf(rename(node.id))
+    if (at < 0 || entries[at] !== undefined) throw notABijection(ids, rename)
+    if (node.backlog.length > 0)
+      throw new InvalidArgumentError(
+        `explore: the key abstraction renamed nodes while node ${JSON.stringify(node.id)} has a backlog (it is paused); renaming needs none`,
+      )
+    const hash = entryHash(source, node, at, parts, canonical, abstraction, context, rename)
+    if (hash === undefined) return false
+    entries[at] = hash
+  }
+  for (const hash of entries) m.pair(hash!)
+  const delivers = deliverScratch
+  const calls = callScratch
+  delivers.length = 0
+  calls.length = 0
+  for (const e of source.queue.live()) {
+    if (e.kind === 'deliver') delivers.push(e)
+    else calls.push(hashValue(renamedCall(e, rename), { hi: 0, lo: 0 }, callWhere))
+  }
+  sortSmall(delivers, bySlot)
+  const links = linkScratch
+  links.length = 0
+  for (let i = 0; i < delivers.length; ) {
+    const { from, to } = delivers[i]!
+    let end = i + 1
+    while (end < delivers.length && delivers[end]!.from === from && delivers[end]!.to === to) end++
+    if (!(source.links.existing(from.id, to.id)?.config.fifo ?? true))
+      throw new InvalidArgumentError(
+        `explore: the key abstraction renamed nodes with the link ${String(from.id)} -> ${String(to.id)} reordering; renaming needs FIFO links`,
+      )
+    const link = linkMixer.reset()
+    let kept = 0
+    for (let j = i; j < end; j++) {
+      const h = abstraction.message
+        ? abstractMessageHash(abstraction, context, delivers[j]!, scratch, rename)
+        : copyHash(delivers[j]!)
+      if (h === undefined) continue
+      if (kept < j - i) throw leftOutAhead(from.id, to.id)
+      link.pair(h)
+      kept++
+    }
+    if (kept > 0) {
+      if (hashPool.length === links.length) hashPool.push({ hi: 0, lo: 0 })
+      const ends = renamedLinkHash(rename(from.id), rename(to.id))
+      links.push(link.word(kept).pair(ends).finish(hashPool[links.length]!))
+    }
+    i = end
+  }
+  m.word(links.length)
+  mixSorted(m, links)
+  sortSmall(calls, compareHash)
+  m.word(calls.length)
+  for (const h of calls) m.pair(h)
+  m.finish(into)
+  delivers.length = 0
+  links.length = 0
+  return true
+}
+
+/** A pending timer, request or planned action as `describeCall` has it, its owner renamed. */
+function renamedCall(e: SimEvent, rename: Rename): unknown {
+  if (e.kind === 'deliver' || e.owner === undefined) return describeCall(e)
+  const owner = String(rename(e.owner))
+  if (e.timer) return ['t', owner, e.label ?? e.key, e.t]
+  // A request's key is `r:<owner>#<count>` (SimNetwork.request).
+  const prefix = `r:${String(e.owner)}#`
+  return [e.key.startsWith(prefix) ? `r:${owner}#${e.key.slice(prefix.length)}` : e.key, e.t]
+}
+
+/** The hash of a link's renamed ends, made once per pair. */
+function renamedLinkHash(from: SimNode['id'], to: SimNode['id']): Hash64 {
+  const name = `${String(from)}>${String(to)}`
+  let hash = linkHashes.get(name)
+  if (hash === undefined) {
+    hash = hashText(name)
+    linkHashes.set(name, hash)
+  }
+  return hash
+}
+
+function notABijection(ids: readonly SimNode['id'][], rename: Rename): InvalidArgumentError {
+  const pairs = ids.map((id) => `${JSON.stringify(id)} -> ${JSON.stringify(rename(id))}`)
+  return new InvalidArgumentError(
+    `explore: the key abstraction's renaming is not a bijection of the node ids: ${pairs.join(', ')}`,
+  )
+}
+
 /** A multiset of hashes, in sorted order. */
 function mixSorted(m: Mixer, hashes: Hash64[]): void {
   sortSmall(hashes, compareHash)
@@ -286,10 +429,16 @@ function copyHash(e: DeliverEvent, into: Hash64 = scratch): Hash64 {
 }
 
 const scratch: Hash64 = { hi: 0, lo: 0 }
+/** A state's key under one renaming, before it is compared with the least so far. */
+const candidate: Hash64 = { hi: 0, lo: 0 }
 const deliverScratch: DeliverEvent[] = []
 const callScratch: Hash64[] = []
 /** What an abstraction keeps of one link's messages: hashes written into `hashPool`'s slots. */
 const keptScratch: Hash64[] = []
 const hashPool: Hash64[] = []
+const entryScratch: Array<Hash64 | undefined> = []
+const linkScratch: Hash64[] = []
+const linkMixer = new Mixer()
+const linkHashes = new Map<string, Hash64>()
 const callWhere = () => 'call'
 const messageWhere = () => 'message'

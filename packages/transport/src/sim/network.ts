@@ -29,7 +29,7 @@ import {
 import { type Choice, type ControlContext, choicesOf, takeChoice } from './control.js'
 import { EventQueue } from './event-queue.js'
 import { fingerprintOf, type SimFingerprint } from './fingerprint.js'
-import type { KeyAbstraction } from './key-abstraction.js'
+import type { KeyAbstraction, KeyTaken } from './key-abstraction.js'
 import { keyHashOf } from './key-hash.js'
 import { cachedParts, stateText } from './key-parts.js'
 import { type Route, routeOf } from './link-name.js'
@@ -554,12 +554,13 @@ export class SimNetwork {
   /**
    * `keyFingerprint()` as a 64-bit hash, written into `into`, without its text (see `keyHashOf`):
    * what the stateful explorer keys its visited set by. False when there is no fingerprint. With an
-   * `abstraction` that applies to the state, what it keeps stands for the nodes and messages.
+   * `abstraction` that applies to the state, what it keeps stands for the nodes and messages;
+   * `taken` is told the renaming it used, if any.
    */
-  keyHash(into: Hash64, abstraction?: KeyAbstraction): boolean {
+  keyHash(into: Hash64, abstraction?: KeyAbstraction, taken?: KeyTaken): boolean {
     this.explorerAsks()
     const source = this.sourceOfFingerprint()
-    return keyHashOf(source, source.ids, this.keyParts, canonicalKey, into, abstraction)
+    return keyHashOf(source, source.ids, this.keyParts, canonicalKey, into, abstraction, taken)
   }
 
   /**

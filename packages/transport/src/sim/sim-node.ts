@@ -56,7 +56,7 @@ export interface SimNode {
   /** Its last entry's hash, with what it was mixed from (see `keyHashOf`). */
   entryHash: EntryHash | undefined
   /** What a key abstraction kept of its state and disk, hashed (see `abstractNodeHash`). */
-  abstractHash: AbstractHash | undefined
+  abstractHash: AbstractHash[] | undefined
   /** The routes of the messages it sent, by the receiver's id (see `routeOf`). */
   routes: Map<NodeId, Route>
   /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */
