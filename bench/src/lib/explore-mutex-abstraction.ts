@@ -11,7 +11,8 @@
  * only answers what still comes to it. The disk (Ricart-Agrawala's clock) is read only by a
  * restarted node, and the benches crash none.
  */
-import type { KeyAbstraction } from '@sd/transport/explore'
+import type { NodeId } from '@sd/transport'
+import type { AbstractionContext, KeyAbstraction, Rename } from '@sd/transport/explore'
 
 interface Resource {
   state: 'RELEASED' | 'WAITING' | 'WANTED' | 'HELD'
@@ -101,7 +102,7 @@ export function ricartAgrawalaDeadClocks(ids: readonly number[]): KeyAbstraction
  * `time` counts as min(t, M + 1) (the cap: M + 1, or 0 once no node waits). At a WANTED node q
  * each `lastSeen[p]` counts as whether (lastSeen[p], p) > (T_q, q): the rule reads nothing else,
  * a received time raises the entry by max, so whether it passes later depends only on what comes,
- * and once true it stays true. A queue entry and a RELEASE's `req` are request times, exact.
+ * and once true it stays true (queues and a RELEASE's `req`: below).
  * Before every request is stamped (context 'some'), only what is dead at the done and HELD nodes
  * is left out.
  *
@@ -124,142 +125,340 @@ export function ricartAgrawalaDeadClocks(ids: readonly number[]): KeyAbstraction
  *
  * Quiet nodes. A done node p whose unheard requests all come from WANTED nodes with T = M sends
  * nothing but a REPLY to each, stamped after merging T = M, so at M + 1 or later: the cap,
- * whatever its clock was. Its clock, and the time and `req` of the replies and releases coming to
- * it, are dead. At any HELD or done node a RELEASE's `req` is (its queue is).
+ * whatever its clock was. Its clock, and the time of the replies and releases coming to it, are
+ * dead.
  *
- * The context is the cap plus 2^16 times the sets of deaf, quiet and settled (HELD or done) nodes
- * (bit i for ids[i], 2^8 apart). The bench test checks, at n = 3, that the search keyed so reaches
- * every key the full search reaches.
+ * Queues and requests. A WANTED node q enters when no queued request is ahead of its own, and a
+ * queue changes only by a REQUEST (one per peer, queued by (T, id)) and by its sender's RELEASE
+ * (which takes that one request off: on the FIFO link the REQUEST came first). So q's queue counts
+ * as the set of its peers queued, each with whether its request is ahead of q's, and a RELEASE's
+ * `req` is dead everywhere. A HELD node's request time then only goes into its RELEASE's `req`
+ * and its token: dead too.
+ *
+ * Renaming (`renamings`). What a node does depends on ids only where it compares (t, p) with a
+ * request (T_q, q): a REQUEST queued against q's own, and a time heard from p against q's request.
+ * Every comparison already made is kept as its outcome (the queue's and `lastSeen`'s flags); one
+ * still to come is a message in flight to a WANTED node, or one to be sent. The first is kept with
+ * its outcome (`passes`, taken with the concrete ids). Of the second, a done node only sends
+ * REPLYs, stamped past the request they answer, so they pass whatever the ids, and a node whose
+ * clock is at T_q or past it stamps everything past T_q. Only a WANTED or HELD node p whose clock
+ * is below T_q, at a q that has not heard p past its request, may yet send q a RELEASE stamped
+ * T_q, where the ids decide. So a renaming that keeps the ids of each such pair in order keeps
+ * every step. The key is the least over the allowed orders that list the nodes' signatures least
+ * (what the key keeps of each, renaming aside: WANTED, HELD or done; deaf or quiet; its clock; a
+ * WANTED node's request time), a choice a state and its renamings share (`namingOrders`).
+ * Renamed, each `lastSeen` and queue is keyed by its peers' new names, sorted, and a view's
+ * members renamed.
+ *
+ * The context carries the cap, the sets of deaf and quiet nodes (bit i for ids[i]), the WANTED
+ * nodes' request times and the orders the nodes may be named in; the key keeps only whether a
+ * node waits (`contextKey`), each node's entry saying whether it is deaf or quiet. The bench test
+ * checks, at n = 3, that the search keyed so reaches every key the full search reaches: it caught
+ * an earlier renaming, which named the nodes whose requests could still be compared by their
+ * (T, id) and the others by their clocks (29 keys missed).
  */
-export function lamportCappedTimes(ids: readonly number[]): KeyAbstraction {
+export function lamportCappedTimes(
+  ids: readonly number[],
+  options: { rename?: boolean } = {},
+): KeyAbstraction {
   const bit = (id: unknown) => 1 << ids.indexOf(id as number)
+  const stamped = new StampedContexts(ids, options.rename ?? true)
   return {
     context: (snapshot) => {
-      const snaps = ids.map((id) => snapshot(id) as LamportSnapshot | undefined)
+      // Loops, not maps and filters: this runs state after state.
+      const n = ids.length
+      const snaps: LamportSnapshot[] = []
+      const res: LamportResource[] = []
       let max = -1
-      for (const s of snaps) {
+      for (const id of ids) {
+        const s = snapshot(id) as LamportSnapshot | undefined
         const r = s === undefined ? undefined : resourceOf<LamportResource>(s)
         if (r === undefined || !(r.time > 0) || r.queued > 0 || r.state === 'WAITING') return 'some'
-        if (r.state === 'WANTED') max = Math.max(max, r.time)
+        if (r.state === 'WANTED' && r.time > max) max = r.time
+        snaps.push(s!)
+        res.push(r)
       }
+      // A renaming reads the launch group's view; under another one the state is keyed in full.
+      for (const s of snaps) if (!launchView(s.view)) return undefined
       const cap = max + 1
-      const res = snaps.map((s) => resourceOf<LamportResource>(s)!)
       let deaf = 0
       let quiet = 0
-      let settled = 0
-      snaps.forEach((s, i) => {
+      for (let i = 0; i < n; i++) {
         const r = res[i]!
-        if (r.state === 'WANTED') return
-        settled |= 1 << i
-        const seen = new Map(s!.lastSeen)
-        // The peers whose request this node has not heard yet.
-        const unheard = ids.filter((q, j) => j !== i && (seen.get(q) ?? -1) < res[j]!.time)
-        if (unheard.length === 0) {
-          if (s!.clock >= cap) deaf |= 1 << i
-        } else if (
-          r.state === 'RELEASED' &&
-          unheard.every((q) => {
-            const w = res[ids.indexOf(q)]!
-            return w.state === 'WANTED' && w.time === max
-          })
-        )
-          quiet |= 1 << i
-      })
-      return cap + DEAF * (deaf + MASK * quiet + MASK * MASK * settled)
+        if (r.state === 'WANTED') continue
+        // The peers whose request this node has not heard yet, and whether all are WANTED at M.
+        let unheard = 0
+        let allAtMax = true
+        for (let j = 0; j < n; j++) {
+          if (j === i || heardFrom(snaps[i]!, ids[j]!) >= res[j]!.time) continue
+          unheard++
+          if (res[j]!.state !== 'WANTED' || res[j]!.time !== max) allAtMax = false
+        }
+        if (unheard === 0) {
+          if (snaps[i]!.clock >= cap) deaf |= 1 << i
+        } else if (r.state === 'RELEASED' && allAtMax) quiet |= 1 << i
+      }
+      let times = ''
+      for (let i = 0; i < n; i++)
+        times += `${i > 0 ? ',' : ''}${res[i]!.state === 'WANTED' ? res[i]!.time : -1}`
+      const orders = stamped.renames ? namingOrders(ids, res, snaps, cap, deaf | quiet, deaf) : ''
+      return `${cap}:${deaf}:${quiet}:${times}:${orders}`
     },
-    // The key keeps the sets, and whether any node waits, not the cap itself: every time counts
-    // relative to M (below).
-    contextKey: (context) =>
-      typeof context === 'number'
-        ? 2 * Math.floor(context / DEAF) + (context % DEAF > 0 ? 1 : 0)
-        : context,
-    node: (id, snapshot, _storage, context) => {
+    // The key keeps whether any node waits, not the cap nor the times: every time counts relative
+    // to M (below), and each node's entry says whether it is deaf or quiet.
+    contextKey: (context) => (context === 'some' ? context : stamped.of(context).cap > 0),
+    renamings: (context) => (context === 'some' ? undefined : stamped.of(context).renamings),
+    node: (id, snapshot, _storage, context, rename) => {
       const s = snapshot as LamportSnapshot
       const r = resourceOf<LamportResource>(s)
       if (r === undefined) return s
-      if (typeof context !== 'number') {
+      if (context === 'some') {
         if (done(r) && r.queued === 0) return { ...doneResource(s), lastSeen: null }
         if (r.state !== 'HELD') return s
         const heldOnly = s.resources.map(([n, res]) => [n, { ...res, queue: null }])
         return { ...s, lastSeen: null, resources: heldOnly }
       }
-      const { cap, deaf, quiet } = decode(context)
+      const c = stamped.of(context)
+      const deaf = (c.deaf & bit(id)) !== 0
+      const quiet = (c.quiet & bit(id)) !== 0
+      // The rank (an id's) only makes the token, which goes with the request time below.
+      const named = { ...s, rank: null, view: renamedView(s.view, rename), deaf, quiet }
+      const { cap } = c
       // Once no node waits, no time decides anything: every one is dead.
-      if (cap === 0) return nodeWithoutTimes(s)
+      if (cap === 0) return nodeWithoutTimes(named)
       const base = cap - 1 // M: times count from it
-      if (done(r) && r.queued === 0) {
+      if (done(r) && r.queued === 0)
         // A deaf or quiet done node's clock stamps nothing that counts any more.
-        const dead = ((deaf | quiet) & bit(id)) !== 0
         return {
-          ...doneResource(s),
+          ...doneResource(named),
           lastSeen: null,
-          clock: dead ? null : Math.min(s.clock, cap) - base,
+          clock: deaf || quiet ? null : Math.min(s.clock, cap) - base,
         }
-      }
       const clock = Math.min(s.clock, cap) - base
-      // The token is the request time's (and the rank's): it goes with the time.
-      const relative = (res: LamportResource) => ({ ...res, time: res.time - base, token: null })
-      if (r.state === 'HELD')
-        return {
-          ...s,
-          lastSeen: null,
-          clock,
-          resources: s.resources.map(([n, res]) => [n, { ...relative(res), queue: null }]),
-        }
-      // WANTED. Whether each peer was heard past this request: all the rule reads, and it only
-      // turns true.
+      if (r.state === 'HELD') {
+        // Its request time only went into its RELEASE's `req`, dead (below).
+        const held = s.resources.map(([n, res]) => [
+          n,
+          { ...res, time: null, token: null, queue: null },
+        ])
+        return { ...named, lastSeen: null, clock, resources: held }
+      }
+      // WANTED: whether each peer was heard past this request (all the entry rule reads, and it
+      // only turns true), and which queued requests are ahead of it (the rule's other half).
       const mine = r.time
-      const past = ([p, t]: [number, number]) => [p, t > mine || (t === mine && p > (id as number))]
+      const self = id as number
       return {
-        ...s,
+        ...named,
         clock,
-        lastSeen: s.lastSeen.map(past),
+        lastSeen: s.lastSeen
+          .map(([p, t]): [number, boolean] => [rename(p) as number, passes(t, p, mine, self)])
+          .sort(([a], [b]) => a - b),
         resources: s.resources.map(([n, res]) => [
           n,
-          { ...relative(res), queue: res.queue.map((e) => ({ ...e, time: e.time - base })) },
+          {
+            ...res,
+            time: res.time - base,
+            token: null,
+            queue: res.queue
+              .map((e): [number, boolean] => [
+                rename(e.pid) as number,
+                !passes(e.time, e.pid, mine, self),
+              ])
+              .sort(([a], [b]) => a - b),
+          },
         ]),
       }
     },
-    message: (msg, _from, to, context) => {
-      if (typeof context !== 'number') return msg
-      const { cap, deaf, quiet, settled } = decode(context)
+    message: (msg, from, to, context) => {
+      if (context === 'some') return msg
+      const c = stamped.of(context)
       const at = bit(to)
-      if ((deaf & at) !== 0) return undefined
+      if ((c.deaf & at) !== 0) return undefined
       const m = msg as { type: string; time: number; req?: number }
-      if (cap === 0) return { ...m, time: null, ...(m.req === undefined ? {} : { req: null }) }
-      const base = cap - 1
-      if (m.type === 'request') return { ...m, time: m.time - base }
-      // At a quiet node a reply's or release's time and `req` are dead; at a HELD or done one, a
-      // release's `req` (its queue is).
-      if ((quiet & at) !== 0)
-        return { ...m, time: null, ...(m.req === undefined ? {} : { req: null }) }
-      const time = Math.min(m.time, cap) - base
-      if (m.req === undefined) return { ...m, time }
-      return { ...m, time, req: (settled & at) !== 0 ? null : m.req - base }
+      // A RELEASE's `req` only names the request it takes off a queue: one per sender.
+      const req = m.req === undefined ? {} : { req: null }
+      if (c.cap === 0) return { ...m, time: null, ...req }
+      const base = c.cap - 1
+      // At a WANTED receiver, whether the time passes its request, as the concrete ids decide it.
+      const mine = c.times[ids.indexOf(to as number)]!
+      const past = mine >= 0 ? passes(m.time, from as number, mine, to as number) : null
+      if (m.type === 'request') return { ...m, time: m.time - base, passes: past }
+      // At a quiet node a reply's or release's time is dead.
+      if ((c.quiet & at) !== 0) return { ...m, time: null, ...req }
+      return { ...m, time: Math.min(m.time, c.cap) - base, passes: past, ...req }
     },
   }
 }
 
+/** Whether a time `t` heard from `p` passes `q`'s request at `mine`: (t, p) > (mine, q). */
+const passes = (t: number, p: number, mine: number, q: number) => t > mine || (t === mine && p > q)
+
+/** The launch group's view (view 0, nothing buffered): the only one the renaming reads. */
+function launchView(view: unknown): boolean {
+  const v = view as { view: number; buffered: unknown[] }
+  return v.view === 0 && v.buffered.length === 0
+}
+
+/** A view's ids renamed. */
+function renamedView(view: unknown, rename: (id: number) => unknown): unknown {
+  const v = view as { peers: number[]; unheard: number[] }
+  const renamed = (list: number[]) => list.map((p) => rename(p) as number).sort((a, b) => a - b)
+  return { ...v, peers: renamed(v.peers), unheard: renamed(v.unheard) }
+}
+
+/**
+ * The stamped contexts, read once each: the cap, the sets of deaf and quiet nodes (bit i for
+ * ids[i]), the WANTED nodes' request times (-1 for the others), and the orders the key names the
+ * nodes in (`namingOrders`), whose renamings it is the least over.
+ */
+class StampedContexts {
+  private readonly read = new Map<string, Stamped>()
+  constructor(
+    private readonly ids: readonly number[],
+    readonly renames: boolean,
+  ) {}
+
+  of(context: AbstractionContext): Stamped {
+    const text = context as string
+    let c = this.read.get(text)
+    if (c !== undefined) return c
+    if (this.read.size >= 100_000) this.read.clear()
+    const [cap, deaf, quiet, times, orders] = text.split(':')
+    c = {
+      cap: Number(cap),
+      deaf: Number(deaf),
+      quiet: Number(quiet),
+      times: times!.split(',').map(Number),
+      renamings: undefined,
+    }
+    if (this.renames) c.renamings = renamingsOf(this.ids, orders!)
+    this.read.set(text, c)
+    return c
+  }
+}
+
+interface Stamped {
+  cap: number
+  deaf: number
+  quiet: number
+  /** Each WANTED node's request time, -1 for the others, in `ids` order. */
+  times: number[]
+  renamings: Rename[] | undefined
+}
+
+/**
+ * The orders the key may name the nodes in (the k-th named ids[k]), as node indices, '|' between
+ * orders. Allowed: every order that keeps the ids of each pair (p, q) in order where q waits, has
+ * not heard p past its request, and p is WANTED or HELD with its clock below q's request time (p
+ * may yet send q a RELEASE stamped T_q, and then the ids decide). Of those, the ones that list the
+ * nodes' signatures least (what the key keeps of each, renaming aside: WANTED, HELD or done; deaf
+ * or quiet; its clock up to the cap; a WANTED node's request time), so that a state and its
+ * renamings are given the same orders.
+ */
+function namingOrders(
+  ids: readonly number[],
+  res: LamportResource[],
+  snaps: LamportSnapshot[],
+  cap: number,
+  deadClock: number,
+  deaf: number,
+): string {
+  const n = ids.length
+  const kind = (r: LamportResource) => (r.state === 'WANTED' ? 0 : r.state === 'HELD' ? 1 : 2)
+  // One number per node, compared as the list [kind, deaf or quiet, clock, request time] (each
+  // below 2^20: times count messages): loops and no lists, this runs state after state.
+  const signature = scratchSignature
+  for (let i = 0; i < n; i++) {
+    const r = res[i]!
+    const k = kind(r)
+    const dq = (deaf & (1 << i)) !== 0 ? 2 : (deadClock & (1 << i)) !== 0 ? 1 : 0
+    const clock = cap === 0 || (k === 2 && dq > 0) ? 0 : Math.min(snaps[i]!.clock, cap)
+    signature[i] = ((k * 4 + dq) * 2 ** 20 + clock) * 2 ** 20 + (k === 0 ? r.time : 0)
+  }
+  const pairs = scratchPairs
+  pairs.length = 0
+  for (let q = 0; q < n; q++) {
+    if (res[q]!.state !== 'WANTED') continue
+    for (let p = 0; p < n; p++) {
+      if (p === q || kind(res[p]!) === 2) continue
+      if (passes(heardFrom(snaps[q]!, ids[p]!), ids[p]!, res[q]!.time, ids[q]!)) continue
+      if (snaps[p]!.clock < res[q]!.time) pairs.push(p, q)
+    }
+  }
+  const { orders, at } = orderings(n)
+  let best = ''
+  let bestOrder = -1
+  for (let o = 0; o < orders.length; o++) {
+    const order = orders[o]!
+    const pos = at[o]!
+    let allowed = true
+    for (let j = 0; j < pairs.length && allowed; j += 2) {
+      const p = pairs[j]!
+      const q = pairs[j + 1]!
+      allowed = pos[p]! < pos[q]! === ids[p]! < ids[q]!
+    }
+    if (!allowed) continue
+    let c = bestOrder < 0 ? -1 : 0
+    for (let k = 0; k < n && c === 0; k++)
+      c = signature[order[k]!]! - signature[orders[bestOrder]![k]!]!
+    if (c < 0) {
+      bestOrder = o
+      best = order.join(',')
+    } else if (c === 0) best += `|${order.join(',')}`
+  }
+  return best
+}
+
+const scratchSignature: number[] = []
+const scratchPairs: number[] = []
+
+/** Every order of 0..n-1, and where each puts each node, made once per n. */
+function orderings(n: number): { orders: number[][]; at: number[][] } {
+  let made = ORDERINGS.get(n)
+  if (made === undefined) {
+    const orders = permutations(Array.from({ length: n }, (_, i) => i))
+    const at = orders.map((order) => {
+      const pos = new Array<number>(n)
+      order.forEach((i, k) => {
+        pos[i] = k
+      })
+      return pos
+    })
+    made = { orders, at }
+    ORDERINGS.set(n, made)
+  }
+  return made
+}
+const ORDERINGS = new Map<number, { orders: number[][]; at: number[][] }>()
+
+/** The renamings of `namingOrders`: in each order, the k-th node is named ids[k]. */
+function renamingsOf(ids: readonly number[], orders: string): Rename[] {
+  return orders.split('|').map((order) => {
+    const names = new Map(order.split(',').map((i, k) => [ids[Number(i)]!, ids[k]!]))
+    return (id: NodeId) => names.get(id as number) ?? id
+  })
+}
+
+/** The latest time a node heard from `peer` (-1: nothing yet). */
+function heardFrom(s: LamportSnapshot, peer: number): number {
+  for (const [p, t] of s.lastSeen) if (p === peer) return t
+  return -1
+}
+
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]]
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  )
+}
+
 /** A node's key once no node waits: its state and its resources' states. */
-function nodeWithoutTimes(s: LamportSnapshot) {
+function nodeWithoutTimes<S extends LamportSnapshot>(s: S) {
   const states = s.resources.map(([n, res]) => [n, { state: res.state }])
   return { ...s, clock: null, lastSeen: null, resources: states }
 }
 
-/** The context: the cap, plus DEAF times the sets of deaf, quiet and settled nodes (MASK apart). */
-function decode(context: number) {
-  const sets = Math.floor(context / DEAF)
-  return {
-    cap: context % DEAF,
-    deaf: sets % MASK,
-    quiet: Math.floor(sets / MASK) % MASK,
-    settled: Math.floor(sets / (MASK * MASK)),
-  }
+type LamportSnapshot = Snapshot<LamportResource> & {
+  lastSeen: Array<[number, number]>
+  view: unknown
 }
-
-const MASK = 2 ** 8
-
-/** The context's unit for the set of deaf nodes: caps stay far below it. */
-const DEAF = 2 ** 16
-
-type LamportSnapshot = Snapshot<LamportResource> & { lastSeen: Array<[number, number]> }
