@@ -220,17 +220,7 @@ export function keyHashOf(
     if (hash === undefined) return false
     m.pair(hash)
   }
-  // Scratch arrays, emptied each time: this runs state after state.
-  const delivers = deliverScratch
-  const calls = callScratch
-  delivers.length = 0
-  calls.length = 0
-  for (const e of source.queue.live()) {
-    if (e.kind === 'deliver') delivers.push(e)
-    // As data, not as its canonical text: the same tells calls apart, without the writing.
-    else calls.push(hashValue(describeCall(e), { hi: 0, lo: 0 }, callWhere))
-  }
-  sortSmall(delivers, bySlot)
+  const { delivers, calls } = pendingOf(source, describeCall)
   const message = abstract && abstraction!.message !== undefined ? abstraction : undefined
   let links = 0
   for (let i = 0; i < delivers.length; ) {
@@ -313,15 +303,7 @@ function keyRenamed(
     entries[at] = hash
   }
   for (const hash of entries) m.pair(hash!)
-  const delivers = deliverScratch
-  const calls = callScratch
-  delivers.length = 0
-  calls.length = 0
-  for (const e of source.queue.live()) {
-    if (e.kind === 'deliver') delivers.push(e)
-    else calls.push(hashValue(renamedCall(e, rename), { hi: 0, lo: 0 }, callWhere))
-  }
-  sortSmall(delivers, bySlot)
+  const { delivers, calls } = pendingOf(source, (e) => renamedCall(e, rename))
   const links = linkScratch
   links.length = 0
   for (let i = 0; i < delivers.length; ) {
@@ -359,6 +341,28 @@ function keyRenamed(
   delivers.length = 0
   links.length = 0
   return true
+}
+
+/**
+ * What is pending, in scratch arrays emptied each time (this runs state after state): the
+ * deliveries in the order of their links, then sending order, and the other calls' hashes, each
+ * as `describe` has it (as data, not as its canonical text: the same tells calls apart, without
+ * the writing).
+ */
+function pendingOf(
+  source: FingerprintSource,
+  describe: (e: SimEvent) => unknown,
+): { delivers: DeliverEvent[]; calls: Hash64[] } {
+  const delivers = deliverScratch
+  const calls = callScratch
+  delivers.length = 0
+  calls.length = 0
+  for (const e of source.queue.live()) {
+    if (e.kind === 'deliver') delivers.push(e)
+    else calls.push(hashValue(describe(e), { hi: 0, lo: 0 }, callWhere))
+  }
+  sortSmall(delivers, bySlot)
+  return { delivers, calls }
 }
 
 /** A pending timer, request or planned action as `describeCall` has it, its owner renamed. */

@@ -16,6 +16,7 @@ import {
 } from '../../src/explore/index.js'
 import { hashHex } from '../../src/hash64.js'
 import type { NodeId, Protocol, SimNetwork } from '../../src/index.js'
+import { collecting } from './support/abstract-keys.js'
 import { once } from './support/configurations.js'
 
 /** Every renaming that permutes `group` and keeps the other ids. */
@@ -69,19 +70,6 @@ const scenario = (fifo = true): ExploreScenario => ({
   ...once(4, floodFrom(), fifo),
   history: () => null,
 })
-
-function collecting(base: ExploreScenario, abstraction: KeyAbstraction) {
-  const keys = new Set<string>()
-  const h = { hi: 0, lo: 0 }
-  const watched: ExploreScenario = {
-    ...base,
-    invariant(state) {
-      if ((state.net as SimNetwork).keyHash(h, abstraction)) keys.add(hashHex(h))
-      return base.invariant(state)
-    },
-  }
-  return { keys, watched }
-}
 
 describe('explore with a key abstraction that renames nodes', () => {
   it('merges renamings of a state and reaches every abstract state', () => {

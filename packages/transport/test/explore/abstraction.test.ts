@@ -9,6 +9,7 @@ import { flood, ricartAgrawala } from '../../../../test-support/explore-protocol
 import { type ExploreScenario, explore, type KeyAbstraction } from '../../src/explore/index.js'
 import { hashHex } from '../../src/hash64.js'
 import { type NodeId, type Protocol, SimNetwork } from '../../src/index.js'
+import { collecting } from './support/abstract-keys.js'
 import { broadcasts, configurations, once } from './support/configurations.js'
 import { type AnyFactory, mutex } from './support/scenarios.js'
 
@@ -68,20 +69,6 @@ const deadCounter = (from: number): KeyAbstraction => ({
     return { inner, handled, storage, context }
   },
 })
-
-/** The scenario, its invariant also collecting each state's key under `abstraction`. */
-function collecting(scenario: ExploreScenario, abstraction: KeyAbstraction) {
-  const keys = new Set<string>()
-  const h = { hi: 0, lo: 0 }
-  const watched: ExploreScenario = {
-    ...scenario,
-    invariant(state) {
-      if ((state.net as SimNetwork).keyHash(h, abstraction)) keys.add(hashHex(h))
-      return scenario.invariant(state)
-    },
-  }
-  return { keys, watched }
-}
 
 describe('explore with a key abstraction', () => {
   for (const [name, scenario, options] of configurations) {
