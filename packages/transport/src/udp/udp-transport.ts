@@ -270,7 +270,6 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       },
       dropped: (reason, bytes, from, source) => this.tellDrop(reason, bytes, from, source),
       wake: (at) => this.arm(at),
-      rewake: (at) => this.rearmLater(at),
       ...(admit === undefined
         ? {}
         : { admit: admitFromSource(admit, (error) => this.handlerFailed(error)) }),
@@ -291,19 +290,6 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
       Math.max(0, at - performance.now()),
     )
     this.timer.unref()
-  }
-
-  /**
-   * The engine's earliest deadline moved later (an acknowledgement rode on data, a flight was
-   * acknowledged): the timer moves there, or goes when none is left, instead of waking the
-   * process for nothing.
-   */
-  private rearmLater(at: number): void {
-    if (this.isClosed || this.timerAt === at) return
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
-    this.timerAt = Number.POSITIVE_INFINITY
-    if (at !== Number.POSITIVE_INFINITY) this.arm(at)
   }
 
   private onTimer(): void {

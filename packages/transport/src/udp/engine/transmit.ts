@@ -23,12 +23,6 @@ import {
   PacketType,
 } from '../wire/header.js'
 
-/**
- * Most links scanned to move the wake-up later when its deadline went away (`moveWakeLater`): a
- * mutex client's book holds every member, of which it talks to one, the coordinator.
- */
-export const REWAKE_SCAN_LINKS = 64
-
 /** Fragment count travels in 16 bits. */
 const MAX_FRAGMENTS = 0xffff
 /**
@@ -52,12 +46,6 @@ export interface EngineSink {
   dropped(reason: UdpDropReason, bytes: number, from: NodeId | undefined, source: unknown): void
   /** Call `onTimer` no later than `at`. */
   wake(at: number): void
-  /**
-   * Optional: the earliest deadline moved later, to `at` (Infinity: none). A sink with one timer
-   * may move it there, so that a deadline that went away (an acknowledgement that rode on data, a
-   * flight acknowledged) costs no wake-up. A sink without it keeps its earlier wake-up, harmless.
-   */
-  rewake?(at: number): void
   /** Call `flush` once the current batch of input is handled (acknowledgements are owed). */
   flushSoon(): void
   /**
@@ -155,10 +143,7 @@ export abstract class EngineTransmit {
   protected header(link: PeerLink, type: PacketType): OutgoingHeader {
     const pn = link.nextPn
     link.nextPn = pn + 1 // 48 bits: see PN_RENEW_AT
-    if (pn === PN_RENEW_AT) {
-      this.wakeAt = 0 // renewed on the timer, where no caller holds the link; never moved later
-      this.sink.wake(0)
-    }
+    if (pn === PN_RENEW_AT) this.sink.wake(0) // renewed on the timer, where no caller holds the link
     const h = this.scratch
     h.type = type
     h.srcInc = link.localInc
@@ -218,28 +203,11 @@ export abstract class EngineTransmit {
     const resend = link.queue.lost.length > 0 ? link.recovery.roundEndsAt : Number.POSITIVE_INFINITY
     // A held acknowledgement (delayed, waiting for data to ride on): Infinity when none.
     const at = Math.min(link.recovery.deadline(), hello, resend, link.acks.dueAt)
-    const was = link.deadline
     link.deadline = at
     if (at < this.wakeAt) {
       this.wakeAt = at
       this.sink.wake(at)
-    } else if (at > was && was === this.wakeAt && this.sink.rewake !== undefined) {
-      this.moveWakeLater()
     }
-  }
-
-  /**
-   * The link that set the wake-up no longer needs it so soon: with a small address book (a scan
-   * bounded by REWAKE_SCAN_LINKS), the wake-up moves to the earliest deadline left. Beyond it the
-   * wake-up stays where it was (onTimer finds nothing due and re-arms), as a scan per
-   * acknowledgement would cost more than the wake-up it saves.
-   */
-  private moveWakeLater(): void {
-    if (this.links.size > REWAKE_SCAN_LINKS) return
-    let next = Number.POSITIVE_INFINITY
-    for (const link of this.links.values()) if (link.deadline < next) next = link.deadline
-    this.wakeAt = next
-    this.sink.rewake!(next)
   }
 
   /** Counts a dropped datagram (or message) and tells the sink. */
