@@ -9,7 +9,7 @@
  * releases and asks for the same permits again in the same turn keeps them, up to `burst` entries
  * in a row, as a Redis client that just released takes them again while the others sleep out
  * their retry). Without redis-server it prints why and reports nothing. Environment: see
- * lib/locks-bench.ts, and SD_LOCKS_SEM_BURST below.
+ * lib/locks-bench.ts, SD_LOCKS_SEM_BURST and SD_LOCKS_SEM_POINTS below.
  */
 import { runFamilyBench } from './lib/locks-bench.js'
 import type { ClientRole } from './lib/locks-protocol.js'
@@ -37,6 +37,17 @@ const point = (take: 1 | 2, burst?: number) => ({
   setup: setup(burst === undefined ? 'its defaults (burst 1: strict FIFO)' : `burst: ${burst}`),
 })
 
+/** Which points run (SD_LOCKS_SEM_POINTS): 'all' (default), 'fifo' (as it comes) or 'burst'. */
+const POINTS = process.env.SD_LOCKS_SEM_POINTS ?? 'all'
+
 export default function semaphoreBench(): Promise<BenchResult[]> {
-  return runFamilyBench('mutex.semaphore', [point(1), point(1, BURST), point(2), point(2, BURST)])
+  if (!['all', 'fifo', 'burst'].includes(POINTS))
+    throw new RangeError(`SD_LOCKS_SEM_POINTS must be all, fifo or burst, got ${POINTS}`)
+  const points = [
+    ...(POINTS !== 'burst' ? [point(1)] : []),
+    ...(POINTS !== 'fifo' ? [point(1, BURST)] : []),
+    ...(POINTS !== 'burst' ? [point(2)] : []),
+    ...(POINTS !== 'fifo' ? [point(2, BURST)] : []),
+  ]
+  return runFamilyBench('mutex.semaphore', points)
 }

@@ -10,7 +10,7 @@
  */
 import { cleanupOnExit } from './exit-cleanup.js'
 import type { FamilyContender } from './locks-protocol.js'
-import { type FamilyPoint, type FamilySetup, familyResults } from './locks-results.js'
+import { cpuPerOp, type FamilyPoint, type FamilySetup, familyResults } from './locks-results.js'
 import { type FamilyTrial, killAllWorkersSync, LocksRig } from './locks-rig.js'
 import { redisUnavailable, redisVersion, startRedis } from './mutex-redis-server.js'
 import type { BenchResult } from './result.js'
@@ -68,7 +68,15 @@ export async function runFamilyBench(label: string, points: FamilyPoint[]): Prom
     const broken =
       t.check.violations > 0 ? ` VIOLATIONS: ${t.check.violations} (${t.check.first})` : ''
     const errors = t.errors.length > 0 ? ` ERRORS: ${t.errors.join('; ')}` : ''
-    log(`${what}: ${t.contender} ${rate} ops/s${broken}${errors}`)
+    const cpu = cpuPerOp(t)
+    const cpuText = cpu ? `, CPU ${cpu.total} µs/op (server ${cpu.server})` : ''
+    const sent = t.clients.reduce((sum, c) => sum + (c.report?.datagrams?.sent ?? 0), 0)
+    const got = t.clients.reduce((sum, c) => sum + (c.report?.datagrams?.received ?? 0), 0)
+    const wire =
+      sent > 0 && ops > 0
+        ? `, datagrams/op ${(sent / ops).toFixed(2)} up ${(got / ops).toFixed(2)} down`
+        : ''
+    log(`${what}: ${t.contender} ${rate} ops/s${cpuText}${wire}${broken}${errors}`)
   }
   try {
     // One unrecorded trial of every contender first, so that every worker runs JIT-compiled code

@@ -15,8 +15,10 @@ export async function familyLoop(locker: Locker, run: FamilyRunSpec): Promise<Fa
   const spans: number[] = []
   await sleep(Math.max(0, run.startAt - nowMs()))
   const cpuBefore = process.cpuUsage()
+  const statsBefore = locker.stats?.()
   const report = (error?: string): FamilyLoopReport => {
     const cpu = process.cpuUsage(cpuBefore)
+    const after = locker.stats?.()
     return {
       ops: latenciesUs.length,
       latenciesUs,
@@ -24,6 +26,15 @@ export async function familyLoop(locker: Locker, run: FamilyRunSpec): Promise<Fa
       finishedUs: us(nowMs()),
       cpuUs: cpu.user + cpu.system,
       ...(locker.granted ? { granted: locker.granted() } : {}),
+      ...(statsBefore && after
+        ? {
+            datagrams: {
+              sent: after.datagramsSent - statsBefore.datagramsSent,
+              acks: after.acksSent - statsBefore.acksSent,
+              received: (after.datagramsReceived ?? 0) - (statsBefore.datagramsReceived ?? 0),
+            },
+          }
+        : {}),
       ...(error ? { error } : {}),
     }
   }

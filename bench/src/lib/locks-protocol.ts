@@ -66,6 +66,8 @@ export interface FamilyLoopReport {
   cpuUs: number
   /** Ours: how the entries were granted ('shared', 'permits' or 'exclusive'), counted. */
   granted?: Record<string, number>
+  /** Ours: the client's transport over the loop (datagrams sent, of them acks alone, received). */
+  datagrams?: { sent: number; acks: number; received: number }
   error?: string
 }
 

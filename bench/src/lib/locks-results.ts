@@ -59,8 +59,22 @@ function granted(t: FamilyTrial): Record<string, number> | undefined {
   return Object.keys(all).length > 0 ? all : undefined
 }
 
+/**
+ * Ours: datagrams per operation of the clients' transports. What the clients received is what
+ * the coordinator sent (loopback), so its acks alone are about `received` - grants.
+ */
+function datagramsPerOp(t: FamilyTrial) {
+  const done = t.clients.filter((c) => c.report?.datagrams)
+  const ops = done.reduce((sum, c) => sum + c.report!.ops, 0)
+  if (ops === 0) return undefined
+  const per = (f: 'sent' | 'acks' | 'received') =>
+    round3(done.reduce((sum, c) => sum + c.report!.datagrams![f], 0) / ops)
+  return { clientsSent: per('sent'), clientsAcks: per('acks'), clientsReceived: per('received') }
+}
+
 function trialDetail(t: FamilyTrial, kinds: ClientRole['kind'][]) {
   return {
+    ...(datagramsPerOp(t) ? { datagramsPerOp: datagramsPerOp(t) } : {}),
     ...Object.fromEntries(kinds.map((k) => [k, roleSummaryRounded(t, k)])),
     cpuUsPerOp: cpuPerOp(t),
     check: t.check,

@@ -2,7 +2,8 @@
  * Our locks in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no key)
  * and the protocol run on it with `runProtocol`, driven by `acquire` / `release` requests.
  * SD_UDP_COALESCE=1 turns on the transport's `coalesce` in every process of ours (clients and
- * coordinator): what a turn sends to one peer leaves as one datagram.
+ * coordinator): what a turn sends to one peer leaves as one datagram. SD_UDP_ACK_DELAY_MS sets the
+ * transport's `maxAckDelayMs` in every process of ours (unset: the transport's default).
  */
 import {
   centralized,
@@ -20,6 +21,11 @@ import { nowMs, type TrialSpec } from './mutex-protocol.js'
 type LockEvent = { type: string; mode?: unknown; permits?: unknown }
 // The two protocols carry different messages; the transport only sees JSON.
 type AnyFactory = ProtocolFactory<unknown, MutexRequest, LockEvent>
+
+const ackDelayMs =
+  process.env.SD_UDP_ACK_DELAY_MS === undefined
+    ? undefined
+    : Number(process.env.SD_UDP_ACK_DELAY_MS)
 
 /** The node's id and group: the mutex benchmark's spec, or the lock-family benchmarks'. */
 type OursSpec = Pick<TrialSpec, 'id' | 'members' | 'contender' | 'coordinator'>
@@ -51,6 +57,7 @@ export async function oursLocker(
     id: spec.id,
     bind: { host: '127.0.0.1', port: 0 },
     coalesce: process.env.SD_UDP_COALESCE === '1',
+    ...(ackDelayMs === undefined ? {} : { maxAckDelayMs: ackDelayMs }),
   })
   let handle: ProtocolHandle<MutexRequest, LockEvent> | undefined
   // One request in flight at a time: the loop waits for each answer. A single watchdog timer for
@@ -108,8 +115,8 @@ export async function oursLocker(
     release: (deadline) => answer('released', { type: 'release' }, deadline),
     granted: () => ({ ...granted }),
     stats() {
-      const { datagramsSent, acksSent, retransmissions } = transport.stats
-      return { datagramsSent, acksSent, retransmissions }
+      const { datagramsSent, acksSent, retransmissions, datagramsReceived } = transport.stats
+      return { datagramsSent, acksSent, retransmissions, datagramsReceived }
     },
     async close() {
       clearTimeout(watchdog)

@@ -45,6 +45,8 @@ export interface DatagramStats {
   datagramsSent: number
   acksSent: number
   retransmissions: number
+  /** Datagrams received (the lock-family loops report it; absent elsewhere). */
+  datagramsReceived?: number
 }
 
 /** One client's loop: acquires completed inside the measured window and their latencies. */
