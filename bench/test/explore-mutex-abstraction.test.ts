@@ -46,8 +46,9 @@ const cases: Array<[string, () => ExploreScenario, KeyAbstraction]> = [
     () => mutexScenario(2, lamportMutex()),
     lamportCappedTimes(ids(2) as number[]),
   ],
-  // 971,403 states in full (about 40 s): the smallest where deaf nodes' messages are left out
-  // while other nodes still wait.
+  // 971,403 states in full (about 2 minutes, each state keyed under its renamings too): the
+  // smallest where deaf nodes' messages are left out while other nodes still wait, and where the
+  // renaming meets done, holding and waiting nodes together.
   [
     'Lamport, 3 nodes',
     () => mutexScenario(3, lamportMutex()),
