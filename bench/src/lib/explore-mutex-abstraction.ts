@@ -221,73 +221,104 @@ export function lamportCappedTimes(
       const c = stamped.of(context)
       const deaf = (c.deaf & bit(id)) !== 0
       const quiet = (c.quiet & bit(id)) !== 0
-      // The rank (an id's) only makes the token, which goes with the request time below.
-      const named = { ...s, rank: null, view: renamedView(s.view, rename), deaf, quiet }
-      const { cap } = c
-      // Once no node waits, no time decides anything: every one is dead.
-      if (cap === 0) return nodeWithoutTimes(named)
-      const base = cap - 1 // M: times count from it
-      if (done(r) && r.queued === 0)
-        // A deaf or quiet done node's clock stamps nothing that counts any more.
-        return {
-          ...doneResource(named),
-          lastSeen: null,
-          clock: deaf || quiet ? null : Math.min(s.clock, cap) - base,
-        }
-      const clock = Math.min(s.clock, cap) - base
-      if (r.state === 'HELD') {
-        // Its request time only went into its RELEASE's `req`, dead (below).
-        const held = s.resources.map(([n, res]) => [
-          n,
-          { ...res, time: null, token: null, queue: null },
-        ])
-        return { ...named, lastSeen: null, clock, resources: held }
-      }
-      // WANTED: whether each peer was heard past this request (all the entry rule reads, and it
-      // only turns true), and which queued requests are ahead of it (the rule's other half).
-      const mine = r.time
-      const self = id as number
-      return {
-        ...named,
-        clock,
-        lastSeen: s.lastSeen
-          .map(([p, t]): [number, boolean] => [rename(p) as number, passes(t, p, mine, self)])
-          .sort(([a], [b]) => a - b),
-        resources: s.resources.map(([n, res]) => [
-          n,
-          {
-            ...res,
-            time: res.time - base,
-            token: null,
-            queue: res.queue
-              .map((e): [number, boolean] => [
-                rename(e.pid) as number,
-                !passes(e.time, e.pid, mine, self),
-              ])
-              .sort(([a], [b]) => a - b),
-          },
-        ]),
-      }
+      return stampedNode(s, r, id as number, c.cap, deaf, quiet, rename)
     },
     message: (msg, from, to, context) => {
       if (context === 'some') return msg
       const c = stamped.of(context)
       const at = bit(to)
       if ((c.deaf & at) !== 0) return undefined
-      const m = msg as { type: string; time: number; req?: number }
+      const m = msg as LamportMessage
       // A RELEASE's `req` only names the request it takes off a queue: one per sender.
-      const req = m.req === undefined ? {} : { req: null }
-      if (c.cap === 0) return { ...m, time: null, ...req }
+      if (c.cap === 0) return flatMessage(m, null, null)
       const base = c.cap - 1
       // At a WANTED receiver, whether the time passes its request, as the concrete ids decide it.
       const mine = c.times[ids.indexOf(to as number)]!
       const past = mine >= 0 ? passes(m.time, from as number, mine, to as number) : null
-      if (m.type === 'request') return { ...m, time: m.time - base, passes: past }
+      if (m.type === 'request') return flatMessage(m, m.time - base, past)
       // At a quiet node a reply's or release's time is dead.
-      if ((c.quiet & at) !== 0) return { ...m, time: null, ...req }
-      return { ...m, time: Math.min(m.time, c.cap) - base, passes: past, ...req }
+      if ((c.quiet & at) !== 0) return flatMessage(m, null, null)
+      return flatMessage(m, Math.min(m.time, c.cap) - base, past)
     },
   }
+}
+
+type LamportMessage = { type: string; resource?: string; time: number; req?: number; view?: number }
+
+/**
+ * A message as the key keeps it once every request is stamped: a flat list (hashed far faster
+ * than an object), the same facts as the object it stands for: its type, resource, time as kept,
+ * whether it passes its receiver's request, whether it names a request (`req`, dead), its view.
+ * Anything else a message may carry (a view change's fields) keeps the object.
+ */
+function flatMessage(m: LamportMessage, time: number | null, past: boolean | null): unknown {
+  if (m.type === 'view') return { ...m, time, passes: past }
+  return [m.type, m.resource ?? null, time, past, m.req === undefined ? 0 : 1, m.view ?? -1]
+}
+
+/**
+ * A node's key once every request is stamped (see `lamportCappedTimes`), as a flat list: hashed
+ * far faster than the object it stands for, and made without copying the snapshot. It keeps what
+ * that object kept, each list led by its length so that no two states share a list: what the node
+ * is (0 done, 1 HELD, 2 WANTED, 3 any state once no node waits), whether it is deaf or quiet, its
+ * clock as kept, its view renamed, then per resource its name and state and the parts kept (a
+ * WANTED node's request time, queued count, peers queued with whether each is ahead, and its
+ * `lastSeen` as whether each peer was heard past its request).
+ */
+function stampedNode(
+  s: LamportSnapshot,
+  r: LamportResource,
+  id: number,
+  cap: number,
+  deaf: boolean,
+  quiet: boolean,
+  rename: Rename,
+): unknown[] {
+  const base = cap - 1 // M: times count from it
+  const clock = Math.min(s.clock, cap) - base
+  // Once no node waits, no time decides anything: every one is dead.
+  const kind = cap === 0 ? 3 : done(r) && r.queued === 0 ? 0 : r.state === 'HELD' ? 1 : 2
+  // A deaf or quiet done node's clock stamps nothing that counts any more.
+  const kept = kind === 3 || (kind === 0 && (deaf || quiet)) ? null : clock
+  const out: unknown[] = [kind, deaf, quiet, kept]
+  // The rank (an id's) only makes the token, which goes with the request time below.
+  pushView(out, s.view, rename)
+  out.push(s.resources.length)
+  const mine = r.time
+  for (const [name, res] of s.resources) {
+    out.push(name, kind === 0 ? 'RELEASED' : res.state)
+    if (kind !== 2) continue
+    // WANTED: whether each peer was heard past this request (all the entry rule reads, and it
+    // only turns true), and which queued requests are ahead of it (the rule's other half).
+    out.push(res.time - base, res.queued, res.queue.length)
+    pushPairs(
+      out,
+      res.queue.map((e) => [rename(e.pid) as number, !passes(e.time, e.pid, mine, id)]),
+    )
+  }
+  if (kind === 2) {
+    out.push(s.lastSeen.length)
+    pushPairs(
+      out,
+      s.lastSeen.map(([p, t]) => [rename(p) as number, passes(t, p, mine, id)]),
+    )
+  } else if (kind === 1) for (const [, res] of s.resources) out.push(res.queued)
+  return out
+}
+
+/** Pairs keyed by renamed id, sorted by it, appended flat. */
+function pushPairs(out: unknown[], pairs: Array<[number, boolean]>): void {
+  pairs.sort(([a], [b]) => a - b)
+  for (const [p, b] of pairs) out.push(p, b)
+}
+
+/** A launch view's fields, its ids renamed (the renaming reads no other view). */
+function pushView(out: unknown[], view: unknown, rename: Rename): void {
+  const v = view as { view: number; inView: boolean; peers: number[]; unheard: number[] }
+  const renamed = (list: number[]) => list.map((p) => rename(p) as number).sort((a, b) => a - b)
+  const peers = renamed(v.peers)
+  const unheard = renamed(v.unheard)
+  out.push(v.view, v.inView, peers.length, ...peers, unheard.length, ...unheard)
 }
 
 /** Whether a time `t` heard from `p` passes `q`'s request at `mine`: (t, p) > (mine, q). */
@@ -297,13 +328,6 @@ const passes = (t: number, p: number, mine: number, q: number) => t > mine || (t
 function launchView(view: unknown): boolean {
   const v = view as { view: number; buffered: unknown[] }
   return v.view === 0 && v.buffered.length === 0
-}
-
-/** A view's ids renamed. */
-function renamedView(view: unknown, rename: (id: number) => unknown): unknown {
-  const v = view as { peers: number[]; unheard: number[] }
-  const renamed = (list: number[]) => list.map((p) => rename(p) as number).sort((a, b) => a - b)
-  return { ...v, peers: renamed(v.peers), unheard: renamed(v.unheard) }
 }
 
 /**
@@ -450,12 +474,6 @@ function permutations<T>(items: readonly T[]): T[][] {
   return items.flatMap((item, i) =>
     permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
   )
-}
-
-/** A node's key once no node waits: its state and its resources' states. */
-function nodeWithoutTimes<S extends LamportSnapshot>(s: S) {
-  const states = s.resources.map(([n, res]) => [n, { state: res.state }])
-  return { ...s, clock: null, lastSeen: null, resources: states }
 }
 
 type LamportSnapshot = Snapshot<LamportResource> & {
