@@ -16,6 +16,10 @@ import { AUTO, parseSteps, type Step } from '../src/engine/steps.js'
 /** Scenarios whose protocols all have `restore()` and which keep their side state. */
 const REWINDING = [
   'flood',
+  'lamport',
+  'lamport-pqr',
+  'vector',
+  'total-order',
   'causal-order',
   'mutex-centralized',
   'mutex-ricart-agrawala',
@@ -35,6 +39,7 @@ const REWINDING = [
 /** `sd check` specs whose protocols all have `restore()` (the others lack it). */
 const REWINDING_CHECKS = [
   'causal-order',
+  'total-order',
   'mutex-ricart-agrawala',
   'mutex-lamport',
   'mutex-maekawa',
@@ -121,6 +126,18 @@ describe('rewinding a playground scenario from its nearest checkpoint', () => {
     const saved = side.save() as Record<string, unknown>
     expect(() => side.restore({ ...saved, asked: [[1, 2]] })).toThrow(/asked/)
     expect(() => side.restore({ ...saved, waiting: [[1, [99]]] })).toThrow(/index/)
+    expect(() => side.restore(null)).toThrow()
+    expect(() => side.restore(saved)).not.toThrow()
+  })
+
+  it("a random execution's saved side state is refused when it is not counts the run holds", () => {
+    const run = new LabRun(defaultConfig('lamport', 0))
+    run.run(30)
+    const side = sideStateOf(run.net)!
+    const saved = side.save() as { events: number; sends: number }
+    expect(saved.events).toBeGreaterThan(0)
+    expect(() => side.restore({ ...saved, events: saved.events + 1 })).toThrow(/events up to/)
+    expect(() => side.restore({ ...saved, sends: -1 })).toThrow(/sends up to/)
     expect(() => side.restore(null)).toThrow()
     expect(() => side.restore(saved)).not.toThrow()
   })

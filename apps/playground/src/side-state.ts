@@ -11,6 +11,8 @@ import { InvalidArgumentError, type SimNetwork } from '@sd/transport'
 export interface SideState {
   save(): unknown
   restore(saved: unknown): void
+  /** Throws what `restore` would throw on `saved`, changing nothing (so parts restore together). */
+  check?(saved: unknown): void
 }
 
 const kept = new WeakMap<SimNetwork, SideState>()
@@ -37,17 +39,22 @@ export const NO_SIDE_STATE: SideState = {
  * put back by cutting what came after.
  */
 export function appendOnly(lists: readonly unknown[][]): SideState {
+  const check = (saved: unknown) => {
+    const lengths = savedLengths(saved, lists.length)
+    lengths.forEach((n, i) => {
+      if (n > lists[i]!.length)
+        throw new InvalidArgumentError(
+          `side state: list ${i} has ${lists[i]!.length} entries, not ${n}`,
+        )
+    })
+    return lengths
+  }
   return {
     save: () => lists.map((l) => l.length),
+    check,
     restore(saved) {
-      const lengths = savedLengths(saved, lists.length)
-      lengths.forEach((n, i) => {
-        const list = lists[i]!
-        if (n > list.length)
-          throw new InvalidArgumentError(
-            `side state: list ${i} has ${list.length} entries, not ${n}`,
-          )
-        list.length = n
+      check(saved).forEach((n, i) => {
+        lists[i]!.length = n
       })
     },
   }
@@ -61,4 +68,53 @@ function savedLengths(saved: unknown, count: number): number[] {
   )
     throw new InvalidArgumentError(`side state: expected ${count} list lengths`)
   return saved as number[]
+}
+
+/**
+ * Maps that only gain entries (labels keyed by trace entry, set once each step): saved as their
+ * sizes, put back by deleting the entries added after (a Map iterates in insertion order).
+ */
+export function addOnlyMaps(maps: readonly Map<unknown, unknown>[]): SideState {
+  const check = (saved: unknown) => {
+    const sizes = savedLengths(saved, maps.length)
+    sizes.forEach((n, i) => {
+      if (n > maps[i]!.size)
+        throw new InvalidArgumentError(
+          `side state: map ${i} has ${maps[i]!.size} entries, not ${n}`,
+        )
+    })
+    return sizes
+  }
+  return {
+    save: () => maps.map((m) => m.size),
+    check,
+    restore(saved) {
+      check(saved).forEach((n, i) => {
+        const map = maps[i]!
+        let k = 0
+        for (const key of [...map.keys()]) if (k++ >= n) map.delete(key)
+      })
+    },
+  }
+}
+
+/** Several side states saved and put back as one (a list, in their order): all checked first. */
+export function together(parts: readonly SideState[]): SideState {
+  const check = (saved: unknown): unknown[] => {
+    if (!Array.isArray(saved) || saved.length !== parts.length)
+      throw new InvalidArgumentError(`side state: expected ${parts.length} parts`)
+    parts.forEach((p, i) => {
+      p.check?.(saved[i])
+    })
+    return saved
+  }
+  return {
+    save: () => parts.map((p) => p.save()),
+    check,
+    restore(saved) {
+      check(saved).forEach((part, i) => {
+        parts[i]!.restore(part)
+      })
+    },
+  }
 }

@@ -3,6 +3,7 @@ import { checkSnapshots, runInSim, type SnapshotInput } from '@sd/transport/test
 import { describe, expect, it } from 'vitest'
 import { recordingSnapshots, text } from '../../../test-support/snapshot-contract.js'
 import { type CausalMessage, causalBroadcast } from '../src/causal-delivery/index.js'
+import { InvalidClockArgumentError } from '../src/errors.js'
 import type { ClockProtocol, ProtocolContext } from '../src/protocol.js'
 import { type TotalOrderMessage, totalOrderBroadcast } from '../src/total-order/index.js'
 import { seededRandom } from './execution.js'
@@ -174,5 +175,48 @@ describe('causal broadcast restore() (checkSnapshots: a restored instance goes o
     })
     expect(report.restored).toBe(report.states)
     expect(report.restored).toBeGreaterThan(100)
+  })
+})
+
+describe('total order broadcast restore() (checkSnapshots: a restored instance goes on alike)', () => {
+  type Input = SnapshotInput<TotalOrderMessage<string>, { type: 'broadcast'; payload: string }>
+  /** Broadcasts of its own, and peers' broadcasts and acks on links that skip ahead at times. */
+  const inputs = (random: Random, at: { peers: readonly NodeId[] }): Input => {
+    if (random.int(0, 3) === 0)
+      return { kind: 'request', req: { type: 'broadcast', payload: `p${random.int(1, 2)}` } }
+    const from = at.peers[random.int(0, at.peers.length - 1)]!
+    const link = random.int(0, 3)
+    const time = random.int(0, 6)
+    const msg: TotalOrderMessage<string> =
+      random.int(0, 1) === 0
+        ? { type: 'to-msg', link, time, payload: `q${time}` }
+        : { type: 'to-ack', link, time, of: { time: random.int(1, 4), pid: from } }
+    return { kind: 'message', from, msg }
+  }
+
+  it('restores every state reached, early messages included', () => {
+    const factory = () => totalOrderBroadcast<string>()
+    const report = checkSnapshots(factory as ProtocolFactory<TotalOrderMessage<string>, never>, {
+      seeds: 20,
+      inputs: inputs as never,
+    })
+    expect(report.restored).toBe(report.states)
+    expect(report.restored).toBeGreaterThan(100)
+  })
+
+  it('refuses a snapshot of another shape with a typed error, and takes null as not started', () => {
+    const p = totalOrderBroadcast<string>()
+    for (const bad of [{}, 7, { time: 1 }, { causal: [] }])
+      expect(() => p.restore?.(bad)).toThrow(InvalidClockArgumentError)
+    const ctx = ctxOf<TotalOrderMessage<string>>(1, [2, 3])
+    const q = totalOrderBroadcast<string>()
+    q.start?.(ctx)
+    q.onRequest?.({ type: 'broadcast', payload: 'x' }, ctx)
+    const saved = q.snapshot?.()
+    const good = totalOrderBroadcast<string>()
+    good.restore?.(saved)
+    expect(text(good.snapshot?.())).toBe(text(saved))
+    good.restore?.(null)
+    expect(good.snapshot?.()).toBeNull()
   })
 })

@@ -1,7 +1,14 @@
 import { compareLamport, LamportClock, type LamportTimestamp } from '@sd/clocks'
-import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
+import {
+  type Ctx,
+  InvalidArgumentError,
+  type NodeId,
+  SimNetwork,
+  type TraceEvent,
+} from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario } from '../scenario.js'
+import { keepSideState } from '../side-state.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 /** Node 1 is P, node 2 is Q, node 3 is R, as in the slides' figure. */
@@ -115,7 +122,24 @@ export const lamportPqr = {
           const row = `deliver ${msg.type}`
           note(self, `receive ${msg.type}`, c, row, `C=max(${before},${msg.t})+1=${c}`)
         },
+        // The clock is all a process keeps (its script's timers are the simulator's).
+        snapshot: () => clock.time,
+        restore(snapshot) {
+          clock.restore(snapshot as number)
+        },
       }
+    })
+    // What the run noted so far, put back as it was at a checkpoint (the lab rewinds from it).
+    keepSideState(net, {
+      save: () => ({ happened: happened.length, labels: [...labels], sent: [...sentClock] }),
+      restore(saved) {
+        const s = savedNotes(saved, happened.length)
+        happened.length = s.happened
+        labels.clear()
+        for (const [row, label] of s.labels) labels.set(row, label)
+        sentClock.clear()
+        for (const [message, t] of s.sent) sentClock.set(message, t)
+      },
     })
     planFaults(net, faults ?? [])
     net.run()
@@ -176,3 +200,27 @@ export const lamportPqr = {
     }
   },
 } satisfies Scenario
+
+/** A saved side state of the figure's run: the events noted (no more than now), labels, clocks sent. */
+function savedNotes(
+  saved: unknown,
+  happened: number,
+): { happened: number; labels: [string, string][]; sent: [string, number][] } {
+  const s = saved as { happened?: unknown; labels?: unknown; sent?: unknown } | null
+  const pairs = (v: unknown, second: (x: unknown) => boolean) =>
+    Array.isArray(v) &&
+    v.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && second(p[1]))
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    !Number.isSafeInteger(s.happened) ||
+    (s.happened as number) < 0 ||
+    (s.happened as number) > happened ||
+    !pairs(s.labels, (x) => typeof x === 'string') ||
+    !pairs(s.sent, (x) => Number.isSafeInteger(x))
+  )
+    throw new InvalidArgumentError(
+      `lamport-pqr: side state is { happened up to ${happened}, labels: [row, label][], sent: [message, clock][] }`,
+    )
+  return s as { happened: number; labels: [string, string][]; sent: [string, number][] }
+}

@@ -5,9 +5,16 @@ import {
   LamportClock,
   type LamportTimestamp,
 } from '@sd/clocks'
-import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
+import {
+  type Ctx,
+  InvalidArgumentError,
+  type NodeId,
+  SimNetwork,
+  type TraceEvent,
+} from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario, ScenarioOptions, Unfinished } from '../scenario.js'
+import { keepSideState } from '../side-state.js'
 
 /** An application message: it carries both clocks, as rule R2 of each asks. */
 export interface AppMessage {
@@ -65,7 +72,7 @@ export function randomExecution({ n, seed, crash, faults }: ScenarioOptions): Ra
   const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
   const net = new SimNetwork({ seed, latency: { kind: 'uniform', min: 2, max: 40 }, fifo: false })
   const events: ClockedEvent[] = []
-  const history = new CausalHistory()
+  let history = new CausalHistory()
   const sendOfMessage = new Map<number, number>()
   const lastTrace = () => net.trace[net.trace.length - 1]!
 
@@ -93,7 +100,7 @@ export function randomExecution({ n, seed, crash, faults }: ScenarioOptions): Ra
 
   net.launch<AppMessage>(ids, (self) => {
     const lamport = new LamportClock({ pid: self })
-    const vector = new DenseVectorClock(n, ids.indexOf(self))
+    let vector = new DenseVectorClock(n, ids.indexOf(self))
     let steps = 0
     const next = (ctx: Ctx<AppMessage>) => ctx.setTimer('step', 5 + Math.floor(ctx.random() * 20))
     return {
@@ -124,7 +131,30 @@ export function randomExecution({ n, seed, crash, faults }: ScenarioOptions): Ra
           vector: vector.toArray(),
         })
       },
+      // Both clocks and the steps taken: all a node keeps (its timer and random stream are the
+      // simulator's), so the lab can rewind the run from a checkpoint.
+      snapshot: () => ({ lamport: lamport.time, vector: vector.toArray(), steps }),
+      restore(snapshot) {
+        const s = executionNodeState(snapshot, n)
+        lamport.restore(s.lamport)
+        vector = DenseVectorClock.from(s.vector, ids.indexOf(self))
+        steps = s.steps
+      },
     }
+  })
+  // What the run has recorded so far, cut back to where a checkpoint was saved: the events and
+  // sends counted (the maps keyed by send number drop the later ones), the ground truth rebuilt.
+  keepSideState(net, {
+    save: () => ({ events: events.length, sends }),
+    restore(saved) {
+      const { events: length, sends: sent } = savedCounts(saved, events.length, sends)
+      events.length = length
+      sends = sent
+      for (const map of [sendOfMessage, sendTraces])
+        for (const k of map.keys()) if (k > sent) map.delete(k)
+      history = new CausalHistory()
+      for (const e of events) history.record(e.node, e.sendIndex === undefined ? [] : [e.sendIndex])
+    },
   })
   for (const id of crash) net.crash(id)
   planFaults(net, faults ?? [])
@@ -134,6 +164,45 @@ export function randomExecution({ n, seed, crash, faults }: ScenarioOptions): Ra
     if (event !== undefined) event.trace = trace
   }
   return { net, ids, events, history, unfinished: executionLeftovers(net, ids, crash, events) }
+}
+
+/** A random execution node's snapshot, checked before it is taken on. */
+function executionNodeState(
+  snapshot: unknown,
+  n: number,
+): { lamport: number; vector: number[]; steps: number } {
+  const s = snapshot as { lamport?: unknown; vector?: unknown; steps?: unknown } | null
+  const whole = (v: unknown, max: number) =>
+    Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    !whole(s.lamport, Number.MAX_SAFE_INTEGER) ||
+    !whole(s.steps, STEPS) ||
+    !Array.isArray(s.vector) ||
+    s.vector.length !== n ||
+    !s.vector.every((v) => whole(v, Number.MAX_SAFE_INTEGER))
+  )
+    throw new InvalidArgumentError(
+      `random execution: a node's snapshot is { lamport, vector of ${n}, steps up to ${STEPS} }`,
+    )
+  return s as { lamport: number; vector: number[]; steps: number }
+}
+
+/** A saved side state of a random execution: counts no larger than what the run holds now. */
+function savedCounts(
+  saved: unknown,
+  events: number,
+  sends: number,
+): { events: number; sends: number } {
+  const s = saved as { events?: unknown; sends?: unknown } | null
+  const within = (v: unknown, max: number) =>
+    Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max
+  if (typeof s !== 'object' || s === null || !within(s.events, events) || !within(s.sends, sends))
+    throw new InvalidArgumentError(
+      `random execution: side state is { events up to ${events}, sends up to ${sends} }`,
+    )
+  return s as { events: number; sends: number }
 }
 
 /** What a random execution left undone: steps of live nodes not taken, messages not received. */

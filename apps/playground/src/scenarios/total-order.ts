@@ -7,6 +7,7 @@ import {
 import { type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario, Unfinished } from '../scenario.js'
+import { addOnlyMaps, appendOnly, keepSideState, together } from '../side-state.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 const stamp = (ts: LamportTimestamp) => `(${ts.time},${String(ts.pid)})`
@@ -63,6 +64,11 @@ export const totalOrder = {
       }
     }
     net.launch(ids, () => totalOrderBroadcast<string>(), { onEmit })
+    // The lists only grow, and a label is set once on each step's trace entry.
+    keepSideState(
+      net,
+      together([appendOnly([sent, events, ...sequences.values()]), addOnlyMaps([labels])]),
+    )
     for (const id of crash) net.crash(id)
     // Two rounds; in each, a random half of the live members broadcast at the same instant.
     let rand = seed >>> 0

@@ -4,6 +4,7 @@ import { compareLamport, LamportClock, type LamportTimestamp } from '../lamport.
 import type { ClockProtocol, ProtocolContext } from '../protocol.js'
 import type { TotalOrderEvent } from './events.js'
 import { parseMessage, type TotalOrderMessage } from './messages.js'
+import { parseSnapshot, type TotalOrderSnapshot } from './snapshot.js'
 
 export interface TotalOrderRequest<P> {
   type: 'broadcast'
@@ -43,13 +44,28 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
   const nextIn = new Map<NodeId, number>()
   const early = new Map<NodeId, Map<number, TotalOrderMessage<P>>>()
   let delivered = 0
+  /** A state given to `restore`, taken on once the node's id (its clock's pid) is known. */
+  let restored: TotalOrderSnapshot<P> | undefined
 
   const init = (ctx: TotalOrderCtx<P>) => {
     if (!clock) {
       clock = new LamportClock({ pid: ctx.self })
-      peers = [...ctx.peers].sort(compareNodeIds)
+      if (restored === undefined) peers = [...ctx.peers].sort(compareNodeIds)
+      else takeOn(clock, restored)
+      restored = undefined
     }
     return clock
+  }
+
+  const takeOn = (c: LamportClock, s: TotalOrderSnapshot<P>) => {
+    c.restore(s.time)
+    peers = [...s.peers]
+    for (const q of s.queue) queue.push({ timestamp: { ...q.timestamp }, payload: q.payload })
+    for (const l of s.latest) latest.set(l.peer, { ...l.timestamp })
+    for (const l of s.nextOut) nextOut.set(l.peer, l.link)
+    for (const l of s.nextIn) nextIn.set(l.peer, l.link)
+    for (const e of s.early) early.set(e.peer, new Map(e.messages.map((m) => [m.link, copy(m)])))
+    delivered = s.delivered
   }
 
   const sendAll = (ctx: TotalOrderCtx<P>, make: (link: number) => TotalOrderMessage<P>) => {
@@ -154,7 +170,7 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
       nextIn.set(from, next)
     },
     snapshot() {
-      if (!clock) return null
+      if (!clock) return restored ?? null
       // Maps become arrays sorted by peer (then link): their insertion order is not state, and a
       // peer whose early map emptied is the same state as one that never had one.
       const byPeer = <V>(map: Map<NodeId, V>) =>
@@ -174,6 +190,15 @@ export function totalOrderBroadcast<P = unknown>(): ClockProtocol<
           })),
         delivered,
       }
+    },
+    restore(snapshot) {
+      const s = snapshot === null ? undefined : parseSnapshot<P>(snapshot)
+      clock = undefined
+      peers = []
+      queue.length = 0
+      for (const map of [latest, nextOut, nextIn, early]) map.clear()
+      delivered = 0
+      restored = s
     },
   }
 }
