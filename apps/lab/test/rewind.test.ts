@@ -18,6 +18,7 @@ const REWINDING = [
   'flood',
   'lamport',
   'lamport-pqr',
+  'make',
   'vector',
   'total-order',
   'causal-order',
@@ -99,6 +100,9 @@ describe('rewinding a playground scenario from its nearest checkpoint', () => {
       // From the checkpoint at or before p, never from the setup.
       expect(run.stats.rebuilds).toBe(0)
       expect(run.stats.stepsReplayed).toBe(p % EVERY)
+      // Brought back, the side state is a fresh run's of the same steps (not only once carried on).
+      const upTo = new LabRun({ ...config, steps: parseSteps(run.stepsText()) })
+      expect(sideStateOf(run.net)!.save()).toEqual(sideStateOf(upTo.net)!.save())
       // Something other than the run's own next event, then the run's own way.
       const choices = run.net.choices()
       if (choices.length > 0) run.choose({ kind: 'happen', key: choices[choices.length - 1]!.key })

@@ -1,7 +1,14 @@
 import { compareLamport, LamportClock, type LamportTimestamp } from '@sd/clocks'
-import { type Ctx, type NodeId, SimNetwork, type TraceEvent } from '@sd/transport'
+import {
+  type Ctx,
+  InvalidArgumentError,
+  type NodeId,
+  SimNetwork,
+  type TraceEvent,
+} from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario } from '../scenario.js'
+import { addOnlyMaps, appendOnly, keepSideState, type SideState, together } from '../side-state.js'
 
 /** Node 1 is the file server, node 2 the machine that compiles, node 3 the machine that edits. */
 const SERVER = 1
@@ -161,8 +168,32 @@ export const make = {
             }
           }
         },
+        // A machine keeps its Lamport clock; the files it serves and make's rules are the
+        // scenario's (below), saved beside the network.
+        snapshot: () => clock.time,
+        restore(snapshot) {
+          clock.restore(snapshot as number)
+        },
       }
     })
+    const shared: SideState = {
+      save: () => ({
+        files: [...files].map(([file, f]) => [file, { ...f, stamp: { ...f.stamp } }]),
+        rules: pendingRules.map(([source, target]) => [source, target]),
+        looked,
+      }),
+      check: checkShared,
+      restore(saved) {
+        const s = checkShared(saved)
+        files.clear()
+        for (const [file, f] of s.files) files.set(file, { ...f, stamp: { ...f.stamp } })
+        pendingRules = s.rules.map(([source, target]) => [source, target])
+        looked = s.looked
+      },
+    }
+    // The lists only grow, a label is set once on each step's trace entry, and the files, rules
+    // and whether make looked are copied whole: the lab rewinds the run from a checkpoint.
+    keepSideState(net, together([appendOnly([decisions, events]), addOnlyMaps([labels]), shared]))
     net.setClock(SERVER, { offset: 2136 })
     net.setClock(COMPILER, { offset: 2140 })
     net.setClock(EDITOR, { offset: 2128 })
@@ -238,3 +269,38 @@ export const make = {
     }
   },
 } satisfies Scenario
+
+/** The files served, make's rules and whether it looked, as `save` gave them; anything else throws. */
+function checkShared(saved: unknown): {
+  files: [string, FileStamp][]
+  rules: [string, string][]
+  looked: boolean
+} {
+  const s = saved as { files?: unknown; rules?: unknown; looked?: unknown } | null
+  const isFile = (f: unknown) => {
+    const v = f as FileStamp | null
+    return (
+      typeof v === 'object' &&
+      v !== null &&
+      Number.isFinite(v.mtime) &&
+      Number.isFinite(v.trueTime) &&
+      typeof v.stamp === 'object' &&
+      v.stamp !== null &&
+      Number.isSafeInteger(v.stamp.time)
+    )
+  }
+  const pairs = (v: unknown, second: (x: unknown) => boolean) =>
+    Array.isArray(v) &&
+    v.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && second(p[1]))
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    !pairs(s.files, isFile) ||
+    !pairs(s.rules, (x) => typeof x === 'string') ||
+    typeof s.looked !== 'boolean'
+  )
+    throw new InvalidArgumentError(
+      'make: side state is { files: [name, { mtime, stamp, trueTime }][], rules: [source, target][], looked }',
+    )
+  return s as { files: [string, FileStamp][]; rules: [string, string][]; looked: boolean }
+}
