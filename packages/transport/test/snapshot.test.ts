@@ -161,3 +161,35 @@ describe('SimNetwork.fingerprint', () => {
     })
   })
 })
+
+describe('SimNetwork.stateOf', () => {
+  it("is a node's part of fingerprint(): its snapshot, null while crashed, undefined without one", () => {
+    const counter = (): Protocol<number, never, never> => {
+      let n = 0
+      return {
+        start(ctx) {
+          ctx.broadcast(1)
+        },
+        onMessage(_f, m) {
+          n += m
+        },
+        snapshot: () => ({ n }),
+      }
+    }
+    const net = new SimNetwork({ seed: 1, latency: 5 })
+    net.launch([1, 2, 3], counter)
+    net.run({ until: 2 })
+    // Messages still in flight: the fingerprint lists them, stateOf reads the node alone.
+    expect(net.pending).toBeGreaterThan(0)
+    const print = net.fingerprint()!
+    for (const id of [1, 2, 3]) expect(net.stateOf(id)).toEqual(print.nodes[id - 1]!.state)
+    net.run()
+    expect(net.stateOf(2)).toEqual({ n: 2 })
+    net.crash(2)
+    expect(net.stateOf(2)).toBeNull()
+    const bare = new SimNetwork({ seed: 1 })
+    bare.launch([1], () => ({ onMessage() {} }))
+    expect(bare.stateOf(1)).toBeUndefined()
+    expect(() => bare.stateOf(9)).toThrow(/stateOf/)
+  })
+})

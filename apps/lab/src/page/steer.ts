@@ -268,7 +268,7 @@ const nodesOf = new WeakMap<HTMLElement, { box: HTMLDivElement; ids: string; row
 
 /**
  * One row per node: up, crashed or paused, its wall clock, the faults that apply to it now, and
- * its state: the protocol's snapshot when every node has one (`net.fingerprint()`), otherwise the
+ * its state: the protocol's snapshot when every node has one (`net.stateOf`), otherwise the
  * last event it emitted. Kept from step to step: a row is made again only when its node went
  * down, up or paused; its clock and state only written when their text changed.
  */
@@ -277,8 +277,11 @@ export function renderNodes(
   net: SimNetwork,
   emitted: ReadonlyArray<{ node: NodeId; event: unknown }>,
 ): void {
-  const print = net.fingerprint()
-  const snapshots = new Map(print?.nodes.map((n) => [String(n.id), n.state]))
+  // Each node's snapshot alone (`stateOf`): the whole fingerprint would also write out every
+  // message in flight, hundreds on a long run, at every step.
+  const states = net.nodeIds.map((id) => net.stateOf(id))
+  const print = states.every((s) => s !== undefined)
+  const snapshots = new Map(net.nodeIds.map((id, i) => [String(id), states[i]]))
   const last = new Map<string, unknown>()
   if (!print) for (const { node, event } of emitted) last.set(String(node), event)
   const ids = net.nodeIds.map(String).join(',')

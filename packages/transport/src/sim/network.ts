@@ -302,6 +302,17 @@ export class SimNetwork {
     return this.node(id, 'storageOf()').storage.entries()
   }
 
+  /**
+   * This node's protocol state now, as its `snapshot()` gives it (one node's part of
+   * `fingerprint()`, without walking the messages in flight): null while it is crashed, undefined
+   * when its protocol has no `snapshot()`.
+   */
+  stateOf(id: NodeId): unknown {
+    const node = this.node(id, 'stateOf()')
+    if (node.crashed) return null
+    return node.protocol?.snapshot === undefined ? undefined : node.protocol.snapshot()
+  }
+
   isCrashed(id: NodeId): boolean {
     return this.node(id, 'isCrashed()').crashed
   }
