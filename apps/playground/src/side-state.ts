@@ -39,35 +39,13 @@ export const NO_SIDE_STATE: SideState = {
  * put back by cutting what came after.
  */
 export function appendOnly(lists: readonly unknown[][]): SideState {
-  const check = (saved: unknown) => {
-    const lengths = savedLengths(saved, lists.length)
-    lengths.forEach((n, i) => {
-      if (n > lists[i]!.length)
-        throw new InvalidArgumentError(
-          `side state: list ${i} has ${lists[i]!.length} entries, not ${n}`,
-        )
-    })
-    return lengths
-  }
-  return {
-    save: () => lists.map((l) => l.length),
-    check,
-    restore(saved) {
-      check(saved).forEach((n, i) => {
-        lists[i]!.length = n
-      })
+  return cutBack(
+    'list',
+    () => lists.map((l) => l.length),
+    (i, n) => {
+      lists[i]!.length = n
     },
-  }
-}
-
-function savedLengths(saved: unknown, count: number): number[] {
-  if (
-    !Array.isArray(saved) ||
-    saved.length !== count ||
-    !saved.every((n) => Number.isSafeInteger(n) && n >= 0)
   )
-    throw new InvalidArgumentError(`side state: expected ${count} list lengths`)
-  return saved as number[]
 }
 
 /**
@@ -75,24 +53,43 @@ function savedLengths(saved: unknown, count: number): number[] {
  * sizes, put back by deleting the entries added after (a Map iterates in insertion order).
  */
 export function addOnlyMaps(maps: readonly Map<unknown, unknown>[]): SideState {
+  return cutBack(
+    'map',
+    () => maps.map((m) => m.size),
+    (i, n) => {
+      const map = maps[i]!
+      let k = 0
+      for (const key of [...map.keys()]) if (k++ >= n) map.delete(key)
+    },
+  )
+}
+
+/** Collections saved as their sizes and put back by cutting each to its saved size. */
+function cutBack(
+  kind: string,
+  sizes: () => number[],
+  cut: (i: number, size: number) => void,
+): SideState {
   const check = (saved: unknown) => {
-    const sizes = savedLengths(saved, maps.length)
-    sizes.forEach((n, i) => {
-      if (n > maps[i]!.size)
-        throw new InvalidArgumentError(
-          `side state: map ${i} has ${maps[i]!.size} entries, not ${n}`,
-        )
+    const now = sizes()
+    if (
+      !Array.isArray(saved) ||
+      saved.length !== now.length ||
+      !saved.every((n) => Number.isSafeInteger(n) && n >= 0)
+    )
+      throw new InvalidArgumentError(`side state: expected ${now.length} ${kind} lengths`)
+    saved.forEach((n: number, i) => {
+      if (n > now[i]!)
+        throw new InvalidArgumentError(`side state: ${kind} ${i} has ${now[i]} entries, not ${n}`)
     })
-    return sizes
+    return saved as number[]
   }
   return {
-    save: () => maps.map((m) => m.size),
+    save: sizes,
     check,
     restore(saved) {
       check(saved).forEach((n, i) => {
-        const map = maps[i]!
-        let k = 0
-        for (const key of [...map.keys()]) if (k++ >= n) map.delete(key)
+        cut(i, n)
       })
     },
   }
