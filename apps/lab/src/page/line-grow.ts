@@ -367,46 +367,11 @@ export function drawOrder(a: VizMessage, b: VizMessage): number {
   )
 }
 
-/**
- * `renderDiagram`'s arrows put in `drawOrder`, before the drawing is shown, and the group of the
- * arrows in flight at the step made after theirs (empty: `placeArrows` fills it).
- */
+/** `renderDiagram`'s arrows put in `drawOrder`, before the drawing is shown. */
 export function orderArrows(drawing: Drawing): void {
   const arrows = drawing.svg.querySelector(':scope > g.arrows')!
   const sorted = [...drawing.messages].sort(([a], [b]) => drawOrder(a, b))
   arrows.append(...sorted.map(([, g]) => g))
-  const flying = document.createElementNS(drawing.svg.namespaceURI, 'g')
-  flying.setAttribute('class', 'arrows-in-flight')
-  arrows.after(flying)
-}
-
-/**
- * Each arrow put in the group of the arrows in flight at the step shown (`flying`) or in that of
- * the others, both in `drawOrder`. The arrows in flight are cut again at every step at the live
- * end and cross the whole view: on a compositor layer of their own (`lab.css`) the browser paints
- * that layer again, not the rest of the drawing. Only the arrows whose group changes are moved
- * (at a step, those sent or delivered); a drawing grown or drawn afresh at the same step comes
- * out the same.
- */
-export function placeArrows(s: Synced, flying: (g: SVGElement) => boolean): void {
-  const { svg } = s.drawing
-  const settled = svg.querySelector<SVGGElement>(':scope > g.arrows')!
-  const inFlight = svg.querySelector<SVGGElement>(':scope > g.arrows-in-flight')!
-  // From the last: each put before the next one of its group, already in place.
-  let nextSettled: Element | null = null
-  let nextInFlight: Element | null = null
-  for (let i = s.arrows.length - 1; i >= 0; i--) {
-    const { el } = s.arrows[i]!
-    if (flying(el)) {
-      if (el.parentNode !== inFlight || el.nextSibling !== nextInFlight)
-        inFlight.insertBefore(el, nextInFlight)
-      nextInFlight = el
-    } else {
-      if (el.parentNode !== settled || el.nextSibling !== nextSettled)
-        settled.insertBefore(el, nextSettled)
-      nextSettled = el
-    }
-  }
 }
 
 /**
@@ -450,12 +415,6 @@ function reconcile<T>(
     if (keys.has(c.key)) kept.push(c)
     else c.el.remove()
   }
-  // `nextIn[k]`: the first of `kept[k..]` in `parent` (an arrow may stand in the group of those
-  // in flight instead, `placeArrows`), else `anchor`: where a new element before `kept[k]` goes.
-  const nextIn: Array<Element | null> = new Array(kept.length + 1)
-  nextIn[kept.length] = anchor
-  for (let k = kept.length - 1; k >= 0; k--)
-    nextIn[k] = kept[k]!.el.parentNode === parent ? kept[k]!.el : nextIn[k + 1]!
   const out: Item<T>[] = []
   // The new elements between two kept ones, put in at once (hundreds at a branch's end).
   let batch: SVGElement[] = []
@@ -472,7 +431,7 @@ function reconcile<T>(
   for (const w of wanted) {
     const here = kept[k]
     if (here && here.key === w.key) {
-      putIn(nextIn[k]!)
+      putIn(here.el)
       out.push({ ...here, item: w.item })
       k++
       continue
@@ -481,7 +440,7 @@ function reconcile<T>(
     batch.push(el)
     out.push({ key: w.key, item: w.item, el })
   }
-  putIn(nextIn[k]!)
+  putIn(kept[k]?.el ?? anchor)
   // Not met in order (cannot happen when both follow the order drawn): not kept.
   for (const c of kept.slice(k)) c.el.remove()
   return out

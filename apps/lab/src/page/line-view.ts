@@ -34,10 +34,10 @@ import { DiagramGrower } from '@sd/visualizer/src/trace-grow.js'
 import type { GrowerState } from '@sd/visualizer/src/trace-grow-state.js'
 import { DRAW_ALL_BELOW, screenLayout } from '@sd/visualizer/src/viewport.js'
 import { markStep, parts, type StepMarks } from './draw.js'
-import { orderArrows, placeArrows, type Synced, sizeSvg, sync, syncedOf } from './line-grow.js'
+import { orderArrows, type Synced, sizeSvg, sync, syncedOf } from './line-grow.js'
 import { nowOfEntries } from './now-of.js'
 import { pinOnScroll, scrolledTo, scrollPane } from './pane-scroll.js'
-import { cutShaft, type Shaft, shaftsOf, shownFlying } from './shafts.js'
+import { cutShaft, type Shaft, shaftsOf } from './shafts.js'
 
 export interface LineInput extends StepMarks {
   seed: number | string
@@ -206,7 +206,6 @@ export function showLine(
   for (const [e, g] of drawing.events) showAt(g, e.seq > now)
   for (const [dup, g] of drawing.duplicates) showAt(g, dup.seq > now)
   for (const s of shafts) cutShaft(s, now, nowX, drawnRange?.from)
-  placeArrows(synced, shownFlying)
   for (const l of lanes) {
     showAt(l.rect, l.x > nowX)
     const full = Number(l.width)

@@ -90,9 +90,6 @@ export function shaftsOf(
   return shafts
 }
 
-/** Whether the arrow was last shown in flight at the step (`cutShaft`). */
-export const shownFlying = (g: SVGElement): boolean => putAt.get(g as SVGGElement)?.flying ?? false
-
 /**
  * An arrow at step `now`: hidden before its send, whole from its delivery or drop, and between
  * them drawn as far as `nowX` (in flight at the step), without its head and labels. A dashed one
