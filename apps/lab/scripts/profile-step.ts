@@ -168,7 +168,7 @@ interface TraceEvent {
   tdur?: number
   pid: number
   tid: number
-  args?: { name?: string }
+  args?: { name?: string; tileData?: { layerId?: number } }
   cat: string
 }
 
@@ -224,8 +224,12 @@ function report(name: string, n: number, events: TraceEvent[], shown: number[]):
     if (w < 0) continue
     const thread = (threads.get(`${e.pid}:${e.tid}`) ?? `${e.tid}`).replace(/\d+$/, '')
     const key = `${thread} ${e.name}`
-    per[w]!.set(key, (per[w]!.get(key) ?? 0) + e.dur / 1000)
-    cpu[w]!.set(key, (cpu[w]!.get(key) ?? 0) + (e.tdur ?? e.dur) / 1000)
+    // Raster also by the compositor layer its tile belongs to (which layer a step paints again).
+    const layer = e.name === 'RasterTask' ? e.args?.tileData?.layerId : undefined
+    for (const k of layer === undefined ? [key] : [key, `RasterTask of layer ${layer}`]) {
+      per[w]!.set(k, (per[w]!.get(k) ?? 0) + e.dur / 1000)
+      cpu[w]!.set(k, (cpu[w]!.get(k) ?? 0) + (e.tdur ?? e.dur) / 1000)
+    }
   }
   const keys = [...new Set(per.flatMap((m) => [...m.keys()]))].sort()
   console.log(
