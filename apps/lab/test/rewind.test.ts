@@ -34,6 +34,11 @@ const REWINDING = [
   'deadlock-cmh',
   'deadlock-centralized',
   'deadlock-prevention',
+  'cristian',
+  'berkeley',
+  'ntp',
+  'temporal-order',
+  'temporal-order-late',
 ]
 
 /** `sd check` specs whose protocols all have `restore()` (the others lack it). */
@@ -57,6 +62,10 @@ const REWINDING_CHECKS = [
   'deadlock-centralized',
   'deadlock-wait-die',
   'deadlock-wound-wait',
+  'cristian',
+  'berkeley',
+  'ntp',
+  'temporal-order',
 ]
 
 const auto = (k: number): Step[] => Array(k).fill(AUTO)
