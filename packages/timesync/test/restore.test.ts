@@ -142,7 +142,7 @@ describe('berkeley restore() (checkSnapshots)', () => {
   })
   it('writes no master as null, and takes it back', () => {
     const p = berkeley()(1)
-    const s = p.snapshot!()
+    const s = p.snapshot!() as { master: unknown }
     expect(s.master).toBeNull()
     const q = berkeley({ master: 2 })(1)
     q.restore!(JSON.parse(text(s)))
@@ -357,7 +357,7 @@ describe('restore() under a moving clock (times measured before the snapshot)', 
     const reply =
       (from: NodeId): Step['run'] =>
       (p, ctx) => {
-        const now = DEFAULT_EPOCH + 1_000 + from
+        const now = DEFAULT_EPOCH + 1_000 + Number(from)
         const bytes = [...answerNtpRequest(sentBytes.get(from)!, now, now)]
         p.onMessage(from, { type: 'ntp', bytes } as never, ctx)
       }
