@@ -35,6 +35,11 @@ const REWINDING = [
   'deadlock-cmh',
   'deadlock-centralized',
   'deadlock-prevention',
+  'cristian',
+  'berkeley',
+  'ntp',
+  'temporal-order',
+  'temporal-order-late',
 ]
 
 /** `sd check` specs whose protocols all have `restore()` (the others lack it). */
@@ -58,6 +63,10 @@ const REWINDING_CHECKS = [
   'deadlock-centralized',
   'deadlock-wait-die',
   'deadlock-wound-wait',
+  'cristian',
+  'berkeley',
+  'ntp',
+  'temporal-order',
 ]
 
 const auto = (k: number): Step[] => Array(k).fill(AUTO)

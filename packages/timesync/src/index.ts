@@ -16,7 +16,12 @@ export {
   type ClockSyncViolation,
   checkClockSync,
 } from './check.js'
-export { type Correction, DisciplinedClock, type DisciplinePolicy } from './clock/disciplined.js'
+export {
+  type Correction,
+  DisciplinedClock,
+  type DisciplinedClockSnapshot,
+  type DisciplinePolicy,
+} from './clock/disciplined.js'
 export { PhysicalClock, type PhysicalClockSettings, QUARTZ_DRIFT } from './clock/physical.js'
 export { onSharedClock } from './compose.js'
 export type {

@@ -4,10 +4,19 @@
  * and sends each machine its own adjustment, relative, not an absolute time, since an absolute
  * time would be stale by its transit when it arrives.
  */
-import type { Ctx, NodeId, Protocol } from '@sd/transport'
-import { compareNodeIds } from '@sd/transport'
-import { DisciplinedClock } from '../clock/disciplined.js'
+import {
+  arrayOf,
+  type Ctx,
+  isFiniteNumber,
+  isNodeId,
+  isNonNegInt,
+  type NodeId,
+  type Protocol,
+  shape,
+} from '@sd/transport'
+import { DisciplinedClock, isDisciplinedClockSnapshot } from '../clock/disciplined.js'
 import type { SyncRequest } from '../contract.js'
+import { checkSnapshot, orNull } from '../snapshot-check.js'
 import { type Estimate, faultTolerantAverage } from './average.js'
 import type { BerkeleyEvent } from './events.js'
 import { type BerkeleyMessage, parseMessage } from './messages.js'
@@ -16,6 +25,22 @@ import { type BerkeleyOptions, resolveOptions } from './options.js'
 export type BerkeleyRequest = SyncRequest | { type: 'set-master'; master: NodeId }
 
 type BerkeleyCtx = Ctx<BerkeleyMessage, BerkeleyEvent>
+
+/** What `snapshot()` gives and `restore()` takes (null: no master named). */
+const SNAPSHOT_FIELDS = {
+  master: orNull(isNodeId),
+  roundNo: isNonNegInt,
+  polling: orNull(
+    shape({
+      round: isNonNegInt,
+      sentAt: isFiniteNumber,
+      estimates: arrayOf(
+        shape({ node: isNodeId, offsetMs: isFiniteNumber, uncertaintyMs: isFiniteNumber }),
+      ),
+    }),
+  ),
+  clock: isDisciplinedClockSnapshot,
+}
 
 /** Berkeley for every node; the factory's second argument shares a node's clock. */
 export function berkeley(options: BerkeleyOptions = {}) {
@@ -120,10 +145,10 @@ export function berkeley(options: BerkeleyOptions = {}) {
     }
 
     return {
-      /** The node's state as canonical plain data (estimates by node), its clock included. */
+      /** The node's state as plain data (estimates as they came), its clock included. */
       snapshot() {
         return {
-          master,
+          master: master ?? null,
           roundNo,
           polling:
             polling === undefined
@@ -131,12 +156,32 @@ export function berkeley(options: BerkeleyOptions = {}) {
               : {
                   round: polling.round,
                   sentAt: polling.sentAt,
-                  estimates: [...polling.estimates.keys()]
-                    .sort(compareNodeIds)
-                    .map((node) => ({ ...polling!.estimates.get(node)!, node })),
+                  // In the order they came: the average sums them, and the round reports and
+                  // adjusts the nodes, in that order.
+                  estimates: [...polling.estimates.values()].map((e) => ({ ...e })),
                 },
           clock: clock.snapshot(),
         }
+      },
+      /** Takes on what `snapshot()` gave, the clock included; refuses another shape. */
+      restore(snapshot) {
+        const s = checkSnapshot('berkeley', SNAPSHOT_FIELDS, snapshot)
+        master = s.master ?? undefined
+        roundNo = s.roundNo
+        polling =
+          s.polling === null
+            ? undefined
+            : {
+                round: s.polling.round,
+                sentAt: s.polling.sentAt,
+                estimates: new Map(
+                  s.polling.estimates.map((e) => [
+                    e.node,
+                    { node: e.node, offsetMs: e.offsetMs, uncertaintyMs: e.uncertaintyMs },
+                  ]),
+                ),
+              }
+        clock.restore(s.clock)
       },
       start(ctx) {
         if (self !== master) return

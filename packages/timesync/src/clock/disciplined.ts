@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from '@sd/transport'
+import { InvalidArgumentError, isBoolean, isFiniteNumber, numberIn, shape } from '@sd/transport'
+import { checkSnapshot, isFiniteOrNull } from '../snapshot-check.js'
 
 export interface DisciplinePolicy {
   /**
@@ -28,6 +29,29 @@ export interface Correction {
   /** N: hardware ticks (ms) until the target is reached; 0 for a step. */
   ticks: number
 }
+
+/** A `DisciplinedClock`'s state, as `snapshot()` gives it and `restore()` takes it. */
+export interface DisciplinedClockSnapshot {
+  h0: number
+  base: number
+  rate: number
+  until: number | null
+  initialized: boolean
+  last: number | null
+}
+
+const SNAPSHOT_FIELDS = {
+  h0: isFiniteNumber,
+  base: isFiniteNumber,
+  // 1 + a with |a| < 1: a slew never stops the clock or runs it backwards.
+  rate: numberIn(Number.MIN_VALUE, 2),
+  until: isFiniteOrNull,
+  initialized: isBoolean,
+  last: isFiniteOrNull,
+}
+
+/** Whether `value` is what a `DisciplinedClock`'s `snapshot()` gives (protocols check it first). */
+export const isDisciplinedClockSnapshot = shape(SNAPSHOT_FIELDS)
 
 /**
  * A software clock S disciplined over a hardware clock H that it never sets back. The texts'
@@ -59,9 +83,8 @@ export class DisciplinedClock {
     this.maxSlewRate = maxSlewRate
   }
 
-  /** S at hardware reading `h`: monotone non-decreasing across calls. */
   /** The clock's state as plain data (the bounds never reached, -Infinity, as null). */
-  snapshot() {
+  snapshot(): DisciplinedClockSnapshot {
     const finite = (x: number) => (Number.isFinite(x) ? x : null)
     return {
       h0: this.h0,
@@ -73,6 +96,22 @@ export class DisciplinedClock {
     }
   }
 
+  /**
+   * Takes on what `snapshot()` gave (its policy stays this clock's own); refuses another shape
+   * with `InvalidArgumentError`. Restoring twice from equal snapshots is the same as once: a
+   * clock shared by two protocols is restored by each.
+   */
+  restore(snapshot: unknown): void {
+    const s = checkSnapshot('DisciplinedClock', SNAPSHOT_FIELDS, snapshot)
+    this.h0 = s.h0
+    this.base = s.base
+    this.rate = s.rate
+    this.until = s.until ?? Number.NEGATIVE_INFINITY
+    this.initialized = s.initialized
+    this.last = s.last ?? Number.NEGATIVE_INFINITY
+  }
+
+  /** S at hardware reading `h`: monotone non-decreasing across calls. */
   read(h: number): number {
     if (!this.initialized) {
       // Before any correction S is H itself.

@@ -4,9 +4,21 @@
  * at T1 (client clock), the one-way delay is taken as d = (T1 - T0 - I) / 2 and the time as
  * T = C_utc + d. Several samples; the least round trip wins, since its error bound is the least.
  */
-import type { Ctx, NodeId, Protocol } from '@sd/transport'
-import { DisciplinedClock } from '../clock/disciplined.js'
+import {
+  arrayOf,
+  type Ctx,
+  intIn,
+  isFiniteNumber,
+  isNodeId,
+  isNonNegInt,
+  isString,
+  type NodeId,
+  type Protocol,
+  shape,
+} from '@sd/transport'
+import { DisciplinedClock, isDisciplinedClockSnapshot } from '../clock/disciplined.js'
 import type { SyncRequest } from '../contract.js'
+import { checkSnapshot, orNull } from '../snapshot-check.js'
 import type { CristianEvent } from './events.js'
 import { type CristianMessage, parseMessage } from './messages.js'
 import { type CristianOptions, resolveOptions } from './options.js'
@@ -20,6 +32,31 @@ interface Sample {
   handlingMs: number
   /** The monotonic reading at T1: how long ago the estimate was made is measured from it. */
   atMono: number
+}
+
+/** What `snapshot()` gives and `restore()` takes. */
+const SNAPSHOT_FIELDS = {
+  seq: isNonNegInt,
+  // -1 once the awaited reply came: a late copy of it is not taken again.
+  sent: intIn(-1, Number.MAX_SAFE_INTEGER),
+  sentAt: isFiniteNumber,
+  round: orNull(
+    shape({
+      taken: isNonNegInt,
+      best: orNull(
+        shape({
+          estimateMs: isFiniteNumber,
+          rttMs: isFiniteNumber,
+          handlingMs: isFiniteNumber,
+          atMono: isFiniteNumber,
+        }),
+      ),
+    }),
+  ),
+  handling: arrayOf(
+    shape({ key: isString, from: isNodeId, seq: isNonNegInt, receivedAt: isFiniteNumber }),
+  ),
+  clock: isDisciplinedClockSnapshot,
 }
 
 /**
@@ -120,6 +157,33 @@ export function cristian(options: CristianOptions) {
           handling: [...handling.keys()].sort().map((key) => ({ key, ...handling.get(key)! })),
           clock: clock.snapshot(),
         }
+      },
+      /** Takes on what `snapshot()` gave, the clock included; refuses another shape. */
+      restore(snapshot) {
+        const s = checkSnapshot('cristian', SNAPSHOT_FIELDS, snapshot)
+        seq = s.seq
+        sent = s.sent
+        sentAt = s.sentAt
+        const best = s.round?.best
+        round =
+          s.round === null
+            ? undefined
+            : {
+                taken: s.round.taken,
+                best:
+                  best == null
+                    ? undefined
+                    : {
+                        estimateMs: best.estimateMs,
+                        rttMs: best.rttMs,
+                        handlingMs: best.handlingMs,
+                        atMono: best.atMono,
+                      },
+              }
+        handling.clear()
+        for (const h of s.handling)
+          handling.set(h.key, { from: h.from, seq: h.seq, receivedAt: h.receivedAt })
+        clock.restore(s.clock)
       },
       start(ctx) {
         if (syncOnStart) startRound(ctx)

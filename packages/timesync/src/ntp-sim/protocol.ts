@@ -5,9 +5,20 @@
  * Samples are measured on the wall clock, so a step of it flushes the filters; they age on the
  * monotonic clock, so an old sample's bound grows (RFC 5905, section 10).
  */
-import type { Ctx, NodeId, Protocol } from '@sd/transport'
-import { compareNodeIds } from '@sd/transport'
-import { DisciplinedClock } from '../clock/disciplined.js'
+import {
+  arrayOf,
+  type Ctx,
+  compareNodeIds,
+  intIn,
+  isBoolean,
+  isFiniteNumber,
+  isNodeId,
+  isString,
+  type NodeId,
+  type Protocol,
+  shape,
+} from '@sd/transport'
+import { DisciplinedClock, isDisciplinedClockSnapshot } from '../clock/disciplined.js'
 import type { SyncRequest } from '../contract.js'
 import {
   createNtpRequest,
@@ -16,9 +27,11 @@ import {
   sampleFromReply,
 } from '../ntp/client.js'
 import { NtpRejectedError } from '../ntp/errors.js'
-import { ClockFilter } from '../ntp/filter.js'
+import { CLOCK_FILTER_SIZE, ClockFilter } from '../ntp/filter.js'
+import type { LeapIndicator } from '../ntp/packet.js'
 import { selectSources } from '../ntp/select.js'
 import { answerNtpRequest } from '../ntp/server.js'
+import { checkSnapshot, orNull } from '../snapshot-check.js'
 import type { NtpSimEvent } from './events.js'
 import { type NtpSimMessage, parseMessage } from './messages.js'
 import { type NtpSimOptions, resolveOptions } from './options.js'
@@ -31,6 +44,49 @@ type TimedSample = NtpSample & { measuredAtMs: number }
 
 /** A request and when it was sent on the monotonic clock, to check the round trip's wall time. */
 type PendingRequest = NtpRequest & { sentMonotonicMs: number }
+
+const isUint32 = intIn(0, 2 ** 32 - 1)
+
+/** A filter's sample as `snapshot()` writes it: every field `sampleFromReply` gives, and when. */
+const isTimedSample = shape({
+  offsetMs: isFiniteNumber,
+  delayMs: isFiniteNumber,
+  errorBoundMs: isFiniteNumber,
+  rootDistanceMs: isFiniteNumber,
+  serverErrorBoundMs: isFiniteNumber,
+  stratum: intIn(0, 255),
+  referenceId: isUint32,
+  reference: isString,
+  leap: intIn(0, 3),
+  version: intIn(0, 7),
+  precision: intIn(-128, 127),
+  rootDelayMs: isFiniteNumber,
+  rootDispersionMs: isFiniteNumber,
+  t1Ms: isFiniteNumber,
+  t2Ms: isFiniteNumber,
+  t3Ms: isFiniteNumber,
+  t4Ms: isFiniteNumber,
+  measuredAtMs: isFiniteNumber,
+})
+
+/** What `snapshot()` gives and `restore()` takes. */
+const SNAPSHOT_FIELDS = {
+  outstanding: arrayOf(
+    shape({
+      server: isNodeId,
+      bytes: arrayOf(intIn(0, 255), { min: 48, max: 48 }),
+      transmit: shape({ seconds: isUint32, fraction: isUint32 }),
+      t1Ms: isFiniteNumber,
+      sentMonotonicMs: isFiniteNumber,
+    }),
+  ),
+  filters: arrayOf(
+    shape({ server: isNodeId, samples: arrayOf(isTimedSample, { max: CLOCK_FILTER_SIZE }) }),
+  ),
+  polling: isBoolean,
+  lastClocks: orNull(shape({ wallMs: isFiniteNumber, monotonicMs: isFiniteNumber })),
+  clock: isDisciplinedClockSnapshot,
+}
 
 /** Float rounding of wall readings in Unix ms (an ulp is 2^-12 ms there), ms. */
 const ROUNDING_MS = 1e-3
@@ -150,6 +206,28 @@ export function ntpSim(options: NtpSimOptions) {
           lastClocks: steps.snapshot(),
           clock: clock.snapshot(),
         }
+      },
+      /** Takes on what `snapshot()` gave (filters' samples oldest first), the clock included. */
+      restore(snapshot) {
+        const s = checkSnapshot('ntp', SNAPSHOT_FIELDS, snapshot)
+        outstanding.clear()
+        for (const r of s.outstanding)
+          outstanding.set(r.server, {
+            bytes: Uint8Array.from(r.bytes),
+            transmit: { seconds: r.transmit.seconds, fraction: r.transmit.fraction },
+            t1Ms: r.t1Ms,
+            sentMonotonicMs: r.sentMonotonicMs,
+          })
+        filters.clear()
+        for (const f of s.filters) {
+          const filter = new ClockFilter<TimedSample>()
+          for (const sample of f.samples)
+            filter.add({ ...sample, leap: sample.leap as LeapIndicator })
+          filters.set(f.server, filter)
+        }
+        polling = s.polling
+        steps.restore(s.lastClocks)
+        clock.restore(s.clock)
       },
       start(ctx) {
         watchSteps(ctx)

@@ -12,8 +12,17 @@
  * timestamp + Δ is late: it is delivered at once, marked `late`, outside that order (nothing is
  * dropped); members agree on the order of the messages that were on time at both.
  */
-import type { Ctx, NodeId, Protocol } from '@sd/transport'
-import { DisciplinedClock } from '../clock/disciplined.js'
+import {
+  arrayOf,
+  type Ctx,
+  isNodeId,
+  isNonNegInt,
+  type NodeId,
+  type Protocol,
+  shape,
+} from '@sd/transport'
+import { DisciplinedClock, isDisciplinedClockSnapshot } from '../clock/disciplined.js'
+import { checkSnapshot } from '../snapshot-check.js'
 import type { TemporalEvent } from './events.js'
 import { parseMessage, type TemporalMessage } from './messages.js'
 import { resolveOptions, type TemporalOptions } from './options.js'
@@ -35,6 +44,18 @@ function before(a: Queued, b: Queued): boolean {
 interface Queued {
   from: NodeId
   msg: TemporalMessage
+}
+
+/** What `snapshot()` gives and `restore()` takes: the queue holds temporal messages. */
+const SNAPSHOT_FIELDS = {
+  seq: isNonNegInt,
+  queue: arrayOf(
+    shape({
+      from: isNodeId,
+      msg: (m: unknown): m is TemporalMessage => typeof parseMessage(m) !== 'string',
+    }),
+  ),
+  clock: isDisciplinedClockSnapshot,
 }
 
 /** Temporal-order broadcast; share the synchronizer's clock through the factory's second argument. */
@@ -90,6 +111,14 @@ export function temporalOrder<P = unknown>(options: TemporalOptions) {
           queue: queue.map(({ from, msg }) => ({ from, msg: { ...msg } })),
           clock: clock.snapshot(),
         }
+      },
+      /** Takes on what `snapshot()` gave (the queue in its order), the clock included. */
+      restore(snapshot) {
+        const s = checkSnapshot('temporal order', SNAPSHOT_FIELDS, snapshot)
+        seq = s.seq
+        queue.length = 0
+        for (const { from, msg } of s.queue) queue.push({ from, msg: { ...msg } })
+        clock.restore(s.clock)
       },
       onRequest(req, ctx) {
         if (req.type !== 'broadcast') return

@@ -8,6 +8,7 @@
 import { ntpSim } from '@sd/timesync'
 import { isFiniteNumber, isRecord, type NodeId, oneOf, shape, type TraceEvent } from '@sd/transport'
 import type { Scenario } from '../../scenario.js'
+import { appendOnly } from '../../side-state.js'
 import {
   around,
   byNode,
@@ -88,14 +89,15 @@ export const timesyncNtp: Scenario = {
   run({ n, seed, crash, faults }) {
     const ids: NodeId[] = Array.from({ length: n }, (_, i) => i + 1)
     const clients = ids.filter((id) => !SERVERS.includes(id))
-    // One line per node and kind of violation, with a count of the others like it.
+    // One line per node and kind of violation, with a count of the others like it: those seen
+    // while the run goes are listed as they come (side state a rewind cuts back), then folded.
+    const seenInRun: Array<[key: string, text: string]> = []
     const found = new Map<string, { first: string; count: number }>()
     const violate = (key: string, text: string) => {
       const seen = found.get(key)
       if (seen === undefined) found.set(key, { first: text, count: 1 })
       else seen.count++
     }
-    let estimatesWithinBound = true
     const run = runSync({
       name: 'ntp',
       ids,
@@ -110,24 +112,25 @@ export const timesyncNtp: Scenario = {
       make: ntpSim({ servers: SERVERS, pollMs: POLL_MS, replyTimeoutMs: REPLY_TIMEOUT_MS }),
       observe: ({ node, t, event }) => {
         if (event.type === 'ntp-selection' && event.truechimers.includes(FALSETICKER))
-          violate(
+          seenInRun.push([
             `trusts/${node}`,
             `node ${node} at t=${ms(t)} ms trusts the falseticker ${FALSETICKER} (truechimers ${JSON.stringify(event.truechimers)})`,
-          )
+          ])
         if (event.type !== 'adjusted') return
         // What the client set its clock to, against true time, which the truechimers keep.
         const target = event.readingMs + event.offsetMs
         const off = target - t
         const bound = event.errorBoundMs
-        if (Math.abs(off) > bound + EPSILON) {
-          estimatesWithinBound = false
-          violate(
+        if (Math.abs(off) > bound + EPSILON)
+          seenInRun.push([
             `target/${node}`,
             `node ${node} at t=${ms(t)} ms set its clock ${signed(off)} ms off true time, beyond its bound ±${ms(bound)} ms`,
-          )
-        }
+          ])
       },
+      observed: appendOnly([seenInRun]),
     })
+    for (const [key, text] of seenInRun) violate(key, text)
+    const estimatesWithinBound = !seenInRun.some(([key]) => key.startsWith('target/'))
 
     const last = new Map<NodeId, { t: number; bound: number; offsetMs: number; kind: string }>()
     const falsetickers = new Set<NodeId>()

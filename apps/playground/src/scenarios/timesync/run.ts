@@ -21,6 +21,14 @@ import {
 } from '@sd/transport'
 import { faultsEnd, type PlannedFault, planFaults } from '../../fault-plan.js'
 import type { FaultSupport, Liveness, Unfinished } from '../../scenario.js'
+import {
+  appendOnly,
+  keepSideState,
+  NO_SIDE_STATE,
+  type SideState,
+  together,
+} from '../../side-state.js'
+import { clocksSideState } from './clocks-side-state.js'
 
 /** The clocks' largest rate error ρ: 100 ppm, a generous quartz, so drift shows in seconds. */
 export const RHO = 1e-4
@@ -64,6 +72,8 @@ export interface SyncPlan<Msg, Req, Ev> {
   plan?: (net: SimNetwork, live: NodeId[]) => void
   /** Sees every event when it is emitted, with every node's software clock readable then. */
   observe?: (emit: TimedEmit<Ev>, clockOf: (id: NodeId) => number) => void
+  /** What `observe` collects, kept with the run's own side state so that the lab can rewind. */
+  observed?: SideState
 }
 
 export interface SyncRun<Ev> {
@@ -96,10 +106,11 @@ export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun<Ev>
   }
   // One software clock per incarnation (a restarted machine would start over from its hardware).
   const clocks = new Map<NodeId, DisciplinedClock>()
+  const newClock = () => new DisciplinedClock({ maxSlewRate: MAX_SLEW_RATE })
   const clockOf = (id: NodeId) => {
     let clock = clocks.get(id)
     if (clock === undefined) {
-      clock = new DisciplinedClock({ maxSlewRate: MAX_SLEW_RATE })
+      clock = newClock()
       clocks.set(id, clock)
     }
     return clock.read(net.clockOf(id))
@@ -113,11 +124,20 @@ export function runSync<Msg, Req, Ev>(plan: SyncPlan<Msg, Req, Ev>): SyncRun<Ev>
   net.launch(
     plan.ids,
     (self) => {
-      const clock = new DisciplinedClock({ maxSlewRate: MAX_SLEW_RATE })
+      const clock = newClock()
       clocks.set(self, clock)
       return plan.make(self, clock)
     },
     { onEmit },
+  )
+  // The events, the clocks and what `observe` collects: a checkpoint's side (see side-state.ts).
+  keepSideState(
+    net,
+    together([
+      appendOnly([events]),
+      clocksSideState(clocks, newClock),
+      plan.observed ?? NO_SIDE_STATE,
+    ]),
   )
   for (const id of plan.crash) net.crash(id)
   const live = plan.ids.filter((id) => !plan.crash.includes(id))
