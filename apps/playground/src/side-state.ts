@@ -115,3 +115,11 @@ export function together(parts: readonly SideState[]): SideState {
     },
   }
 }
+
+/** Whether `v` is a list of [name, value] pairs whose values `value` accepts (a Map saved). */
+export function isNamedPairs(v: unknown, value: (x: unknown) => boolean): boolean {
+  return (
+    Array.isArray(v) &&
+    v.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && value(p[1]))
+  )
+}

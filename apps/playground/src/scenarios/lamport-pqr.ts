@@ -8,7 +8,7 @@ import {
 } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario } from '../scenario.js'
-import { keepSideState } from '../side-state.js'
+import { isNamedPairs, keepSideState } from '../side-state.js'
 import { PAUSE_SLOW } from './lamport.js'
 
 /** Node 1 is P, node 2 is Q, node 3 is R, as in the slides' figure. */
@@ -207,17 +207,14 @@ function savedNotes(
   happened: number,
 ): { happened: number; labels: [string, string][]; sent: [string, number][] } {
   const s = saved as { happened?: unknown; labels?: unknown; sent?: unknown } | null
-  const pairs = (v: unknown, second: (x: unknown) => boolean) =>
-    Array.isArray(v) &&
-    v.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && second(p[1]))
   if (
     typeof s !== 'object' ||
     s === null ||
     !Number.isSafeInteger(s.happened) ||
     (s.happened as number) < 0 ||
     (s.happened as number) > happened ||
-    !pairs(s.labels, (x) => typeof x === 'string') ||
-    !pairs(s.sent, (x) => Number.isSafeInteger(x))
+    !isNamedPairs(s.labels, (x) => typeof x === 'string') ||
+    !isNamedPairs(s.sent, (x) => Number.isSafeInteger(x))
   )
     throw new InvalidArgumentError(
       `lamport-pqr: side state is { happened up to ${happened}, labels: [row, label][], sent: [message, clock][] }`,

@@ -8,7 +8,14 @@ import {
 } from '@sd/transport'
 import { planFaults } from '../fault-plan.js'
 import type { Scenario } from '../scenario.js'
-import { addOnlyMaps, appendOnly, keepSideState, type SideState, together } from '../side-state.js'
+import {
+  addOnlyMaps,
+  appendOnly,
+  isNamedPairs,
+  keepSideState,
+  type SideState,
+  together,
+} from '../side-state.js'
 
 /** Node 1 is the file server, node 2 the machine that compiles, node 3 the machine that edits. */
 const SERVER = 1
@@ -289,14 +296,11 @@ function checkShared(saved: unknown): {
       Number.isSafeInteger(v.stamp.time)
     )
   }
-  const pairs = (v: unknown, second: (x: unknown) => boolean) =>
-    Array.isArray(v) &&
-    v.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && second(p[1]))
   if (
     typeof s !== 'object' ||
     s === null ||
-    !pairs(s.files, isFile) ||
-    !pairs(s.rules, (x) => typeof x === 'string') ||
+    !isNamedPairs(s.files, isFile) ||
+    !isNamedPairs(s.rules, (x) => typeof x === 'string') ||
     typeof s.looked !== 'boolean'
   )
     throw new InvalidArgumentError(
