@@ -105,6 +105,8 @@ export interface SourceLine {
   reach: number
   /** The last sample's measured offset, seconds: local clock minus the source's. */
   lastSampleS: number
+  /** chronyd's error bound on that sample, seconds (half the round trip's delay, and dispersion). */
+  lastSampleErrorS: number
 }
 
 /** The CSV line of `sources -c` for `address`, if chronyd knows it and has a sample. */
@@ -119,19 +121,27 @@ export async function sourceOf(
     .map((line) => line.split(','))
     .find((f) => f[2] === address)
   if (!fields || fields.length < 10 || fields[5] === '0') return undefined
-  return { reach: Number.parseInt(fields[5]!, 8), lastSampleS: Number(fields[8]) }
+  return {
+    reach: Number.parseInt(fields[5]!, 8),
+    lastSampleS: Number(fields[8]),
+    lastSampleErrorS: Number(fields[9]),
+  }
 }
 
-/** What `chronyc ntpdata <address>` says: offset (source minus local, s) and valid replies. */
+/**
+ * What `chronyc ntpdata <address>` says: offset (source minus local, s), the round trip's delay
+ * (s; the offset is within half of it of the truth) and valid replies.
+ */
 export async function ntpDataOf(
   instance: Chronyd,
   address: string,
-): Promise<{ offsetS: number; validRx: number } | undefined> {
+): Promise<{ offsetS: number; delayS: number; validRx: number } | undefined> {
   const out = await chronyc(instance, 'ntpdata', address)
   const offset = out?.match(/^Offset\s*:\s*([-+0-9.e]+) seconds/m)
+  const delay = out?.match(/^Peer delay\s*:\s*([-+0-9.e]+) seconds/m)
   const valid = out?.match(/^Total valid RX\s*:\s*(\d+)/m)
-  if (!offset || !valid) return undefined
-  return { offsetS: Number(offset[1]), validRx: Number(valid[1]) }
+  if (!offset || !delay || !valid) return undefined
+  return { offsetS: Number(offset[1]), delayS: Number(delay[1]), validRx: Number(valid[1]) }
 }
 
 function readPid(pidfile: string): number | undefined {
