@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `pnpm test`: runs `turbo <args>`, passing its output through as it comes, then prints the tasks
-// turbo reported as failed, if any (a failed lint or typecheck has no test counts), and one
+// turbo reported as failed, if any (a failed lint or typecheck has no test counts), vitest's
+// FAIL lines again with the lines that follow each (a log's reader often sees only its tail), and one
 // closing line with the totals, alone on its line: "N passed, N failed, N skipped". Exits with
 // turbo's status.
 //
@@ -14,9 +15,33 @@ import { spawn } from 'node:child_process'
 const ansi = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g')
 const totals = { passed: 0, failed: 0, skipped: 0 }
 const failedTasks = new Set()
+/** vitest's FAIL lines, each with the few lines of its task that follow it (the error). */
+const failures = []
+const FAILURE_CONTEXT = 8
+const FAILURES_KEPT = 30
+/** Task prefix ("@sd/mutex:test: ") → lines still to keep after its last FAIL line. */
+const following = new Map()
+
+function noteFailure(line) {
+  const prefixed = line.match(/^(\S+:\S+: )(.*)$/)
+  const prefix = prefixed ? prefixed[1] : ''
+  const text = prefixed ? prefixed[2] : line
+  if (/^\s*FAIL\s/.test(text)) {
+    if (failures.length >= FAILURES_KEPT) return
+    failures.push([line])
+    following.set(prefix, failures.length - 1)
+    return
+  }
+  const at = following.get(prefix)
+  if (at === undefined || text.trim() === '') return
+  const kept = failures[at]
+  kept.push(line)
+  if (kept.length > FAILURE_CONTEXT) following.delete(prefix)
+}
 
 /** Reads one line of the log (escape codes already removed). */
 function tally(line) {
+  noteFailure(line)
   const failed = line.match(/^\s*Failed:\s+(\S.*)$/)
   if (failed) for (const task of failed[1].split(',')) failedTasks.add(task.trim())
   const tests = line.match(/\bTests\s+(.*)$/)
@@ -81,6 +106,10 @@ const [status] = await Promise.all([
   follow(child.stdout, process.stdout, colour),
   follow(child.stderr, process.stderr, colour),
 ])
+if (failures.length > 0) {
+  console.log('failed tests, each with what followed it:')
+  for (const lines of failures) console.log(lines.join('\n'))
+}
 if (failedTasks.size > 0) console.log(`failed tasks: ${[...failedTasks].join(', ')}`)
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`)
 process.exitCode = status
