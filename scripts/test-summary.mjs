@@ -17,9 +17,9 @@ const totals = { passed: 0, failed: 0, skipped: 0 }
 const failedTasks = new Set()
 /** vitest's FAIL lines, each with the few lines of its task that follow it (the error). */
 const failures = []
-const FAILURE_CONTEXT = 8
+const FAILURE_CONTEXT = 12
 const FAILURES_KEPT = 30
-/** Task prefix ("@sd/mutex:test: ") → lines still to keep after its last FAIL line. */
+/** Task prefix ("@sd/mutex:test: ") → the failure its next lines belong to, while it takes more. */
 const following = new Map()
 
 function noteFailure(line) {
