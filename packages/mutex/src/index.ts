@@ -41,6 +41,7 @@ export {
   type CoordinatorRequest,
   centralized,
   electionToLock,
+  PERMITS_BURST,
   type ReaderPolicy,
   TOKENS_PER_TERM,
   WRITERS_FIRST_BURST,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { centralized } from '../src/centralized/index.js'
-import { WRITERS_FIRST_BURST } from '../src/centralized/options.js'
+import { PERMITS_BURST, WRITERS_FIRST_BURST } from '../src/centralized/options.js'
 import { InvalidArgumentError } from '../src/errors.js'
 import { modeSim } from './support/mode-sim.js'
 
@@ -183,20 +183,28 @@ describe('centralized: burst (one exclusive or permit grant covers several entri
     expect(r.of(1, 'granted')).toHaveLength(2)
   })
 
-  it('permits keep strict turns by default, also under writers-first (its burst is for writers)', () => {
-    for (const options of [{}, { readers: 'writers-first' } as const]) {
+  it('permits burst PERMITS_BURST entries by default, under every policy; burst: 1 gives strict turns', () => {
+    const loop = (options: Parameters<typeof modeSim>[0]) => {
       const s = modeSim(options)
-      for (let k = 0; k < 4; k++) s.acquire(2, 0, TAKE2)
+      for (let k = 0; k < 12; k++) s.acquire(2, 0, TAKE2)
       s.acquire(3, 1, TAKE2)
-      for (const at of [30, 60, 90, 120]) s.release(2, at)
-      s.release(3, 45)
-      const r = s.run()
+      for (let k = 0; k < 12; k++) s.release(2, 30 + 10 * k)
+      s.release(3, 1000)
+      return s.run()
+    }
+    for (const options of [{}, { readers: 'writers-first' } as const]) {
+      const r = loop(options)
       expect(r.violations).toEqual([])
       const [other] = r.of(3, 'acquired')
-      // Node 3 goes second: each release of node 2 hands its permits on.
-      expect(r.of(2, 'acquired').filter((e) => e.t < other!.t)).toHaveLength(1)
-      expect(r.of(1, 'granted').filter((g) => g.node === 2)).toHaveLength(4)
+      // Node 2's first PERMITS_BURST entries ride on one grant, before node 3; then node 3.
+      expect(r.of(2, 'acquired').filter((e) => e.t < other!.t)).toHaveLength(PERMITS_BURST)
+      expect(r.of(1, 'granted').filter((g) => g.node === 2)).toHaveLength(2)
     }
+    // Strict turns: each release of node 2 hands its permits on.
+    const strict = loop({ burst: 1 })
+    expect(strict.violations).toEqual([])
+    const [other] = strict.of(3, 'acquired')
+    expect(strict.of(2, 'acquired').filter((e) => e.t < other!.t)).toHaveLength(1)
   })
 
   it('is checked', () => {

@@ -2,7 +2,12 @@
 export type { CentralizedEvent } from './events.js'
 export type { ReaderPolicy } from './grant-order.js'
 export type { CentralizedMessage } from './messages.js'
-export { type CentralizedOptions, TOKENS_PER_TERM, WRITERS_FIRST_BURST } from './options.js'
+export {
+  type CentralizedOptions,
+  PERMITS_BURST,
+  TOKENS_PER_TERM,
+  WRITERS_FIRST_BURST,
+} from './options.js'
 export { type CentralizedFactory, centralized } from './protocol.js'
 export type {
   CentralizedRequest,

@@ -39,8 +39,9 @@ export interface CentralizedOptions {
    */
   readers?: ReaderPolicy
   /**
-   * How many entries in a row one exclusive or permit grant covers (default 1: strict turns;
-   * `WRITERS_FIRST_BURST`, 32, for exclusive grants with `readers: 'writers-first'`, see there).
+   * How many entries in a row one exclusive or permit grant covers (default 1 for exclusive grants:
+   * strict turns; `WRITERS_FIRST_BURST`, 32, for exclusive grants with `readers: 'writers-first'`;
+   * `PERMITS_BURST`, 8, for permit grants under every policy: see each).
    * Above 1, the GRANT of a plain exclusive request, or of a permit request, reserves that many
    * fencing tokens, and its holder, when it asks again for the same hold (an exclusive entry, or the
    * same `permits: { take, of }`) before giving the grant back (in the same turn of its event loop:
@@ -48,7 +49,7 @@ export interface CentralizedOptions {
    * message. Requests waiting meanwhile wait up to `burst - 1` such entries more per holder: a
    * writer that loops gets more turns than readers that queued, a semaphore client that loops keeps
    * its permits while others wait for them (see burst.ts and the README). Shared grants are never
-   * kept. An explicit value applies to both kinds; the writers-first default only to exclusive ones.
+   * kept. An explicit value applies to both kinds (`burst: 1`: strict FIFO turns for everyone).
    */
   burst?: number
   /**
@@ -96,9 +97,20 @@ export const TOKENS_PER_TERM = 2 ** 32
  * which has granted the waiting readers by then, so without a burst it gets one entry per turn of
  * the readers, as under 'fifo'. A writer asking again as it leaves is a waiting writer: the burst
  * lets it go first, as the policy says, bounded so that readers still get a turn. For exclusive
- * grants only: permit grants keep strict turns unless `burst` is given.
+ * grants only (permit grants: `PERMITS_BURST`).
  */
 export const WRITERS_FIRST_BURST = 32
+
+/**
+ * The default `burst` of permit grants (a semaphore), under every `readers` policy. With strict
+ * turns, every release of a client that loops hands its permits to the next waiting client: a
+ * RELEASE, a GRANT and a wake-up of another process per entry, where a client that asks again as
+ * it leaves could go on at no cost. Like java.util.concurrent's `Semaphore`, whose default lets a
+ * thread that asks take a permit before the waiting ones (it is not fair unless asked), the default
+ * lets a looping holder keep its permits; unlike it, bounded: a waiting client is passed by at most
+ * 7 entries per holder, so nobody starves. `burst: 1` gives strict FIFO turns.
+ */
+export const PERMITS_BURST = 8
 
 /** A grant reserves `burst` tokens of its term's 2^32: far fewer. */
 export const MAX_BURST = 1000
@@ -186,12 +198,15 @@ export function resolveOptions(options: CentralizedOptions = {}): CentralizedSet
       `centralized: burst must be an integer in [1, ${MAX_BURST}], got ${String(given)}`,
     )
   }
-  // The writers-first default is for looping writers (WRITERS_FIRST_BURST); permits keep strict
-  // turns unless a burst is given.
+  // The writers-first default is for looping writers (WRITERS_FIRST_BURST); permits burst by
+  // default under every policy (PERMITS_BURST). An explicit burst applies to both.
   const burst: BurstSettings =
     given !== undefined
       ? { exclusive: given, permits: given }
-      : { exclusive: readers === 'writers-first' ? WRITERS_FIRST_BURST : 1, permits: 1 }
+      : {
+          exclusive: readers === 'writers-first' ? WRITERS_FIRST_BURST : 1,
+          permits: PERMITS_BURST,
+        }
   if (options.lockDelayMs !== undefined && lease === undefined) {
     throw new InvalidArgumentError('centralized: lockDelayMs needs leaseMs')
   }
