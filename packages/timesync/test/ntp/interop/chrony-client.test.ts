@@ -20,8 +20,9 @@ import { gate, retry } from '../../support/interop.js'
 const TOLERANCE_S = 0.02
 
 /** Whether `measured` is within `expected`'s tolerance, widened by the sample's own bound. */
-const near = (measured: number, expected: number, boundS: number) =>
-  Math.abs(measured - expected) < TOLERANCE_S + boundS
+/** `measured` within TOLERANCE_S + `boundS` of `expected`; a failure prints the distance and the bound. */
+const expectNear = (measured: number, expected: number, boundS: number) =>
+  expect(Math.abs(measured - expected)).toBeLessThan(TOLERANCE_S + boundS)
 
 const skip = gate('chronyd as a client of our server', ['root', 'chronyd', 'chronyc', 'capsh'])
 const daemons: Chronyd[] = []
@@ -60,8 +61,8 @@ describe.skipIf(skip !== undefined)('interop: chronyd as a client of our server'
       `chronyd client, server +250 ms: ntpdata offset ${ahead.offsetS.toFixed(6)} s (delay ${ahead.delayS.toFixed(6)} s), sources last sample ${ahead.lastSampleS.toFixed(6)} s +/- ${ahead.lastSampleErrorS.toFixed(6)} s`,
     )
     // ntpdata: the server minus us; sources: us minus the server.
-    expect(near(ahead.offsetS, 0.25, ahead.delayS / 2)).toBe(true)
-    expect(near(ahead.lastSampleS, -0.25, ahead.lastSampleErrorS)).toBe(true)
+    expectNear(ahead.offsetS, 0.25, ahead.delayS / 2)
+    expectNear(ahead.lastSampleS, -0.25, ahead.lastSampleErrorS)
 
     await server.close()
     server = await createNtpServer({ port: port!, offsetMs: -250 })
@@ -80,8 +81,8 @@ describe.skipIf(skip !== undefined)('interop: chronyd as a client of our server'
     console.log(
       `chronyd client, server -250 ms: ntpdata offset ${behind.offsetS.toFixed(6)} s (delay ${behind.delayS.toFixed(6)} s), sources last sample ${behind.lastSampleS.toFixed(6)} s +/- ${behind.lastSampleErrorS.toFixed(6)} s`,
     )
-    expect(near(behind.offsetS, -0.25, behind.delayS / 2)).toBe(true)
-    expect(near(behind.lastSampleS, 0.25, behind.lastSampleErrorS)).toBe(true)
+    expectNear(behind.offsetS, -0.25, behind.delayS / 2)
+    expectNear(behind.lastSampleS, 0.25, behind.lastSampleErrorS)
     expect(server.rejected).toBe(0)
   })
 })
