@@ -35,12 +35,21 @@ export interface UdpTransportOptions<Msg = unknown> {
   maxLearnedPeers?: number
   /** Reliable FIFO link (default true). false: datagrams may be lost, duplicated (without a key) or reordered. */
   reliable?: boolean
-  /** Shared secret (>= 16 bytes): every datagram carries HMAC-SHA256 and replays are refused. */
+  /** Shared secret (>= 16 bytes): every datagram carries a MAC (`mac`) and replays are refused. */
   key?: string | Uint8Array
   /**
-   * Who computes the HMAC. 'js' (default): an allocation-free SHA-256 in JavaScript with the key's
-   * pad states precomputed, about twice as fast as node:crypto on datagram-sized inputs and tested
-   * against it. 'node-crypto': node:crypto's createHmac. Both produce the same MACs, so a group may mix them.
+   * The MAC of every datagram when `key` is set; every member of a group must use the same one.
+   * 'blake2s' (default): keyed BLAKE2s-256 (RFC 7693) in JavaScript, about half the CPU of
+   * HMAC-SHA256 per datagram (a key longer than 32 bytes is hashed to 32 with BLAKE2s-256 first).
+   * 'hmac-sha256': HMAC-SHA256 (RFC 2104), what sd used before; see `hmacEngine` (given alone,
+   * it selects 'hmac-sha256').
+   */
+  mac?: 'blake2s' | 'hmac-sha256'
+  /**
+   * Who computes HMAC-SHA256 (`mac: 'hmac-sha256'` only). 'js' (default): an allocation-free
+   * SHA-256 in JavaScript with the key's pad states precomputed, about twice as fast as node:crypto
+   * on datagram-sized inputs and tested against it. 'node-crypto': node:crypto's createHmac. Both
+   * produce the same MACs, so a group may mix them.
    */
   hmacEngine?: 'js' | 'node-crypto'
   /** How messages become bytes. Default `jsonCodec`. */

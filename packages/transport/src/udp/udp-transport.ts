@@ -5,7 +5,7 @@ import type { NodeId } from '../ids.js'
 import type { MessageHandler, Transport, TransportSignal, Unsubscribe } from '../transport.js'
 import { type Family, type PeerAddress, parseAddress, type UdpAddress } from './address.js'
 import { admitFromSource } from './admission.js'
-import { Authenticator } from './auth.js'
+import { Authenticator, checkMacOptions } from './auth.js'
 import { type Codec, jsonCodec } from './codec.js'
 import { type EngineSink, LinkEngine, type LinkInfo } from './engine.js'
 import type { ResolvedOptions, UdpTransportOptions } from './options.js'
@@ -65,7 +65,9 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     this.self = options.id
     this.codec = options.codec ?? (jsonCodec as Codec<Msg>)
     const auth =
-      options.key === undefined ? undefined : new Authenticator(options.key, options.hmacEngine)
+      options.key === undefined
+        ? checkMacOptions(options)
+        : new Authenticator(options.key, options.hmacEngine, options.mac)
     this.engine = new LinkEngine(options.id, resolved, auth, this.sink(options.admit), {
       u32: () => randomInt(1, 0x1_0000_0000),
       unit: Math.random,

@@ -404,13 +404,34 @@ describe('UDP transport: hostile input', () => {
     expect(atPlain).toEqual([])
   })
 
-  it('a node on the node:crypto HMAC engine talks with one on the JS engine', async () => {
+  /** Two keyed nodes that know each other: `a` with `aOptions`, `b` on HMAC-SHA256 (JS engine). */
+  async function keyedPair(aOptions: Pick<UdpTransportOptions, 'mac' | 'hmacEngine'>) {
     const key = 'the-group-secret-key'
-    const a = await node({ id: 'a', key, hmacEngine: 'node-crypto' })
-    const b = await node({ id: 'b', key, peers: { a: `127.0.0.1:${a.address.port}` } })
+    const a = await node({ id: 'a', key, ...aOptions })
+    const b = await node({
+      id: 'b',
+      key,
+      mac: 'hmac-sha256',
+      peers: { a: `127.0.0.1:${a.address.port}` },
+    })
     a.setPeer('b', `127.0.0.1:${b.address.port}`)
-    const atA = inbox(a)
-    const atB = inbox(b)
+    return { a, b, atA: inbox(a), atB: inbox(b) }
+  }
+
+  it('members on different MACs refuse each other: every datagram is bad-mac, nothing delivered', async () => {
+    const { a, b, atA, atB } = await keyedPair({})
+    a.send('b', 'hello')
+    b.send('a', 'hello')
+    await pollUntil(() => a.stats.dropped['bad-mac'] > 0 && b.stats.dropped['bad-mac'] > 0)
+    expect(atA).toEqual([])
+    expect(atB).toEqual([])
+    await expect(createUdpTransport({ id: 'c', mac: 'sha1' as never })).rejects.toThrow(
+      /mac must be/,
+    )
+  })
+
+  it('a node on the node:crypto HMAC engine talks with one on the JS engine', async () => {
+    const { a, b, atA, atB } = await keyedPair({ hmacEngine: 'node-crypto' })
     for (let i = 0; i < 20; i++) {
       a.send('b', i)
       b.send('a', -i - 1)
