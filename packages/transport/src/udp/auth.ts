@@ -35,10 +35,10 @@ class NodeCryptoHmac implements Mac {
 }
 
 export class Authenticator {
-  private readonly hmac: Mac
+  private readonly mac: Mac
 
   /**
-   * `engine` is HMAC-SHA256's (undefined: 'js'). `mac` undefined: 'blake2s', or 'hmac-sha256'
+   * `engine` is HMAC-SHA256's (undefined: 'js'). `algorithm` undefined: 'blake2s', or 'hmac-sha256'
    * when an `engine` is given (an HMAC engine asks for HMAC, as before `mac` existed).
    */
   constructor(
@@ -46,15 +46,15 @@ export class Authenticator {
     engine: HmacEngine | undefined = undefined,
     algorithm: MacAlgorithm | undefined = undefined,
   ) {
-    const mac = algorithm ?? (engine === undefined ? 'blake2s' : 'hmac-sha256')
+    const algorithmUsed = algorithm ?? (engine === undefined ? 'blake2s' : 'hmac-sha256')
     const bytes = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.from(key)
     if (bytes.length < 16) {
       throw new InvalidArgumentError(
         `authentication key is ${bytes.length} bytes; use at least 16 (32 random bytes recommended: crypto.randomBytes(32))`,
       )
     }
-    checkMacOptions({ mac, hmacEngine: engine })
-    if (mac === 'blake2s') {
+    checkMacOptions({ mac: algorithmUsed, hmacEngine: engine })
+    if (algorithmUsed === 'blake2s') {
       if (engine !== undefined) {
         throw new InvalidArgumentError(
           `hmacEngine ${JSON.stringify(engine)} applies to mac 'hmac-sha256', not 'blake2s'`,
@@ -62,27 +62,27 @@ export class Authenticator {
       }
       // Keyed BLAKE2s takes up to 32 bytes of key: a longer secret is hashed down to 32 first
       // (as HMAC hashes a key longer than its block), the same on every member.
-      this.hmac = new Blake2sMac(bytes.length <= BLAKE2S_MAX_KEY_BYTES ? bytes : blake2s(bytes))
+      this.mac = new Blake2sMac(bytes.length <= BLAKE2S_MAX_KEY_BYTES ? bytes : blake2s(bytes))
     } else {
-      this.hmac = engine === 'node-crypto' ? new NodeCryptoHmac(bytes) : new HmacSha256(bytes)
+      this.mac = engine === 'node-crypto' ? new NodeCryptoHmac(bytes) : new HmacSha256(bytes)
     }
   }
 
   /** Fills the trailer of a datagram built with room for it. */
   sign(datagram: Uint8Array): void {
     const end = datagram.length - MAC_BYTES
-    this.hmac.mac(datagram, 0, end, datagram, end)
+    this.mac.mac(datagram, 0, end, datagram, end)
   }
 
   /** Constant-time check of the MAC that follows the first `signedLength` bytes. */
   verify(datagram: Uint8Array, signedLength: number): boolean {
     if (datagram.length !== signedLength + MAC_BYTES) return false
-    return this.hmac.verify(datagram, 0, signedLength, datagram, signedLength)
+    return this.mac.verify(datagram, 0, signedLength, datagram, signedLength)
   }
 }
 
 /** Without a key nothing is signed, but a misspelt `mac` or `hmacEngine` is still refused. */
-export function checkMacOptions(options: { mac?: unknown; hmacEngine?: unknown }): undefined {
+export function checkMacOptions(options: { mac?: unknown; hmacEngine?: unknown }): void {
   if (options.mac !== undefined && options.mac !== 'blake2s' && options.mac !== 'hmac-sha256') {
     throw new InvalidArgumentError(
       `mac must be 'blake2s' or 'hmac-sha256', got ${JSON.stringify(options.mac)}`,
@@ -94,5 +94,4 @@ export function checkMacOptions(options: { mac?: unknown; hmacEngine?: unknown }
       `hmacEngine must be 'js' or 'node-crypto', got ${JSON.stringify(engine)}`,
     )
   }
-  return undefined
 }

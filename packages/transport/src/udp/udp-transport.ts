@@ -64,9 +64,10 @@ export class UdpTransport<Msg = unknown> implements Transport<Msg> {
     this.family = family
     this.self = options.id
     this.codec = options.codec ?? (jsonCodec as Codec<Msg>)
+    checkMacOptions(options)
     const auth =
       options.key === undefined
-        ? checkMacOptions(options)
+        ? undefined
         : new Authenticator(options.key, options.hmacEngine, options.mac)
     this.engine = new LinkEngine(options.id, resolved, auth, this.sink(options.admit), {
       u32: () => randomInt(1, 0x1_0000_0000),
