@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { NodeId } from '@sd/transport'
+import { machineNow } from './machine-clock.js'
 import {
   agreedMembers,
   factsOf,
@@ -58,7 +59,6 @@ export interface ScenarioRun {
   waits: Record<string, number>
 }
 
-const now = () => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const same = (a: readonly NodeId[] | undefined, b: readonly NodeId[]) =>
   a !== undefined && a.length === b.length && a.every((id, i) => id === b[i])
@@ -131,14 +131,14 @@ export async function runMembershipScenario(o: ScenarioOptions): Promise<Scenari
     const leaderNow = oneLeader()?.leader
     const leaver = all.find((m) => FOUNDERS.includes(m.label) && m.label !== leaderNow)!
     exiting.add(leaver)
-    const leaveAt = now()
+    const leaveAt = machineNow()
     leaver.worker.proc.stdin!.write('leave\n')
     const afterLeave = six.filter((id) => id !== leaver.label)
     await timed('leave', () => leaver.worker.exitCode !== undefined && agreeOn(afterLeave)())
 
     // View 4: the joiner killed; SWIM declares it dead and the leader removes it.
     exiting.add(joiner)
-    const killAt = now()
+    const killAt = machineNow()
     joiner.worker.proc.kill('SIGKILL')
     await waitUntil(() => joiner.worker.exitCode !== undefined, 'the SIGKILL', o.stepMs)
     const afterKill = afterLeave.filter((id) => id !== JOINER)

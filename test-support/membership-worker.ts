@@ -21,6 +21,7 @@ import {
 import { type Ctx, compose, type NodeId, type Protocol, runProtocol } from '@sd/transport'
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport } from '@sd/transport/udp'
+import { machineNow } from './machine-clock.js'
 import { onParentLines, say, workerConfig } from './worker-process.js'
 
 export interface MembershipWorkerConfig {
@@ -40,9 +41,8 @@ export interface MembershipWorkerConfig {
 const config = workerConfig<MembershipWorkerConfig>()
 const self = config.id
 const joiner = !config.founders.includes(self)
-const now = () => performance.timeOrigin + performance.now()
 const line = (proto: string, event: unknown) =>
-  say(JSON.stringify({ t: Number(now().toFixed(1)), proto, event }))
+  say(JSON.stringify({ t: Number(machineNow().toFixed(1)), proto, event }))
 
 const transport = await createUdpTransport({
   id: self,

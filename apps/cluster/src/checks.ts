@@ -19,6 +19,7 @@ import {
   type FaultEvent,
   faultsOf,
   type TraceDocument,
+  type TraceEvent,
 } from '@sd/transport'
 import { DEFAULT_TIMINGS, formatToken, type NodeTimings } from './node/protocol.js'
 
@@ -54,14 +55,43 @@ export function globalViolations(input: CheckInput): string[] {
   ]
 }
 
-/** The global checks of a trace document (`--trace FILE`, or one recorded for a test). */
+/**
+ * The global checks of a trace document (`--trace FILE`, or one recorded for a test), after the
+ * check of their premise: one time base for every node.
+ */
 export function judgeTrace(doc: TraceDocument): string[] {
-  return globalViolations({
-    nodes: doc.nodes.map(String),
-    lock: emitsOf(doc.events, 'lock'),
-    election: emitsOf(doc.events, 'election'),
-    faults: faultsOf(doc.events),
-  })
+  return [
+    ...timeBaseViolations(doc.events),
+    ...globalViolations({
+      nodes: doc.nodes.map(String),
+      lock: emitsOf(doc.events, 'lock'),
+      election: emitsOf(doc.events, 'election'),
+      faults: faultsOf(doc.events),
+    }),
+  ]
+}
+
+/** A delivery may be stamped this much before its send (the trace rounds times to 1 µs). */
+const TIME_BASE_SLACK_MS = 0.01
+
+/**
+ * The checks above compare times stamped by different processes, so they hold only if every
+ * process reads one clock. A message delivered before it was sent proves that premise broken:
+ * the receiver's clock runs behind the sender's by at least that much. Reported once per link,
+ * with the largest gap, since every overlap the checks find may then be the clocks' doing.
+ */
+export function timeBaseViolations(events: readonly TraceEvent[]): string[] {
+  const worst = new Map<string, { gap: number; t: number }>()
+  for (const e of events) {
+    if (e.type !== 'deliver' || e.t >= e.sentAt - TIME_BASE_SLACK_MS) continue
+    const link = `${String(e.from)} -> ${String(e.to)}`
+    const gap = e.sentAt - e.t
+    if (gap > (worst.get(link)?.gap ?? 0)) worst.set(link, { gap, t: e.t })
+  }
+  return [...worst].map(
+    ([link, w]) =>
+      `time base: ${link} delivered a message ${w.gap.toFixed(3)} ms before it was sent (t=${w.t}): the nodes' clocks disagree, so no timing check of this run can be trusted`,
+  )
 }
 
 function mutexViolations(lock: EmittedEvent[], faults: FaultEvent[]): string[] {

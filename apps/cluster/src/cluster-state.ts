@@ -10,7 +10,7 @@ import type { Hosts } from './hosts.js'
 import { DEFAULT_TIMINGS, formatToken } from './node/protocol.js'
 import type { NodeRow } from './view.js'
 import { seeded } from './wait.js'
-import type { NodeConfig } from './wire.js'
+import { machineNow, type NodeConfig } from './wire.js'
 
 /** A node's message counters, as one incarnation last reported them. */
 export interface Counters {
@@ -111,6 +111,7 @@ export function createNodes(
 ): Node[] {
   const ids = Array.from({ length: o.n }, (_, i) => `n${i + 1}`)
   const random = seeded(o.seed)
+  const wallOffsetMs = Date.now() - machineNow()
   const members = Object.fromEntries(
     ids.map((id, i) => [id, { host: hosts.addresses[i]!, port: hosts.ports[i]! }]),
   )
@@ -125,6 +126,7 @@ export function createNodes(
       trace: o.trace !== undefined,
       maxLifetimeMs: o.seconds * 1000 + 180_000,
       originMs: origin,
+      wallOffsetMs,
     }),
   )
 }

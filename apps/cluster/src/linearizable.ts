@@ -8,10 +8,11 @@
  *
  * This is stronger than the counter check of history.ts: every read must return the value of the
  * last write before it in one order that fits the real-time order of the operations, and every
- * refusal must be explained by a newer token accepted before it. Times are each node's machine
- * clock (`performance.timeOrigin + performance.now()`), so two operations a few microseconds
- * apart in different processes may be ordered wrongly; the store answers one operation at a
- * time, well apart in practice.
+ * refusal must be explained by a newer token accepted before it. Times are the machine's
+ * monotonic clock, read by each node (`machineNow` of wire.ts): one clock, though two operations a
+ * few microseconds apart in different processes may still be stamped in the wrong order (each
+ * stamp is taken a little before or after its event); the store answers one operation at a time,
+ * well apart in practice.
  */
 import {
   type CheckOptions,

@@ -6,6 +6,7 @@
  * by pid and the namespaces deleted whatever happens.
  */
 import { fileURLToPath } from 'node:url'
+import { machineNow } from '../../../test-support/machine-clock.js'
 import { waitUntil } from '../../../test-support/membership-procs.js'
 import { createNetnsHosts, type NetnsHosts } from '../../../test-support/netns-hosts.js'
 import { killAll, spawnScript, type Worker } from '../../../test-support/processes.js'
@@ -35,7 +36,6 @@ export interface RealTrialOutcome {
   pauses: number
 }
 
-const now = () => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export async function runRealTrial(plan: RealTrialPlan): Promise<RealTrialOutcome> {
@@ -66,11 +66,11 @@ export async function runRealTrial(plan: RealTrialPlan): Promise<RealTrialOutcom
       60_000,
     )
     await sleep(plan.warmMs)
-    const from = now()
+    const from = machineNow()
     await sleep(plan.steadyMs)
     guard('in the steady window')()
     const victim = workers[plan.victim]!
-    const killAt = now()
+    const killAt = machineNow()
     victim.proc.kill('SIGKILL')
     await sleep(plan.gapMs)
     const others = workers.filter((w) => w !== victim)

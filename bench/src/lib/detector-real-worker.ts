@@ -12,6 +12,7 @@
 import { type SwimEvent, type SwimMessage, swim } from '@sd/election'
 import { createRandom, runProtocol } from '@sd/transport'
 import { createUdpTransport } from '@sd/transport/udp'
+import { machineNow } from '../../../test-support/machine-clock.js'
 import { onParentLines, say, workerConfig } from '../../../test-support/worker-process.js'
 import { type HeartbeatSetting, heartbeatMonitor } from './detector-heartbeats.js'
 import { PAUSES } from './detector-run.js'
@@ -40,9 +41,8 @@ const config = workerConfig<DetectorWorkerConfig>()
 const self = config.id
 const n = config.hosts.length
 const ids = Array.from({ length: n }, (_, i) => i)
-const now = () => performance.timeOrigin + performance.now()
 const log = (s: number, o: number, x: number, on: boolean) =>
-  say(JSON.stringify({ t: Number(now().toFixed(1)), s, o, x, on }))
+  say(JSON.stringify({ t: Number(machineNow().toFixed(1)), s, o, x, on }))
 
 const open = <M>(port: number) =>
   createUdpTransport<M>({

@@ -3,6 +3,7 @@
  * on the worker's stdin (commands) and stdout (events). Each worker runs one node of a 3-node group
  * per trial.
  */
+import { machineNow } from '../../../test-support/machine-clock.js'
 
 /**
  * Ours: bully or majority election over the UDP transport; `bully-phi` is the bully with the phi
@@ -96,11 +97,5 @@ export type WorkerEvent =
   | { event: 'closed'; trial: number }
   | { event: 'failed'; trial: number; error: string }
 
-/**
- * CLOCK_MONOTONIC in ms: one clock for every process on the machine, network namespaces included
- * (`performance.timeOrigin + performance.now()` is anchored on the wall clock at each process's
- * start, so a clock adjustment between two starts would show between those processes).
- */
-export function nowMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6
-}
+/** CLOCK_MONOTONIC in ms: one clock for every process on the machine, namespaces included. */
+export const nowMs = machineNow

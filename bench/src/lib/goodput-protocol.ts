@@ -2,6 +2,7 @@
  * What the goodput benchmark and its worker processes say to each other (one JSON object per line
  * on the worker's stdin and stdout), and the messages the contenders carry.
  */
+import { machineNow } from '../../../test-support/machine-clock.js'
 
 export type Contender = 'udp' | 'tcp'
 
@@ -46,13 +47,8 @@ export type WorkerEvent =
   | { event: 'stopped'; run: number; summary: RunSummary }
   | { event: 'failed'; run: number; error: string }
 
-/**
- * CLOCK_MONOTONIC in milliseconds: one clock for the whole machine, so the sender's first send and
- * the receiver's last delivery, taken in different processes (and namespaces), can be subtracted.
- */
-export function nowMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6
-}
+/** CLOCK_MONOTONIC in ms: one clock for every process on the machine, namespaces included. */
+export const nowMs = machineNow
 
 const indexDigits = 8
 

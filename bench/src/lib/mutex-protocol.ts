@@ -2,6 +2,7 @@
  * What the mutex benchmark and its worker processes say to each other: one JSON object per line on
  * the worker's stdin (commands) and stdout (events).
  */
+import { machineNow } from '../../../test-support/machine-clock.js'
 
 /** The locks compared: ours over the UDP adapter, and two Redis locks. */
 export type Contender = 'centralized' | 'ricart-agrawala' | 'redis-setnx' | 'redlock'
@@ -69,7 +70,5 @@ export type WorkerEvent =
   | { event: 'closed'; trial: number; stats?: DatagramStats }
   | { event: 'failed'; trial: number; error: string }
 
-/** CLOCK_MONOTONIC in ms: one clock for every process on the machine. */
-export function nowMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6
-}
+/** CLOCK_MONOTONIC in ms: one clock for every process on the machine, namespaces included. */
+export const nowMs = machineNow

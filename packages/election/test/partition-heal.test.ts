@@ -9,6 +9,7 @@
 import { createRandom } from '@sd/transport'
 import { pollUntil } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
+import { machineNow } from '../../../test-support/machine-clock.js'
 import { timelineOf, viewOf } from './support/election-spawn.js'
 import { netnsSkip, useMajorityHosts } from './support/netns-group.js'
 
@@ -31,7 +32,6 @@ const N = 5
 const unavailable = netnsSkip('the heal test')
 const launch = useMajorityHosts()
 
-const now = () => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.skipIf(unavailable !== undefined)(
@@ -53,7 +53,7 @@ describe.skipIf(unavailable !== undefined)(
       const cutsMade: string[] = []
       /** Every process follows one leader again after a heal: how long after it, ms. */
       const healAndRejoin = async (label: string) => {
-        const healedAt = now()
+        const healedAt = machineNow()
         net.heal()
         await pollUntil(() => agreed() !== undefined, `agreement after heal ${label}`, 60_000)
         // When each process last changed its view: the rejoin is the latest of these.
@@ -79,7 +79,7 @@ describe.skipIf(unavailable !== undefined)(
         // The next failover: the leader cut off until the others agree on a new one.
         const old = agreed()!
         leader = ids.indexOf(old.leader)
-        const cutAt = now()
+        const cutAt = machineNow()
         net.cut(leader)
         const others = group.filter((_, k) => k !== leader)
         const newLeader = () => {

@@ -6,6 +6,7 @@
  */
 import { pollUntil } from '@sd/transport/testing'
 import { describe, expect, it } from 'vitest'
+import { machineNow } from '../../../test-support/machine-clock.js'
 import { timelineOf, type Worker } from './support/election-spawn.js'
 import { netnsSkip, useMajorityHosts } from './support/netns-group.js'
 
@@ -57,11 +58,10 @@ describe.skipIf(unavailable !== undefined)('majority mode across a real partitio
     await pollUntil(() => agreed() !== undefined, 'agreement before the cut', 60_000)
     const leader = agreed()!
     const cutIndex = ids.indexOf(leader)
-    const now = () => performance.timeOrigin + performance.now()
-    const start = now()
+    const start = machineNow()
     net.cut(cutIndex)
     await new Promise((resolve) => setTimeout(resolve, CUT_MS))
-    const healedAt = now()
+    const healedAt = machineNow()
     net.heal()
     await pollUntil(() => agreed() !== undefined, 'agreement after the heal', 60_000)
     const majority = group.filter((_, i) => i !== cutIndex)
@@ -72,7 +72,7 @@ describe.skipIf(unavailable !== undefined)('majority mode across a real partitio
       ),
     )
     expect(majorityLeaders.length).toBeGreaterThan(0)
-    const overlap = twoLeaderTime(group, start, now())
+    const overlap = twoLeaderTime(group, start, machineNow())
     console.log(
       `majority mode: cut ${leader} off for ${CUT_MS} ms; time with two leaders: ${overlap.toFixed(0)} ms`,
     )

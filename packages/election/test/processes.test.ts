@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pollUntil } from '@sd/transport/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import { machineNow } from '../../../test-support/machine-clock.js'
 import { freePorts, spawnWorker, viewOf, type Worker } from './support/election-spawn.js'
 
 const INTERVAL_MS = 100
@@ -78,7 +79,7 @@ describe.each(['bully', 'majority'] as const)('%s across 5 processes over UDP', 
       algorithm === 'bully' ? agreeOn(g)?.leader === 'n5' : agreeOn(g) !== undefined
     await pollUntil(() => first(group), 'agreement on a leader', 60_000)
     const before = agreeOn(group)!
-    const killedAt = performance.timeOrigin + performance.now()
+    const killedAt = machineNow()
     const victim = group.find((w) => w.id === before.leader)!
     victim.proc.kill('SIGKILL')
     const survivors = group.filter((w) => w !== victim)

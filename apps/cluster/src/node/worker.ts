@@ -93,11 +93,14 @@ function traced(inner: Transport<unknown>): Transport<unknown> {
   }
 }
 
+// The machine's clock as Unix time, the same in every node: its monotonic clock plus one offset
+// the parent read.
+const machineWall = () => machineNow() + config.wallOffsetMs
 // The hardware clock of this node: the machine's, off by `skewMs`, and stepped by the parent's
 // `clock-step` lines (the clock-step fault; the system clock is never touched). The software
 // clock that the time sync disciplines reads it. It is the node's wall clock, `ctx.now()`.
 let steppedMs = 0
-const hardware = { now: () => machineNow() + config.skewMs + steppedMs }
+const hardware = { now: () => machineWall() + config.skewMs + steppedMs }
 // The monotonic clock (leases, timeouts): the machine's, from the run's origin; never stepped.
 const monotonic = { now: () => machineNow() - config.originMs }
 const clock = nodeClock()
@@ -186,7 +189,7 @@ function stats(): void {
     resent: s.resentAfterRestart,
     dropped: s.droppedTotal,
     unreachable: s.peersUnreachable,
-    clockMs: clock.read(hardware.now()) - machineNow(),
+    clockMs: clock.read(hardware.now()) - machineWall(),
   })
 }
 setInterval(stats, 300).unref()

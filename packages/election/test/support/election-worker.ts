@@ -9,6 +9,7 @@
  */
 import { openFileStorage } from '@sd/transport/storage-file'
 import { createUdpTransport } from '@sd/transport/udp'
+import { machineNow } from '../../../../test-support/machine-clock.js'
 import { onParentLines, say, workerConfig } from '../../../../test-support/worker-process.js'
 import { createElection } from '../../src/api/index.js'
 import { bully } from '../../src/bully/index.js'
@@ -27,7 +28,6 @@ interface Config {
 }
 
 const config = workerConfig<Config>()
-const now = () => performance.timeOrigin + performance.now()
 const transport = await createUdpTransport({
   id: config.id,
   bind: { host: config.host ?? '127.0.0.1', port: config.port },
@@ -42,8 +42,8 @@ const heartbeat = { intervalMs: config.intervalMs, timeoutMs: config.timeoutMs }
 const algorithm =
   config.algorithm === 'majority' ? majorityElection({ heartbeat }) : bully({ heartbeat })
 const report = (view: { leader: unknown; term: number } | undefined) => {
-  if (view) say(`LEADER ${String(view.leader)} ${view.term} ${now().toFixed(1)}`)
-  else say(`NONE ${election.term()} ${now().toFixed(1)}`)
+  if (view) say(`LEADER ${String(view.leader)} ${view.term} ${machineNow().toFixed(1)}`)
+  else say(`NONE ${election.term()} ${machineNow().toFixed(1)}`)
 }
 const election = createElection({
   transport,
