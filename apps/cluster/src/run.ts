@@ -13,6 +13,7 @@ import type { ChaosContext } from './chaos/context.js'
 import { NetworkFaults } from './chaos/context.js'
 import { HolderTrap } from './chaos/holder-trap.js'
 import { playChaos } from './chaos/script.js'
+import { timeBaseViolations } from './checks.js'
 import {
   ClusterState,
   clockSpread,
@@ -245,9 +246,10 @@ class ClusterRun {
     clocks: number[],
   ): RunRecord {
     const skews = this.nodes.map((n) => n.config.skewMs)
+    const nodes = this.nodes.map((n) => n.id)
     return {
       mode: this.hosts!.mode,
-      nodes: this.nodes.map((n) => n.id),
+      nodes,
       seconds: this.o.seconds,
       startedAt: this.startedAt!,
       endedAt,
@@ -266,6 +268,7 @@ class ClusterRun {
       }),
       clockSpreadMs: clockSpread(skews, clocks),
       errors: this.errors,
+      timeBase: this.trace && timeBaseViolations(this.trace.document(nodes).events),
     }
   }
 

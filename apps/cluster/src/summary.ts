@@ -104,6 +104,11 @@ export interface RunRecord {
   clockSpreadMs: { start: number | undefined; end: number | undefined }
   /** Nodes that failed on their own (a protocol error, an unexpected exit). */
   errors: string[]
+  /**
+   * With --trace: the check that every process stamped times on one clock (`timeBaseViolations`
+   * of checks.ts), which the global checks rest on. Reported first.
+   */
+  timeBase?: string[]
   /** The run was interrupted by this signal at `endedAt`: the record is of what ran until then. */
   interrupted?: string
 }
@@ -183,8 +188,10 @@ export function summarize(run: RunRecord): Summary {
   const tokens = tokenChecks(run, electedTerms)
   const durable = restartChecks(run, rel)
   const linearizability = judgeHistories(run.history, run.origin)
-  // In the order the checks were always reported: global, tokens, register, durable state.
+  // In the order the checks were always reported: global, tokens, register, durable state (after
+  // the time base, which the global checks rest on).
   const violations = [
+    ...(run.timeBase ?? []),
     ...globalChecks(run),
     ...tokens.violations,
     ...registerViolations(run),

@@ -272,6 +272,20 @@ describe('summarize', () => {
     expect(s.ok).toBe(false)
   })
 
+  it('a broken time base fails the run, reported before the checks that rest on it', () => {
+    const broken = 'time base: n2 -> n1 delivered a message 11.600 ms before it was sent (t=120.6)'
+    const s = summarize(
+      baseRun({
+        timeBase: [broken],
+        events: [...baseRun().events, lock('n2', 20, 'acquired', T + 9)],
+      }),
+    )
+    expect(s.ok).toBe(false)
+    expect(s.violations[0]).toBe(broken)
+    expect(s.violations.length).toBeGreaterThan(1)
+    expect(summarize(baseRun({ timeBase: [] })).ok).toBe(true)
+  })
+
   it('the history judged per model: linearizable, or a violation with its minimal sub-history', () => {
     const clean = summarize(baseRun())
     expect(clean.linearizability.map((v) => [v.model, v.verdict, v.operations])).toEqual([
