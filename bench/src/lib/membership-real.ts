@@ -5,6 +5,7 @@
  * agreed view's times and, in the same processes, SWIM's (the baseline), on one clock: the
  * workers stamp their lines with the machine's monotonic time, the parent its leave and kill.
  */
+import { fileURLToPath } from 'node:url'
 import { type Fact, factsOf, type Member } from '../../../test-support/membership-procs.js'
 import {
   JOINER,
@@ -36,8 +37,27 @@ function lastToSee(who: Member[], proto: Proto, from: number, ok: (m: string[]) 
   return latest - from
 }
 
+/**
+ * The workers live in test-support/, outside any package: they find @sd/* through this tsconfig's
+ * paths, to the built packages. (They inherit the bench's own TSX_TSCONFIG_PATH otherwise, a path
+ * relative to bench/ that does not exist where they start, and every trial failed on it.)
+ */
+const membersTsconfig = fileURLToPath(new URL('../../tsconfig.members.json', import.meta.url))
+
+/** Runs the scenario with the workers' tsconfig in the environment they inherit, then restores it. */
+async function scenarioRun(o: ScenarioOptions): Promise<ScenarioRun> {
+  const before = process.env.TSX_TSCONFIG_PATH
+  process.env.TSX_TSCONFIG_PATH = membersTsconfig
+  try {
+    return await runMembershipScenario(o)
+  } finally {
+    if (before === undefined) delete process.env.TSX_TSCONFIG_PATH
+    else process.env.TSX_TSCONFIG_PATH = before
+  }
+}
+
 export async function realTrial(o: ScenarioOptions): Promise<RealTrial> {
-  const run: ScenarioRun = await runMembershipScenario(o)
+  const run: ScenarioRun = await scenarioRun(o)
   const { members, leaver, joiner, rejoined } = run
   const stayers = members.filter((m) => m !== leaver && m !== joiner && m !== rejoined)
   const withJoiner = (m: string[]) => m.includes(JOINER)
