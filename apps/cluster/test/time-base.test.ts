@@ -2,7 +2,7 @@
  * One time base for every process of a run. The global checks compare times stamped by different
  * node processes (a lease one node holds against an entry another makes), so those processes
  * must read one clock. `performance.timeOrigin + performance.now()` did not: started under load,
- * some processes read tens to hundreds of ms off the others, and sound runs were judged unsafe
+ * some processes read milliseconds to tens of ms off the others, and sound runs were judged unsafe
  * (CI's Jepsen run: 42 "overlaps", each 20-40 ms, always the same two nodes).
  *
  * Here: the clock every process reads (`machineNow`), bracketed by round trips to many processes
