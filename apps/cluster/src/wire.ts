@@ -103,10 +103,10 @@ export type ParentLine =
  * The machine's monotonic clock (CLOCK_MONOTONIC, ms since boot): the same clock in every process
  * of the machine, network namespaces included, so times stamped by different nodes compare.
  * Not `performance.timeOrigin + performance.now()`: its origin pairs a wall-clock reading with a
- * monotonic one taken while the process starts, and on a loaded machine some processes start with
- * the two apart (measured: about 1 process in 25 started in a burst kept an offset of 8 to 40 ms
- * for its whole life; a failing cluster run had one node 12 ms ahead). That made sound runs look
- * unsafe, and could as well have hidden an unsafe one.
+ * monotonic one taken while the process starts, and now and then a process started under load
+ * keeps the two apart for its whole life (seen: 1 of 60 processes started in bursts, 8 ms off; one
+ * node of a failing cluster run, 12 ms ahead). That made sound runs look unsafe, and could as well
+ * have hidden an unsafe one.
  */
 export const machineNow = () => Number(process.hrtime.bigint()) / 1e6
 

@@ -2,12 +2,12 @@
  * One time base for every process of a run. The global checks compare times stamped by different
  * node processes (a lease one node holds against an entry another makes), so those processes
  * must read one clock. `performance.timeOrigin + performance.now()` did not: started under load,
- * some processes read milliseconds to tens of ms off the others, and sound runs were judged unsafe
+ * now and then a process reads several ms off the others, and sound runs were judged unsafe
  * (CI's Jepsen run: 42 "overlaps", each 20-40 ms, always the same two nodes).
  *
  * Here: the clock every process reads (`machineNow`), bracketed by round trips to many processes
- * started at once under tsx, as the nodes are (the old clock failed this now and then, not always:
- * about 1 process in 25 started in a burst kept an offset); and the check that a trace proves its
+ * started at once under tsx, as the nodes are (the old clock fails this only now and then: 1 of 60
+ * processes started in bursts kept an offset); and the check that a trace proves its
  * own time base broken (a delivery stamped before its send) and says so, which every traced real
  * run of the suite goes through.
  */
