@@ -73,6 +73,13 @@ export interface Protocol<Msg, Req = never, Ev = never> {
    * out unchanged however the restored instance runs on.
    */
   readonly restoreCopies?: boolean
+  /**
+   * True when every object `snapshot()` returns is made for it, and the instance never changes
+   * one afterwards (it holds none of them). The simulator then keeps the snapshot itself as a
+   * checkpoint's saved state, instead of a copy of it. `checkSnapshots` tests the promise: a
+   * snapshot must read the same however the instance runs on after taking it.
+   */
+  readonly snapshotCopies?: boolean
 }
 
 /** Builds a fresh instance (with fresh volatile state) for a node, e.g. after a restart. */

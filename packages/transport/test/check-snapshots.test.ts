@@ -168,6 +168,27 @@ describe('checkSnapshots', () => {
       }
     }
 
+    /** The counter with `snapshotCopies`; `shares` hands out its own state object as the snapshot. */
+    const fresh = (shares: boolean) => (): Protocol<Cmd, never, number> => {
+      const st: Shape = { on: false, count: 0 }
+      return {
+        onMessage(_from, cmd, ctx) {
+          if (cmd === 'inc') st.count++
+          else if (cmd === 'toggle') st.on = !st.on
+          else if (st.on) ctx.emit(st.count)
+        },
+        snapshot: () => (shares ? st : { on: st.on, count: st.count }),
+        snapshotCopies: true,
+      }
+    }
+
+    it('holds snapshotCopies to its promise: a snapshot reads the same as its instance runs on', () => {
+      expect(checkSnapshots(fresh(false), { seeds: 10, inputs }).states).toBeGreaterThan(0)
+      expect(() => checkSnapshots(fresh(true), { seeds: 10, inputs })).toThrow(
+        /seed \d+: snapshotCopies, yet a snapshot changed as its instance ran on/,
+      )
+    })
+
     it('holds restoreCopies to its promise: what restore() is given stays unchanged', () => {
       const report = checkSnapshots(promising(false), { seeds: 10, inputs })
       expect(report.restored).toBe(report.states)

@@ -129,6 +129,42 @@ describe('SimNetwork checkpoints and key fingerprints', () => {
     }
   })
 
+  it('keeps the snapshot itself as the saved state only when the protocol declares snapshotCopies', () => {
+    for (const copies of [false, true]) {
+      const ring = tokenRing(3, [2, 3], 30)
+      const taken: unknown[] = []
+      const given: unknown[] = []
+      const net = new SimNetwork({ seed: 1, trace: false })
+      net.launch([1, 2, 3], (self) => {
+        const p = ring(self)
+        const snapshot = p.snapshot!.bind(p)
+        const restore = p.restore!.bind(p)
+        return {
+          ...p,
+          snapshotCopies: copies,
+          restoreCopies: true,
+          snapshot: () => {
+            // A copy of its own, so the promise holds whatever the ring's snapshot shares.
+            const s = structuredClone(snapshot())
+            if (self === 1) taken.push(s)
+            return s
+          },
+          restore: (s: unknown) => {
+            if (self === 1) given.push(s)
+            restore(structuredClone(s))
+          },
+        }
+      })
+      const saved = net.checkpoint()!
+      const first = goOn(net, 1, 20)
+      net.restoreCheckpoint(saved)
+      expect(goOn(net, 1, 20)).toEqual(first)
+      expect(given).toHaveLength(1)
+      expect(given[0]).toEqual(taken[0])
+      expect(given[0] === taken[0]).toBe(copies)
+    }
+  })
+
   it('is undefined when a running protocol has no restore', () => {
     const net = new SimNetwork()
     net.launch([1, 2], (self) => {

@@ -250,6 +250,8 @@ export function lamportMutex(
           queued: r.queued,
         })),
       }),
+      // Every list and object above is made here: a checkpoint keeps the snapshot as it is.
+      snapshotCopies: true,
 
       restore(snapshot) {
         const s = snapshot as LamportMutexSnapshot

@@ -356,6 +356,8 @@ export function ricartAgrawala(
       // It copies every list into a Set, Map or array of its own (the view's too): the explorer
       // can hand it its saved snapshot instead of a copy per restore.
       restoreCopies: true,
+      // Every list and object above is made here: a checkpoint keeps the snapshot as it is.
+      snapshotCopies: true,
 
       restore(snapshot) {
         const s = snapshot as RicartAgrawalaSnapshot

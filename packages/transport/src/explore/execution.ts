@@ -6,7 +6,7 @@
 
 import { canonicalKey, stateHash } from '../canonical.js'
 import { InvalidArgumentError } from '../errors.js'
-import { type Hash64, hashText, Mixer } from '../hash64.js'
+import { type Hash64, hashHex, hashText, Mixer } from '../hash64.js'
 import type { NodeId } from '../ids.js'
 import type { SimCheckpoint } from '../sim/checkpoint.js'
 import type { Choice } from '../sim/control.js'
@@ -27,6 +27,8 @@ export class Execution {
   // Keys in canonical order: the state key written of it need not sort them.
   readonly used = { clockStep: 0, crash: 0, duplicate: 0, loss: 0, pause: 0 }
   private readonly nodesById = new Map<string, NodeId>()
+  /** Per event in `events` (a prefix): its node's events up to it, hashed (`terminalKey`). */
+  private readonly chains: Hash64[] = []
   /** `JSON.stringify` of each event in `events`, as far as `fingerprint` wrote them (a prefix). */
   private readonly eventJson: string[] = []
   /** Choices met so far by key (see `happening`). */
@@ -101,13 +103,11 @@ export class Execution {
       known.to === choice.to
     )
       return known
-    // With an abstraction, two merged states may hold one message with different dead fields: on
-    // a FIFO link the message offered is its link's oldest, so the link names it in both.
-    const what = !this.labels
-      ? undefined
-      : this.scenario.abstraction !== undefined && choice.fifo === true
-        ? headOf(choice)
-        : describe(choice, writeOnce)
+    // On a FIFO link the message offered is its link's oldest, so the link names it: in every
+    // state with the same key (two states an abstraction merges may hold one message with
+    // different dead fields), and along a path, since only a delivery to the receiver or a fault
+    // on the link changes the head, and neither is independent of it. Cheaper than its text too.
+    const what = !this.labels ? undefined : nameOf(choice, writeOnce)
     const made: KnownChoice = {
       msg: choice.msg,
       t: choice.t,
@@ -187,11 +187,12 @@ export class Execution {
   }
 
   /**
-   * What weak fairness owes something to, bounds aside: each message at the head of its link (any
-   * message on a link that reorders), each timer, request and planned action pending.
+   * What weak fairness owes something to, bounds aside: the head of each FIFO link (any message
+   * on a link that reorders), each timer, request and planned action pending. Named as the
+   * labels name the choices that discharge them (`nameOf`).
    */
   pendingTasks(): string[] {
-    return this.net.choices('any-order').map((choice) => describe(choice))
+    return this.net.choices('any-order').map((choice) => nameOf(choice))
   }
 
   /**
@@ -218,6 +219,7 @@ export class Execution {
     this.scenario.sideState?.restore(this.net, saved.side)
     this.events.length = saved.events
     if (this.eventJson.length > saved.events) this.eventJson.length = saved.events
+    if (this.chains.length > saved.events) this.chains.length = saved.events
     this.tokens.length = saved.tokens
     Object.assign(this.used, saved.used)
     this.violation = undefined
@@ -250,6 +252,43 @@ export class Execution {
     }
   }
 
+  /**
+   * `fingerprint()` as a 64-bit hash, in hex (equal fingerprints give equal keys; two different
+   * ones collide with probability 2^-64), without writing it: each event's JSON is hashed once,
+   * and chained to its node's events before it. The stateful search counts terminal states by it.
+   */
+  terminalKey(): string {
+    const events = this.events
+    const chains = this.chains
+    for (let i = chains.length; i < events.length; i++) {
+      const { node, event } = events[i]!
+      let before: Hash64 | undefined
+      for (let j = i - 1; j >= 0 && before === undefined; j--)
+        if (events[j]!.node === node) before = chains[j]
+      const own = hashText(JSON.stringify(event) ?? 'null')
+      chains.push(
+        chainMixer
+          .reset()
+          .pair(before ?? NO_EVENTS)
+          .pair(own)
+          .finish({ hi: 0, lo: 0 }),
+      )
+    }
+    // Each node's last event stands for its whole list; nodes in the order `fingerprint` sorts.
+    const last = new Map<string, number>()
+    for (let i = events.length - 1; i >= 0; i--) {
+      const key = String(events[i]!.node)
+      if (!last.has(key)) last.set(key, i)
+    }
+    const m = chainMixer.reset()
+    for (const key of [...last.keys()].sort()) m.pair(hashText(key)).pair(chains[last.get(key)!]!)
+    m.word(0x5eed)
+    for (const id of this.net.nodeIds) if (this.net.isCrashed(id)) m.pair(hashText(String(id)))
+    m.word(0x5eed)
+    for (const id of this.net.nodeIds) if (this.net.isPaused(id)) m.pair(hashText(String(id)))
+    return hashHex(m.finish(terminalHash))
+  }
+
   /** Each node's emitted events and who is down: what tells terminal states apart. */
   fingerprint(): string {
     // As `JSON.stringify([[...byNode].sort(), crashed, paused])` writes it, from each event's JSON
@@ -279,6 +318,10 @@ export class Execution {
 
 const netHash: Hash64 = { hi: 0, lo: 0 }
 const stateMixer = new Mixer()
+const chainMixer = new Mixer()
+const terminalHash: Hash64 = { hi: 0, lo: 0 }
+/** The chain before a node's first event. */
+const NO_EVENTS: Hash64 = { hi: 0x9e3779b9, lo: 0x7f4a7c15 }
 
 /**
  * A message's text where `happening` keeps it: written once per message there, so not through
@@ -320,6 +363,10 @@ function headOf(choice: Choice): string {
   const copy = choice.key.endsWith('+d') ? ' copy' : ''
   return `${String(choice.from)}>${String(choice.to)}${copy} head`
 }
+
+/** A choice as labels and fairness tasks name it: a FIFO delivery by its link's head, else `describe`. */
+const nameOf = (choice: Choice, write: (msg: unknown) => string = messageText): string =>
+  choice.kind === 'deliver' && choice.fifo === true ? headOf(choice) : describe(choice, write)
 
 /** A choice by what it does: a message by its link, content and copy, a timer by its key and time. */
 function describe(choice: Choice, write: (msg: unknown) => string = messageText): string {

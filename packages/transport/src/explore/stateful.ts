@@ -219,7 +219,7 @@ export function exploreStateful(
     if (enabled.length === 0 || exec.tokens.length >= depth) {
       result.schedules++
       if (enabled.length > 0) result.cutByDepth++
-      terminal.add(exec.fingerprint())
+      terminal.add(exec.terminalKey())
       // A deadlock only when nothing is pending at all, bounds aside.
       if (node !== undefined)
         graph!.ends[node] = exec.pendingTasks().length === 0 ? 'deadlock' : 'bound'

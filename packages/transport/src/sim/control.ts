@@ -44,7 +44,8 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
   const out: Choice[] = []
   for (const e of live) {
     if (e.kind === 'deliver') {
-      if (!oldestOnItsLink(ctx, live, e)) continue
+      const fifo = ctx.links.existing(e.from.id, e.to.id)?.config.fifo === true
+      if (fifo && !oldestOnItsLink(live, e)) continue
       out.push({
         key: e.key,
         kind: 'deliver',
@@ -53,7 +54,7 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
         from: e.from.id,
         to: e.to.id,
         msg: e.msg,
-        fifo: ctx.links.existing(e.from.id, e.to.id)?.config.fifo === true,
+        fifo,
       })
     } else if (timers === 'any-order' || e.t === earliest) {
       out.push({
@@ -69,11 +70,11 @@ export function choicesOf(ctx: ControlContext, timers: 'in-order' | 'any-order')
 }
 
 /**
- * Whether `e` may arrive next: on a FIFO link (the default) only the oldest message in flight may.
- * A scan, not a map of heads: a state has a few messages in flight, and this runs state after state.
+ * Whether `e`, on a FIFO link (the default), is the oldest message in flight on it: only that one
+ * may arrive next. A scan, not a map of heads: a state has a few messages in flight, and this runs
+ * state after state.
  */
-function oldestOnItsLink(ctx: ControlContext, live: readonly SimEvent[], e: DeliverEvent): boolean {
-  if (!ctx.links.existing(e.from.id, e.to.id)?.config.fifo) return true
+function oldestOnItsLink(live: readonly SimEvent[], e: DeliverEvent): boolean {
   for (const other of live)
     if (other.kind === 'deliver' && other.link === e.link && other.seq < e.seq) return false
   return true

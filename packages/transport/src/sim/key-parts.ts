@@ -12,7 +12,8 @@ import { SnapshotText } from './snapshot-text.js'
 
 /** A running node's snapshot as a key part, cached until one of its handlers runs. */
 export function stateText(node: SimNode): SnapshotText {
-  node.stateText ??= new SnapshotText(node.protocol!.snapshot!(), node.id)
+  const protocol = node.protocol!
+  node.stateText ??= new SnapshotText(protocol.snapshot!(), node.id, protocol.snapshotCopies)
   return node.stateText
 }
 

@@ -50,18 +50,24 @@ export class SnapshotText extends DataText {
   private held = true
   private saved: unknown
 
-  constructor(value: unknown, node: NodeId) {
+  /** @param copies the protocol promised `snapshotCopies`: the snapshot is its own already */
+  constructor(
+    value: unknown,
+    node: NodeId,
+    private readonly copies = false,
+  ) {
     super(value, () => `snapshot of node ${JSON.stringify(node)}`)
   }
 
   /**
    * A copy of the snapshot, kept from now on and never handed out to change: `restore` takes a
-   * copy of it (`cloneData`), as it took a parse of its JSON before.
+   * copy of it (`cloneData`), as it took a parse of its JSON before. With `copies`, the snapshot
+   * itself: its instance changes none of it.
    */
   kept(): unknown {
     if (this.saved === undefined) {
       void this.hash // refuses what is not plain data, as the key would
-      this.saved = cloneData(this.source())
+      this.saved = this.copies ? this.source() : cloneData(this.source())
     }
     return this.saved
   }

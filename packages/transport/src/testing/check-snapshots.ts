@@ -50,7 +50,15 @@ export interface SnapshotCheckReport {
 }
 
 type Walk<Msg, Req> = { seed: string; inputs: SnapshotInput<Msg, Req>[] }
-type Reached<Msg, Req> = { walk: Walk<Msg, Req>; length: number; key: string; loose: string }
+type Reached<Msg, Req> = {
+  walk: Walk<Msg, Req>
+  length: number
+  key: string
+  loose: string
+  /** The snapshot object itself, and its text when taken. */
+  snapshot: unknown
+  text: string
+}
 
 /** Throws, naming the seed and both input sequences, when the contract is broken. */
 export function checkSnapshots<Msg, Req = never, Ev = never>(
@@ -86,14 +94,18 @@ export function checkSnapshots<Msg, Req = never, Ev = never>(
       const walk: Walk<Msg, Req> = { seed: `${seed}/${w}`, inputs: [] }
       const h = fresh(walk, 0)
       const steps = random.int(0, options.steps ?? 12)
+      const taken: Reached<Msg, Req>[] = []
       for (let i = 0; i <= steps; i++) {
-        reached.push(record(h, walk, walk.inputs.length, where))
+        const r = record(h, walk, walk.inputs.length, where)
+        reached.push(r)
+        taken.push(r)
         report.states++
         if (i === steps) break
         const input = options.inputs(random, { self, peers, timers: [...h.timers].sort() })
         walk.inputs.push(input)
         if (h.feed(input) === undefined) walk.inputs.pop() // a timer not set: nothing happened
       }
+      if (h.protocol.snapshotCopies === true) checkCopies(taken, walk, where)
     }
     if (restorable) checkRestore(reached, seed, options, fresh, empty, random, where, report)
     const byKey = new Map<string, Reached<Msg, Req>>()
@@ -157,6 +169,21 @@ function checkRestore<Msg, Req>(
   }
 }
 
+/** `snapshotCopies`: each snapshot taken along the walk reads as it did, the walk run to its end. */
+function checkCopies<Msg, Req>(
+  taken: readonly Reached<Msg, Req>[],
+  walk: Walk<Msg, Req>,
+  where: string,
+): void {
+  for (const r of taken) {
+    const now = canonicalKey(r.snapshot, 'snapshot')
+    if (now !== r.text)
+      throw new Error(
+        `${where}: snapshotCopies, yet a snapshot changed as its instance ran on (the instance holds part of it).\n  taken after ${describe(r)}: ${r.text}\n  after ${describe({ walk, length: walk.inputs.length })}: ${now}\n  Copy what snapshot() returns of the instance's own arrays and objects.`,
+      )
+  }
+}
+
 /** Snapshots `h` (after `length` inputs of `walk`) and checks it is plain and not live. */
 function record<Msg, Req>(
   h: Harness<Msg, Req, unknown>,
@@ -174,7 +201,7 @@ function record<Msg, Req>(
   }
   const key = `${text} ${h.storageText()} ${[...h.timers].sort().join(',')}`
   const loose = `${canonicalKey(sortArrays(snapshot))} ${h.storageText()} ${[...h.timers].sort()}`
-  return { walk, length, key, loose }
+  return { walk, length, key, loose, snapshot, text }
 }
 
 /** Same inputs from the two states: undefined when their effects agree, else where they split. */
