@@ -189,6 +189,32 @@ describe('checkSnapshots', () => {
       )
     })
 
+    /** Keeps its promise until restored: then it hands out the object restore() was given. */
+    const sharesOnceRestored = (): Protocol<Cmd, never, number> => {
+      let st: Shape = { on: false, count: 0 }
+      let restored = false
+      return {
+        onMessage(_from, cmd, ctx) {
+          if (cmd === 'inc') st.count++
+          else if (cmd === 'toggle') st.on = !st.on
+          else if (st.on) ctx.emit(st.count)
+        },
+        snapshot: () => (restored ? st : { on: st.on, count: st.count }),
+        snapshotCopies: true,
+        restore(snapshot) {
+          const s = snapshot as Shape
+          st = { on: s.on, count: s.count }
+          restored = true
+        },
+      }
+    }
+
+    it('holds a restored instance to snapshotCopies too', () => {
+      expect(() => checkSnapshots(sharesOnceRestored, { seeds: 10, inputs })).toThrow(
+        /restore\(\) does not give[\s\S]*snapshotCopies, yet a snapshot the restored instance gave/,
+      )
+    })
+
     it('holds restoreCopies to its promise: what restore() is given stays unchanged', () => {
       const report = checkSnapshots(promising(false), { seeds: 10, inputs })
       expect(report.restored).toBe(report.states)

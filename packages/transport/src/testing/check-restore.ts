@@ -29,6 +29,8 @@ export function restoredSplit<Msg, Req>(
     a.reseed(`restore/${runs.seed}/${c}`)
     b.reseed(`restore/${runs.seed}/${c}`)
     const done: string[] = []
+    // With `snapshotCopies`, the restored instance's snapshots must not change as it runs on either.
+    const taken: Array<{ snapshot: unknown; text: string; after: string }> = []
     for (let i = 0; i <= runs.steps; i++) {
       const sa = a.snapshotText()
       const sb = b.snapshotText()
@@ -36,6 +38,13 @@ export function restoredSplit<Msg, Req>(
       if (sa !== sb) return `${after}: snapshot ${sa}\n  vs restored ${sb}`
       const changed = given()
       if (changed !== undefined) return `${after}: ${changed}`
+      if (b.protocol.snapshotCopies === true) {
+        const snapshot = b.protocol.snapshot!()
+        taken.push({ snapshot, text: canonicalKey(snapshot, 'snapshot'), after })
+        for (const t of taken)
+          if (canonicalKey(t.snapshot, 'snapshot') !== t.text)
+            return `${after}: snapshotCopies, yet a snapshot the restored instance gave ${t.after} changed: ${t.text}\n  became ${canonicalKey(t.snapshot, 'snapshot')}`
+      }
       if (i === runs.steps) break
       const input = next(random, a)
       const ea = JSON.stringify(a.feed(input) ?? 'no such timer')
