@@ -252,6 +252,9 @@ export function lamportMutex(
       }),
       // Every list and object above is made here: a checkpoint keeps the snapshot as it is.
       snapshotCopies: true,
+      // It copies what it keeps (the queue's entries, the view's lists): the explorer can hand it
+      // its saved snapshot instead of a copy per restore.
+      restoreCopies: true,
 
       restore(snapshot) {
         const s = snapshot as LamportMutexSnapshot
@@ -263,7 +266,7 @@ export function lamportMutex(
         resources.clear()
         for (const [name, r] of s.resources) {
           const queue = new RequestQueue()
-          for (const entry of r.queue) queue.add(entry)
+          for (const entry of r.queue) queue.add({ time: entry.time, pid: entry.pid })
           resources.set(name, {
             state: r.state,
             time: r.time,

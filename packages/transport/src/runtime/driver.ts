@@ -314,16 +314,18 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     },
     stop,
   }
+  /** Cancels every pending timer. An empty map is left as it is: clearing one allocates. */
+  const clearTimers = () => {
+    if (pending.size === 0) return
+    for (const pendingTimer of pending.values()) timers.cancel(pendingTimer)
+    pending.clear()
+  }
   rebinders.set(handle, {
-    clearTimers() {
-      for (const pendingTimer of pending.values()) timers.cancel(pendingTimer)
-      pending.clear()
-    },
+    clearTimers,
     rebind(next, keys) {
       if (stopped || held !== undefined)
         throw new InvalidArgumentError('rebind: the runtime is stopped or inside a handler')
-      for (const pendingTimer of pending.values()) timers.cancel(pendingTimer)
-      pending.clear()
+      clearTimers()
       storage.reload()
       protocol = next as Protocol<Msg, Req, Ev>
       for (const key of keys) arm(key, 0)
