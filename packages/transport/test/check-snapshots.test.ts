@@ -137,6 +137,15 @@ describe('checkSnapshots', () => {
       from: 2,
       msg: pick(random, ['inc', 'toggle', 'ask'] as const),
     })
+    /** The counter's handler over the state object `st()` gives (the variants below share it). */
+    const countInto =
+      (st: () => Shape): Protocol<Cmd, never, number>['onMessage'] =>
+      (_from, cmd, ctx) => {
+        const s = st()
+        if (cmd === 'inc') s.count++
+        else if (cmd === 'toggle') s.on = !s.on
+        else if (s.on) ctx.emit(s.count)
+      }
 
     it('restores every state reached into a fresh instance and runs both on', () => {
       const report = checkSnapshots(restorable(false), { seeds: 10, inputs })
@@ -154,11 +163,7 @@ describe('checkSnapshots', () => {
     const promising = (keeps: boolean) => (): Protocol<Cmd, never, number> => {
       let st: Shape = { on: false, count: 0 }
       return {
-        onMessage(_from, cmd, ctx) {
-          if (cmd === 'inc') st.count++
-          else if (cmd === 'toggle') st.on = !st.on
-          else if (st.on) ctx.emit(st.count)
-        },
+        onMessage: countInto(() => st),
         snapshot: () => ({ on: st.on, count: st.count }),
         restoreCopies: true,
         restore(snapshot) {
@@ -172,11 +177,7 @@ describe('checkSnapshots', () => {
     const fresh = (shares: boolean) => (): Protocol<Cmd, never, number> => {
       const st: Shape = { on: false, count: 0 }
       return {
-        onMessage(_from, cmd, ctx) {
-          if (cmd === 'inc') st.count++
-          else if (cmd === 'toggle') st.on = !st.on
-          else if (st.on) ctx.emit(st.count)
-        },
+        onMessage: countInto(() => st),
         snapshot: () => (shares ? st : { on: st.on, count: st.count }),
         snapshotCopies: true,
       }
@@ -194,11 +195,7 @@ describe('checkSnapshots', () => {
       let st: Shape = { on: false, count: 0 }
       let restored = false
       return {
-        onMessage(_from, cmd, ctx) {
-          if (cmd === 'inc') st.count++
-          else if (cmd === 'toggle') st.on = !st.on
-          else if (st.on) ctx.emit(st.count)
-        },
+        onMessage: countInto(() => st),
         snapshot: () => (restored ? st : { on: st.on, count: st.count }),
         snapshotCopies: true,
         restore(snapshot) {
