@@ -29,6 +29,10 @@ export class Execution {
   private readonly nodesById = new Map<string, NodeId>()
   /** Per event in `events` (a prefix): its node's events up to it, hashed (`terminalKey`). */
   private readonly chains: Hash64[] = []
+  /** Per event in `chains`: the index of its node's event before it, or -1. */
+  private readonly previousOfNode: number[] = []
+  /** Each node's last event among those `chains` covers, by `String(node)`. */
+  private readonly lastOfNode = new Map<string, number>()
   /** `JSON.stringify` of each event in `events`, as far as `fingerprint` wrote them (a prefix). */
   private readonly eventJson: string[] = []
   /** Choices met so far by key (see `happening`). */
@@ -219,7 +223,7 @@ export class Execution {
     this.scenario.sideState?.restore(this.net, saved.side)
     this.events.length = saved.events
     if (this.eventJson.length > saved.events) this.eventJson.length = saved.events
-    if (this.chains.length > saved.events) this.chains.length = saved.events
+    if (this.chains.length > saved.events) this.cutChains(saved.events)
     this.tokens.length = saved.tokens
     Object.assign(this.used, saved.used)
     this.violation = undefined
@@ -262,24 +266,21 @@ export class Execution {
     const chains = this.chains
     for (let i = chains.length; i < events.length; i++) {
       const { node, event } = events[i]!
-      let before: Hash64 | undefined
-      for (let j = i - 1; j >= 0 && before === undefined; j--)
-        if (events[j]!.node === node) before = chains[j]
+      const key = String(node)
+      const before = this.lastOfNode.get(key) ?? -1
       const own = hashText(JSON.stringify(event) ?? 'null')
       chains.push(
         chainMixer
           .reset()
-          .pair(before ?? NO_EVENTS)
+          .pair(before < 0 ? NO_EVENTS : chains[before]!)
           .pair(own)
           .finish({ hi: 0, lo: 0 }),
       )
+      this.previousOfNode.push(before)
+      this.lastOfNode.set(key, i)
     }
     // Each node's last event stands for its whole list; nodes in the order `fingerprint` sorts.
-    const last = new Map<string, number>()
-    for (let i = events.length - 1; i >= 0; i--) {
-      const key = String(events[i]!.node)
-      if (!last.has(key)) last.set(key, i)
-    }
+    const last = this.lastOfNode
     const m = chainMixer.reset()
     for (const key of [...last.keys()].sort()) m.pair(hashText(key)).pair(chains[last.get(key)!]!)
     m.word(0x5eed)
@@ -287,6 +288,18 @@ export class Execution {
     m.word(0x5eed)
     for (const id of this.net.nodeIds) if (this.net.isPaused(id)) m.pair(hashText(String(id)))
     return hashHex(m.finish(terminalHash))
+  }
+
+  /** Keeps the first `length` chains: each node's last event steps back past the cut. */
+  private cutChains(length: number): void {
+    for (const [key, last] of this.lastOfNode) {
+      let i = last
+      while (i >= length) i = this.previousOfNode[i]!
+      if (i < 0) this.lastOfNode.delete(key)
+      else this.lastOfNode.set(key, i)
+    }
+    this.chains.length = length
+    this.previousOfNode.length = length
   }
 
   /** Each node's emitted events and who is down: what tells terminal states apart. */

@@ -5,6 +5,7 @@
  */
 import { canonicalKey } from '../canonical.js'
 import type { Random } from '../random.js'
+import { firstChanged, type TakenSnapshot } from './snapshot-copies.js'
 import type { SnapshotHarness, SnapshotInput } from './snapshot-harness.js'
 
 /** Where a restored instance and its original split: undefined when they never do. */
@@ -30,7 +31,8 @@ export function restoredSplit<Msg, Req>(
     b.reseed(`restore/${runs.seed}/${c}`)
     const done: string[] = []
     // With `snapshotCopies`, the restored instance's snapshots must not change as it runs on either.
-    const taken: Array<{ snapshot: unknown; text: string; after: string }> = []
+    const copies = b.protocol.snapshotCopies === true
+    const taken: Array<TakenSnapshot & { after: string }> = []
     for (let i = 0; i <= runs.steps; i++) {
       const sa = a.snapshotText()
       const sb = b.snapshotText()
@@ -38,12 +40,9 @@ export function restoredSplit<Msg, Req>(
       if (sa !== sb) return `${after}: snapshot ${sa}\n  vs restored ${sb}`
       const changed = given()
       if (changed !== undefined) return `${after}: ${changed}`
-      if (b.protocol.snapshotCopies === true) {
+      if (copies) {
         const snapshot = b.protocol.snapshot!()
         taken.push({ snapshot, text: canonicalKey(snapshot, 'snapshot'), after })
-        for (const t of taken)
-          if (canonicalKey(t.snapshot, 'snapshot') !== t.text)
-            return `${after}: snapshotCopies, yet a snapshot the restored instance gave ${t.after} changed: ${t.text}\n  became ${canonicalKey(t.snapshot, 'snapshot')}`
       }
       if (i === runs.steps) break
       const input = next(random, a)
@@ -52,6 +51,10 @@ export function restoredSplit<Msg, Req>(
       done.push(show(input))
       if (ea !== eb) return `then ${done.join(', ')}: ${ea}\n  vs restored ${eb}`
     }
+    // Checked once the run is over (as along a walk), not after every step.
+    const changed = firstChanged(taken)
+    if (changed !== undefined)
+      return `then ${done.join(', ')}: snapshotCopies, yet a snapshot the restored instance gave ${changed.taken.after} changed: ${changed.taken.text}\n  became ${changed.now}`
   }
   return undefined
 }

@@ -11,6 +11,7 @@ import type { NodeId } from '../ids.js'
 import type { ProtocolFactory } from '../protocol.js'
 import { createRandom, type Random } from '../random.js'
 import { restoredSplit } from './check-restore.js'
+import { firstChanged } from './snapshot-copies.js'
 import {
   type SnapshotHarness as Harness,
   SnapshotHarness,
@@ -175,13 +176,11 @@ function checkCopies<Msg, Req>(
   walk: Walk<Msg, Req>,
   where: string,
 ): void {
-  for (const r of taken) {
-    const now = canonicalKey(r.snapshot, 'snapshot')
-    if (now !== r.text)
-      throw new Error(
-        `${where}: snapshotCopies, yet a snapshot changed as its instance ran on (the instance holds part of it).\n  taken after ${describe(r)}: ${r.text}\n  after ${describe({ walk, length: walk.inputs.length })}: ${now}\n  Copy what snapshot() returns of the instance's own arrays and objects.`,
-      )
-  }
+  const changed = firstChanged(taken)
+  if (changed !== undefined)
+    throw new Error(
+      `${where}: snapshotCopies, yet a snapshot changed as its instance ran on (the instance holds part of it).\n  taken after ${describe(changed.taken)}: ${changed.taken.text}\n  after ${describe({ walk, length: walk.inputs.length })}: ${changed.now}\n  Copy what snapshot() returns of the instance's own arrays and objects.`,
+    )
 }
 
 /** Snapshots `h` (after `length` inputs of `walk`) and checks it is plain and not live. */
