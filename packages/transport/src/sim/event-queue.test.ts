@@ -39,3 +39,40 @@ describe('EventQueue', () => {
     )
   })
 })
+
+describe('EventQueue.reset', () => {
+  it('takes back a saved list of live events (and its seq counter), then pops as before', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 400 }),
+        fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 50 }),
+        (times, later) => {
+          const queue = new EventQueue<Item>()
+          for (const [label, t] of times.entries()) queue.push({ t, seq: 0, cancelled: false, label })
+          const saved = queue.live()
+          const seq = queue.seqCounter
+          const other = new EventQueue<Item>()
+          other.reset(saved.slice(), seq)
+          for (const [i, t] of later.entries()) {
+            queue.push({ t, seq: 0, cancelled: false, label: 1000 + i })
+            other.push({ t, seq: 0, cancelled: false, label: 1000 + i })
+          }
+          const order = (q: EventQueue<Item>) => {
+            const out: number[] = []
+            for (let e = q.pop(); e !== undefined; e = q.pop()) out.push(e.label)
+            return out
+          }
+          const expected = [
+            ...saved,
+            ...later.map((t, i) => ({ t, label: 1000 + i, seq: seq + i })),
+          ]
+            .sort((a, b) => a.t - b.t || a.seq - b.seq)
+            .map((e) => e.label)
+          expect(order(other)).toEqual(expected)
+          expect(order(queue)).toEqual(expected)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})
