@@ -35,6 +35,8 @@ import { CHECK_USAGE, checkSpecHelp } from './usage.js'
 
 interface Io {
   out(text: string): void
+  /** Where `--progress` lines go (stderr): not `out`, which `--json` keeps to one object. */
+  err?(text: string): void
   columns?: number | undefined
 }
 
@@ -62,6 +64,8 @@ export function runCheck(
       depth: { type: 'string' },
       faults: { type: 'string' },
       'max-schedules': { type: 'string' },
+      'max-states': { type: 'string' },
+      progress: { type: 'string' },
       pct: { type: 'string' },
       compare: { type: 'boolean' },
       'no-liveness': { type: 'boolean' },
@@ -92,9 +96,17 @@ export function runCheck(
     ...(values['max-schedules'] === undefined
       ? {}
       : { maxSchedules: integer('--max-schedules', values['max-schedules'], 1, 100_000_000) }),
+    ...(values['max-states'] === undefined
+      ? {}
+      : { maxStates: integer('--max-states', values['max-states'], 1, 1_000_000_000) }),
     ...(faults === 0
       ? {}
       : { faults: { loss: faults, duplicate: faults, crash: faults, total: faults } }),
+  }
+  if (values.progress !== undefined) {
+    if (pct !== undefined) throw new UsageError('--progress counts states: not with --pct')
+    options.progressEvery = integer('--progress', values.progress, 1, 1_000_000_000)
+    options.onProgress = progressLine(io)
   }
   if (values.symmetry && spec.symmetry === undefined)
     throw new UsageError(
@@ -146,6 +158,7 @@ export function runCheck(
           faults,
           ...(options.faults === undefined ? {} : { faultBudget: options.faults }),
           maxSchedules: options.maxSchedules ?? 100_000,
+          maxStates: options.maxStates ?? 1_000_000,
           ...(options.until === undefined ? {} : { until: options.until }),
         },
         search: result.mode,
@@ -208,6 +221,19 @@ export function runCheck(
   if (values.trace !== undefined)
     io.out(`trace of the replayed counterexample written to ${values.trace}`)
   return 1
+}
+
+/** A `--progress` line: the stateful search's counts so far and its rate, on stderr. */
+function progressLine(io: Io): (result: Readonly<ExploreResult>) => void {
+  // Wall time only to report a rate; nothing is decided by it.
+  const started = performance.now()
+  return (result) => {
+    const seconds = (performance.now() - started) / 1000
+    const rate = seconds > 0 ? Math.round(result.states / seconds) : 0
+    io.err?.(
+      `check: ${result.states.toLocaleString('en')} states, ${result.transitions.toLocaleString('en')} transitions, ${seconds.toFixed(0)} s (${rate.toLocaleString('en')} states/s)`,
+    )
+  }
 }
 
 function diagramOf(replayed: Replay, io: Io, events = replayed.net.trace): string {
