@@ -48,7 +48,8 @@ describe('EventQueue.reset', () => {
         fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 50 }),
         (times, later) => {
           const queue = new EventQueue<Item>()
-          for (const [label, t] of times.entries()) queue.push({ t, seq: 0, cancelled: false, label })
+          for (const [label, t] of times.entries())
+            queue.push({ t, seq: 0, cancelled: false, label })
           const saved = queue.live()
           const seq = queue.seqCounter
           const other = new EventQueue<Item>()
