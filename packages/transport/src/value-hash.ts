@@ -165,8 +165,9 @@ function walk(value: unknown, depth: number): void {
     const vHi = out[0]!
     const vLo = out[1]!
     walkString(key)
-    const h = fmix(mix(mix(out[0]!, vHi), vLo))
-    const l = fmix(mix(mix(out[1]! ^ 0x7f4a7c15, vLo), vHi))
+    // The key's lanes (well mixed already) with the value's, crossed, then mixed once each.
+    const h = fmix(((out[0]! ^ vHi) + Math.imul(vLo, 0x9e3779b1)) | 0)
+    const l = fmix(((out[1]! ^ vLo) + Math.imul(vHi, 0x85ebca77)) | 0)
     sumHi = (sumHi + h) | 0
     sumLo = (sumLo + l) | 0
     n++

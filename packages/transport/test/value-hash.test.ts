@@ -65,6 +65,26 @@ describe('hashValue', () => {
     expect(hex(1.5)).not.toBe(hex(1))
   })
 
+  it('tells apart objects whose values only move between keys (entries are summed)', () => {
+    const seen = new Map<string, string>()
+    const put = (value: unknown) => {
+      const hash = hex(value)
+      const key = canonicalKey(value)
+      expect(seen.get(hash) ?? key, `${key} collides`).toBe(key)
+      seen.set(hash, key)
+    }
+    for (let a = 0; a < 31; a++) for (let b = 0; b < 31; b++) put({ x: a, y: b })
+    for (let a = 0; a < 10; a++)
+      for (let b = 0; b < 10; b++)
+        for (let c = 0; c < 10; c++) {
+          put({ clock: a, time: b, token: c })
+          put({ view: { peers: [a, b] }, time: c })
+        }
+    const names = ['WANTED', 'HELD', 'RELEASED', 'x', 'y']
+    for (const a of names) for (const b of names) put({ [a]: b, state: a })
+    expect(seen.size).toBe(31 * 31 + 2 * 1000 + names.length * names.length)
+  })
+
   it('refuses what canonicalKey refuses, naming where', () => {
     const at = () => 'snapshot of node 1'
     const refuse = (value: unknown) => () => hashValue(value, { hi: 0, lo: 0 }, at)
