@@ -298,7 +298,8 @@ function stampedNode(
   if (kind === 2) {
     out.push(s.lastSeen.length)
     const from = out.length
-    for (const [p, t] of s.lastSeen) insertPair(out, from, rename(p) as number, passes(t, p, mine, id))
+    for (const [p, t] of s.lastSeen)
+      insertPair(out, from, rename(p) as number, passes(t, p, mine, id))
   } else if (kind === 1) for (const [, res] of s.resources) out.push(res.queued)
   return out
 }
