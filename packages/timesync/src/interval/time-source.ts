@@ -17,6 +17,9 @@ import {
 import type { IntervalClockOptions } from './options.js'
 import { sampleFromAdjusted } from './sync-sample.js'
 
+/** Reads of a clock pair before the tightest is kept (a preemption is rarely thrice in a row). */
+const READ_ATTEMPTS = 3
+
 /** The two clocks a time source reads, in ms. */
 export interface LocalClocks {
   monotonic(): number
@@ -90,9 +93,29 @@ export class IntervalTimeSource {
     this.onStep = onStep
   }
 
-  /** Both clocks now. */
+  /**
+   * Both clocks now. The wall clock is read between two reads of the monotonic one and paired
+   * with their midpoint: a thread preempted between two plain reads would pair clocks read
+   * milliseconds apart, which looks like a step of the wall clock. A bracket too wide to tell a
+   * step from (over half `stepToleranceMs`) is read again, at most `READ_ATTEMPTS` times, and
+   * the tightest kept.
+   */
   reading(): ClockReading {
-    return { monotonicMs: this.clocks.monotonic(), wallMs: this.clocks.wall() }
+    const widest = this.core.settings.stepToleranceMs / 2
+    let best = this.bracketed()
+    for (let attempt = 1; attempt < READ_ATTEMPTS && !(best.widthMs <= widest); attempt++) {
+      const next = this.bracketed()
+      if (next.widthMs < best.widthMs) best = next
+    }
+    return best.reading
+  }
+
+  /** The wall clock read between two monotonic reads, and how far apart those were. */
+  private bracketed(): { reading: ClockReading; widthMs: number } {
+    const before = this.clocks.monotonic()
+    const wallMs = this.clocks.wall()
+    const widthMs = this.clocks.monotonic() - before
+    return { reading: { monotonicMs: before + widthMs / 2, wallMs }, widthMs }
   }
 
   /** The interval now: synchronized, or unbounded with the reason (see `TimeInterval`). */

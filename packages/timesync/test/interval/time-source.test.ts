@@ -151,4 +151,69 @@ describe('IntervalTimeSource', () => {
     const now = source.nowSynchronized()
     expect(now.latest - now.earliest).toBeGreaterThanOrEqual(100)
   })
+
+  it('is not fooled into a step by a preemption between its reads of the two clocks (seeded)', () => {
+    for (const seed of seedList(40)) {
+      const random = createRandom(`preempted-reads/${seed}`)
+      const clocks = new PreemptedClocks()
+      const steps: ClockStep[] = []
+      const source = new IntervalTimeSource({ clocks, onStep: (s) => steps.push(s) })
+      source.sync({ monotonicMs: clocks.trueMs, timeMs: clocks.trueMs, errorBoundMs: 1 })
+      const realStepAt = random.int(20, 180)
+      for (let i = 0; i < 200; i++) {
+        clocks.trueMs += random.next() * 100
+        if (i === realStepAt) clocks.wallStepMs += 40
+        // One preemption of 6 to 30 ms (over the 5 ms step tolerance) before one of the reads
+        // of this reading: the first monotonic, the wall or the second monotonic one.
+        clocks.preempt(random.int(0, 2), 6 + random.next() * 24)
+        source.now()
+        const at = `seed ${seed}, reading ${i}`
+        expect(steps.length, at).toBe(i < realStepAt ? 0 : 1)
+        // The pair kept is read without a preemption between: the wall clock and the instant
+        // given agree, to within the reads' own ticks.
+        clocks.preempt(random.int(0, 2), 6 + random.next() * 24)
+        const { monotonicMs, wallMs } = source.reading()
+        expect(Math.abs(wallMs - clocks.wallOffsetMs - monotonicMs), at).toBeLessThan(0.01)
+      }
+      expect(steps[0]?.deltaMs, `seed ${seed}`).toBeCloseTo(40, 1)
+    }
+  })
 })
+
+/**
+ * A machine whose wall clock reads its monotonic one plus an offset, where each read takes a
+ * microsecond, and the thread can be preempted (true time jumps) before a chosen read.
+ */
+class PreemptedClocks {
+  trueMs = 1_000_000
+  wallStepMs = 0
+  private reads = 0
+  private preemptBefore = -1
+  private preemptMs = 0
+
+  /** The next reading is preempted for `ms` before its `index`th read (0, 1 or 2). */
+  preempt(index: number, ms: number): void {
+    this.reads = 0
+    this.preemptBefore = index
+    this.preemptMs = ms
+  }
+
+  monotonic(): number {
+    this.tick()
+    return this.trueMs
+  }
+
+  get wallOffsetMs(): number {
+    return 1.7e12 + this.wallStepMs
+  }
+
+  wall(): number {
+    this.tick()
+    return this.trueMs + this.wallOffsetMs
+  }
+
+  private tick(): void {
+    if (this.reads++ === this.preemptBefore) this.trueMs += this.preemptMs
+    this.trueMs += 0.001
+  }
+}
