@@ -1,6 +1,8 @@
 /**
  * A process that fuzzes an NTP server on 127.0.0.1: `count` datagrams of `hostileDatagram` from
- * `sockets` sockets, in bursts of `burst` sent back to back, then a short wait for replies.
+ * `sockets` sockets, in bursts of `burst` sent back to back, each followed by a wait until the
+ * server has answered the burst (so a server descheduled on a busy machine is not buried under
+ * bursts its receive buffer cannot hold: that buffer is not what is being tested).
  * Config (argv[2], JSON): { port, seed, count, burst, sockets }. Prints `DONE <json>` with what
  * it sent (all, answerable, bytes, per mode) and what came back (replies, bytes).
  */
@@ -34,16 +36,46 @@ const report = {
   bytesReplied: 0,
   sendErrors: 0,
 }
+/** Replies the kernel dropped (or the server lost): given up on after a burst's wait. */
+let givenUp = 0
+/** Called on each reply while a burst waits for its answers. */
+let onReply: (() => void) | undefined
 const sockets: Socket[] = []
 for (let i = 0; i < socketCount; i++) {
   const socket = createSocket('udp4')
   socket.on('message', (reply) => {
     report.replies++
     report.bytesReplied += reply.length
+    onReply?.()
   })
   socket.on('error', () => report.sendErrors++)
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
   sockets.push(socket)
+}
+
+/** Long enough for a descheduled server on a busy machine; only a lost reply waits it out. */
+const BURST_WAIT_MS = 1000
+
+/**
+ * Resolves once every answerable datagram sent so far has its reply (less those given up on
+ * before), or after `ms`: the replies still missing then are given up on, so one drop does not
+ * make every later burst wait.
+ */
+function burstAnswered(ms: number): Promise<void> {
+  const owed = () => report.answerable - givenUp - report.replies
+  if (owed() <= 0) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      onReply = undefined
+      givenUp += Math.max(0, owed())
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    onReply = () => {
+      if (owed() <= 0) done()
+    }
+  })
 }
 
 for (let i = 0; i < count; ) {
@@ -65,7 +97,8 @@ for (let i = 0; i < count; ) {
     )
   }
   await Promise.all(sends)
-  // A breath between bursts, so the server's receive buffer is not what is being tested.
+  // A burst with nothing answerable has nothing to wait for: a breath then.
+  await burstAnswered(BURST_WAIT_MS)
   await new Promise((resolve) => setTimeout(resolve, 2))
 }
 // Replies still on their way: until every answerable datagram has one, at most 5 s.

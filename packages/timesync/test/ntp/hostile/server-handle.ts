@@ -41,6 +41,25 @@ export async function statsOf(worker: Worker): Promise<NtpServerCounts> {
   return checkedJson(line.slice('STATS '.length), isCounts, 'the server counters')
 }
 
+/**
+ * Waits until the server process has handled `total` datagrams in all (answered, refused or
+ * unsent), or `ms` have passed (a datagram the kernel dropped is never handled); resolves to the
+ * counters last read.
+ */
+export async function handledUpTo(
+  worker: Worker,
+  total: number,
+  ms: number,
+): Promise<NtpServerCounts> {
+  const deadline = performance.now() + ms
+  for (;;) {
+    const stats = await statsOf(worker)
+    if (stats.answered + stats.rejected + stats.unsent >= total || performance.now() >= deadline)
+      return stats
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
 /** SIGTERM to every worker still running, SIGKILL to those that linger. */
 export async function stopWorkers(workers: readonly Worker[]): Promise<void> {
   for (const w of workers) if (w.exitCode === undefined) w.proc.kill('SIGTERM')
