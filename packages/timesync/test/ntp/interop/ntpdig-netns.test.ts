@@ -18,6 +18,7 @@ import { findTool, gate, retry } from '../../support/interop.js'
 
 /** Generous for a busy 2-core machine; measured errors are below 0.1 ms. */
 const TOLERANCE_S = 0.02
+const QUERIES = 3
 const TAG = 'sdntp'
 
 const skip = gate('ntpdig against our server in a network namespace', ['root', 'ip', 'ntpdig'])
@@ -82,11 +83,20 @@ describe.skipIf(skip !== undefined)(
         ['127.0.0.1', 0.25],
         ['::1', -0.25],
       ] as const) {
-        const reply = await retry(`ntpdig ${host}`, 10, 200, () => ntpdig(host))
-        console.log(`ntpdig ${host}: offset ${reply.offset} s, stratum ${reply.stratum}`)
-        expect(Math.sign(reply.offset)).toBe(Math.sign(expected))
-        expect(Math.abs(reply.offset - expected)).toBeLessThan(TOLERANCE_S)
-        expect(reply.stratum).toBe(10)
+        // Three queries, judged by their median: one ntpdig preempted between its timestamp and
+        // its datagram on a busy machine is off by that pause (as a clock filter would see).
+        const offsets: number[] = []
+        for (let q = 0; q < QUERIES; q++) {
+          const reply = await retry(`ntpdig ${host}`, 10, 200, () => ntpdig(host))
+          console.log(`ntpdig ${host}: offset ${reply.offset} s, stratum ${reply.stratum}`)
+          expect(Math.sign(reply.offset)).toBe(Math.sign(expected))
+          expect(reply.stratum).toBe(10)
+          offsets.push(reply.offset)
+        }
+        const median = offsets.sort((a, b) => a - b)[(QUERIES - 1) / 2]!
+        expect(Math.abs(median - expected), `offsets ${offsets.join(', ')}`).toBeLessThan(
+          TOLERANCE_S,
+        )
       }
     })
   },
