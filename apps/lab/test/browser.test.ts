@@ -280,6 +280,18 @@ describe.skipIf(unavailable !== undefined)('the lab in Chromium', () => {
     const backInThePast = await timed('#back')
     const branch = await timed('#branch')
     const branchDrawn = await redrawnHow()
+    // Nothing laid out late moves the steering buttons once the step is shown: a button that
+    // moves between a press and its release loses the click.
+    const crashAt = () =>
+      evaluate<number>(
+        `document.querySelector('button[data-step="crash:2"]').getBoundingClientRect().y + document.getElementById('side').scrollTop`,
+      )
+    const shownAt = await crashAt()
+    // Scrolled to, as a reader (or playwright) would: rows passing into view are laid out then.
+    await evaluate(
+      `document.querySelector('button[data-step="crash:2"]').scrollIntoView({ block: 'center' }); new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 300)))`,
+    )
+    expect(await crashAt(), 'crash 2 moved after the branch was shown').toBe(shownAt)
     const crash = await timed('button[data-step="crash:2"]')
     expect(await position()).toBe(middle + 1)
     console.log(
