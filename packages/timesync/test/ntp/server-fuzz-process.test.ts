@@ -28,7 +28,7 @@ const PORT_ZERO_COUNT = 200
 const PORT_ZERO_CHUNK = 25
 /** The server is set this far ahead, so a client's measurement is checked for its sign too. */
 const SERVER_AHEAD_MS = 250
-/** Generous for a busy 2-core machine; loopback measurements are within a millisecond. */
+/** For chronyd -Q, which states no bound: generous for a busy 2-core machine (loopback measures within 1 ms). */
 const TOLERANCE_MS = 20
 
 const skipPortZero = gatePortZero('the port-0 part of the NTP server fuzz')
@@ -111,7 +111,10 @@ describe('the NTP server fuzzed from another process (issue 20)', () => {
     expect(stats.unsent, where2).toBeGreaterThanOrEqual(portZero.answerable - drops)
     expect(report.bytesReplied, `${where}: one 48-byte reply per answer`).toBe(48 * report.replies)
     expect(report.bytesReplied, `${where}: no amplification`).toBeLessThanOrEqual(report.bytesSent)
-    expect(Math.abs(answer.offsetMs - SERVER_AHEAD_MS), where).toBeLessThan(TOLERANCE_MS)
+    // Within the bound the query states to the server's clock (a busy machine only widens it).
+    expect(Math.abs(answer.offsetMs - SERVER_AHEAD_MS), where).toBeLessThanOrEqual(
+      answer.serverErrorBoundMs + 0.01,
+    )
   })
 
   it.skipIf(skipChrony !== undefined)('afterwards, chronyd -Q measures it too', async () => {
