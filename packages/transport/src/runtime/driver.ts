@@ -114,8 +114,8 @@ export function runProtocol<Msg, Req = never, Ev = never>(
    * outside a handler.
    */
   let held: Held | undefined
-  /** Buffers of finished steps, emptied, for the next ones (a step nested in another takes its own). */
-  const spare: Held[] = []
+  /** The outputs buffer of the last step, reused by the next (a nested step makes its own). */
+  let spare: Held | undefined
 
   /**
    * Carries out one output. A send to an id the transport cannot reach (one a peer told about, or
@@ -243,7 +243,8 @@ export function runProtocol<Msg, Req = never, Ev = never>(
     // their writes and outputs apart.
     const outerWrites = storage.suspend()
     const outerHeld = held
-    const outputs = spare.pop() ?? { items: [], count: 0 }
+    const outputs = spare ?? { items: [], count: 0 }
+    spare = undefined
     held = outputs
     try {
       dispatch(input)
@@ -276,7 +277,7 @@ export function runProtocol<Msg, Req = never, Ev = never>(
         unreachable.set(to, (unreachable.get(to) ?? 0) + 1)
       }
     }
-    spare.push(outputs)
+    spare = outputs
     if (unreachable === undefined || !tellUnknown || protocol.onSignal === undefined) return
     for (const [peer, dropped] of unreachable) {
       if (stopped) return

@@ -46,6 +46,11 @@ export class EventQueue<E extends Scheduled> {
     return this.removeTop()
   }
 
+  /** `pop` right after a `peek` that returned an event: the cancelled ones are gone already. */
+  popPeeked(): E {
+    return this.removeTop()!
+  }
+
   /** Every live event, in no particular order (for a scheduler that picks among them). */
   live(): E[] {
     return this.heap.filter((e) => !e.cancelled)

@@ -202,6 +202,7 @@ export class SimNetwork {
       entryHash: undefined,
       abstractHash: undefined,
       routes: new Map(),
+      lastRoute: undefined,
       host: undefined,
     }
     node.clock.set(this.time, clock, `node ${JSON.stringify(id)}`)
@@ -625,7 +626,7 @@ export class SimNetwork {
           this.time,
         )
       }
-      this.process(queue.pop()!)
+      this.process(queue.popPeeked())
       events++
     }
     return this.loop.finish(events, until)
@@ -680,7 +681,13 @@ export class SimNetwork {
 
   /** What a node's transport sends. */
   private sendFrom(from: SimNode, to: NodeId, msg: unknown): void {
-    this.wire.send(from.routes.get(to) ?? this.routeTo(from, to), msg)
+    // Request and reply, ping-pong: a node often sends where it sent last, found without the map.
+    let route = from.lastRoute
+    if (route === undefined || route.to.id !== to) {
+      route = from.routes.get(to) ?? this.routeTo(from, to)
+      from.lastRoute = route
+    }
+    this.wire.send(route, msg)
   }
 
   /** The first send from `from` to `to` makes their route (nodes are never removed). */

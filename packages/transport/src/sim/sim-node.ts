@@ -59,6 +59,8 @@ export interface SimNode {
   abstractHash: AbstractHash[] | undefined
   /** The routes of the messages it sent, by the receiver's id (see `routeOf`). */
   routes: Map<NodeId, Route>
+  /** The route it last sent on, tried before `routes` (a reply goes where the last one went). */
+  lastRoute: Route | undefined
   /** What its runtime's scheduler and random source read, kept to rebind a restored instance. */
   host: RuntimeHost | undefined
 }

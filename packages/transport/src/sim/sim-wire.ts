@@ -84,13 +84,13 @@ export class SimWire {
       return
     }
     const number = ++link.sent
-    this.schedule(link, route, id, payload, proto, number, 0)
+    this.schedule(link, route, id, payload, proto, number, 0, now)
     if (config.duplicate > 0 && rand() < config.duplicate) {
       counters.duplicated++
       if (recorder.enabled) {
         recorder.record(withProto({ t: now, type: 'duplicate', id, from: from.id, to }, proto))
       }
-      this.schedule(link, route, id, payload, proto, number, 1)
+      this.schedule(link, route, id, payload, proto, number, 1, now)
     }
   }
 
@@ -169,9 +169,9 @@ export class SimWire {
     proto: string | undefined,
     number: number,
     copies: number,
+    now: number,
   ): void {
     const config = link.config
-    const now = this.ctx.now()
     let t = now + config.sample(this.ctx.random.next, route.from.id, route.to.id)
     if (config.fifo) {
       if (t < link.lastArrival) t = link.lastArrival
