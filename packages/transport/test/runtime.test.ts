@@ -96,6 +96,39 @@ describe('runProtocol', () => {
     expect(events).toEqual(['started'])
   })
 
+  it('a step started by a listener while another step releases keeps its outputs apart, step after step', () => {
+    const { transport, sent } = handTransport('me')
+    let handle: ReturnType<typeof runProtocol<string, string, string>> | undefined
+    handle = runProtocol<string, string, string>(
+      {
+        onRequest: (req, ctx) => {
+          if (req.startsWith('inner')) {
+            // More outputs than the outer step has left: a shared buffer would lose some.
+            for (const i of [1, 2, 3]) ctx.send('p', `${req}: i${i}`)
+            return
+          }
+          ctx.send('p', `${req}: o1`)
+          ctx.emit(req)
+          ctx.send('p', `${req}: o2`)
+        },
+      },
+      {
+        transport: transport as Transport<string>,
+        members: ['me', 'p'],
+        // The listener runs while the outer step releases: its request is a step of its own.
+        onEvent: (e) => handle!.request(`inner of ${e}`),
+      },
+    )
+    for (const round of ['a', 'b', 'c']) handle.request(round)
+    expect(sent.map((s) => s.msg)).toEqual(
+      ['a', 'b', 'c'].flatMap((r) => [
+        `${r}: o1`,
+        ...[1, 2, 3].map((i) => `inner of ${r}: i${i}`),
+        `${r}: o2`,
+      ]),
+    )
+  })
+
   it('a throwing protocol is stopped and reported; with no listener the error surfaces', () => {
     const { transport, deliver, handlers } = handTransport('n')
     const errors: ProtocolError[] = []
