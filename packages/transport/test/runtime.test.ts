@@ -101,6 +101,7 @@ describe('runProtocol', () => {
     let handle: ReturnType<typeof runProtocol<string, string, string>> | undefined
     handle = runProtocol<string, string, string>(
       {
+        onMessage: () => {},
         onRequest: (req, ctx) => {
           if (req.startsWith('inner')) {
             // More outputs than the outer step has left: a shared buffer would lose some.
