@@ -97,8 +97,8 @@ for (let i = 0; i < count; ) {
     )
   }
   await Promise.all(sends)
-  // A burst with nothing answerable has nothing to wait for: a breath then.
   await burstAnswered(BURST_WAIT_MS)
+  // A burst with nothing answerable has nothing to wait for: a breath then.
   await new Promise((resolve) => setTimeout(resolve, 2))
 }
 // Replies still on their way: until every answerable datagram has one, at most 5 s.
