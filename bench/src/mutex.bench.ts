@@ -5,8 +5,9 @@
  * redis-server it prints why and reports nothing.
  *
  * Environment: SD_MUTEX_ROUNDS (5), SD_MUTEX_DURATION_MS (2000), SD_MUTEX_WARMUP_MS (500),
- * SD_MUTEX_CLIENTS ("1,3,8"), SD_MUTEX_REDIS_RETRY_MS (1), SD_MUTEX_CONTENDERS (all four; a subset
- * for exploring, e.g. "centralized,redis-setnx").
+ * SD_MUTEX_CLIENTS ("1,3,8"), SD_MUTEX_REDIS_RETRY_MS (1), SD_MUTEX_CONTENDERS (all five; a subset
+ * for exploring, e.g. "centralized,redis-setnx"), SD_MUTEX_BURST (8: the burst of
+ * 'centralized-burst', the centralized lock with the Redis lock's policy).
  */
 import { cleanupOnExit } from './lib/exit-cleanup.js'
 import type { Contender } from './lib/mutex-protocol.js'
@@ -32,7 +33,13 @@ const clientCounts = (process.env.SD_MUTEX_CLIENTS ?? '1,3,8').split(',').map(Nu
 if (clientCounts.some((n) => !Number.isInteger(n) || n < 1 || n > 32)) {
   throw new RangeError('SD_MUTEX_CLIENTS must be comma-separated client counts (1..32)')
 }
-const allContenders: Contender[] = ['centralized', 'redis-setnx', 'ricart-agrawala', 'redlock']
+const allContenders: Contender[] = [
+  'centralized',
+  'centralized-burst',
+  'redis-setnx',
+  'ricart-agrawala',
+  'redlock',
+]
 const contenders = (process.env.SD_MUTEX_CONTENDERS?.split(',') ?? allContenders) as Contender[]
 if (contenders.some((c) => !allContenders.includes(c))) {
   throw new RangeError(`SD_MUTEX_CONTENDERS must be a comma-separated subset of ${allContenders}`)

@@ -16,7 +16,7 @@ import { type NodeId, type ProtocolFactory, type ProtocolHandle, runProtocol } f
 import { createUdpTransport } from '@sd/transport/udp'
 import type { OursOptions } from './locks-protocol.js'
 import type { Locker } from './mutex-locker.js'
-import { nowMs, type TrialSpec } from './mutex-protocol.js'
+import { isCentralized, nowMs, type TrialSpec } from './mutex-protocol.js'
 
 type LockEvent = { type: string; mode?: unknown; permits?: unknown }
 // The two protocols carry different messages; the transport only sees JSON.
@@ -31,7 +31,7 @@ const ackDelayMs =
 type OursSpec = Pick<TrialSpec, 'id' | 'members' | 'contender' | 'coordinator'>
 
 function factoryOf(spec: OursSpec, options: OursOptions = {}): AnyFactory {
-  if (spec.contender === 'centralized') {
+  if (isCentralized(spec.contender)) {
     // The lock-family benchmarks' points set the reader policy and the burst; SD_LOCKS_READERS
     // overrides the policy of a point that sets none.
     const readers = options.readers ?? (process.env.SD_LOCKS_READERS as ReaderPolicy | undefined)

@@ -4,8 +4,21 @@
  */
 import { machineNow } from '../../../test-support/machine-clock.js'
 
-/** The locks compared: ours over the UDP adapter, and two Redis locks. */
-export type Contender = 'centralized' | 'ricart-agrawala' | 'redis-setnx' | 'redlock'
+/**
+ * The locks compared: ours over the UDP adapter, and two Redis locks. 'centralized-burst' is the
+ * centralized lock with option `burst` (SD_MUTEX_BURST, 8 by default): a client that releases and
+ * asks again at once keeps its grant, the policy a Redis client gets by taking the key again while
+ * the others sleep out their retry.
+ */
+export type Contender =
+  | 'centralized'
+  | 'centralized-burst'
+  | 'ricart-agrawala'
+  | 'redis-setnx'
+  | 'redlock'
+
+/** Whether the contender is our centralized lock, with its coordinator in a process of its own. */
+export const isCentralized = (c: Contender) => c === 'centralized' || c === 'centralized-burst'
 
 /** How one worker takes part in one trial. */
 export interface TrialSpec {

@@ -70,8 +70,12 @@ function detail(t: Trial) {
 /** What our transports ran with: SD_UDP_COALESCE=1 turns `coalesce` on (mutex-ours.ts). */
 const udpOptions = `reliable, no key${process.env.SD_UDP_COALESCE === '1' ? ', coalesce' : ''}`
 
+/** The grants kept by 'centralized-burst' (mutex-worker.ts reads the same variable). */
+const burst = Number(process.env.SD_MUTEX_BURST ?? 8)
+
 const described: Record<Contender, string> = {
   centralized: `centralized({ coordinator }) over createUdpTransport (${udpOptions}): coordinator in its own process, which never asks for the lock`,
+  'centralized-burst': `centralized({ coordinator, burst: ${burst} }) over createUdpTransport (${udpOptions}): as centralized, and a client that asks again as it leaves keeps its grant for up to ${burst} entries in a row`,
   'ricart-agrawala': `ricartAgrawala() over createUdpTransport (${udpOptions}): every client process is a member`,
   'redis-setnx':
     'ioredis: SET key token NX PX ttl, retried after retryMs while taken; release by compare-and-delete (Lua, EVALSHA)',
@@ -86,13 +90,14 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
     const redlock = of('redlock', n)
     const base = summary(setNx)
     const rl = summary(redlock)
-    for (const contender of ['centralized', 'ricart-agrawala'] as const) {
+    for (const contender of ['centralized', 'centralized-burst', 'ricart-agrawala'] as const) {
       const ours = of(contender, n)
       if (ours.length === 0) continue // left out by SD_MUTEX_CONTENDERS
       const mine = summary(ours)
       const ratio = pairedRatio(mine.samples, base.samples)
+      const name = contender === 'centralized-burst' ? `centralized-burst${burst}` : contender
       results.push({
-        name: `mutex.${contender}.c${n}`,
+        name: `mutex.${name}.c${n}`,
         unit: 'acquires/s',
         value: mine.value,
         baseline: {
@@ -133,7 +138,7 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
             samples: rl.samples,
             ratioOursToRedlock: pairedRatio(mine.samples, rl.samples),
           },
-          ...(contender === 'centralized'
+          ...(contender !== 'ricart-agrawala'
             ? {
                 target: 'at least the Redis SET NX lock (ratio >= 1)',
                 meetsTarget: (ratio ?? 0) >= 1,

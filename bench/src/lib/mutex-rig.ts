@@ -5,7 +5,7 @@
  * the pool is spawned afresh for the next trial.
  */
 import { processCpuUs } from './locks-cpu.js'
-import { type Contender, nowMs, type WorkerEvent } from './mutex-protocol.js'
+import { type Contender, isCentralized, nowMs, type WorkerEvent } from './mutex-protocol.js'
 import { MutexWorker } from './mutex-workers.js'
 
 export interface RigSettings {
@@ -76,7 +76,7 @@ export class MutexRig {
     if (!this.coordinator?.alive || this.clients.some((w) => !w.alive)) await this.respawn()
     const trial = ++this.trialCount
     const parts = this.clients.slice(0, n).map((w, i) => ({ w, id: `c${i}`, client: true }))
-    if (contender === 'centralized')
+    if (isCentralized(contender))
       parts.push({ w: this.coordinator!, id: 'coord', client: false })
     const members = parts.map((p) => p.id)
     const errors: string[] = []
@@ -119,7 +119,7 @@ export class MutexRig {
     const latenciesUs: number[] = []
     if (errors.length === 0) {
       const serverPid =
-        contender === 'centralized'
+        isCentralized(contender)
           ? this.coordinator!.pid
           : contender === 'ricart-agrawala'
             ? undefined

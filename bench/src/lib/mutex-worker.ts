@@ -14,8 +14,12 @@ setTimeout(() => process.exit(3), 30 * 60 * 1000).unref()
 
 const emit = (event: WorkerEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
 
+/** The grants kept by 'centralized-burst' (option `burst`). */
+const burst = Number(process.env.SD_MUTEX_BURST ?? 8)
+
 const makers: Record<TrialSpec['contender'], (spec: TrialSpec) => Promise<Locker>> = {
   centralized: oursLocker,
+  'centralized-burst': (spec) => oursLocker(spec, { type: 'acquire' }, { burst }),
   'ricart-agrawala': oursLocker,
   'redis-setnx': setNxLocker,
   redlock: redlockLocker,
