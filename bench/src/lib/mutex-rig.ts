@@ -76,8 +76,7 @@ export class MutexRig {
     if (!this.coordinator?.alive || this.clients.some((w) => !w.alive)) await this.respawn()
     const trial = ++this.trialCount
     const parts = this.clients.slice(0, n).map((w, i) => ({ w, id: `c${i}`, client: true }))
-    if (isCentralized(contender))
-      parts.push({ w: this.coordinator!, id: 'coord', client: false })
+    if (isCentralized(contender)) parts.push({ w: this.coordinator!, id: 'coord', client: false })
     const members = parts.map((p) => p.id)
     const errors: string[] = []
     const step = async (kind: WorkerEvent['event'], who: typeof parts, timeoutMs: number) => {
@@ -118,12 +117,11 @@ export class MutexRig {
     let serverCpuUs: number | undefined = 0
     const latenciesUs: number[] = []
     if (errors.length === 0) {
-      const serverPid =
-        isCentralized(contender)
-          ? this.coordinator!.pid
-          : contender === 'ricart-agrawala'
-            ? undefined
-            : s.redisPid
+      const serverPid = isCentralized(contender)
+        ? this.coordinator!.pid
+        : contender === 'ricart-agrawala'
+          ? undefined
+          : s.redisPid
       const serverBefore = processCpuUs(serverPid)
       const clients = parts.filter((p) => p.client)
       const run = {
