@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { type Ctx, type NodeId, SimNetwork } from '@sd/transport'
-import { median, opsPerSecond } from './lib/measure.js'
+import { bareAllToAll } from './lib/bare-all-to-all.js'
+import { compareRates, median, opsPerSecond } from './lib/measure.js'
 import type { BenchResult } from './lib/result.js'
 
 type Ball = { type: 'ball'; left: number }
@@ -79,22 +80,26 @@ export default async function simBench(): Promise<BenchResult[]> {
 
   const n = 100
   const rounds = 10
-  const wide = opsPerSecond(
-    () => {
-      const net = new SimNetwork({
-        seed: 1,
-        trace: false,
-        latency: { kind: 'uniform', min: 1, max: 5 },
-      })
-      net.launch(
-        Array.from({ length: n }, (_, i) => i),
-        allToAll(rounds),
-      )
-      net.run()
-      return net.stats.delivered
-    },
-    { samples: 5, minSampleMs: 300 },
-  )
+  const simWide = () => {
+    const net = new SimNetwork({
+      seed: 1,
+      trace: false,
+      latency: { kind: 'uniform', min: 1, max: 5 },
+    })
+    net.launch(
+      Array.from({ length: n }, (_, i) => i),
+      allToAll(rounds),
+    )
+    net.run()
+    return net.stats.delivered
+  }
+  // Paired with the same exchange written by hand (no simulator), interleaved sample by sample:
+  // the ratio says how near the simulator is to the limit on this machine, whatever its speed.
+  const wide = compareRates(simWide, () => bareAllToAll(n, rounds), {
+    samples: 7,
+    minSampleMs: 300,
+  })
+  const wideCpu = opsPerSecond(simWide, { samples: 5, minSampleMs: 300 })
 
   const inFlight = 1_000_000
   const memory = (trace: boolean) => {
@@ -126,13 +131,18 @@ export default async function simBench(): Promise<BenchResult[]> {
     {
       name: 'sim.all-to-all.n100.deliveries',
       unit: 'deliveries/s',
-      value: wide.median,
+      value: wide.a,
+      baseline: {
+        name: 'the same exchange by hand: a binary heap of plain objects, no simulator (lib/bare-all-to-all.ts)',
+        value: wide.b,
+      },
       params: { nodes: n, rounds, deliveriesPerRun: n * (n - 1) * rounds, trace: false },
+      rounds: { value: wide.aSamples, baseline: wide.bSamples },
       extra: {
-        samples: wide.samples,
+        samples: wide.aSamples,
         // By CPU time: what a delivery costs, whatever else the machine runs.
-        cpuMedian: wide.cpuMedian,
-        cpuSamples: wide.cpuSamples,
+        cpuMedian: wideCpu.cpuMedian,
+        cpuSamples: wideCpu.cpuSamples,
       },
     },
     {
