@@ -20,6 +20,19 @@ export type Contender =
 /** Whether the contender is our centralized lock, with its coordinator in a process of its own. */
 export const isCentralized = (c: Contender) => c === 'centralized' || c === 'centralized-burst'
 
+/** The `burst` of 'centralized-burst': SD_MUTEX_BURST, read alike by the benchmark and its workers. */
+export const contenderBurst = burstFromEnv()
+
+function burstFromEnv(): number {
+  const burst = Number(process.env.SD_MUTEX_BURST ?? 8)
+  if (!Number.isInteger(burst) || burst < 1) {
+    throw new RangeError(
+      `SD_MUTEX_BURST must be an integer >= 1, got ${process.env.SD_MUTEX_BURST}`,
+    )
+  }
+  return burst
+}
+
 /** How one worker takes part in one trial. */
 export interface TrialSpec {
   trial: number

@@ -1,6 +1,6 @@
 /** Turns the mutex benchmark's trials into result figures, keeping every per-round number. */
 import { median, percentile } from './measure.js'
-import type { Contender } from './mutex-protocol.js'
+import { type Contender, contenderBurst } from './mutex-protocol.js'
 import type { RigSettings, Trial } from './mutex-rig.js'
 import type { BenchResult } from './result.js'
 
@@ -70,12 +70,9 @@ function detail(t: Trial) {
 /** What our transports ran with: SD_UDP_COALESCE=1 turns `coalesce` on (mutex-ours.ts). */
 const udpOptions = `reliable, no key${process.env.SD_UDP_COALESCE === '1' ? ', coalesce' : ''}`
 
-/** The grants kept by 'centralized-burst' (mutex-worker.ts reads the same variable). */
-const burst = Number(process.env.SD_MUTEX_BURST ?? 8)
-
 const described: Record<Contender, string> = {
   centralized: `centralized({ coordinator }) over createUdpTransport (${udpOptions}): coordinator in its own process, which never asks for the lock`,
-  'centralized-burst': `centralized({ coordinator, burst: ${burst} }) over createUdpTransport (${udpOptions}): as centralized, and a client that asks again as it leaves keeps its grant for up to ${burst} entries in a row`,
+  'centralized-burst': `centralized({ coordinator, burst: ${contenderBurst} }) over createUdpTransport (${udpOptions}): as centralized, and a client that asks again as it leaves keeps its grant for up to ${contenderBurst} entries in a row`,
   'ricart-agrawala': `ricartAgrawala() over createUdpTransport (${udpOptions}): every client process is a member`,
   'redis-setnx':
     'ioredis: SET key token NX PX ttl, retried after retryMs while taken; release by compare-and-delete (Lua, EVALSHA)',
@@ -95,7 +92,8 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
       if (ours.length === 0) continue // left out by SD_MUTEX_CONTENDERS
       const mine = summary(ours)
       const ratio = pairedRatio(mine.samples, base.samples)
-      const name = contender === 'centralized-burst' ? `centralized-burst${burst}` : contender
+      const name =
+        contender === 'centralized-burst' ? `centralized-burst${contenderBurst}` : contender
       results.push({
         name: `mutex.${name}.c${n}`,
         unit: 'acquires/s',

@@ -6,7 +6,12 @@
 import { serveJsonCommands } from '../../../test-support/worker-process.js'
 import { clientLoop, type Locker } from './mutex-locker.js'
 import { oursLocker } from './mutex-ours.js'
-import type { TrialSpec, WorkerCommand, WorkerEvent } from './mutex-protocol.js'
+import {
+  contenderBurst,
+  type TrialSpec,
+  type WorkerCommand,
+  type WorkerEvent,
+} from './mutex-protocol.js'
 import { redlockLocker, setNxLocker } from './mutex-redis.js'
 
 // Whatever happens, the process ends: no benchmark run lasts this long.
@@ -14,12 +19,9 @@ setTimeout(() => process.exit(3), 30 * 60 * 1000).unref()
 
 const emit = (event: WorkerEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
 
-/** The grants kept by 'centralized-burst' (option `burst`). */
-const burst = Number(process.env.SD_MUTEX_BURST ?? 8)
-
 const makers: Record<TrialSpec['contender'], (spec: TrialSpec) => Promise<Locker>> = {
   centralized: oursLocker,
-  'centralized-burst': (spec) => oursLocker(spec, { type: 'acquire' }, { burst }),
+  'centralized-burst': (spec) => oursLocker(spec, { type: 'acquire' }, { burst: contenderBurst }),
   'ricart-agrawala': oursLocker,
   'redis-setnx': setNxLocker,
   redlock: redlockLocker,
