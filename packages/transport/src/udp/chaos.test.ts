@@ -55,8 +55,9 @@ describe('reliable link through a chaos proxy (20% loss, 10% duplication, 10% re
       while (count < 1500) await burst()
       // A run can bundle its messages into few datagrams (with coalesce, and in any run what
       // queued behind the first contact's handshake or the window): once about 50 in all, of
-      // which the proxy's 10% duplicated none that carried data to B. So bursts go on, each once the last arrived, until the proxy has
-      // duplicated 30 datagrams: enough that some carried data.
+      // which the proxy's 10% duplicated none that carried data to B. So bursts go on, each once
+      // the last arrived, until the proxy has duplicated 30 datagrams: enough that some carried
+      // data.
       while (proxy.counts.duplicated < 30) {
         if (count >= 10_000)
           throw new Error(
