@@ -53,21 +53,47 @@ export function opsPerSecond(
   }
 }
 
+/** Two contenders' rates measured side by side: each one's median and samples, by wall and CPU time. */
+export interface PairedRates {
+  a: number
+  b: number
+  aSamples: number[]
+  bSamples: number[]
+  /** By the process's CPU time over the same samples (see `opsPerSecond`). */
+  aCpu: number
+  bCpu: number
+  aCpuSamples: number[]
+  bCpuSamples: number[]
+}
+
 /**
  * Interleaves two contenders sample by sample (A, B, A, B...) so that noise on a shared machine
- * hits both alike. Returns each one's median ops/s.
+ * hits both alike. Returns each one's median ops/s, by wall time and by CPU time, from one pass.
  */
 export function compareRates(
   a: () => number,
   b: () => number,
   options: RateOptions = {},
-): { a: number; b: number; aSamples: number[]; bSamples: number[] } {
+): PairedRates {
   const samples = options.samples ?? 7
-  const aSamples: number[] = []
-  const bSamples: number[] = []
+  const aRuns: ReturnType<typeof opsPerSecond>[] = []
+  const bRuns: ReturnType<typeof opsPerSecond>[] = []
   for (let s = 0; s < samples; s++) {
-    aSamples.push(opsPerSecond(a, { ...options, samples: 1 }).median)
-    bSamples.push(opsPerSecond(b, { ...options, samples: 1 }).median)
+    aRuns.push(opsPerSecond(a, { ...options, samples: 1 }))
+    bRuns.push(opsPerSecond(b, { ...options, samples: 1 }))
   }
-  return { a: median(aSamples), b: median(bSamples), aSamples, bSamples }
+  const aSamples = aRuns.map((r) => r.median)
+  const bSamples = bRuns.map((r) => r.median)
+  const aCpuSamples = aRuns.map((r) => r.cpuMedian)
+  const bCpuSamples = bRuns.map((r) => r.cpuMedian)
+  return {
+    a: median(aSamples),
+    b: median(bSamples),
+    aSamples,
+    bSamples,
+    aCpu: median(aCpuSamples),
+    bCpu: median(bCpuSamples),
+    aCpuSamples,
+    bCpuSamples,
+  }
 }
