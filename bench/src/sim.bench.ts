@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { type Ctx, type NodeId, SimNetwork } from '@sd/transport'
+import { bytesPerOperation } from './lib/allocation.js'
 import { bareAllToAll } from './lib/bare-all-to-all.js'
 import { compareRates, median, opsPerSecond } from './lib/measure.js'
 import type { BenchResult } from './lib/result.js'
@@ -100,6 +101,15 @@ export default async function simBench(): Promise<BenchResult[]> {
     minSampleMs: 300,
   })
 
+  // What a delivery allocates (the collector's work to come): unlike the rates, the same on a busy
+  // machine. The hand loop of all-to-all allocates its plain events only; ping-pong's protocol
+  // makes one message (40 B) per delivery itself.
+  const allocation = {
+    pingPong: await bytesPerOperation(sim),
+    allToAll: await bytesPerOperation(simWide),
+    bareAllToAll: await bytesPerOperation(() => bareAllToAll(n, rounds)),
+  }
+
   const inFlight = 1_000_000
   const memory = (trace: boolean) => {
     const before = heapAfterGc()
@@ -145,6 +155,24 @@ export default async function simBench(): Promise<BenchResult[]> {
         baselineCpuMedian: wide.bCpu,
         baselineCpuSamples: wide.bCpuSamples,
       },
+    },
+    {
+      name: 'sim.allocation.pingpong',
+      unit: 'B/delivery',
+      value: allocation.pingPong,
+      lowerIsBetter: true,
+      params: { nodes: 2, hits, trace: false },
+    },
+    {
+      name: 'sim.allocation.all-to-all.n100',
+      unit: 'B/delivery',
+      value: allocation.allToAll,
+      lowerIsBetter: true,
+      baseline: {
+        name: 'the same exchange by hand (lib/bare-all-to-all.ts)',
+        value: allocation.bareAllToAll,
+      },
+      params: { nodes: n, rounds, trace: false },
     },
     {
       name: 'sim.memory.1m-in-flight',
