@@ -1,6 +1,7 @@
 import { createSocket } from 'node:dgram'
 import { bindFamily, formatAddress } from './address.js'
 import { AddressError } from './errors.js'
+import { literalLookup } from './literal-lookup.js'
 import { resolveOptions, type UdpTransportOptions } from './options.js'
 import { UdpTransport } from './udp-transport.js'
 import { encodeIdField } from './wire/header.js'
@@ -20,7 +21,7 @@ export async function createUdpTransport<Msg = unknown>(
     throw new AddressError(`bind port must be an integer in 0..65535, got ${port}`)
   }
   encodeIdField(options.id) // validates the id before a socket exists
-  const socket = createSocket({ type: family === 6 ? 'udp6' : 'udp4' })
+  const socket = createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: literalLookup })
   await new Promise<void>((resolve, reject) => {
     const fail = (error: Error) => {
       socket.close()
