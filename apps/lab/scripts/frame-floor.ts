@@ -13,8 +13,7 @@
  * whole or only the stretch the lab draws around the view (two panes wide). Figures only,
  * asserted nowhere.
  */
-import { findChromium } from '@sd/visualizer/test/support/browser.js'
-import { chromium } from 'playwright-core'
+import { launchChromium } from './chromium.js'
 
 const CLICKS = Number(process.env.CLICKS ?? 60)
 const WIDTH = 30_720
@@ -160,13 +159,8 @@ new PerformanceObserver((list) => {
 </script></body></html>`
 }
 
-const browser = await chromium.launch({
-  executablePath: findChromium()!,
-  headless: true,
-  args: ['--no-first-run', '--disable-component-update', '--disable-background-networking'],
-})
+const { browser, context } = await launchChromium()
 try {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
   for (const v of VARIANTS) {
     const tab = await context.newPage()
     await tab.setContent(pageOf(v))

@@ -12,8 +12,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { serveStatic } from '@sd/visualizer/scripts/static-server.js'
-import { findChromium } from '@sd/visualizer/test/support/browser.js'
-import { chromium } from 'playwright-core'
+import { launchChromium } from './chromium.js'
 
 const dist = process.argv[2]
 if (!dist) throw new Error('usage: profile-step.ts <dist> [out.json]')
@@ -22,13 +21,8 @@ const LIVE = Number(process.env.LIVE ?? 20)
 const FAR = Number(process.env.FAR ?? 5)
 
 const server = await serveStatic({ root: dist })
-const browser = await chromium.launch({
-  executablePath: findChromium()!,
-  headless: true,
-  args: ['--no-first-run', '--disable-component-update', '--disable-background-networking'],
-})
+const { browser, context } = await launchChromium()
 try {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
   const page = await context.newPage()
   await page.goto(`${server.origin}/?scenario=flood&n=48&seed=1`)
   await page.waitForFunction('document.body.dataset.state === "ready"', undefined, {
