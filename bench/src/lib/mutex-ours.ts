@@ -2,7 +2,9 @@
  * Our locks in a worker: a UDP transport (`@sd/transport/udp`, default options: reliable, no key)
  * and the protocol run on it with `runProtocol`, driven by `acquire` / `release` requests.
  * SD_UDP_COALESCE=1 turns on the transport's `coalesce` in every process of ours (clients and
- * coordinator): what a turn sends to one peer leaves as one datagram. SD_UDP_ACK_DELAY_MS sets the
+ * coordinator): what a turn sends to one peer leaves as one datagram; SD_UDP_COALESCE=clients in
+ * the lock's clients only (a client's RELEASE and next REQUEST leave together; the coordinator's
+ * GRANT leaves at once). SD_UDP_ACK_DELAY_MS sets the
  * transport's `maxAckDelayMs` in every process of ours (unset: the transport's default).
  */
 import {
@@ -26,6 +28,13 @@ const ackDelayMs =
   process.env.SD_UDP_ACK_DELAY_MS === undefined
     ? undefined
     : Number(process.env.SD_UDP_ACK_DELAY_MS)
+
+/** Whether this process's transport coalesces (SD_UDP_COALESCE: unset, `1` or `clients`). */
+function coalesces(spec: OursSpec): boolean {
+  const which = process.env.SD_UDP_COALESCE
+  if (which === 'clients') return spec.id !== spec.coordinator
+  return which === '1'
+}
 
 /** The node's id and group: the mutex benchmark's spec, or the lock-family benchmarks'. */
 type OursSpec = Pick<TrialSpec, 'id' | 'members' | 'contender' | 'coordinator'>
@@ -56,7 +65,7 @@ export async function oursLocker(
   const transport = await createUdpTransport<unknown>({
     id: spec.id,
     bind: { host: '127.0.0.1', port: 0 },
-    coalesce: process.env.SD_UDP_COALESCE === '1',
+    coalesce: coalesces(spec),
     ...(ackDelayMs === undefined ? {} : { maxAckDelayMs: ackDelayMs }),
   })
   let handle: ProtocolHandle<MutexRequest, LockEvent> | undefined
