@@ -1,8 +1,9 @@
 /**
  * Where the CPU of one uncontended acquire + release goes, layer by layer, in one process over
  * loopback (src/lib/layers-loops.ts): node:dgram carrying the lock's three messages as JSON, our
- * UDP transport carrying the same messages, the centralized lock on our transport, and the lock in
- * the simulator, its messages passed as they are and copied through JSON. The loops take turns
+ * UDP transport carrying the same messages, the centralized lock on our transport (with the JSON
+ * codec, and with `centralizedCodec`), and the lock in the simulator, its messages passed as they
+ * are and copied through JSON. The loops take turns
  * within each round (the order reversed every other round), so load from other processes hits
  * them alike; each figure is CPU µs per operation, both ends together, and each ratio is paired
  * round by round. The mutex benchmark's processes add the
@@ -22,6 +23,7 @@ export default async function mutexLayersBench(): Promise<BenchResult[]> {
       dgram: l.dgram,
       transport: l.transport,
       lock: l.lock,
+      lockCodec: l.lockCodec,
       sim: l.sim,
       simJson: l.simJson,
     }
@@ -30,6 +32,7 @@ export default async function mutexLayersBench(): Promise<BenchResult[]> {
       dgram: [],
       transport: [],
       lock: [],
+      lockCodec: [],
       sim: [],
       simJson: [],
     }
@@ -69,6 +72,12 @@ export default async function mutexLayersBench(): Promise<BenchResult[]> {
         cpu.lock,
         'our UDP transport carrying its three messages alone',
         cpu.transport,
+      ),
+      figure(
+        'mutex.layers.lock-codec',
+        cpu.lockCodec,
+        'the lock on our transport with the JSON codec',
+        cpu.lock,
       ),
       {
         name: 'mutex.layers.sim',

@@ -5,9 +5,10 @@
  * redis-server it prints why and reports nothing.
  *
  * Environment: SD_MUTEX_ROUNDS (5), SD_MUTEX_DURATION_MS (2000), SD_MUTEX_WARMUP_MS (500),
- * SD_MUTEX_CLIENTS ("1,3,8"), SD_MUTEX_REDIS_RETRY_MS (1), SD_MUTEX_CONTENDERS (all five; a subset
+ * SD_MUTEX_CLIENTS ("1,3,8"), SD_MUTEX_REDIS_RETRY_MS (1), SD_MUTEX_CONTENDERS (all six; a subset
  * for exploring, e.g. "centralized,redis-setnx"), SD_MUTEX_BURST (8: the burst of
- * 'centralized-burst', the centralized lock with the Redis lock's policy).
+ * 'centralized-burst', the centralized lock with the Redis lock's policy). 'centralized-codec' is
+ * the centralized lock with its REQUEST, GRANT and RELEASE in binary (`centralizedCodec`).
  */
 import { cleanupOnExit } from './lib/exit-cleanup.js'
 import type { Contender } from './lib/mutex-protocol.js'
@@ -36,6 +37,7 @@ if (clientCounts.some((n) => !Number.isInteger(n) || n < 1 || n > 32)) {
 const allContenders: Contender[] = [
   'centralized',
   'centralized-burst',
+  'centralized-codec',
   'redis-setnx',
   'ricart-agrawala',
   'redlock',

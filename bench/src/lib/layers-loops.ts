@@ -5,7 +5,7 @@
  * transport, and the lock in the simulator (its protocol and runtime without sockets).
  */
 import { createSocket, type Socket } from 'node:dgram'
-import { centralized, type MutexRequest } from '@sd/mutex'
+import { centralized, centralizedCodec, type MutexRequest } from '@sd/mutex'
 import {
   type NodeId,
   type ProtocolFactory,
@@ -22,6 +22,8 @@ export interface Layers {
   dgram: Loop
   transport: Loop
   lock: Loop
+  /** The lock on our transport, its REQUEST, GRANT and RELEASE in binary (`centralizedCodec`). */
+  lockCodec: Loop
   sim: Loop
   /** The same, each message copied through JSON on its way (what a codec's parse makes of it). */
   simJson: Loop
@@ -168,6 +170,12 @@ export async function layers(): Promise<Layers> {
   const client = lockOf('n1', ln)
   const lock = lockLoop(client)
 
+  // The same with the lock's codec.
+  const [bc, bn] = await udpPair(centralizedCodec<unknown>(jsonCodec))
+  const binaryCoordinator = lockOf('c', bc)
+  const binaryClient = lockOf('n1', bn)
+  const lockCodec = lockLoop(binaryClient)
+
   const sim = simLock('none')
   const simJson = simLock('json')
 
@@ -175,15 +183,15 @@ export async function layers(): Promise<Layers> {
     dgram,
     transport,
     lock,
+    lockCodec,
     sim,
     simJson,
     messages,
     async close() {
-      client.stop()
-      coordinator.stop()
+      for (const handle of [client, coordinator, binaryClient, binaryCoordinator]) handle.stop()
       dc.close()
       dn.close()
-      await Promise.all([tc, tn, lc, ln].map((t) => t.close({ graceful: false })))
+      await Promise.all([tc, tn, lc, ln, bc, bn].map((t) => t.close({ graceful: false })))
     },
   }
 }

@@ -20,6 +20,8 @@ export type ClientRole =
 export interface OursOptions {
   readers?: 'fifo' | 'writers-first' | 'readers-first'
   burst?: number
+  /** The lock's wire codec (`centralizedCodec` over JSON) in this process's transport. */
+  codec?: 'centralized'
 }
 
 export interface FamilyTrialSpec {

@@ -9,13 +9,14 @@
  */
 import {
   centralized,
+  centralizedCodec,
   entryKind,
   type MutexRequest,
   type ReaderPolicy,
   ricartAgrawala,
 } from '@sd/mutex'
 import { type NodeId, type ProtocolFactory, type ProtocolHandle, runProtocol } from '@sd/transport'
-import { createUdpTransport } from '@sd/transport/udp'
+import { createUdpTransport, jsonCodec } from '@sd/transport/udp'
 import type { OursOptions } from './locks-protocol.js'
 import type { Locker } from './mutex-locker.js'
 import { isCentralized, nowMs, type TrialSpec } from './mutex-protocol.js'
@@ -66,6 +67,7 @@ export async function oursLocker(
     id: spec.id,
     bind: { host: '127.0.0.1', port: 0 },
     coalesce: coalesces(spec),
+    ...(options?.codec === 'centralized' ? { codec: centralizedCodec<unknown>(jsonCodec) } : {}),
     ...(ackDelayMs === undefined ? {} : { maxAckDelayMs: ackDelayMs }),
   })
   let handle: ProtocolHandle<MutexRequest, LockEvent> | undefined

@@ -8,17 +8,20 @@ import { machineNow } from '../../../test-support/machine-clock.js'
  * The locks compared: ours over the UDP adapter, and two Redis locks. 'centralized-burst' is the
  * centralized lock with option `burst` (SD_MUTEX_BURST, 8 by default): a client that releases and
  * asks again at once keeps its grant, the policy a Redis client gets by taking the key again while
- * the others sleep out their retry.
+ * the others sleep out their retry. 'centralized-codec' is the centralized lock with its REQUEST,
+ * GRANT and RELEASE in binary (`centralizedCodec`) in every process of ours.
  */
 export type Contender =
   | 'centralized'
   | 'centralized-burst'
+  | 'centralized-codec'
   | 'ricart-agrawala'
   | 'redis-setnx'
   | 'redlock'
 
 /** Whether the contender is our centralized lock, with its coordinator in a process of its own. */
-export const isCentralized = (c: Contender) => c === 'centralized' || c === 'centralized-burst'
+export const isCentralized = (c: Contender) =>
+  c === 'centralized' || c === 'centralized-burst' || c === 'centralized-codec'
 
 /** The `burst` of 'centralized-burst': SD_MUTEX_BURST, read alike by the benchmark and its workers. */
 export const contenderBurst = burstFromEnv()

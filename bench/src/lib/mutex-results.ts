@@ -73,6 +73,7 @@ const udpOptions = `reliable, no key${process.env.SD_UDP_COALESCE === '1' ? ', c
 const described: Record<Contender, string> = {
   centralized: `centralized({ coordinator }) over createUdpTransport (${udpOptions}): coordinator in its own process, which never asks for the lock`,
   'centralized-burst': `centralized({ coordinator, burst: ${contenderBurst} }) over createUdpTransport (${udpOptions}): as centralized, and a client that asks again as it leaves keeps its grant for up to ${contenderBurst} entries in a row`,
+  'centralized-codec': `centralized({ coordinator }) over createUdpTransport (${udpOptions}, codec: centralizedCodec(jsonCodec)): as centralized, its REQUEST, GRANT and RELEASE in binary`,
   'ricart-agrawala': `ricartAgrawala() over createUdpTransport (${udpOptions}): every client process is a member`,
   'redis-setnx':
     'ioredis: SET key token NX PX ttl, retried after retryMs while taken; release by compare-and-delete (Lua, EVALSHA)',
@@ -87,7 +88,12 @@ export function mutexResults(trials: Trial[], setup: MutexSetup): BenchResult[] 
     const redlock = of('redlock', n)
     const base = summary(setNx)
     const rl = summary(redlock)
-    for (const contender of ['centralized', 'centralized-burst', 'ricart-agrawala'] as const) {
+    for (const contender of [
+      'centralized',
+      'centralized-burst',
+      'centralized-codec',
+      'ricart-agrawala',
+    ] as const) {
       const ours = of(contender, n)
       if (ours.length === 0) continue // left out by SD_MUTEX_CONTENDERS
       const mine = summary(ours)

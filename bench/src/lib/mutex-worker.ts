@@ -22,6 +22,7 @@ const emit = (event: WorkerEvent) => process.stdout.write(`${JSON.stringify(even
 const makers: Record<TrialSpec['contender'], (spec: TrialSpec) => Promise<Locker>> = {
   centralized: oursLocker,
   'centralized-burst': (spec) => oursLocker(spec, { type: 'acquire' }, { burst: contenderBurst }),
+  'centralized-codec': (spec) => oursLocker(spec, { type: 'acquire' }, { codec: 'centralized' }),
   'ricart-agrawala': oursLocker,
   'redis-setnx': setNxLocker,
   redlock: redlockLocker,

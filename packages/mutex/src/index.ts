@@ -40,10 +40,12 @@ export {
   type CoordinatorLostRequest,
   type CoordinatorRequest,
   centralized,
+  centralizedCodec,
   electionToLock,
   PERMITS_BURST,
   type ReaderPolicy,
   TOKENS_PER_TERM,
+  type WireCodec,
   WRITERS_FIRST_BURST,
 } from './centralized/index.js'
 export {

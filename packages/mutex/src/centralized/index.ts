@@ -1,4 +1,5 @@
 // The centralized mutex: one coordinator, a queue and holders per resource, fencing tokens, leases.
+export { centralizedCodec, type WireCodec } from './codec.js'
 export type { CentralizedEvent } from './events.js'
 export type { ReaderPolicy } from './grant-order.js'
 export type { CentralizedMessage } from './messages.js'
